@@ -1,0 +1,316 @@
+"""The rules of Aluette (RULES.md R1-R16) as plain Python: dealing, tricks,
+deal scoring and the five-deal match.
+
+No numpy, gymnasium or torch here: the PettingZoo environment, the batched
+engine, the players and the search all build on these functions, so there is
+one statement of the game. Seats are ints 0-3 (``player_k`` is seat k),
+clockwise; team of seat s is ``s % 2`` (R1).
+
+The hot path (``Deal.play``) is written for speed: an env step is one call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import NamedTuple, Sequence
+
+from .cards import NUM_CARDS, STRENGTH, describe
+
+NUM_SEATS = 4
+HAND_SIZE = 9
+NUM_TRICKS = 9
+NUM_UNUSED = NUM_CARDS - NUM_SEATS * HAND_SIZE  # 12, never seen by anyone (R5)
+DEFAULT_NUM_DEALS = 5  # R2
+PACKET = 3  # R5: three rounds of packets of three
+
+
+def team_of(seat: int) -> int:
+    """R1: team 0 = seats 0 and 2, team 1 = seats 1 and 3."""
+    return seat & 1
+
+
+def next_seat(seat: int) -> int:
+    """Clockwise neighbour, the player to ``seat``'s left (R1, R6)."""
+    return (seat + 1) & 3
+
+
+# --------------------------------------------------------------------------- dealing
+
+
+def deal_order(dealer: int) -> tuple[int, ...]:
+    """R5: which seat receives each of the first 36 cards of the shuffled deck:
+    packets of three, clockwise from the dealer's left, three rounds."""
+    order = []
+    for _round in range(HAND_SIZE // PACKET):
+        for k in range(1, NUM_SEATS + 1):
+            order.extend([(dealer + k) % NUM_SEATS] * PACKET)
+    return tuple(order)
+
+
+def deal_cards(deck: Sequence[int], dealer: int) -> tuple[list[list[int]], list[int]]:
+    """Deal a shuffled deck (a permutation of 0-47) as R5: returns the four hands
+    (seat order, in the order received) and the twelve unused cards."""
+    deck = list(deck)
+    if sorted(deck) != list(range(NUM_CARDS)):
+        raise ValueError("deck must be a permutation of the 48 card ids 0-47")
+    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
+    for card, seat in zip(deck, deal_order(dealer)):
+        hands[seat].append(card)
+    return hands, deck[NUM_SEATS * HAND_SIZE:]
+
+
+def check_hands(hands: Sequence[Sequence[int]]) -> list[list[int]]:
+    """Validate four hands of nine distinct card ids; ValueError names the problem."""
+    if isinstance(hands, (str, bytes)) or len(hands) != NUM_SEATS:
+        raise ValueError(f"a deal is 4 hands (player_0..player_3), got {hands!r}")
+    seen: dict[int, int] = {}
+    out = []
+    for seat, hand in enumerate(hands):
+        hand = list(hand)
+        if len(hand) != HAND_SIZE:
+            raise ValueError(f"player_{seat}'s hand has {len(hand)} cards; a hand is {HAND_SIZE}")
+        for card in hand:
+            if isinstance(card, bool) or not isinstance(card, int):
+                try:
+                    card = int(card.__index__())  # numpy ints
+                except AttributeError:
+                    raise ValueError(f"player_{seat}'s hand holds {card!r}, not a card id") from None
+            if not 0 <= card < NUM_CARDS:
+                raise ValueError(f"player_{seat}'s hand holds card id {card}; ids are 0-47")
+            if card in seen:
+                raise ValueError(f"card {describe(card)} is dealt twice "
+                                 f"(player_{seen[card]} and player_{seat})")
+            seen[card] = seat
+        out.append([int(c) for c in hand])
+    return out
+
+
+# --------------------------------------------------------------------------- tricks
+
+
+def trick_winner(cards: Sequence[int], leader: int) -> int | None:
+    """R10-R11: the seat whose card is the single highest, or None when two or
+    more cards tie for highest (a spoiled trick). ``cards`` in play order from
+    ``leader``."""
+    best, best_pos, tied = -1, -1, False
+    for pos, card in enumerate(cards):
+        s = STRENGTH[card]
+        if s > best:
+            best, best_pos, tied = s, pos, False
+        elif s == best:
+            tied = True
+    return None if tied else (leader + best_pos) % NUM_SEATS
+
+
+# --------------------------------------------------------------------------- scoring
+
+
+class DealScore(NamedTuple):
+    winner: int | None  # seat, or None when all nine tricks are spoiled (R15)
+    points: int  # 0, 1 or 2 for the winner's team
+    mordienne: bool
+
+
+def score_deal(trick_winners: Sequence[int | None]) -> DealScore:
+    """R13-R16 from the nine trick winners (seat or None for spoiled).
+
+    R13 most tricks wins; R14 ties go to whoever reached that number first;
+    R15 all spoiled scores nothing; R16 Mordienne (2 points) when the winner's
+    tricks are exactly one unbroken run of at least two that ends with the
+    ninth trick.
+    """
+    if len(trick_winners) != NUM_TRICKS:
+        raise ValueError(f"a deal has {NUM_TRICKS} tricks, got {len(trick_winners)}")
+    counts = [0] * NUM_SEATS
+    reached = [0] * NUM_SEATS  # trick index at which each seat reached its count
+    for i, w in enumerate(trick_winners):
+        if w is not None:
+            counts[w] += 1
+            reached[w] = i
+    most = max(counts)
+    if most == 0:
+        return DealScore(None, 0, False)
+    winner = min((s for s in range(NUM_SEATS) if counts[s] == most), key=reached.__getitem__)
+    mordienne = is_mordienne(trick_winners, winner)
+    return DealScore(winner, 2 if mordienne else 1, mordienne)
+
+
+def is_mordienne(trick_winners: Sequence[int | None], seat: int) -> bool:
+    """R16 for ``seat``: its won tricks form one run of at least two consecutive
+    tricks reaching the last trick, and it won nothing before that run."""
+    n = len(trick_winners)
+    first = next((i for i, w in enumerate(trick_winners) if w == seat), None)
+    if first is None or n - first < 2:
+        return False
+    return all(w == seat for w in trick_winners[first:])
+
+
+# --------------------------------------------------------------------------- a deal
+
+
+class Trick(NamedTuple):
+    index: int  # 0-8
+    leader: int
+    cards: tuple[int, ...]  # in play order from the leader
+    winner: int | None  # None: spoiled (R11)
+
+
+class Deal:
+    """One deal in progress: four hands, nine tricks (R9-R12).
+
+    ``play(card)`` plays for the seat to act and returns the finished
+    ``Trick`` when the card completes one, else None. Any card in hand is
+    legal (R9). After the ninth trick ``done`` is True and ``score()`` applies
+    R13-R16.
+    """
+
+    __slots__ = ("dealer", "hands", "unused", "leader", "to_act", "trick_cards",
+                 "tricks", "trick_winners", "counts", "reached", "holder", "in_run")
+
+    def __init__(self, hands: Sequence[Sequence[int]], dealer: int,
+                 unused: Sequence[int] | None = None):
+        hands = check_hands(hands)
+        self.dealer = dealer
+        self.hands: list[list[int]] = hands
+        dealt = {c for h in hands for c in h}
+        self.unused = sorted(unused) if unused is not None else \
+            [c for c in range(NUM_CARDS) if c not in dealt]
+        self.holder = [-1] * NUM_CARDS  # seat holding the card now, -1 if not in a hand
+        for seat, hand in enumerate(hands):
+            for card in hand:
+                self.holder[card] = seat
+        self.leader = next_seat(dealer)  # R6
+        self.to_act = self.leader
+        self.trick_cards: list[int] = []
+        self.tricks: list[Trick] = []
+        self.trick_winners: list[int | None] = []
+        self.counts = [0] * NUM_SEATS
+        self.reached = [-1] * NUM_SEATS  # trick index of each seat's latest win (R14)
+        # in_run[s]: s has won tricks and they are one run ending with the last
+        # finished trick, so s can still make Mordienne (R16).
+        self.in_run = [False] * NUM_SEATS
+
+    @property
+    def trick_index(self) -> int:
+        return len(self.tricks)
+
+    @property
+    def done(self) -> bool:
+        return len(self.tricks) == NUM_TRICKS
+
+    def legal_cards(self) -> list[int]:
+        """R9: every card in the hand of the seat to act."""
+        return sorted(self.hands[self.to_act]) if not self.done else []
+
+    def play(self, card: int) -> Trick | None:
+        seat = self.to_act
+        if self.done:
+            raise ValueError("the deal is over: all nine tricks have been played")
+        if not (0 <= card < NUM_CARDS) or self.holder[card] != seat:
+            raise ValueError(f"card {_describe_any(card)} is not in player_{seat}'s hand; "
+                             f"legal: {self.legal_cards()}")
+        self.holder[card] = -1
+        self.hands[seat].remove(card)
+        cards = self.trick_cards
+        cards.append(card)
+        if len(cards) < NUM_SEATS:
+            self.to_act = (seat + 1) & 3
+            return None
+        leader = self.leader
+        winner = trick_winner(cards, leader)
+        trick = Trick(len(self.tricks), leader, tuple(cards), winner)
+        self.tricks.append(trick)
+        self.trick_winners.append(winner)
+        in_run = self.in_run
+        if winner is not None:
+            live = self.counts[winner] == 0 or in_run[winner]
+            in_run[0] = in_run[1] = in_run[2] = in_run[3] = False
+            in_run[winner] = live
+            self.counts[winner] += 1
+            self.reached[winner] = trick.index
+            self.leader = winner  # R10
+        else:
+            in_run[0] = in_run[1] = in_run[2] = in_run[3] = False
+        # R11: on a spoiled trick the same leader leads again.
+        self.trick_cards = []
+        self.to_act = self.leader
+        return trick
+
+    def score(self) -> DealScore:
+        if not self.done:
+            raise ValueError(f"the deal is not over: {len(self.tricks)} of 9 tricks played")
+        return score_deal(self.trick_winners)
+
+
+
+def _describe_any(card: object) -> str:
+    try:
+        return describe(card)  # type: ignore[arg-type]
+    except (ValueError, TypeError):
+        return repr(card)
+
+
+# --------------------------------------------------------------------------- the match
+
+
+@dataclass
+class DealRecord:
+    """What a finished deal leaves in the match history."""
+
+    deal: int
+    dealer: int
+    trick_winners: list[int | None]
+    trick_counts: list[int]
+    score: DealScore
+    team_points: tuple[int, int]  # points this deal gave each team
+
+
+@dataclass
+class Match:
+    """R2: ``num_deals`` deals (five in the rules), scores kept between deals,
+    the dealer moving one seat clockwise each deal (R6)."""
+
+    first_dealer: int = 0
+    num_deals: int = DEFAULT_NUM_DEALS
+    points: list[int] = field(default_factory=lambda: [0, 0])
+    history: list[DealRecord] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.first_dealer < NUM_SEATS:
+            raise ValueError(f"first_dealer must be a seat 0-3, got {self.first_dealer}")
+        if self.num_deals < 1:
+            raise ValueError(f"num_deals must be at least 1, got {self.num_deals}")
+
+    @property
+    def deal_index(self) -> int:
+        """0-based index of the deal in progress (or of the next one)."""
+        return len(self.history)
+
+    @property
+    def dealer(self) -> int:
+        return (self.first_dealer + self.deal_index) % NUM_SEATS
+
+    @property
+    def over(self) -> bool:
+        return len(self.history) >= self.num_deals
+
+    def record(self, deal: Deal) -> DealRecord:
+        """Score a finished deal and add its points to the match (R13-R16, R2)."""
+        if self.over:
+            raise ValueError("the match is over: all deals have been played")
+        score = deal.score()
+        team_points = [0, 0]
+        if score.winner is not None:
+            team_points[team_of(score.winner)] = score.points
+        self.points[0] += team_points[0]
+        self.points[1] += team_points[1]
+        rec = DealRecord(self.deal_index, deal.dealer, list(deal.trick_winners),
+                         list(deal.counts), score, (team_points[0], team_points[1]))
+        self.history.append(rec)
+        return rec
+
+    def winner(self) -> int | None:
+        """R2: the team with more match points, None for a draw."""
+        if self.points[0] == self.points[1]:
+            return None
+        return 0 if self.points[0] > self.points[1] else 1

@@ -1,0 +1,57 @@
+"""Shared helpers for building Aluette deals by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from aluette_env.cards import STRENGTH
+
+
+def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
+    """Four hands, each in play order (k-th card played in trick k), that make
+    the nine tricks go to ``winners`` whatever the leader: a seat 0-3 wins the
+    trick, None (or 'X' in a string of digits) spoils it.
+
+    A winning trick gives the winner the strongest card left and the others
+    the three weakest; a spoiled trick gives two seats an equal pair from the
+    strongest group with two cards left, the other two the weakest cards.
+    """
+    if isinstance(winners, str):
+        winners = [None if ch == "X" else int(ch) for ch in winners]
+    assert len(winners) == 9
+    deck = sorted(range(48), key=lambda c: (-STRENGTH[c], c))  # strongest first
+    hands: list[list[int]] = [[] for _ in range(4)]
+    for w in winners:
+        if w is None:
+            level = next(lv for lv in sorted(set(STRENGTH[c] for c in deck), reverse=True)
+                         if sum(STRENGTH[c] == lv for c in deck) >= 2)
+            pair = [c for c in deck if STRENGTH[c] == level][:2]
+            for c in pair:
+                deck.remove(c)
+            low = [deck.pop(), deck.pop()]
+            cards = pair + low  # seats 0, 1 tie on top; 2, 3 play low
+            for seat in range(4):
+                hands[seat].append(cards[seat])
+        else:
+            top = deck.pop(0)
+            for seat in range(4):
+                hands[seat].append(top if seat == w else deck.pop())
+    return hands
+
+
+def play_scripted(env, hands_in_order: list[list[int]]):
+    """Play one deal of a raw_env whose deal was set to these hands: each seat
+    plays its cards in list order. Returns the rewards dict after each step."""
+    queues = [list(h) for h in hands_in_order]
+    rewards = []
+    for _ in range(36):
+        card = queues[int(env.agent_selection[-1])].pop(0)
+        env.step(card)
+        rewards.append(dict(env.rewards))
+    return rewards
+
+
+@pytest.fixture
+def rng():
+    return np.random.default_rng(1234)

@@ -1,0 +1,235 @@
+"""Duplicate evaluation: is team A stronger than team B, with a confidence interval.
+
+Card games are dominated by the luck of the deal, so every deal is played
+twice with the same hands in the same seats and the same first dealer: team
+A at player_0/player_2 on the first table, at player_1/player_3 on the
+second. Each side plays each hand once; the deal-pair difference cancels most
+of the luck. Deals run as consecutive five-deal matches (R2) on the batched
+engine, each seat's decisions for all games batched per step.
+
+Seat overrides make mixed teams: ``{"player_2": "random"}`` puts ``random``
+in team A's second chair (player_2 on the first table, player_3 on the
+second); ``player_1`` / ``player_3`` are team B's chairs in the same way.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .players import Player, act_batch, load_player
+from .rules import DEFAULT_NUM_DEALS, NUM_SEATS
+from .vector import VectorGame
+
+Z95 = 1.959963984540054
+
+
+@dataclass
+class EvalResult:
+    """Team A relative to team B. ``to_json()`` gives exactly the documented keys."""
+
+    team_a: str
+    team_b: str
+    deals: int
+    seed: int
+    points_per_deal: float
+    points_per_deal_ci95: list[float]
+    deal_win_rate: float
+    match_win_rate: float
+    match_draw_rate: float
+    match_loss_rate: float
+    mordienne_rate: float
+    spoiled_rate: float
+    # Extra detail for the terminal table, not in the JSON.
+    matches: int = 0
+    match_win_rate_ci95: list[float] = field(default_factory=lambda: [0.0, 0.0])
+    deal_loss_rate: float = 0.0
+    opponent_mordienne_rate: float = 0.0
+    wall_time_s: float = 0.0
+    pair_points: np.ndarray | None = field(default=None, repr=False)
+
+    JSON_KEYS = ("team_a", "team_b", "deals", "seed", "points_per_deal", "points_per_deal_ci95",
+                 "deal_win_rate", "match_win_rate", "match_draw_rate", "match_loss_rate",
+                 "mordienne_rate", "spoiled_rate")
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        return {k: d[k] for k in self.JSON_KEYS}
+
+
+def mean_ci95(values: np.ndarray) -> tuple[float, list[float]]:
+    """Mean and normal-approximation 95 % interval of the mean."""
+    n = len(values)
+    mean = float(values.mean()) if n else 0.0
+    if n < 2:
+        return mean, [mean, mean]
+    half = Z95 * float(values.std(ddof=1)) / math.sqrt(n)
+    return mean, [mean - half, mean + half]
+
+
+def wilson_ci95(successes: int, n: int) -> list[float]:
+    if n == 0:
+        return [0.0, 1.0]
+    p = successes / n
+    denom = 1 + Z95 ** 2 / n
+    centre = (p + Z95 ** 2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95 ** 2 / (4 * n * n)) / denom
+    return [max(0.0, centre - half), min(1.0, centre + half)]
+
+
+def evaluation_deals(num_deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """The hands ([num_deals, 4, 9]) and, per five-deal match, the first dealer,
+    drawn from ``seed``: the same for every evaluation with this seed."""
+    rng = np.random.default_rng(seed)
+    decks = rng.random((num_deals, 48)).argsort(axis=1)
+    hands = np.sort(decks[:, :36].reshape(num_deals, NUM_SEATS, 9), axis=2).astype(np.int8)
+    n_matches = -(-num_deals // DEFAULT_NUM_DEALS)
+    dealers = rng.integers(0, NUM_SEATS, n_matches).astype(np.int8)
+    return hands, dealers
+
+
+@dataclass
+class TableRecord:
+    """Per deal of one table: team points, winner seat, Mordienne, spoiled tricks."""
+
+    points: np.ndarray  # [deals, 2] by team (team 0 = seats 0/2 of this table)
+    winner: np.ndarray  # [deals] seat or -1
+    mordienne: np.ndarray  # [deals]
+    spoiled: np.ndarray  # [deals] spoiled tricks
+    hands: np.ndarray  # [deals, 4, 9] as played
+
+
+def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarray,
+               progress: Callable[[int], None] | None = None,
+               chunk: int = 4096) -> TableRecord:
+    """Play the deals as consecutive five-deal matches with ``seat_players[s]``
+    in seat s; records every deal."""
+    num_deals = len(hands)
+    rec = TableRecord(np.zeros((num_deals, 2), np.int64), np.full(num_deals, -1),
+                      np.zeros(num_deals, bool), np.zeros(num_deals, np.int64), hands.copy())
+    full, rest = divmod(num_deals, DEFAULT_NUM_DEALS)
+    groups = [(DEFAULT_NUM_DEALS, m0, min(chunk, full - m0)) for m0 in range(0, full, chunk)]
+    if rest:
+        groups.append((rest, full, 1))
+    for per_match, m0, n_matches in groups:
+        first = m0 * DEFAULT_NUM_DEALS
+        block = hands[first:first + n_matches * per_match].reshape(n_matches, per_match, 4, 9)
+        game = VectorGame(n_matches, num_deals=per_match, auto_reset=False)
+        game.reset(options={"deals": block, "first_dealer": dealers[m0:m0 + n_matches]})
+        for p in seat_players:
+            if hasattr(p, "reset"):
+                p.reset()
+        actions = np.zeros(n_matches, np.int64)
+        for _ in range(36 * per_match):
+            for s in range(NUM_SEATS):
+                idx = np.flatnonzero(game.to_act == s)
+                if len(idx):
+                    actions[idx] = act_batch(seat_players[s], game.obs[idx], game.mask[idx])
+            _, deal_done, _ = game.step(actions)
+            for g in np.flatnonzero(deal_done):
+                d = first + g * per_match + int(game.res_deal[g])
+                rec.points[d] = game.res_points[g]
+                rec.winner[d] = game.res_winner[g]
+                rec.mordienne[d] = game.res_mordienne[g]
+                rec.spoiled[d] = int((game.res_winners[g] == 4).sum())
+        if progress:
+            progress(n_matches * per_match)
+    return rec
+
+
+def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000,
+                   seed: int = 0, seats: dict[str, str | Player] | None = None,
+                   progress: bool = False) -> EvalResult:
+    """Team A against team B over ``deals`` deal pairs (see the module docstring)."""
+    if not isinstance(deals, int) or deals < 1:
+        raise ValueError(f"deals must be a positive integer, got {deals!r}")
+    start = time.perf_counter()
+    a_name = team_a if isinstance(team_a, str) else team_a.name
+    b_name = team_b if isinstance(team_b, str) else team_b.name
+    chairs: dict[str, str | Player] = {"player_0": team_a, "player_2": team_a,
+                                       "player_1": team_b, "player_3": team_b}
+    for seat, spec in (seats or {}).items():
+        if seat not in chairs:
+            raise ValueError(f"unknown seat {seat!r}; seats are player_0..player_3")
+        chairs[seat] = spec
+    if seats:
+        a_name = f"{chairs['player_0'] if isinstance(chairs['player_0'], str) else chairs['player_0'].name}" \
+                 f"+{chairs['player_2'] if isinstance(chairs['player_2'], str) else chairs['player_2'].name}"
+        b_name = f"{chairs['player_1'] if isinstance(chairs['player_1'], str) else chairs['player_1'].name}" \
+                 f"+{chairs['player_3'] if isinstance(chairs['player_3'], str) else chairs['player_3'].name}"
+    # One player object per chair and table, seeded from the evaluation seed.
+    def make(spec: str | Player, k: int) -> Player:
+        return load_player(spec, seed=seed * 8 + k) if isinstance(spec, str) else spec
+
+    a1, a2, b1, b2 = (chairs[s] for s in ("player_0", "player_2", "player_1", "player_3"))
+    hands, dealers = evaluation_deals(deals, seed)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+        bar = tqdm(total=2 * deals, unit="deal", desc=f"{a_name} vs {b_name}", leave=False)
+    tick = bar.update if bar else None
+    table1 = play_table([make(a1, 0), make(b1, 1), make(a2, 2), make(b2, 3)], hands, dealers, tick)
+    table2 = play_table([make(b1, 4), make(a1, 5), make(b2, 6), make(a2, 7)], hands, dealers, tick)
+    if bar:
+        bar.close()
+    # Team A is team 0 on table 1 and team 1 on table 2.
+    a_pts = np.stack([table1.points[:, 0], table2.points[:, 1]])
+    b_pts = np.stack([table1.points[:, 1], table2.points[:, 0]])
+    pair = (a_pts - b_pts).sum(0) / 2.0
+    ppd, ci = mean_ci95(pair)
+    a_won = np.concatenate([table1.winner % 2 == 0, table2.winner % 2 == 1]) & \
+        np.concatenate([table1.winner >= 0, table2.winner >= 0])
+    b_won = np.concatenate([table1.winner >= 0, table2.winner >= 0]) & ~a_won
+    mord = np.concatenate([table1.mordienne, table2.mordienne])
+    # Matches: consecutive five-deal groups on each table.
+    match_pts = []
+    for tbl, a_team in ((table1, 0), (table2, 1)):
+        for m0 in range(0, deals, DEFAULT_NUM_DEALS):
+            p = tbl.points[m0:m0 + DEFAULT_NUM_DEALS].sum(0)
+            match_pts.append(p[a_team] - p[1 - a_team])
+    match_pts = np.array(match_pts)
+    n_matches = len(match_pts)
+    wins = int((match_pts > 0).sum())
+    return EvalResult(
+        team_a=a_name, team_b=b_name, deals=deals, seed=seed,
+        points_per_deal=ppd, points_per_deal_ci95=ci,
+        deal_win_rate=float(a_won.mean()),
+        match_win_rate=wins / n_matches,
+        match_draw_rate=float((match_pts == 0).mean()),
+        match_loss_rate=float((match_pts < 0).mean()),
+        mordienne_rate=float((mord & a_won).mean()),
+        spoiled_rate=float(np.concatenate([table1.spoiled, table2.spoiled]).sum() / (2 * deals * 9)),
+        matches=n_matches, match_win_rate_ci95=wilson_ci95(wins, n_matches),
+        deal_loss_rate=float(b_won.mean()), opponent_mordienne_rate=float((mord & b_won).mean()),
+        wall_time_s=time.perf_counter() - start, pair_points=pair,
+    )
+
+
+def result_table(res: EvalResult):
+    """A rich Table of one evaluation."""
+    from rich.table import Table
+    t = Table(title=f"Duplicate evaluation: {res.team_a} (A) vs {res.team_b} (B)",
+              show_header=True, header_style="bold")
+    t.add_column("measure")
+    t.add_column("team A", justify="right")
+    lo, hi = res.points_per_deal_ci95
+    mlo, mhi = res.match_win_rate_ci95
+    rows = [
+        ("points per deal (A − B)", f"{res.points_per_deal:+.4f}  [95% CI {lo:+.4f}, {hi:+.4f}]"),
+        ("deal win rate (A / B / nobody)",
+         f"{res.deal_win_rate:.3f} / {res.deal_loss_rate:.3f} / "
+         f"{1 - res.deal_win_rate - res.deal_loss_rate:.3f}"),
+        ("match win / draw / loss",
+         f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / {res.match_loss_rate:.3f}"),
+        ("match win rate 95% CI", f"[{mlo:.3f}, {mhi:.3f}] over {res.matches} matches"),
+        ("Mordienne rate (A / B)", f"{res.mordienne_rate:.4f} / {res.opponent_mordienne_rate:.4f}"),
+        ("spoiled tricks", f"{res.spoiled_rate:.4f}"),
+        ("deal pairs · seed · wall time", f"{res.deals} · {res.seed} · {res.wall_time_s:.1f} s"),
+    ]
+    for k, v in rows:
+        t.add_row(k, v)
+    return t

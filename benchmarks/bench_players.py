@@ -1,0 +1,44 @@
+"""Players and evaluation speed: the heuristic's cost per move (single
+observation), and 10,000 duplicate deal pairs of heuristic vs random.
+
+    python benchmarks/bench_players.py
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import numpy as np
+
+from aluette_env.evaluation import duplicate_eval
+from aluette_env.players import HeuristicPlayer, RandomPlayer
+from aluette_env.vector import VectorGame
+
+
+def per_move_us(player, n: int = 20000) -> float:
+    game = VectorGame(256, seed=0)
+    game.reset()
+    obs, masks = game.obs.copy(), game.mask.copy()
+    player.act(obs[0], masks[0])  # compile
+    times = []
+    for i in range(n):
+        t = time.perf_counter()
+        player.act(obs[i % 256], masks[i % 256])
+        times.append(time.perf_counter() - t)
+    return statistics.median(times) * 1e6
+
+
+def main() -> None:
+    print(f"heuristic act(): median {per_move_us(HeuristicPlayer()):.1f} µs per move")
+    print(f"random act(): median {per_move_us(RandomPlayer(0)):.1f} µs per move")
+    duplicate_eval("heuristic", "random", deals=50, seed=1)  # warm-up
+    res = duplicate_eval("heuristic", "random", deals=10000, seed=0)
+    lo, hi = res.points_per_deal_ci95
+    print(f"duplicate eval heuristic vs random, 10,000 deal pairs (720,000 decisions): "
+          f"{res.wall_time_s:.2f} s; points/deal {res.points_per_deal:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()

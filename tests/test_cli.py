@@ -1,0 +1,56 @@
+"""The ``aluette`` command line: eval, league and bad input (exit 2, one line)."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from aluette_env.cli import main
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "aluette_env.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_eval_writes_exactly_the_json_keys(tmp_path, capsys):
+    out = tmp_path / "res.json"
+    assert main(["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "50",
+                 "--seed", "0", "--json", str(out), "--quiet"]) == 0
+    data = json.loads(out.read_text())
+    assert list(data) == ["team_a", "team_b", "deals", "seed", "points_per_deal",
+                          "points_per_deal_ci95", "deal_win_rate", "match_win_rate",
+                          "match_draw_rate", "match_loss_rate", "mordienne_rate", "spoiled_rate"]
+    assert data["deals"] == 50 and data["team_a"] == "heuristic"
+    assert "points per deal" in capsys.readouterr().out
+
+
+def test_league_prints_ratings(capsys, tmp_path):
+    out = tmp_path / "league.json"
+    assert main(["league", "heuristic", "random", "random:seed=1", "--deals", "40",
+                 "--quiet", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "rating" in text and "heuristic" in text
+    rows = json.loads(out.read_text())["players"]
+    assert rows[0]["player"] == "heuristic"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["eval", "--team-a", "nobody", "--team-b", "random"], "unknown player 'nobody'"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "0"], "--deals"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "x"], "--deals"),
+    (["eval", "--team-a", "missing/model.onnx", "--team-b", "random"], "no such file"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--seat", "player_2=random",
+      "--seat", "player_2=heuristic"], "player_2 is named twice"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--seat", "player_9=random"],
+     "player_K=SPEC"),
+    (["league", "heuristic"], "at least two"),
+    (["eval", "--team-b", "random"], "--team-a"),
+])
+def test_bad_input_is_one_line_and_exit_code_2(args, message):
+    proc = run_cli(*args)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], proc.stderr
+    assert "Traceback" not in proc.stderr

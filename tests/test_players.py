@@ -1,0 +1,144 @@
+"""Players: the protocol, determinism, the heuristic's documented choices,
+and the spec registry."""
+
+import numpy as np
+import pytest
+
+import aluette_env
+from aluette_env.cards import card_id
+from aluette_env.players import (
+    HeuristicPlayer, Player, PlayerSpecError, RandomPlayer, load_player, register_player,
+)
+from conftest import hands_for_winners
+
+
+def table_after(plays, hands, first_dealer="player_3"):
+    """A raw_env after the given cards were played (seat 0 leads: dealer 3)."""
+    e = aluette_env.raw_env(num_deals=1)
+    e.reset(seed=0, options={"deals": [hands], "first_dealer": first_dealer})
+    for c in plays:
+        e.step(c)
+    return e
+
+
+def decide(player, e):
+    o = e.observe(e.agent_selection)
+    return player.act(o["observation"], o["action_mask"])
+
+
+def test_players_follow_the_protocol_and_play_whole_matches():
+    for p in (RandomPlayer(0), HeuristicPlayer(), load_player("random:seed=2")):
+        assert isinstance(p, Player)
+        e = aluette_env.env()
+        e.reset(seed=1)
+        for agent in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else p.act(obs["observation"], obs["action_mask"]))
+        assert -1 not in e._cumulative_rewards.values()  # no illegal move
+        assert e.agents == []
+
+
+def test_random_player_is_seeded_and_uniform_over_legal_cards():
+    mask = np.zeros((2000, 48), np.int8)
+    mask[:, [3, 17, 40]] = 1
+    obs = np.zeros((2000, aluette_env.OBS_SIZE), np.int8)
+    a = RandomPlayer(7).act_batch(obs, mask)
+    assert set(a.tolist()) == {3, 17, 40}
+    assert np.array_equal(a, RandomPlayer(7).act_batch(obs, mask))
+    assert not np.array_equal(a, RandomPlayer(8).act_batch(obs, mask))
+    counts = np.bincount(a, minlength=48)[[3, 17, 40]]
+    assert counts.min() > 550
+
+
+def test_heuristic_is_deterministic_and_batch_equals_single():
+    g = aluette_env.vector.VectorGame(64, seed=3)
+    g.reset()
+    h = HeuristicPlayer(seed=1)
+    batch = h.act_batch(g.obs, g.mask)
+    singles = [h.act(g.obs[i], g.mask[i]) for i in range(64)]
+    assert batch.tolist() == singles
+    assert np.array_equal(batch, HeuristicPlayer(seed=2).act_batch(g.obs, g.mask))
+    assert all(g.mask[i, batch[i]] for i in range(64))
+
+
+# Hands for hand-built positions: seat k's first cards are chosen per test.
+MONSIEUR, MADAME, ACE_C, ACE_S, ROI_C = card_id(0, 2), card_id(1, 2), card_id(0, 0), card_id(3, 0), card_id(0, 11)
+FOUR_C, FOUR_U, FIVE_C, SIX_C, SEVEN_B = card_id(0, 3), card_id(1, 3), card_id(0, 4), card_id(0, 5), card_id(2, 6)
+
+
+def build(first_cards):
+    """Four hands whose listed cards come first, filled up from a spoiled-only deal."""
+    base = hands_for_winners("XXXXXXXXX")
+    used = {c for cards in first_cards for c in cards}
+    pool = [c for c in range(48) if c not in used and c not in {c for h in base for c in h}]
+    hands = []
+    for seat in range(4):
+        rest = [c for c in base[seat] if c not in used]
+        h = list(first_cards[seat]) + rest
+        while len(h) > 9:
+            pool.append(h.pop())
+        hands.append(h)
+    for h in hands:
+        while len(h) < 9:
+            h.append(pool.pop())
+    assert len({c for h in hands for c in h}) == 36
+    return hands
+
+
+def test_heuristic_wins_a_trick_as_cheaply_as_possible():
+    hands = build([[SIX_C], [FOUR_C], [FIVE_C], [ACE_C, ROI_C, MONSIEUR]])
+    e = table_after([SIX_C, FOUR_C, FIVE_C], hands)  # player_3 last; opponent player_0 winning
+    strength = aluette_env.STRENGTH
+    beaters = [c for c in e.deal.hands[3] if strength[c] > strength[SIX_C]]
+    cheapest = min(strength[c] for c in beaters)
+    choice = decide(HeuristicPlayer(), e)
+    assert strength[choice] == cheapest and choice != MONSIEUR
+
+
+def test_heuristic_does_not_overtake_a_winning_partner():
+    hands = build([[FOUR_C], [ACE_C], [FIVE_C], [MONSIEUR, SEVEN_B]])
+    e = table_after([FOUR_C, ACE_C, FIVE_C], hands)  # player_3's partner player_1 wins with an ace
+    choice = decide(HeuristicPlayer(), e)
+    assert choice != MONSIEUR
+    weakest = min(e.deal.hands[3], key=lambda c: aluette_env.STRENGTH[c])
+    assert aluette_env.STRENGTH[choice] == aluette_env.STRENGTH[weakest]
+
+
+def test_heuristic_spoils_an_unbeatable_opponent_trick_with_an_equal_card():
+    # player_0 leads an ace; player_1 holds only weaker cards and another ace.
+    hands = build([[ACE_C], [ACE_S, FOUR_U], [FIVE_C], [SIX_C]])
+    e = table_after([ACE_C], hands)
+    strength = aluette_env.STRENGTH
+    assert not any(strength[c] > strength[ACE_C] for c in e.deal.hands[1])
+    # R11: an equal card (any ace) spoils the trick
+    assert strength[decide(HeuristicPlayer(), e)] == strength[ACE_C]
+
+
+def test_heuristic_makes_mordienne_with_a_late_run_of_sure_winners():
+    # player_0 holds the eight named cards and an ace: it leads the ace first
+    # (won or spoiled, nothing else can beat it), then runs the named cards.
+    named = [card_id(0, 2), card_id(1, 2), card_id(0, 1), card_id(1, 1), card_id(1, 8),
+             card_id(0, 8), card_id(2, 1), card_id(3, 1), ACE_C]
+    e = table_after([], build([named, [], [], []]))
+    h = HeuristicPlayer()
+    assert decide(h, e) == ACE_C
+    while not e.match.over:
+        e.step(decide(h, e))
+    res = e.infos["player_0"]["deal_result"]
+    assert res["winner"] == "player_0" and res["mordienne"] and res["points"]["team_0"] == 2
+
+
+def test_player_specs():
+    assert isinstance(load_player("random"), RandomPlayer)
+    assert load_player("random:seed=5").seed == 5
+    assert isinstance(load_player("heuristic"), HeuristicPlayer)
+    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: heuristic, random"):
+        load_player("nobody")
+    with pytest.raises(PlayerSpecError, match="no such file"):
+        load_player("models/missing.onnx")
+    with pytest.raises(PlayerSpecError, match="key=value"):
+        load_player("random:7")
+    with pytest.raises(PlayerSpecError, match="unexpected keyword"):
+        load_player("random:temperature=2")
+    register_player("always_first", lambda seed=None: RandomPlayer(0))  # a one-line addition
+    assert isinstance(load_player("always_first"), RandomPlayer)

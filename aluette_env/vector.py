@@ -74,10 +74,10 @@ _O_POINTS_OPP = OFFSET["points_opp"]
 
 
 @njit(cache=True)
-def _find_illegal(card_state, to_act, over, actions):
-    """Index of the first live game whose action is not in the hand to act, or -1."""
+def _find_illegal(card_state, to_act, over, actions, active):
+    """Index of the first live, active game whose action is not in the hand to act, or -1."""
     for i in range(actions.shape[0]):
-        if over[i]:
+        if over[i] or not active[i]:
             continue
         a = actions[i]
         if a < 0 or a >= 48 or card_state[i, a] != to_act[i]:
@@ -88,7 +88,7 @@ def _find_illegal(card_state, to_act, over, actions):
 @njit(cache=True)
 def _play(card_state, trick_winners, counts, reached, in_run, leader, to_act, n_in_trick,
           trick_index, best, best_seat, tied, dealer, deal_index, num_deals, points, over,
-          actions, strength, rewards, deal_done, match_done,
+          actions, active, strength, rewards, deal_done, match_done,
           res_winners, res_counts, res_winner, res_mordienne, res_points, res_dealer, res_deal):
     """Play one card in every live game (R9-R12); score finished deals (R13-R16)
     and matches (R2). Marks deal_done / match_done; the caller deals anew."""
@@ -98,7 +98,7 @@ def _play(card_state, trick_winners, counts, reached, in_run, leader, to_act, n_
         match_done[i] = False
         for s in range(4):
             rewards[i, s] = 0.0
-        if over[i]:
+        if over[i] or not active[i]:
             continue
         seat = int(to_act[i])
         card = actions[i]
@@ -310,6 +310,7 @@ class VectorGame:
         self._fixed_dealer: np.ndarray | None = None
         self._in_fixed_match = np.zeros(n, np.bool_)
         self._all = np.arange(n)
+        self._everyone = np.ones(n, np.bool_)
 
     # -- reset ------------------------------------------------------------------
 
@@ -393,22 +394,28 @@ class VectorGame:
 
     # -- step -------------------------------------------------------------------
 
-    def step(self, actions: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Play ``actions[i]`` (a card id) for the seat to act in each game.
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions[i]`` (a card id) for the seat to act in each game
+        (only where ``active[i]``, if given: the other games wait).
         Returns (rewards [N, 4], deal_done [N], match_done [N]); these arrays are
         reused by the next step. ValueError if any card is not in that hand."""
+        if active is None:
+            active = self._everyone
+        elif active.shape != (self.num_games,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({self.num_games},)")
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        bad = _find_illegal(self.card_state, self.to_act, self.over, actions)
+        bad = _find_illegal(self.card_state, self.to_act, self.over, actions, active)
         if bad >= 0:
             self._raise_illegal(bad, int(actions[bad]))
         _play(self.card_state, self.trick_winners, self.counts, self.reached, self.in_run,
               self.leader, self.to_act, self.n_in_trick, self.trick_index, self.best,
               self.best_seat, self.tied, self.dealer, self.deal_index, self.num_deals,
-              self.points, self.over, actions, _STRENGTH, self.rewards, self.deal_done,
+              self.points, self.over, actions, active, _STRENGTH, self.rewards, self.deal_done,
               self.match_done, self.res_winners, self.res_counts, self.res_winner,
               self.res_mordienne, self.res_points, self.res_dealer, self.res_deal)
         if self.deal_done.any():

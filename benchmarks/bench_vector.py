@@ -44,12 +44,13 @@ def profile(n: int = 1024, steps: int = 2000) -> None:
         t0 = time.perf_counter()
         a = first_legal(game.mask)
         t1 = time.perf_counter()
-        vector._find_illegal(game.card_state, game.to_act, game.over, a)
+        vector._find_illegal(game.card_state, game.to_act, game.over, a, game._everyone)
         t2 = time.perf_counter()
         vector._play(game.card_state, game.trick_winners, game.counts, game.reached, game.in_run,
                      game.leader, game.to_act, game.n_in_trick, game.trick_index, game.best,
                      game.best_seat, game.tied, game.dealer, game.deal_index, game.num_deals,
-                     game.points, game.over, a, vector._STRENGTH, game.rewards, game.deal_done,
+                     game.points, game.over, a, game._everyone, vector._STRENGTH, game.rewards,
+                     game.deal_done,
                      game.match_done, game.res_winners, game.res_counts, game.res_winner,
                      game.res_mordienne, game.res_points, game.res_dealer, game.res_deal)
         t3 = time.perf_counter()

@@ -207,3 +207,16 @@ def test_pure_python_fallback_gives_the_same_game():
         runs.append(subprocess.run([sys.executable, "-c", code], env=env, check=True,
                                    capture_output=True, text=True).stdout)
     assert runs[0] == runs[1] and len(runs[0]) > 100
+
+
+def test_inactive_games_wait():
+    game = VectorGame(4, seed=2)
+    game.reset()
+    before = game.card_state.copy()
+    active = np.array([True, False, True, False])
+    game.step(game.mask.argmax(1), active=active)
+    assert np.array_equal(game.card_state[~active], before[~active])
+    assert not np.array_equal(game.card_state[active], before[active])
+    bad = game.mask.argmax(1)
+    bad[1] = 60  # ignored: game 1 is not active
+    game.step(bad, active=active)

@@ -1,0 +1,32 @@
+"""``aluette train CONFIG.yaml [--resume RUN_DIR] [--set key.path=value ...]``."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from aluette_env import cli
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG.yaml", help="a training config (see configs/)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run folder where it stopped")
+    p.add_argument("--set", action="append", default=[], metavar="key.path=value",
+                   help="override a config value (repeatable), e.g. --set ppo.n_epochs=4")
+    p.add_argument("--force", action="store_true",
+                   help="resume even though the config differs from the run's")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .checkpoints import CheckpointError
+    from .config import ConfigError, load_config
+    try:
+        cfg = load_config(args.config, args.set)
+        from .train import train
+        train(cfg, resume=Path(args.resume) if args.resume else None, force=args.force)
+    except (ConfigError, CheckpointError) as err:
+        raise cli.UsageError(str(err)) from None
+    return 0
+
+
+cli.SUBCOMMANDS["train"] = ("self-play training from a config file", add_arguments, run)

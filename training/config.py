@@ -1,0 +1,197 @@
+"""Training configuration: typed, documented where declared, validated.
+
+A run is described by one YAML file (``configs/*.yaml``) plus optional
+``--set key.path=value`` overrides. Unknown keys, wrong types and values out
+of range are refused with :class:`ConfigError`, one line naming the file, the
+key path and what is allowed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class ConfigError(ValueError):
+    """A config that cannot be used; the message is one line."""
+
+
+class EnvConfig(BaseModel):
+    model_config = _STRICT
+    num_deals: int = Field(5, ge=1, le=10, description="deals per match (R2: five)")
+
+
+class PPOConfig(BaseModel):
+    """MaskablePPO hyperparameters (sb3-contrib); each passed as is."""
+
+    model_config = _STRICT
+    learning_rate: float = Field(3e-4, gt=0, le=1)
+    n_steps: int = Field(32, ge=1, description="learner decisions per game per rollout")
+    batch_size: int = Field(4096, ge=2, description="minibatch size of the PPO update")
+    n_epochs: int = Field(3, ge=1, le=100)
+    gamma: float = Field(1.0, gt=0, le=1, description="1.0: deal points count fully")
+    gae_lambda: float = Field(0.95, ge=0, le=1)
+    clip_range: float = Field(0.2, gt=0, le=1)
+    ent_coef: float = Field(0.01, ge=0, le=1)
+    vf_coef: float = Field(0.5, ge=0, le=10)
+    max_grad_norm: float = Field(0.5, gt=0)
+    normalize_advantage: bool = True
+    target_kl: float | None = Field(None, gt=0)
+
+
+class NetworkConfig(BaseModel):
+    model_config = _STRICT
+    trunk: list[int] = Field(default_factory=lambda: [256],
+                             description="MLP shared by policy and value (features extractor)")
+    pi: list[int] = Field(default_factory=lambda: [128], description="policy head widths")
+    vf: list[int] = Field(default_factory=lambda: [128], description="value head widths")
+    activation: Literal["relu", "tanh"] = "relu"
+
+    @field_validator("trunk", "pi", "vf")
+    @classmethod
+    def _widths(cls, v: list[int]) -> list[int]:
+        if not v or any(w < 1 or w > 4096 for w in v):
+            raise ValueError("a list of 1 or more layer widths, each 1-4096")
+        return v
+
+
+class SelfPlayConfig(BaseModel):
+    """Who sits at the other three seats of the learner's games."""
+
+    model_config = _STRICT
+    pool_size: int = Field(10, ge=1, le=1000, description="past snapshots kept as opponents")
+    snapshot_interval: int = Field(500_000, ge=1, description="learner samples between snapshots")
+    opponents: dict[str, float] = Field(
+        default_factory=lambda: {"latest": 0.3, "snapshots": 0.5, "heuristic": 0.2},
+        description="weights per opposing team, drawn per game at each match start: "
+                    "'latest' (the current policy), 'snapshots' (uniform over the pool) "
+                    "or any player spec (heuristic, random, a model path)")
+    partner: str = Field("latest", description="the learner's partner: 'latest' or a player spec")
+
+    @field_validator("opponents")
+    @classmethod
+    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
+        if not v or any(w < 0 for w in v.values()) or sum(v.values()) <= 0:
+            raise ValueError("a mapping of opponent -> weight >= 0 with a positive total")
+        return v
+
+
+class EvalConfig(BaseModel):
+    model_config = _STRICT
+    interval: int = Field(1_000_000, ge=1, description="learner samples between evaluations")
+    deals: int = Field(2000, ge=1, description="duplicate deal pairs per opponent")
+    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
+    seed: int = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
+
+
+class CheckpointConfig(BaseModel):
+    model_config = _STRICT
+    interval: int = Field(1_000_000, ge=1, description="learner samples between checkpoints")
+    keep: int = Field(3, ge=1, description="numbered checkpoints kept besides latest and best")
+
+
+class LoggingConfig(BaseModel):
+    model_config = _STRICT
+    tensorboard: bool = True
+    progress_bar: bool = True
+    curve: bool = Field(True, description="rewrite learning_curve.png at each evaluation")
+
+
+class TrainConfig(BaseModel):
+    model_config = _STRICT
+    run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    seed: int = Field(0, ge=0)
+    total_timesteps: int = Field(10_000_000, ge=1, description="learner samples to train on")
+    num_games: int = Field(1024, ge=1, le=100_000, description="parallel games (SB3 n_envs)")
+    torch_threads: int = Field(2, ge=1, le=64, description="one process; 2 measured fastest here")
+    output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
+    env: EnvConfig = Field(default_factory=EnvConfig)
+    ppo: PPOConfig = Field(default_factory=PPOConfig)
+    network: NetworkConfig = Field(default_factory=NetworkConfig)
+    selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+    checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
+    logging: LoggingConfig = Field(default_factory=LoggingConfig)
+
+
+def _format_error(source: str, err: ValidationError) -> str:
+    parts = []
+    for e in err.errors():
+        path = ".".join(str(p) for p in e["loc"]) or "(top level)"
+        if e["type"] == "extra_forbidden":
+            parent = _model_at(TrainConfig, e["loc"][:-1])
+            allowed = ", ".join(parent.model_fields) if parent else "?"
+            parts.append(f"unknown key '{path}' (allowed here: {allowed})")
+        else:
+            msg = e["msg"].removeprefix("Value error, ")
+            parts.append(f"'{path}': {msg} (got {e.get('input')!r})")
+    return f"{source}: " + "; ".join(parts)
+
+
+def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
+    for key in loc:
+        field = model.model_fields.get(str(key))
+        if field is None or not (isinstance(field.annotation, type)
+                                 and issubclass(field.annotation, BaseModel)):
+            return None
+        model = field.annotation
+    return model
+
+
+def apply_overrides(data: dict[str, Any], overrides: list[str], source: str) -> dict[str, Any]:
+    """``key.path=value`` (value parsed as YAML) into a nested dict."""
+    for item in overrides:
+        key, sep, raw = item.partition("=")
+        if not sep or not key:
+            raise ConfigError(f"--set {item!r}: expected key.path=value")
+        try:
+            value = yaml.safe_load(raw) if raw else ""
+        except yaml.YAMLError:
+            value = raw
+        node = data
+        parts = key.split(".")
+        for p in parts[:-1]:
+            nxt = node.setdefault(p, {})
+            if not isinstance(nxt, dict):
+                raise ConfigError(f"{source}: --set {key}: '{p}' is not a section")
+            node = nxt
+        node[parts[-1]] = value
+    return data
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """Read, override and validate a config file; ConfigError on any problem."""
+    path = Path(path)
+    source = str(path)
+    try:
+        text = path.read_text()
+    except FileNotFoundError:
+        raise ConfigError(f"{source}: no such config file") from None
+    except OSError as err:
+        raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
+    try:
+        data = yaml.safe_load(text) or {}
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark else ""
+        raise ConfigError(f"{source}: not valid YAML{where}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of settings")
+    data = apply_overrides(data, overrides or [], source)
+    return validate(data, source)
+
+
+def validate(data: dict[str, Any], source: str) -> TrainConfig:
+    try:
+        return TrainConfig.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_error(source, err)) from None
+
+
+def to_yaml(cfg: TrainConfig) -> str:
+    return yaml.safe_dump(cfg.model_dump(), sort_keys=False)

@@ -1,0 +1,60 @@
+"""Trained policies as players: masked greedy or sampled actions from an SB3
+MaskablePPO policy, batched, on the CPU."""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+
+from aluette_env.players import BatchPlayer
+
+
+def masked_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
+    """Action logits of an SB3 actor-critic policy with illegal cards at -inf."""
+    with torch.no_grad():
+        x = torch.as_tensor(obs, dtype=torch.float32)
+        features = policy.extract_features(x, policy.pi_features_extractor)
+        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
+        return logits.masked_fill(torch.as_tensor(masks) == 0, float("-inf"))
+
+
+class PolicyPlayer(BatchPlayer):
+    """Greedy by default; ``temperature > 0`` samples from softmax(logits / T)."""
+
+    def __init__(self, policy, name: str = "policy", temperature: float = 0.0,
+                 seed: int | None = None):
+        self.policy = policy
+        self.name = name
+        self.temperature = float(temperature)
+        self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if len(observations) == 0:
+            return np.zeros(0, np.int64)
+        logits = masked_logits(self.policy, observations, masks)
+        if self.temperature <= 0:
+            return logits.argmax(1).numpy()
+        probs = torch.softmax(logits / self.temperature, dim=1)
+        return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
+
+
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor  # noqa: E402
+
+
+class CardTrunk(BaseFeaturesExtractor):
+    """Features extractor: an MLP shared by the policy and value heads, so the
+    wide first layer over the sparse card planes is computed once per sample
+    (measured: 10,000 -> 16,000 learner samples/s against separate MLPs)."""
+
+    def __init__(self, observation_space, widths=(256,), activation: str = "relu"):
+        super().__init__(observation_space, features_dim=int(widths[-1]))
+        act = torch.nn.ReLU if activation == "relu" else torch.nn.Tanh
+        layers: list[torch.nn.Module] = []
+        n_in = int(np.prod(observation_space.shape))
+        for w in widths:
+            layers += [torch.nn.Linear(n_in, int(w)), act()]
+            n_in = int(w)
+        self.net = torch.nn.Sequential(*layers)
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        return self.net(obs.float())

@@ -166,7 +166,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _load_extra_commands() -> None:
     import importlib
-    for module in ("training.cli", "aluette_env.play", "aluette_env.export"):
+    for module in ("training.cli", "training.export", "aluette_env.play"):
         try:
             importlib.import_module(module)
         except ImportError:
@@ -186,4 +186,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so that subcommands registered into
+    # aluette_env.cli by other modules are found (this file runs as __main__).
+    from aluette_env.cli import main as _main
+    sys.exit(_main())

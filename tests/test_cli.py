@@ -40,7 +40,7 @@ def test_league_prints_ratings(capsys, tmp_path):
     (["eval", "--team-a", "nobody", "--team-b", "random"], "unknown player 'nobody'"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "0"], "--deals"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "x"], "--deals"),
-    (["eval", "--team-a", "missing/model.onnx", "--team-b", "random"], "no such file"),
+    (["eval", "--team-a", "missing/model.onnx", "--team-b", "random"], "missing/model.onnx: no such model file"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--seat", "player_2=random",
       "--seat", "player_2=heuristic"], "player_2 is named twice"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--seat", "player_9=random"],

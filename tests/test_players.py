@@ -132,10 +132,12 @@ def test_player_specs():
     assert isinstance(load_player("random"), RandomPlayer)
     assert load_player("random:seed=5").seed == 5
     assert isinstance(load_player("heuristic"), HeuristicPlayer)
-    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: heuristic, random"):
+    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: ai, heuristic, random"):
         load_player("nobody")
-    with pytest.raises(PlayerSpecError, match="no such file"):
+    with pytest.raises(PlayerSpecError, match="models/missing.onnx: no such model file"):
         load_player("models/missing.onnx")
+    with pytest.raises(PlayerSpecError, match="no such file or directory"):
+        load_player("models/missing.pt")
     with pytest.raises(PlayerSpecError, match="key=value"):
         load_player("random:7")
     with pytest.raises(PlayerSpecError, match="unexpected keyword"):

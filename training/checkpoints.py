@@ -34,6 +34,9 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     os.close(fd)
     try:
         yield Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
         os.replace(tmp, path)
     finally:
         if os.path.exists(tmp):

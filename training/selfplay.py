@@ -90,7 +90,10 @@ class SelfPlayVecEnv(VecEnv):
     # -- VecEnv -------------------------------------------------------------------
 
     def reset(self) -> np.ndarray:
-        self.game.reset(seed=self._seed)
+        """New matches in every game. ``set_options({"deals": ..., "first_dealer": ...})``
+        beforehand fixes hands as in :meth:`VectorGame.reset` (tests, puzzles)."""
+        options = self._options[0] if self._options and self._options[0] else None
+        self.game.reset(seed=self._seed, options=options)
         self._seed = None  # later resets continue the stream
         self.opponent[:] = self.pool.draw(self.num_envs)
         self._ep_return[:] = 0

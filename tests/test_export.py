@@ -1,0 +1,112 @@
+"""Export to ONNX, the ONNX player, metadata, version and file errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from aluette_env.cli import main as cli_main
+from aluette_env.observation import OBS_VERSION
+from aluette_env.onnx_player import SHIPPED_MODEL, ModelError, OnnxPlayer
+from aluette_env.players import load_player
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def trained_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("runs")
+    proc = subprocess.run([sys.executable, "-m", "training", str(ROOT / "configs" / "quick.yaml"),
+                           "--set", f"output_dir={out}", "--set", "total_timesteps=8192"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    return out / "quick"
+
+
+@pytest.fixture(scope="module")
+def exported(trained_run, tmp_path_factory):
+    path = tmp_path_factory.mktemp("onnx") / "policy.onnx"
+    assert cli_main(["export", str(trained_run), "--out", str(path)]) == 0
+    return path
+
+
+def test_export_round_trip_matches_the_sb3_policy(trained_run, exported):
+    from training.checkpoints import load_model
+    from training.export import sample_positions
+    model = load_model(trained_run / "best.zip")
+    obs, masks = sample_positions(500, seed=7)
+    ours = load_player(str(exported)).act_batch(obs, masks)
+    theirs, _ = model.predict(obs, deterministic=True, action_masks=masks.astype(bool))
+    assert np.array_equal(ours, theirs)
+    assert all(masks[i, a] for i, a in enumerate(ours))
+
+
+def test_metadata_inside_the_file(trained_run, exported):
+    meta = {p.key: p.value for p in onnx.load(str(exported)).metadata_props}
+    assert meta["obs_version"] == str(OBS_VERSION) and meta["num_actions"] == "48"
+    assert int(meta["steps_trained"]) > 0 and "run_name: quick" in meta["training_config"]
+    assert "points_per_deal" in json.loads(meta["evaluation"])["results"]["heuristic"]
+    assert meta["project_version"]
+
+
+def test_temperature_sampling_is_seeded(exported):
+    from training.export import sample_positions
+    obs, masks = sample_positions(200, seed=3)
+    a = load_player(f"{exported}::temperature=1.0", seed=5).act_batch(obs, masks)
+    b = load_player(f"{exported}::temperature=1.0", seed=5).act_batch(obs, masks)
+    greedy = load_player(str(exported)).act_batch(obs, masks)
+    assert np.array_equal(a, b) and all(masks[i, x] for i, x in enumerate(a))
+    assert not np.array_equal(a, greedy)
+
+
+def test_version_mismatch_is_refused_naming_both(exported, tmp_path):
+    m = onnx.load(str(exported))
+    for p in m.metadata_props:
+        if p.key == "obs_version":
+            p.value = "999"
+    bad = tmp_path / "old.onnx"
+    onnx.save(m, str(bad))
+    with pytest.raises(ModelError, match=f"OBS_VERSION 999.*OBS_VERSION {OBS_VERSION}"):
+        OnnxPlayer(bad)
+
+
+@pytest.mark.parametrize("content", [None, b"", b"not an onnx model at all", "truncate"])
+def test_missing_truncated_or_non_onnx_files(exported, tmp_path, content):
+    path = tmp_path / "m.onnx"
+    if content == "truncate":
+        path.write_bytes(exported.read_bytes()[:3000])
+    elif content is not None:
+        path.write_bytes(content)
+    with pytest.raises(ModelError, match=str(path)):
+        load_player(str(path))
+    proc = subprocess.run([sys.executable, "-m", "aluette_env.cli", "eval", "--team-a", str(path),
+                           "--team-b", "random"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert str(path) in proc.stderr
+
+
+def test_onnx_player_does_not_import_torch(exported):
+    code = (f"import sys\nfrom aluette_env.players import load_player\n"
+            f"from aluette_env.vector import VectorGame\n"
+            f"p = load_player({str(exported)!r})\n"
+            f"g = VectorGame(4, seed=0); g.reset(); p.act_batch(g.obs, g.mask); p.act(g.obs[0], g.mask[0])\n"
+            f"print('torch' in sys.modules, 'stable_baselines3' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_export_refuses_bad_input(tmp_path):
+    assert cli_main(["export", str(tmp_path / "nothing.zip"), "--out", str(tmp_path / "a.onnx")]) == 2
+    assert cli_main(["export", str(tmp_path), "--out", str(tmp_path / "a.txt")]) == 2
+    assert not (tmp_path / "a.onnx").exists()
+
+
+@pytest.mark.skipif(not SHIPPED_MODEL.exists(), reason="no shipped model in this checkout")
+def test_shipped_model_is_small_and_loads():
+    assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
+    p = load_player("ai")
+    assert p.metadata["obs_version"] == str(OBS_VERSION)

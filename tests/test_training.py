@@ -1,0 +1,187 @@
+"""Training: config validation, the learner's rewards, checkpoints, resume,
+signals. Runs configs/quick.yaml with small overrides; nothing here depends
+on wall-clock speed."""
+
+import json
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aluette_env.cards import STRENGTH
+from aluette_env.cli import main as cli_main
+from aluette_env.observation import decode_observation
+from aluette_env.players import HeuristicPlayer, RandomPlayer, load_player
+from training.checkpoints import CheckpointError, load_model
+from training.config import ConfigError, load_config
+from training.selfplay import OpponentPool, SelfPlayVecEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "configs" / "quick.yaml"
+
+
+def write(tmp_path, text):
+    p = tmp_path / "cfg.yaml"
+    p.write_text(text)
+    return p
+
+
+@pytest.mark.parametrize("text,message", [
+    ("ppo:\n  lr: 0.1\n", "unknown key 'ppo.lr' (allowed here: learning_rate"),
+    ("num_games: many\n", "'num_games': Input should be a valid integer"),
+    ("ppo:\n  gamma: 1.5\n", "'ppo.gamma': Input should be less than or equal to 1"),
+    ("selfplay:\n  opponents: {heuristic: -1}\n", "'selfplay.opponents'"),
+    ("network:\n  activation: gelu\n", "'network.activation': Input should be 'relu' or 'tanh'"),
+    ("- a\n- b\n", "top level must be a mapping"),
+    ("ppo: [\n", "not valid YAML"),
+])
+def test_config_errors_name_file_key_and_allowed(tmp_path, text, message):
+    path = write(tmp_path, text)
+    with pytest.raises(ConfigError) as err:
+        load_config(path)
+    assert str(path) in str(err.value) and message in str(err.value)
+    assert "\n" not in str(err.value)
+
+
+def test_config_cli_error_exit_code_2(tmp_path, capsys):
+    path = write(tmp_path, "ppo:\n  n_epochs: 0\n")
+    assert cli_main(["train", str(path)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "ppo.n_epochs" in err[0] and str(path) in err[0]
+    assert cli_main(["train", str(tmp_path / "missing.yaml")]) == 2
+    assert cli_main(["train", str(QUICK), "--set", "eval.deals=zero"]) == 2
+
+
+def test_shipped_configs_are_valid_and_overrides_apply():
+    for name in ("default", "quick", "vs_heuristic"):
+        load_config(ROOT / "configs" / f"{name}.yaml")
+    cfg = load_config(QUICK, ["ppo.n_epochs=5", "selfplay.opponents={random: 1}"])
+    assert cfg.ppo.n_epochs == 5 and cfg.selfplay.opponents == {"random": 1}
+
+
+def forced_deal(winner_seat):
+    """A deal whose outcome no play can change: ``winner_seat`` holds the eight
+    named cards and the Coins Ace, the other three aces are unused. It wins all
+    nine tricks: Mordienne, 2 points."""
+    top = sorted(range(48), key=lambda c: -STRENGTH[c])[:8] + [0]
+    aces = [12, 24, 36]
+    rest = [c for c in range(48) if c not in top and c not in aces]
+    hands, k = [], 0
+    for seat in range(4):
+        if seat == winner_seat:
+            hands.append(top)
+        else:
+            hands.append(rest[k:k + 9])
+            k += 9
+    return hands
+
+
+@pytest.mark.parametrize("winner,expected", [("learner", 2.0), ("partner", 2.0), ("left", -2.0)])
+def test_learner_reward_is_its_team_deal_points(winner, expected):
+    n = 8
+    pool = OpponentPool({"heuristic": 1.0}, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    pool.latest = RandomPlayer(1)  # the "current policy" of the partner
+    env = SelfPlayVecEnv(n, pool, num_deals=1, seed=0)
+    learner = np.arange(n) % 4
+    offset = {"learner": 0, "partner": 2, "left": 1}[winner]
+    deals = np.array([[forced_deal((learner[g] + offset) % 4)] for g in range(n)], np.int8)
+    env.set_options({"deals": deals, "first_dealer": list(np.arange(n) % 4)})
+    obs = env.reset()
+    total = np.zeros(n)
+    rng = np.random.default_rng(0)
+    for step in range(9):
+        for g in range(n):
+            assert decode_observation(obs[g])["to_act"] == 0, "only the learner's own decisions"
+        masks = env.action_masks()
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        obs, rewards, dones, infos = env.step(actions)
+        total += rewards
+        if step < 8:
+            assert (rewards == 0).all() and not dones.any()
+    assert dones.all()
+    assert total.tolist() == [expected] * n
+    assert all(info["episode"]["r"] == expected and info["episode"]["l"] == 9 for info in infos)
+
+
+def run_train(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "training", str(QUICK), *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
+    out = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=8192"]
+    proc = run_train(*out)
+    assert proc.returncode == 0, proc.stderr
+    run = tmp_path / "quick"
+    state = json.loads((run / "state.json").read_text())
+    assert state["timesteps"] == 8192 and len(state["evals"]) == 1
+    assert set(state["evals"][0]["results"]) == {"heuristic", "random"}
+    assert (run / "latest.zip").exists() and (run / "best.zip").exists()
+    assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+    assert list((run / "tb").rglob("events.out.tfevents.*"))
+    assert len(state["snapshots"]) == 2 and all((run / "pool" / s).exists() for s in state["snapshots"])
+    # The same run again is refused; a changed config on resume too, unless forced.
+    assert run_train(*out).returncode == 2
+    more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288"]
+    proc = run_train(*more, "--resume", str(run))
+    assert proc.returncode == 2 and "total_timesteps: 8192 -> 12288" in proc.stderr
+    proc = run_train(*more, "--resume", str(run), "--force")
+    assert proc.returncode == 0, proc.stderr
+    assert "resuming" in proc.stdout and "at 8,192 samples (2 snapshots in the pool)" in proc.stdout
+    state = json.loads((run / "state.json").read_text())
+    assert state["timesteps"] == 12288 and load_model(run / "latest.zip").num_timesteps == 12288
+    # The checkpoint plays as a player (spec = run folder or zip).
+    player = load_player(str(run))
+    assert cli_main(["eval", "--team-a", str(run / "latest.zip"), "--team-b", "random",
+                     "--deals", "20", "--quiet"]) == 0
+    assert player.act_batch(np.zeros((1, 638), np.int8), np.eye(48, dtype=np.int8)[[5]])[0] == 5
+
+
+def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path):
+    bad = tmp_path / "bad.zip"
+    bad.write_bytes(b"PK\x03\x04 this is not a real archive")
+    with pytest.raises(CheckpointError, match=str(bad)):
+        load_model(bad)
+    with pytest.raises(CheckpointError, match="no such checkpoint"):
+        load_model(tmp_path / "none.zip")
+    proc = subprocess.run([sys.executable, "-m", "aluette_env.cli", "eval", "--team-a", str(bad),
+                           "--team-b", "random"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
+    assert str(bad) in proc.stderr and "Traceback" not in proc.stderr
+    run = tmp_path / "run"
+    run.mkdir()
+    (run / "state.json").write_text('{"timesteps": 1')  # truncated
+    proc = run_train("--resume", str(run))
+    assert proc.returncode == 2 and "state.json: truncated or corrupt" in proc.stderr
+
+
+def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
+    args = [sys.executable, "-m", "training", str(QUICK), "--set", f"output_dir={tmp_path}",
+            "--set", "total_timesteps=100000000", "--set", "checkpoint.interval=100000000",
+            "--set", "eval.interval=100000000"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    run = tmp_path / "quick"
+    deadline = time.time() + 300
+    while not list((run / "tb").rglob("events.out.tfevents.*")) and time.time() < deadline:
+        time.sleep(0.5)
+    time.sleep(3)  # well inside model.learn
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "stopped by signal" in out
+    state = json.loads((run / "state.json").read_text())
+    steps = state["timesteps"]
+    assert steps > 0 and load_model(run / "latest.zip").num_timesteps == steps
+    proc = subprocess.run(args[:-6] + ["--set", f"total_timesteps={steps + 4096}",
+                                       "--resume", str(run), "--force"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert f"at {steps:,} samples" in proc.stdout
+    assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 4096

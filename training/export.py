@@ -1,0 +1,131 @@
+"""``aluette export CHECKPOINT_OR_RUN --out PATH.onnx``: a trained policy as a
+small self-contained ONNX model (see :mod:`aluette_env.onnx_player`), which
+verifies itself before it is written."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+
+from aluette_env import cli
+
+
+class ExportError(ValueError):
+    """Export failed (verification mismatch, unwritable path); one-line message."""
+
+
+def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations and masks of seats to act in real games (heuristic and
+    random play mixed, all tricks of the deal represented)."""
+    from aluette_env.players import HeuristicPlayer, RandomPlayer
+    from aluette_env.vector import VectorGame
+    game = VectorGame(64, seed=seed)
+    game.reset()
+    players = [HeuristicPlayer(), RandomPlayer(seed)]
+    obs, masks, rng = [], [], np.random.default_rng(seed)
+    while sum(len(o) for o in obs) < n:
+        take = rng.random(64) < 0.3
+        obs.append(game.obs[take].copy())
+        masks.append(game.mask[take].copy())
+        p = players[int(rng.integers(2))]
+        game.step(p.act_batch(game.obs, game.mask))
+    return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
+
+
+def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
+    """Export the checkpoint (zip or run folder) to ``out``; returns the metadata."""
+    import onnx
+    import torch
+
+    import aluette_env
+    from aluette_env.observation import OBS_SIZE, OBS_VERSION
+    from aluette_env.onnx_player import OnnxPlayer
+
+    from .checkpoints import atomic_path, load_model, resolve_checkpoint
+
+    path = resolve_checkpoint(spec)
+    model = load_model(path)
+    policy = model.policy.eval()
+
+    class MaskedLogits(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.policy = policy
+
+        def forward(self, observation, action_mask):
+            features = self.policy.extract_features(observation, self.policy.pi_features_extractor)
+            logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
+            return torch.where(action_mask > 0, logits, torch.full_like(logits, -1e9))
+
+    run_dir = path.parent
+    meta = {
+        "obs_version": str(OBS_VERSION),
+        "obs_size": str(OBS_SIZE),
+        "num_actions": "48",
+        "project_version": aluette_env.__version__,
+        "steps_trained": str(model.num_timesteps),
+        "checkpoint": path.name,
+        "training_config": (run_dir / "config.yaml").read_text()
+        if (run_dir / "config.yaml").exists() else "",
+        "evaluation": "",
+    }
+    if (run_dir / "state.json").exists():
+        state = json.loads((run_dir / "state.json").read_text())
+        best = state.get("best") or {}
+        evals = [e for e in state.get("evals", []) if e["timesteps"] == best.get("timesteps")]
+        if path.name != "best.zip" and state.get("evals"):
+            evals = state["evals"][-1:]
+        meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
+
+    out = Path(out)
+    obs, masks = sample_positions(verify)
+    with atomic_path(out, suffix=".onnx") as tmp:
+        example = (torch.zeros(2, OBS_SIZE), torch.ones(2, 48))
+        torch.onnx.export(MaskedLogits(), example, str(tmp), input_names=["observation", "action_mask"],
+                          output_names=["logits"], dynamo=False, opset_version=17,
+                          dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
+                                        "logits": {0: "batch"}})
+        m = onnx.load(str(tmp))
+        for k, v in meta.items():
+            m.metadata_props.append(onnx.StringStringEntryProto(key=k, value=v))
+        onnx.save(m, str(tmp))
+        # Verify: greedy ONNX actions equal SB3's deterministic actions.
+        ours = OnnxPlayer(tmp).act_batch(obs, masks)
+        theirs, _ = model.predict(obs, deterministic=True, action_masks=masks.astype(bool))
+        bad = np.flatnonzero(ours != theirs)
+        if len(bad):
+            raise ExportError(f"verification failed: the ONNX model chose differently from the "
+                              f"SB3 policy on {len(bad)} of {len(obs)} positions "
+                              f"(first at position {bad[0]}); nothing was written")
+    return {**meta, "verified_positions": len(obs)}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("checkpoint", metavar="CHECKPOINT_OR_RUN",
+                   help="a checkpoint .zip, or a run folder (its best.zip)")
+    p.add_argument("--out", required=True, metavar="PATH.onnx")
+    p.add_argument("--verify", type=cli.positive_int, default=1000,
+                   help="positions from real games to check against the SB3 policy")
+
+
+def run(args: argparse.Namespace) -> int:
+    from .checkpoints import CheckpointError
+    if not args.out.endswith(".onnx"):
+        raise cli.UsageError(f"--out {args.out!r}: the file name must end in .onnx")
+    try:
+        meta = export_policy(args.checkpoint, args.out, verify=args.verify)
+    except (CheckpointError, ExportError) as err:
+        raise cli.UsageError(str(err)) from None
+    except OSError as err:
+        raise cli.UsageError(f"cannot write {args.out}: {err.strerror}") from None
+    size = Path(args.out).stat().st_size
+    print(f"exported {args.checkpoint} ({int(meta['steps_trained']):,} steps) -> {args.out} "
+          f"({size / 1024:.0f} KiB); verified on {meta['verified_positions']} positions: "
+          f"greedy ONNX actions equal the SB3 policy's deterministic actions")
+    return 0
+
+
+cli.SUBCOMMANDS["export"] = ("export a trained policy to ONNX", add_arguments, run)

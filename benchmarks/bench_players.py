@@ -29,9 +29,27 @@ def per_move_us(player, n: int = 20000) -> float:
     return statistics.median(times) * 1e6
 
 
+def onnx_batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
+    game = VectorGame(n, seed=0)
+    game.reset()
+    player.act_batch(game.obs, game.mask)
+    start = time.perf_counter()
+    for _ in range(repeat):
+        player.act_batch(game.obs, game.mask)
+    return n * repeat / (time.perf_counter() - start)
+
+
 def main() -> None:
     print(f"heuristic act(): median {per_move_us(HeuristicPlayer()):.1f} µs per move")
     print(f"random act(): median {per_move_us(RandomPlayer(0)):.1f} µs per move")
+    from aluette_env.onnx_player import SHIPPED_MODEL
+    if SHIPPED_MODEL.exists():
+        from aluette_env.players import load_player
+        ai = load_player("ai")
+        print(f"shipped AI ({SHIPPED_MODEL.name}) act(): median {per_move_us(ai, 5000):.1f} µs "
+              f"per move; batch inference {onnx_batch_throughput(ai):,.0f} decisions/s")
+        res = duplicate_eval("ai", "heuristic", deals=2000, seed=0)
+        print(f"duplicate eval ai vs heuristic, 2,000 deal pairs: {res.wall_time_s:.2f} s")
     duplicate_eval("heuristic", "random", deals=50, seed=1)  # warm-up
     res = duplicate_eval("heuristic", "random", deals=10000, seed=0)
     lo, hi = res.points_per_deal_ci95

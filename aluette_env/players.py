@@ -296,7 +296,7 @@ def load_player(spec: str, seed: int | None = None) -> Player:
                           f"or a path to an exported policy or checkpoint")
 
 
-_PLUGINS = ("aluette_env.onnx_player", "training.checkpoints")
+_PLUGINS = ("aluette_env.onnx_player", "aluette_env.search", "training.checkpoints")
 _plugins_loaded = False
 
 

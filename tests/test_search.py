@@ -1,0 +1,114 @@
+"""The perfect-information solver (hand-built endgames, brute force on small
+positions) and the PIMC player."""
+
+import copy
+import random
+
+import numpy as np
+import pytest
+
+import aluette_env
+from aluette_env.cards import STRENGTH, card_id
+from aluette_env.players import load_player
+from aluette_env.rules import Deal, deal_cards, team_of
+from aluette_env.search import Position, SearchPlayer, Solver, final_value, position_from_observation
+
+
+def level(c):
+    return STRENGTH[c]
+
+
+def test_final_value_follows_r13_to_r16():
+    assert final_value((0, 0, 0, 0), (-1,) * 4, (False,) * 4) == 0  # R15
+    assert final_value((3, 3, 2, 1), (5, 4, 8, 2), (False,) * 4) == -1  # R14: seat 1 reached 3 first
+    assert final_value((0, 0, 2, 0), (-1, -1, 8, -1), (False, False, True, False)) == 2  # R16
+    assert final_value((0, 1, 2, 0), (-1, 0, 8, -1), (False, False, True, False)) == 2
+
+
+def test_mordienne_run_endgame():
+    # Two tricks left, nothing won by anyone; seat 0 holds Monsieur and Madame
+    # and leads: it wins both tricks, a run to the end: Mordienne, +2.
+    pos = Position.from_cards([[card_id(0, 2), card_id(1, 2)], [card_id(0, 3), card_id(1, 3)],
+                               [card_id(0, 4), card_id(1, 4)], [card_id(0, 5), card_id(1, 5)]],
+                              leader=0, trick_index=7)
+    assert Solver().value(pos) == 2
+
+
+def test_spoiling_a_trick_denies_the_opponent_the_deal():
+    # Last trick. Seats 0 and 1 have two tricks each; seat 0 reached two first
+    # (trick 3 against trick 6), so team 0 leads the deal. Seat 1 leads an Ace
+    # that would give it a third trick. Seat 2 (team 0) can spoil it with its
+    # own Ace (R11): counts stay level and seat 0 wins the tie-break (+1); its
+    # 4 instead lets seat 1 win the deal (-1). Seat 3 holds a 5.
+    pos = Position.from_cards([[card_id(0, 5)], [], [card_id(3, 0), card_id(2, 3)],
+                               [card_id(2, 4)]], leader=1, trick_cards=[card_id(0, 0)],
+                              counts=(2, 2, 0, 0), reached=(3, 6, -1, -1),
+                              in_run=(False,) * 4, trick_index=8)
+    values = Solver().move_values(pos)
+    assert values == {level(card_id(3, 0)): 1, level(card_id(2, 3)): -1}
+
+
+def brute_force(deal: Deal) -> int:
+    """Plain minimax over every card (no pruning, no table) with the rules engine."""
+    if deal.done:
+        s = deal.score()
+        if s.winner is None:
+            return 0
+        return s.points if team_of(s.winner) == 0 else -s.points
+    values = []
+    for card in deal.legal_cards():
+        d = copy.deepcopy(deal)
+        d.play(card)
+        values.append(brute_force(d))
+    return max(values) if team_of(deal.to_act) == 0 else min(values)
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_solver_equals_brute_force_on_small_positions(seed):
+    rnd = random.Random(seed)
+    deck = list(range(48))
+    rnd.shuffle(deck)
+    dealer = rnd.randrange(4)
+    hands, unused = deal_cards(deck, dealer)
+    deal = Deal(hands, dealer, unused)
+    stop = 9 * 4 - rnd.choice([8, 9, 10, 11, 12])  # 2-3 tricks left, maybe mid-trick
+    for _ in range(stop):
+        deal.play(rnd.choice(deal.legal_cards()))
+    pos = Position.from_cards(deal.hands, deal.leader, deal.trick_cards, counts=tuple(deal.counts),
+                              reached=tuple(deal.reached), in_run=tuple(deal.in_run),
+                              trick_index=len(deal.tricks))
+    assert Solver().value(pos) == brute_force(deal)
+
+
+def test_pimc_samples_consistent_worlds():
+    e = aluette_env.raw_env(num_deals=1)
+    e.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(14):
+        e.step(int(rng.choice(e.deal.legal_cards())))
+    seat = e.deal.to_act
+    vec = e.observe(f"player_{seat}")["observation"]
+    played = {c for t in e.deal.tricks for c in t.cards} | set(e.deal.trick_cards)
+    r = random.Random(0)
+    for _ in range(20):
+        pos, hand = position_from_observation(vec, r)
+        assert sorted(hand) == sorted(e.deal.hands[seat])
+        for rel in range(4):
+            assert len(pos.hands[rel]) == len(e.deal.hands[(seat + rel) % 4])
+        assert pos.counts == tuple(e.deal.counts[(seat + k) % 4] for k in range(4))
+        assert pos.trick == tuple(STRENGTH[c] for c in e.deal.trick_cards)
+    assert played  # the sampled worlds never deal played cards (sizes above)
+
+
+def test_pimc_player_is_deterministic_legal_and_named_by_spec():
+    p = load_player("pimc:worlds=4,solve_tricks=3")
+    assert isinstance(p, SearchPlayer) and p.worlds == 4 and p.solve_tricks == 3
+    g = aluette_env.vector.VectorGame(3, seed=2)
+    g.reset()
+    for _ in range(40):
+        a = p.act_batch(g.obs, g.mask)
+        assert np.array_equal(a, SearchPlayer(worlds=4, solve_tricks=3).act_batch(g.obs, g.mask))
+        assert all(g.mask[i, a[i]] for i in range(3))
+        g.step(a)
+    with pytest.raises(ValueError):
+        load_player("pimc:worlds=0")

@@ -148,19 +148,19 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     if not isinstance(deals, int) or deals < 1:
         raise ValueError(f"deals must be a positive integer, got {deals!r}")
     start = time.perf_counter()
-    a_name = team_a if isinstance(team_a, str) else team_a.name
-    b_name = team_b if isinstance(team_b, str) else team_b.name
     chairs: dict[str, str | Player] = {"player_0": team_a, "player_2": team_a,
                                        "player_1": team_b, "player_3": team_b}
     for seat, spec in (seats or {}).items():
         if seat not in chairs:
             raise ValueError(f"unknown seat {seat!r}; seats are player_0..player_3")
         chairs[seat] = spec
+    def name(p: str | Player) -> str:
+        return p if isinstance(p, str) else p.name
+
+    a_name, b_name = name(team_a), name(team_b)
     if seats:
-        a_name = f"{chairs['player_0'] if isinstance(chairs['player_0'], str) else chairs['player_0'].name}" \
-                 f"+{chairs['player_2'] if isinstance(chairs['player_2'], str) else chairs['player_2'].name}"
-        b_name = f"{chairs['player_1'] if isinstance(chairs['player_1'], str) else chairs['player_1'].name}" \
-                 f"+{chairs['player_3'] if isinstance(chairs['player_3'], str) else chairs['player_3'].name}"
+        a_name = f"{name(chairs['player_0'])}+{name(chairs['player_2'])}"
+        b_name = f"{name(chairs['player_1'])}+{name(chairs['player_3'])}"
     # One player object per chair and table, seeded from the evaluation seed.
     def make(spec: str | Player, k: int) -> Player:
         return load_player(spec, seed=seed * 8 + k) if isinstance(spec, str) else spec

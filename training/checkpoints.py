@@ -73,18 +73,19 @@ def read_state(run_dir: Path) -> dict:
         raise CheckpointError(f"{path}: truncated or corrupt (not valid JSON)") from None
 
 
-def load_model(path: Path, env=None, device: str = "cpu"):
-    """MaskablePPO from a checkpoint zip; CheckpointError naming the file otherwise."""
+def load_model(path: Path, env=None, device: str = "cpu", cls=None):
+    """MaskablePPO (or ``cls``) from a checkpoint zip; CheckpointError naming the file otherwise."""
     import zipfile
 
     from sb3_contrib import MaskablePPO
+    cls = cls or MaskablePPO
     path = Path(path)
     if not path.exists():
         raise CheckpointError(f"{path}: no such checkpoint")
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"{path}: truncated or not a checkpoint (not a zip archive)")
     try:
-        model = MaskablePPO.load(path, env=env, device=device)
+        model = cls.load(path, env=env, device=device)
     except ValueError as err:
         raise CheckpointError(f"{path}: does not match this environment ({err})") from None
     except Exception as err:  # noqa: BLE001 - any decoding failure of a damaged file

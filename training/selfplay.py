@@ -117,7 +117,7 @@ class SelfPlayVecEnv(VecEnv):
         infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
         for i in np.flatnonzero(dones):
             # Episode statistics in the form SB3's Monitor writes them.
-            infos[i]["episode"] = {"r": float(self._ep_return[i] - 0.0), "l": int(self._ep_len[i]),
+            infos[i]["episode"] = {"r": float(self._ep_return[i]), "l": int(self._ep_len[i]),
                                    "t": round(time.time() - self._t0, 6)}
             self._ep_return[i] = 0
             self._ep_len[i] = 0

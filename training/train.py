@@ -9,7 +9,6 @@ players), checkpoints atomically, logs and stops cleanly on SIGINT/SIGTERM.
 from __future__ import annotations
 
 import copy
-import json
 import signal
 import time
 from pathlib import Path
@@ -267,8 +266,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     env = SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals,
                          seed=cfg.seed + state["timesteps"])
     if resume is not None:
-        model = load_model(run_dir / "latest.zip", env=env)
-        model.__class__ = AluettePPO
+        model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO)
         if model.num_timesteps != state["timesteps"]:
             raise CheckpointError(f"{run_dir / 'latest.zip'}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")
@@ -319,5 +317,4 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         best = state["best"]
         log(f"done: {model.num_timesteps:,} samples; best vs {best['opponent']}: "
             f"{best['points_per_deal']:+.3f} points/deal at {best['timesteps']:,} -> {run_dir}")
-    json.dumps(state)  # state must stay JSON-serialisable
     return run_dir

@@ -222,7 +222,7 @@ def result_table(res: EvalResult):
         ("points per deal (A − B)", f"{res.points_per_deal:+.4f}  [95% CI {lo:+.4f}, {hi:+.4f}]"),
         ("deal win rate (A / B / nobody)",
          f"{res.deal_win_rate:.3f} / {res.deal_loss_rate:.3f} / "
-         f"{1 - res.deal_win_rate - res.deal_loss_rate:.3f}"),
+         f"{max(0.0, 1 - res.deal_win_rate - res.deal_loss_rate):.3f}"),
         ("match win / draw / loss",
          f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / {res.match_loss_rate:.3f}"),
         ("match win rate 95% CI", f"[{mlo:.3f}, {mhi:.3f}] over {res.matches} matches"),

@@ -11,14 +11,19 @@ ordering that tries cheap winning cards and the weakest card first.
 Perfect Information Monte Carlo: it samples worlds consistent with what its
 seat has seen (its hand, every card played; the unseen cards split uniformly
 between the other hands and the twelve unused cards), solves each world
-exactly when at most ``solve_tricks`` tricks remain, otherwise searches
-``depth_tricks`` tricks ahead with a heuristic evaluation, and plays the
-card with the best average. Seeded and deterministic.
+exactly when at most ``solve_tricks`` tricks remain, and plays the card with
+the best average. Earlier in the deal it either searches ``depth_tricks``
+tricks ahead with a heuristic evaluation at the horizon, or, with
+``depth_tricks=0`` (the default, measured stronger: see the README), plays
+the rule-based ``heuristic`` move until the endgame can be solved. Seeded
+and deterministic.
 """
 
 from __future__ import annotations
 
 import random
+import time
+import zlib
 from dataclasses import dataclass, field
 
 from .cards import NUM_CARDS, STRENGTH
@@ -246,11 +251,17 @@ def position_from_observation(vec: np.ndarray, rng: random.Random) -> tuple[Posi
 class SearchPlayer(BatchPlayer):
     """PIMC over sampled worlds (see the module docstring)."""
 
-    def __init__(self, worlds: int = 16, solve_tricks: int = 4, depth_tricks: int = 1,
-                 seed: int | None = None):
-        if worlds < 1 or solve_tricks < 1 or depth_tricks < 1:
-            raise ValueError("worlds, solve_tricks and depth_tricks must be at least 1")
+    def __init__(self, worlds: int = 16, solve_tricks: int = 4, depth_tricks: int = 0,
+                 max_seconds: float = 0.0, seed: int | None = None):
+        """``max_seconds > 0`` stops sampling worlds once a move has used that much
+        time (at least one world is always solved); moves then depend on the
+        machine's speed, so the default 0 (no limit) keeps play deterministic."""
+        if worlds < 1 or solve_tricks < 1 or depth_tricks < 0:
+            raise ValueError("worlds and solve_tricks must be at least 1, depth_tricks at least 0")
+        from .players import HeuristicPlayer
+        self._early = HeuristicPlayer()
         self.worlds, self.solve_tricks, self.depth_tricks = worlds, solve_tricks, depth_tricks
+        self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else seed
         self.name = f"pimc:worlds={worlds},solve_tricks={solve_tricks},depth_tricks={depth_tricks}"
         self.nodes = 0
@@ -262,11 +273,17 @@ class SearchPlayer(BatchPlayer):
         if len(levels) == 1:
             return min(legal)
         # Seeded by the position, so the same position always gets the same move.
-        rng = random.Random(hash((self.seed, vec.tobytes())) & 0xFFFFFFFF)
+        # (crc32, not hash(): Python salts hash() of bytes per process.)
+        rng = random.Random(zlib.crc32(vec.astype(np.int8).tobytes()) * 1_000_003 + self.seed)
         t = int(np.flatnonzero(_field(vec, "trick_index"))[0])
         exact = 9 - t <= self.solve_tricks
+        if not exact and self.depth_tricks == 0:
+            return self._early.act(vec, action_mask)
         totals = dict.fromkeys(levels, 0.0)
-        for _ in range(self.worlds):
+        start = time.perf_counter()
+        for k in range(self.worlds):
+            if k and self.max_seconds > 0 and time.perf_counter() - start > self.max_seconds:
+                break
             pos, _ = position_from_observation(vec, rng)
             solver = Solver(max_tricks=9 if exact else self.depth_tricks)
             for level, v in solver.move_values(pos).items():

@@ -41,17 +41,22 @@ def solve_times(tricks_left: int, positions: int) -> tuple[float, float]:
     return statistics.median(times), nodes / sum(times)
 
 
-def pimc_move_times(moves: int = 90) -> list[float]:
+def pimc_move_times(moves: int = 180) -> tuple[list[float], list[float]]:
+    """Times of all moves, and of the moves in the solved endgame."""
     player, heuristic = SearchPlayer(seed=0), HeuristicPlayer()
     game = VectorGame(1, seed=1)
     game.reset()
-    times = []
+    times, searched = [], []
     for k in range(moves):
+        endgame = 9 - int(game.trick_index[0]) <= player.solve_tricks
         start = time.perf_counter()
         a = player.act(game.obs[0], game.mask[0])
-        times.append(time.perf_counter() - start)
+        dt = time.perf_counter() - start
+        times.append(dt)
+        if endgame:
+            searched.append(dt)
         game.step(np.array([a if k % 2 else heuristic.act(game.obs[0], game.mask[0])]))
-    return times
+    return times, searched
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -62,9 +67,10 @@ def main(argv: list[str] | None = None) -> None:
         med, nps = solve_times(k, args.positions)
         print(f"solver, last {k} tricks: median {med * 1000:,.1f} ms, {nps:,.0f} nodes/s "
               f"({args.positions} random positions)")
-    times = pimc_move_times()
-    print(f"PIMC ({SearchPlayer().name}): median {statistics.median(times) * 1000:.0f} ms per move, "
-          f"max {max(times) * 1000:.0f} ms")
+    times, searched = pimc_move_times()
+    print(f"PIMC ({SearchPlayer().name}): all moves median {statistics.median(times) * 1000:.1f} ms, "
+          f"mean {statistics.mean(times) * 1000:.1f} ms; endgame (searched) moves median "
+          f"{statistics.median(searched) * 1000:.1f} ms, max {max(searched) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

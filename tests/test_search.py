@@ -112,3 +112,20 @@ def test_pimc_player_is_deterministic_legal_and_named_by_spec():
         g.step(a)
     with pytest.raises(ValueError):
         load_player("pimc:worlds=0")
+
+
+def test_pimc_moves_are_the_same_in_another_process():
+    import subprocess
+    import sys
+    code = ("import numpy as np\nfrom aluette_env.search import SearchPlayer\n"
+            "from aluette_env.vector import VectorGame\n"
+            "g = VectorGame(4, seed=9); g.reset()\n"
+            "p = SearchPlayer(worlds=3, solve_tricks=2, depth_tricks=1, seed=1)\n"
+            "out = []\n"
+            "for _ in range(30):\n"
+            "    a = p.act_batch(g.obs, g.mask); out += a.tolist(); g.step(a)\n"
+            "print(out)\n")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={"PYTHONHASHSEED": str(k), "PATH": ""}).stdout
+            for k in (1, 2)]
+    assert runs[0] == runs[1] and len(runs[0]) > 50

@@ -44,7 +44,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from . import observation as obs_mod
-from .cards import NUM_CARDS, card_name, check_card, describe
+from .cards import NUM_CARDS, STRENGTH, card_name, check_card, describe
 from .observation import MAX_DEALS, MAX_POINTS, OBS_SIZE, OFFSET, STATE_SIZE
 from .rules import (
     NUM_SEATS, NUM_TRICKS, Deal, DealRecord, Match, check_hands, deal_cards, team_of,
@@ -481,7 +481,6 @@ def render_table(e: raw_env, show_hands: list[str] = (), lang: str = "en") -> st
         for k, c in enumerate(deal.trick_cards):
             lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
-    from .cards import STRENGTH
     for a in show_hands:
         hand = sorted(deal.hands[SEAT[a]], key=lambda c: (-STRENGTH[c], c))
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple, Sequence
 
-from .cards import NUM_CARDS, STRENGTH, describe
+from .cards import NUM_CARDS, STRENGTH, check_card, describe
 
 NUM_SEATS = 4
 HAND_SIZE = 9
@@ -69,19 +69,16 @@ def check_hands(hands: Sequence[Sequence[int]]) -> list[list[int]]:
         hand = list(hand)
         if len(hand) != HAND_SIZE:
             raise ValueError(f"player_{seat}'s hand has {len(hand)} cards; a hand is {HAND_SIZE}")
-        for card in hand:
-            if isinstance(card, bool) or not isinstance(card, int):
-                try:
-                    card = int(card.__index__())  # numpy ints
-                except AttributeError:
-                    raise ValueError(f"player_{seat}'s hand holds {card!r}, not a card id") from None
-            if not 0 <= card < NUM_CARDS:
-                raise ValueError(f"player_{seat}'s hand holds card id {card}; ids are 0-47")
+        for i, card in enumerate(hand):
+            try:
+                card = hand[i] = check_card(card)
+            except ValueError as err:
+                raise ValueError(f"player_{seat}'s hand: {err}") from None
             if card in seen:
                 raise ValueError(f"card {describe(card)} is dealt twice "
                                  f"(player_{seen[card]} and player_{seat})")
             seen[card] = seat
-        out.append([int(c) for c in hand])
+        out.append(hand)
     return out
 
 

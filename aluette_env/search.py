@@ -26,11 +26,11 @@ import time
 import zlib
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from .cards import NUM_CARDS, STRENGTH
 from .observation import SHAPES, SLICES
 from .players import BatchPlayer, register_player
-
-import numpy as np
 
 WIN_SCORE = 100  # values are in points; heuristic leaf values stay inside (-3, 3)
 

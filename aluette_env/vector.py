@@ -34,7 +34,7 @@ from typing import Any
 
 import numpy as np
 
-from .cards import NUM_CARDS, STRENGTH
+from .cards import NUM_CARDS, STRENGTH, describe
 from .env import AGENTS, TEAMS, seat_of
 from .observation import MAX_DEALS, MAX_POINTS, OBS_SIZE, OFFSET
 from .rules import HAND_SIZE, NUM_SEATS, NUM_TRICKS, check_hands, deal_order
@@ -433,7 +433,6 @@ class VectorGame:
     def _raise_illegal(self, game: int, card: int) -> None:
         seat = int(self.to_act[game])
         legal = np.flatnonzero(self.card_state[game] == seat).tolist()
-        from .cards import describe
         what = describe(card) if 0 <= card < NUM_CARDS else str(card)
         raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
                          f"legal: {legal}")

@@ -22,7 +22,8 @@ from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 
 from .checkpoints import (
-    CheckpointError, append_jsonl, load_model, read_state, save_model, write_json, write_text,
+    CheckpointError, append_jsonl, atomic_path, load_model, read_state, save_model, write_json,
+    write_text,
 )
 from .config import ConfigError, TrainConfig, to_yaml
 from .policy import CardTrunk, PolicyPlayer
@@ -126,7 +127,6 @@ class TrainCallback(BaseCallback):
         pool_dir = self.run_dir / "pool"
         pool_dir.mkdir(exist_ok=True)
         path = pool_dir / f"snapshot_{n}.pt"
-        from .checkpoints import atomic_path
         with atomic_path(path) as tmp:
             torch.save(self.model.policy.state_dict(), tmp)
         self.pool.snapshots.append((path.name, frozen_player(self.model.policy, path.name)))
@@ -213,7 +213,6 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
         ax.legend()
     fig.suptitle(title)
     fig.tight_layout()
-    from .checkpoints import atomic_path
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
     plt.close(fig)

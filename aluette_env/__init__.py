@@ -1,29 +1,57 @@
-"""Aluette, the game of the cow: exact rules, a PettingZoo AEC environment and
-tools to train and play against AI players.
+"""Aluette, the game of the cow: exact rules, a PettingZoo AEC environment, a
+batched engine, AI players and duplicate evaluation.
 
 ``aluette_env.env()`` is the wrapped PettingZoo environment and
-``aluette_env.raw_env`` the bare one; importing this package registers
-``aluette_v0`` so that ``pettingzoo.make("aec", "aluette_v0")`` finds it.
+``aluette_env.raw_env`` the bare one; ``pettingzoo.make("aec", "aluette_v0")``
+finds it once this package's env module is loaded (PettingZoo's registry
+entry point). Attributes load lazily (PEP 562): ``import aluette_env`` and
+``import aluette_env.game`` import no third-party module.
+
+Layout (each package's docstring says what it may import):
+
+- :mod:`aluette_env.game`: the pure rules (standard library only).
+- :mod:`aluette_env.observation`: the observation layout and encoders (numpy).
+- :mod:`aluette_env.env`: the PettingZoo AEC environment.
+- :mod:`aluette_env.vector`: the batched engine (numba kernels).
+- :mod:`aluette_env.players`: the player protocol, spec registry and players.
+- :mod:`aluette_env.evaluation`: duplicate evaluation and leagues.
+- :mod:`aluette_env.apps`: the ``aluette`` command and the games for people.
 """
 
-from .cards import NUM_CARDS, STRENGTH, card_name
-from .env import AGENTS, env, raw_env
-from .observation import OBS_SIZE, OBS_VERSION, decode_observation
+from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+from typing import Any
 
-__all__ = ["AGENTS", "NUM_CARDS", "OBS_SIZE", "OBS_VERSION", "STRENGTH", "card_name",
-           "decode_observation", "env", "raw_env", "__version__"]
+__version__ = "0.2.0"
+
+# name -> module that defines it; loaded on first access.
+_LAZY = {
+    "AGENTS": "aluette_env.game",
+    "NUM_CARDS": "aluette_env.game",
+    "STRENGTH": "aluette_env.game",
+    "card_name": "aluette_env.game",
+    "OBS_SIZE": "aluette_env.observation",
+    "OBS_VERSION": "aluette_env.observation",
+    "decode_observation": "aluette_env.observation",
+    "env": "aluette_env.aec",
+    "raw_env": "aluette_env.aec",
+    "VectorGame": "aluette_env.vector",
+    "load_player": "aluette_env.players",
+    "duplicate_eval": "aluette_env.evaluation",
+}
+
+__all__ = sorted(_LAZY) + ["__version__"]
 
 
-def _register() -> None:
-    try:
-        from pettingzoo.env_registry import register
-        from pettingzoo.env_registry.registration import aec_registry
-    except ImportError:  # PettingZoo without a registry (< 1.26): env() still works
-        return
-    if "aluette-v0" not in aec_registry:
-        register("aec", "aluette_v0", entry_point="aluette_env.env:env")
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'aluette_env' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
 
 
-_register()
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

@@ -37,10 +37,13 @@ Fields describing the trick/deal in progress are all zero once the match is
 over. ``OBS_VERSION`` changes whenever this layout or its meaning changes;
 exported models record it.
 
-The PettingZoo env keeps these vectors up to date incrementally; the batched
-engine writes them with array operations. ``encode_observation`` computes one
-from scratch from the rules objects and is the reference both are tested
-against.
+``encode_observation`` computes one vector from scratch from the game core's
+``Deal`` and ``Match``: it is the reference. ``IncrementalObservations`` keeps
+the four seats' vectors up to date play by play for the PettingZoo env, and
+the batched engine's numba kernel writes them for N games at once; both are
+tested bit for bit against the reference.
+
+May import: numpy and :mod:`aluette_env.game`.
 """
 
 from __future__ import annotations
@@ -49,8 +52,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .cards import NUM_CARDS
-from .rules import NUM_SEATS, NUM_TRICKS, Deal, Match
+from .game import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Deal, Match, Trick
 
 OBS_VERSION = 1
 MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
@@ -198,3 +200,155 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         "points_opp": int(f["points_opp"].sum()),
         "seat_names": [_rel_name(r) for r in range(NUM_SEATS)],
     }
+
+
+# ---------------------------------------------------------------------------- incremental
+
+# Flat offsets in the (4, OBS_SIZE) buffer, indexed [seat][observer]: where
+# the fields of "seat" sit in "observer"'s vector (relative seat order).
+_REL = [[relative(s, o) for o in range(NUM_SEATS)] for s in range(NUM_SEATS)]
+
+
+def _per_seat(field: str, stride: int = 1) -> list[list[int]]:
+    return [[o * OBS_SIZE + OFFSET[field] + _REL[s][o] * stride for o in range(NUM_SEATS)]
+            for s in range(NUM_SEATS)]
+
+
+_TRICK = _per_seat("trick", NUM_CARDS)
+_PLAYED = _per_seat("played", NUM_CARDS)
+_COUNTS = _per_seat("trick_counts", NUM_TRICKS)
+_REACHED = _per_seat("reached", NUM_TRICKS)
+_WON = _per_seat("won_a_trick")
+_IN_RUN = _per_seat("in_run")
+_LEADER = _per_seat("leader")
+_TO_ACT = _per_seat("to_act")
+_DEALER = _per_seat("dealer")
+_WINNERS = _per_seat("trick_winners")  # + trick_index * 5 (relative seat column)
+_WINNERS_STRIDE = NUM_SEATS + 1
+_SPOILED = [o * OBS_SIZE + OFFSET["trick_winners"] + NUM_SEATS for o in range(NUM_SEATS)]
+_TRICK_INDEX = [o * OBS_SIZE + OFFSET["trick_index"] for o in range(NUM_SEATS)]
+_HAND = [o * OBS_SIZE + OFFSET["hand"] for o in range(NUM_SEATS)]
+_BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
+_QUIET_AT_MATCH_END = ("to_act", "leader", "trick_index", "deal", "deals_left")
+
+
+class IncrementalObservations:
+    """The four seats' observation vectors, updated play by play.
+
+    ``obs`` is a ``(4, OBS_SIZE)`` int8 view of one bytearray, indexed by
+    absolute seat; each call writes only the bytes a play changes, so an env
+    step costs a few dozen byte writes instead of a full encoding. Equal to
+    :func:`encode_observation` after every call (tested at every step).
+    """
+
+    def __init__(self) -> None:
+        self.buf = bytearray(NUM_SEATS * OBS_SIZE)
+        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+
+    def __getstate__(self) -> dict:
+        return {"buf": self.buf}
+
+    def __setstate__(self, state: dict) -> None:
+        self.buf = state["buf"]
+        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+
+    def start_deal(self, deal: Deal, match: Match) -> None:
+        """Nothing played yet: hands, leader, dealer, deal index and match points."""
+        buf = self.buf
+        self.obs[:] = 0
+        leader, dealer = deal.leader, deal.dealer
+        k = match.deal_index
+        for o in range(NUM_SEATS):
+            base = _BASE[o]
+            for card in deal.hands[o]:
+                buf[base + card] = 1
+            buf[_LEADER[leader][o]] = 1
+            buf[_TO_ACT[leader][o]] = 1
+            buf[_DEALER[dealer][o]] = 1
+            buf[_TRICK_INDEX[o]] = 1
+            buf[base + OFFSET["deal"] + min(k, MAX_DEALS - 1)] = 1
+            buf[base + OFFSET["deals_left"] + min(match.num_deals - k, MAX_DEALS) - 1] = 1
+            self._write_points(o, match.points)
+
+    def play(self, seat: int, card: int, trick: Trick | None, deal: Deal) -> None:
+        """``seat`` played ``card``; ``trick`` is the trick it completed (or None).
+        ``deal`` is the deal after the play."""
+        buf = self.buf
+        buf[_HAND[seat] + card] = 0
+        pos = _TRICK[seat]
+        buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
+        if trick is not None:
+            self._trick_done(trick, deal)
+        old, new = _TO_ACT[seat], _TO_ACT[deal.to_act]
+        for o in range(NUM_SEATS):
+            buf[old[o]] = 0
+            buf[new[o]] = 1
+
+    def _trick_done(self, trick: Trick, deal: Deal) -> None:
+        buf = self.buf
+        leader, i, w = trick.leader, trick.index, trick.winner
+        seat = leader
+        for card in trick.cards:
+            t, p = _TRICK[seat], _PLAYED[seat]
+            for o in range(NUM_SEATS):
+                buf[t[o] + card] = 0
+                buf[p[o] + card] = 1
+            seat = (seat + 1) & 3
+        if w is None:
+            for o in range(NUM_SEATS):
+                buf[_SPOILED[o] + _WINNERS_STRIDE * i] = 1
+        else:
+            n = deal.counts[w]
+            for o in range(NUM_SEATS):
+                buf[_WINNERS[w][o] + _WINNERS_STRIDE * i] = 1
+                buf[_COUNTS[w][o] + n - 1] = 1
+                buf[_REACHED[w][o] + i] = 1
+                buf[_WON[w][o]] = 1
+            if n > 1:
+                prev = _REACHED[w]
+                j = _previous_win(deal.trick_winners, w, i)
+                for o in range(NUM_SEATS):
+                    buf[prev[o] + j] = 0
+            if w != leader:
+                old, new = _LEADER[leader], _LEADER[w]
+                for o in range(NUM_SEATS):
+                    buf[old[o]] = 0
+                    buf[new[o]] = 1
+        in_run = deal.in_run
+        for s in range(NUM_SEATS):
+            v = in_run[s]
+            r = _IN_RUN[s]
+            buf[r[0]] = buf[r[1]] = buf[r[2]] = buf[r[3]] = v
+        for o in range(NUM_SEATS):
+            buf[_TRICK_INDEX[o] + i] = 0
+            if i + 1 < NUM_TRICKS:
+                buf[_TRICK_INDEX[o] + i + 1] = 1
+        if i + 1 == NUM_TRICKS:  # no trick in progress any more
+            for o in range(NUM_SEATS):
+                buf[_LEADER[deal.leader][o]] = 0
+
+    def end_match(self, match: Match) -> None:
+        """Trick/deal-in-progress fields go quiet; the final score shows."""
+        buf = self.buf
+        for o in range(NUM_SEATS):
+            base = _BASE[o]
+            for name in _QUIET_AT_MATCH_END:
+                start = base + OFFSET[name]
+                n = SLICES[name].stop - SLICES[name].start
+                buf[start:start + n] = bytes(n)
+            self._write_points(o, match.points)
+
+    def _write_points(self, o: int, points: Sequence[int]) -> None:
+        buf, base = self.buf, _BASE[o]
+        for name, value in (("points_own", points[o & 1]), ("points_opp", points[1 - (o & 1)])):
+            start = base + OFFSET[name]
+            n = min(value, MAX_POINTS)
+            buf[start:start + MAX_POINTS] = b"\x01" * n + bytes(MAX_POINTS - n)
+
+
+def _previous_win(trick_winners: Sequence[int | None], seat: int, now: int) -> int:
+    """Trick index of ``seat``'s previous win before trick ``now``."""
+    for j in range(now - 1, -1, -1):
+        if trick_winners[j] == seat:
+            return j
+    raise AssertionError("a seat with two wins has an earlier win")

@@ -12,7 +12,8 @@ import time
 import numpy as np
 
 from aluette_env.evaluation import duplicate_eval
-from aluette_env.players import HeuristicPlayer, RandomPlayer
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.players.random_player import RandomPlayer
 from aluette_env.vector import VectorGame
 
 
@@ -42,7 +43,7 @@ def onnx_batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
 def main() -> None:
     print(f"heuristic act(): median {per_move_us(HeuristicPlayer()):.1f} µs per move")
     print(f"random act(): median {per_move_us(RandomPlayer(0)):.1f} µs per move")
-    from aluette_env.onnx_player import SHIPPED_MODEL
+    from aluette_env.players.onnx_policy import SHIPPED_MODEL
     if SHIPPED_MODEL.exists():
         from aluette_env.players import load_player
         ai = load_player("ai")

@@ -14,9 +14,9 @@ import time
 
 import numpy as np
 
-from aluette_env.players import HeuristicPlayer
-from aluette_env.rules import Deal, deal_cards
-from aluette_env.search import Position, SearchPlayer, Solver
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.game.rules import Deal, deal_cards
+from aluette_env.players.search import Position, SearchPlayer, Solver
 from aluette_env.vector import VectorGame
 
 

@@ -16,9 +16,11 @@ import torch
 
 from aluette_env.players import load_player
 from training.config import load_config
-from training.policy import PolicyPlayer
-from training.selfplay import OpponentPool, SelfPlayVecEnv
-from training.train import FIXED, build_model
+from training.sb3.policy import PolicyPlayer
+from training.selfplay import OpponentPool
+from training.sb3.vecenv import SelfPlayVecEnv
+from training.sb3.train import build_model
+from training.selfplay import POLICY_ENTRIES as FIXED
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from aluette_env.cards import STRENGTH
+from aluette_env.game.cards import STRENGTH
 
 
 def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:

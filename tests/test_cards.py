@@ -2,7 +2,7 @@
 
 import pytest
 
-from aluette_env.cards import (
+from aluette_env.game.cards import (
     CARDS_BY_STRENGTH, NUM_STRENGTHS, STRENGTH, card_id, card_name, check_card, short_name,
 )
 

@@ -6,11 +6,11 @@ import sys
 
 import pytest
 
-from aluette_env.cli import main
+from aluette_env.apps.cli import main
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "aluette_env.cli", *args],
+    return subprocess.run([sys.executable, "-m", "aluette_env", *args],
                           capture_output=True, text=True, timeout=300)
 
 

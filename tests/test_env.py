@@ -12,7 +12,7 @@ from pettingzoo.test import api_test, render_test, seed_test
 from pettingzoo.utils import BaseWrapper
 
 import aluette_env
-from aluette_env.env import AGENTS
+from aluette_env.game import AGENTS
 from aluette_env.observation import (
     OBS_SIZE, STATE_SIZE, decode_observation, encode_observation, encode_state,
 )
@@ -55,6 +55,7 @@ def test_render_test():
 
 
 def test_registered_in_pettingzoo_and_metadata():
+    import aluette_env.aec  # noqa: F401 - loading the env module registers it
     e = pettingzoo.make("aec", "aluette_v0")
     e.reset(seed=0)
     assert e.metadata["name"] == "aluette_v0"
@@ -91,7 +92,7 @@ def test_incremental_observations_equal_reference_encoder(seed):
 
     def check(env):
         for o in range(4):
-            assert np.array_equal(env._obs[o], encode_observation(env.deal, env.match, o))
+            assert np.array_equal(env._enc.obs[o], encode_observation(env.deal, env.match, o))
 
     check(e)
     random_play(e, np.random.default_rng(seed), check)

@@ -6,7 +6,8 @@ import aluette_env
 from aluette_env.evaluation import (
     EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table, wilson_ci95,
 )
-from aluette_env.players import HeuristicPlayer, RandomPlayer
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.players.random_player import RandomPlayer
 
 
 def test_same_team_on_both_sides_scores_zero_with_ci_containing_zero():

@@ -9,9 +9,9 @@ import numpy as np
 import onnx
 import pytest
 
-from aluette_env.cli import main as cli_main
+from aluette_env.apps.cli import main as cli_main
 from aluette_env.observation import OBS_VERSION
-from aluette_env.onnx_player import SHIPPED_MODEL, ModelError, OnnxPlayer
+from aluette_env.players.onnx_policy import SHIPPED_MODEL, ModelError, OnnxPlayer
 from aluette_env.players import load_player
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,7 +35,7 @@ def exported(trained_run, tmp_path_factory):
 
 
 def test_export_round_trip_matches_the_sb3_policy(trained_run, exported):
-    from training.checkpoints import load_model
+    from training.sb3.checkpoints import load_model
     from training.export import sample_positions
     model = load_model(trained_run / "best.zip")
     obs, masks = sample_positions(500, seed=7)
@@ -56,8 +56,8 @@ def test_metadata_inside_the_file(trained_run, exported):
 def test_temperature_sampling_is_seeded(exported):
     from training.export import sample_positions
     obs, masks = sample_positions(200, seed=3)
-    a = load_player(f"{exported}::temperature=1.0", seed=5).act_batch(obs, masks)
-    b = load_player(f"{exported}::temperature=1.0", seed=5).act_batch(obs, masks)
+    a = load_player(f"{exported}:temperature=1.0", seed=5).act_batch(obs, masks)
+    b = load_player(f"{exported}:temperature=1.0", seed=5).act_batch(obs, masks)
     greedy = load_player(str(exported)).act_batch(obs, masks)
     assert np.array_equal(a, b) and all(masks[i, x] for i, x in enumerate(a))
     assert not np.array_equal(a, greedy)
@@ -83,7 +83,7 @@ def test_missing_truncated_or_non_onnx_files(exported, tmp_path, content):
         path.write_bytes(content)
     with pytest.raises(ModelError, match=str(path)):
         load_player(str(path))
-    proc = subprocess.run([sys.executable, "-m", "aluette_env.cli", "eval", "--team-a", str(path),
+    proc = subprocess.run([sys.executable, "-m", "aluette_env", "eval", "--team-a", str(path),
                            "--team-b", "random"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert str(path) in proc.stderr

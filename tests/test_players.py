@@ -1,14 +1,16 @@
 """Players: the protocol, determinism, the heuristic's documented choices,
 and the spec registry."""
 
+import re
+
 import numpy as np
 import pytest
 
 import aluette_env
-from aluette_env.cards import card_id
-from aluette_env.players import (
-    HeuristicPlayer, Player, PlayerSpecError, RandomPlayer, load_player, register_player,
-)
+from aluette_env.game.cards import card_id
+from aluette_env.players import Player, PlayerSpecError, load_player, register_player
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.players.random_player import RandomPlayer
 from conftest import hands_for_winners
 
 
@@ -140,7 +142,34 @@ def test_player_specs():
         load_player("models/missing.pt")
     with pytest.raises(PlayerSpecError, match="key=value"):
         load_player("random:7")
-    with pytest.raises(PlayerSpecError, match="unexpected keyword"):
+    with pytest.raises(PlayerSpecError, match="unknown option 'temperature'; options: seed"):
         load_player("random:temperature=2")
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("random:seed=-1", "option 'seed' got '-1'; allowed: an integer from 0"),
+    ("random:seed=abc", "option 'seed' got 'abc'"),
+    ("random:seed=1,seed=2", "option 'seed' is given twice"),
+    ("heuristic:seed=abc", "option 'seed' got 'abc'"),
+    ("pimc:worlds=0", "option 'worlds' got '0'; allowed: an integer from 1 to 4096"),
+    ("pimc:worlds=1.5", "option 'worlds' got '1.5'"),
+    ("pimc:depth_tricks=-1", "option 'depth_tricks'"),
+    ("pimc:max_seconds=abc", "option 'max_seconds' got 'abc'"),
+    ("pimc:max_seconds=nan", "option 'max_seconds' got 'nan'"),
+    ("pimc:solve_tricks=9", "option 'solve_tricks' got '9'; allowed: an integer from 1 to 6"),
+    ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
+    ("ai:temperature=inf", "option 'temperature' got 'inf'"),
+    ("ai:temp=1", "unknown option 'temp'; options: seed, temperature"),
+])
+def test_every_spec_option_is_checked_at_load(spec, message):
+    with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
+        load_player(spec)
+    assert spec in str(err.value) and "\n" not in str(err.value)
+
+
+def test_spec_seed_argument_is_checked():
+    with pytest.raises(PlayerSpecError, match="seed must be an integer"):
+        load_player("random", seed=-5)
+    assert load_player("random:seed=3", seed=9).seed == 3  # the spec's own seed wins
     register_player("always_first", lambda seed=None: RandomPlayer(0))  # a one-line addition
     assert isinstance(load_player("always_first"), RandomPlayer)

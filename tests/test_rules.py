@@ -7,9 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from aluette_env.cards import card_id
-from aluette_env.rules import (
-    Deal, Match, check_hands, deal_cards, deal_order, is_mordienne, score_deal, team_of,
+from aluette_env.game.cards import card_id
+from aluette_env.game.rules import (
+    NO_TRICKS, after_trick, deal_value, leading_seat, reach_order,
+    Deal, Match, check_hands, deal_cards, deal_order, score_deal, team_of,
     trick_winner,
 )
 from conftest import hands_for_winners
@@ -152,7 +153,7 @@ def test_r11_spoiled_trick_previous_leader_leads_again():
     assert trick_winner([ace_c, ace_s, card_id(0, 2), card_id(2, 3)], leader=0) == 2
     deal = play_deal_partial([[ace_c], [card_id(1, 3)], [ace_s], [card_id(2, 3)]])
     assert deal.tricks[0].winner is None
-    assert deal.to_act == 0 and deal.leader == 0 and deal.counts == [0, 0, 0, 0]
+    assert deal.to_act == 0 and deal.leader == 0 and deal.counts == (0, 0, 0, 0)
 
 
 def test_r12_a_deal_is_nine_tricks():
@@ -199,7 +200,7 @@ def test_r16_mordienne_made_and_broken():
     assert score_deal(seq("XXXXXXSSX")) == (0, 1, False)  # broken: last trick spoiled
     assert score_deal(seq("XXXXXSXSS")) == (0, 1, False)  # broken: spoiled inside the run
     assert score_deal(seq("NNNXXXXSS")) == (2, 1, False)  # run by a non-winner counts for nothing
-    assert is_mordienne(seq("EEEEEEEEE"), 3) and not is_mordienne(seq("EEEEEEEEE"), 0)
+    assert score_deal(seq("EEEEEEEEE")) == (3, 2, True)  # a run of all nine
 
 
 def test_r16_in_run_tracks_live_mordienne_candidates():
@@ -253,3 +254,23 @@ def test_random_deals_play_every_dealt_card_once(seed, dealer):
     for trick in deal.tricks:
         assert trick.winner == trick_winner(trick.cards, trick.leader)
     assert deal.score() == score_deal(deal.trick_winners)
+
+
+def test_r13_r14_leading_seat_most_tricks_then_first_to_reach():
+    assert leading_seat((0, 0, 0, 0), (-1, -1, -1, -1)) is None
+    assert leading_seat((1, 2, 0, 0), (0, 3, -1, -1)) == 1  # R13 most tricks
+    assert leading_seat((2, 2, 0, 0), (5, 3, -1, -1)) == 1  # R14 seat 1 reached 2 first
+    assert reach_order((2, 2, 1, 0), (5, 3, 0, -1)) == [1, 0, 2]
+
+
+def test_r16_after_trick_keeps_only_the_winners_unbroken_run():
+    tally = NO_TRICKS
+    tally = after_trick(*tally, 2, 0)
+    assert tally == ((0, 0, 1, 0), (-1, -1, 0, -1), (False, False, True, False))
+    tally = after_trick(*tally, None, 1)  # R11/R16: a spoiled trick ends every run
+    assert tally[2] == (False, False, False, False)
+    tally = after_trick(*tally, 2, 2)  # seat 2 won before: its new run is dead
+    assert tally[2] == (False, False, False, False) and tally[0][2] == 2
+    tally = after_trick(*tally, 3, 3)  # seat 3's first win starts a live run
+    assert tally[2] == (False, False, False, True)
+    assert deal_value((0, 0, 0, 2), (-1, -1, -1, 8), (False, False, False, True)) == (3, 2, True)

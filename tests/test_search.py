@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import aluette_env
-from aluette_env.cards import STRENGTH, card_id
+from aluette_env.game.cards import STRENGTH, card_id
 from aluette_env.players import load_player
-from aluette_env.rules import Deal, deal_cards, team_of
-from aluette_env.search import Position, SearchPlayer, Solver, final_value, position_from_observation
+from aluette_env.game.rules import Deal, deal_cards, team_of
+from aluette_env.players.search import Position, SearchPlayer, Solver, final_value, position_from_observation
 
 
 def level(c):
@@ -117,7 +117,7 @@ def test_pimc_player_is_deterministic_legal_and_named_by_spec():
 def test_pimc_moves_are_the_same_in_another_process():
     import subprocess
     import sys
-    code = ("import numpy as np\nfrom aluette_env.search import SearchPlayer\n"
+    code = ("import numpy as np\nfrom aluette_env.players.search import SearchPlayer\n"
             "from aluette_env.vector import VectorGame\n"
             "g = VectorGame(4, seed=9); g.reset()\n"
             "p = SearchPlayer(worlds=3, solve_tricks=2, depth_tricks=1, seed=1)\n"

@@ -13,13 +13,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aluette_env.cards import STRENGTH
-from aluette_env.cli import main as cli_main
+from aluette_env.game.cards import STRENGTH
+from aluette_env.apps.cli import main as cli_main
 from aluette_env.observation import decode_observation
-from aluette_env.players import HeuristicPlayer, RandomPlayer, load_player
-from training.checkpoints import CheckpointError, load_model
+from aluette_env.players import load_player
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.players.random_player import RandomPlayer
+from training.runs import CheckpointError
+from training.sb3.checkpoints import load_model
 from training.config import ConfigError, load_config
-from training.selfplay import OpponentPool, SelfPlayVecEnv
+from training.selfplay import OpponentPool
+from training.sb3.vecenv import SelfPlayVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
@@ -150,7 +154,7 @@ def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path):
         load_model(bad)
     with pytest.raises(CheckpointError, match="no such checkpoint"):
         load_model(tmp_path / "none.zip")
-    proc = subprocess.run([sys.executable, "-m", "aluette_env.cli", "eval", "--team-a", str(bad),
+    proc = subprocess.run([sys.executable, "-m", "aluette_env", "eval", "--team-a", str(bad),
                            "--team-b", "random"], capture_output=True, text=True, cwd=ROOT)
     assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
     assert str(bad) in proc.stderr and "Traceback" not in proc.stderr

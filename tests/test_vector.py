@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aluette_env
-from aluette_env.env import AGENTS
+from aluette_env.game import AGENTS
 from aluette_env.observation import OBS_SIZE, encode_observation
 from aluette_env.vector import VectorGame
 from conftest import hands_for_winners
@@ -73,7 +73,7 @@ def test_equivalence_with_aec_env_over_2000_deals():
                     all_spoiled += res["winner"] is None
                 if match_done[g]:
                     assert game.match_result(g) == info["match_result"]
-                    assert game.points[g].tolist() == e.match.points
+                    assert game.state.points[g].tolist() == e.match.points
         # After the match: the final observation of the seat left to act matches too.
         for g, e in enumerate(envs):
             assert np.array_equal(e.observe(e.agent_selection)["observation"], game.obs[g])
@@ -87,7 +87,7 @@ def test_illegal_card_names_game_seat_and_card_and_changes_nothing():
     game.reset(options={"first_dealer": "player_0"})
     actions = game.mask.argmax(1)
     before = game.obs.copy()
-    wrong = int(np.flatnonzero(game.card_state[5] == 2)[0])  # a card of player_2
+    wrong = int(np.flatnonzero(game.state.card_state[5] == 2)[0])  # a card of player_2
     actions[5] = wrong
     with pytest.raises(ValueError, match=rf"game 5: card {wrong} \(.*\) is not in player_1's hand"):
         game.step(actions)
@@ -124,8 +124,8 @@ def test_auto_reset_keeps_every_game_playing():
     for step in range(36):
         _, deal_done, match_done = game.step(game.mask.argmax(1))
     assert deal_done.all() and match_done.all()
-    assert (game.mask.sum(1) == 9).all() and not game.over.any()
-    assert (game.points == 0).all(), "a new match starts with cleared scores (R2)"
+    assert (game.mask.sum(1) == 9).all() and not game.state.over.any()
+    assert (game.state.points == 0).all(), "a new match starts with cleared scores (R2)"
     assert all(game.match_result(i)["points"] == game.deal_result(i)["points"] for i in range(4))
 
 
@@ -148,7 +148,7 @@ def test_one_set_of_deals_for_all_games_and_memory_per_game():
     game = VectorGame(3, num_deals=2, auto_reset=False)
     game.reset(options={"deals": [hands], "first_dealer": 3})
     for s in range(4):
-        assert (np.flatnonzero(game.card_state[1] == s) == sorted(hands[s])).all()
+        assert (np.flatnonzero(game.state.card_state[1] == s) == sorted(hands[s])).all()
     assert game.bytes_per_game() < 2048
 
 
@@ -159,7 +159,7 @@ def test_batch_invariants(seed, n):
     game = VectorGame(n, num_deals=2, seed=seed)
     game.reset()
     for _ in range(80):
-        hand_sizes = (game.card_state == game.to_act[:, None]).sum(1)
+        hand_sizes = (game.state.card_state == game.to_act[:, None]).sum(1)
         assert (game.mask.sum(1) == hand_sizes).all()
         assert game.obs.shape == (n, OBS_SIZE)
         r = rng.random((n, 48)) * game.mask
@@ -167,9 +167,9 @@ def test_batch_invariants(seed, n):
         assert (rewards.sum(1) == 0).all()
         assert (rewards[~deal_done] == 0).all()
         # cards: 36 in hands/tricks/played, 12 unused, in every game
-        assert ((game.card_state == 4).sum(1) == 12).all()
-        won = game.counts.sum(1) + (game.trick_winners == 4).sum(1)
-        assert (won == game.trick_index).all()
+        assert ((game.state.card_state == 4).sum(1) == 12).all()
+        won = game.state.counts.sum(1) + (game.state.trick_winners == 4).sum(1)
+        assert (won == game.state.trick_index).all()
 
 
 def test_observations_match_reference_encoder_on_random_states():
@@ -212,11 +212,11 @@ def test_pure_python_fallback_gives_the_same_game():
 def test_inactive_games_wait():
     game = VectorGame(4, seed=2)
     game.reset()
-    before = game.card_state.copy()
+    before = game.state.card_state.copy()
     active = np.array([True, False, True, False])
     game.step(game.mask.argmax(1), active=active)
-    assert np.array_equal(game.card_state[~active], before[~active])
-    assert not np.array_equal(game.card_state[active], before[active])
+    assert np.array_equal(game.state.card_state[~active], before[~active])
+    assert not np.array_equal(game.state.card_state[active], before[active])
     bad = game.mask.argmax(1)
     bad[1] = 60  # ignored: game 1 is not active
     game.step(bad, active=active)

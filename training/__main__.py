@@ -2,7 +2,7 @@
 
 import sys
 
-from aluette_env.cli import main
+from aluette_env.apps.cli import main
 
 if __name__ == "__main__":
     sys.exit(main(["train", *sys.argv[1:]]))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from aluette_env import cli
+from aluette_env.apps import cli
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -18,15 +18,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .checkpoints import CheckpointError
     from .config import ConfigError, load_config
+    from .runs import CheckpointError
     try:
         cfg = load_config(args.config, args.set)
-        from .train import train
+        from .sb3.train import train
         train(cfg, resume=Path(args.resume) if args.resume else None, force=args.force)
     except (ConfigError, CheckpointError) as err:
         raise cli.UsageError(str(err)) from None
     return 0
 
 
-cli.SUBCOMMANDS["train"] = ("self-play training from a config file", add_arguments, run)
+#: Entry point ``aluette.commands: train``.
+COMMAND = cli.Command("self-play training from a config file", add_arguments, run)

@@ -1,6 +1,6 @@
 """``aluette export CHECKPOINT_OR_RUN --out PATH.onnx``: a trained policy as a
-small self-contained ONNX model (see :mod:`aluette_env.onnx_player`), which
-verifies itself before it is written."""
+small self-contained ONNX model (see :mod:`aluette_env.players.onnx_policy`),
+which verifies itself before it is written."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from aluette_env import cli
+from aluette_env.apps import cli
 
 
 class ExportError(ValueError):
@@ -20,7 +20,8 @@ class ExportError(ValueError):
 def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """``n`` observations and masks of seats to act in real games (heuristic and
     random play mixed, all tricks of the deal represented)."""
-    from aluette_env.players import HeuristicPlayer, RandomPlayer
+    from aluette_env.players.heuristic import HeuristicPlayer
+    from aluette_env.players.random_player import RandomPlayer
     from aluette_env.vector import VectorGame
     game = VectorGame(64, seed=seed)
     game.reset()
@@ -42,9 +43,11 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
 
     import aluette_env
     from aluette_env.observation import OBS_SIZE, OBS_VERSION
-    from aluette_env.onnx_player import OnnxPlayer
+    from aluette_env.players.onnx_policy import OnnxPlayer
 
-    from .checkpoints import atomic_path, load_model, resolve_checkpoint
+    from .runs import atomic_path
+    from .sb3.checkpoints import load_model, resolve_checkpoint
+    from .sb3.policy import ILLEGAL_LOGIT, mask_logits, policy_logits
 
     path = resolve_checkpoint(spec)
     model = load_model(path)
@@ -56,9 +59,7 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
             self.policy = policy
 
         def forward(self, observation, action_mask):
-            features = self.policy.extract_features(observation, self.policy.pi_features_extractor)
-            logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(features))
-            return torch.where(action_mask > 0, logits, torch.full_like(logits, -1e9))
+            return mask_logits(policy_logits(self.policy, observation), action_mask, ILLEGAL_LOGIT)
 
     run_dir = path.parent
     meta = {
@@ -112,7 +113,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .checkpoints import CheckpointError
+    from .runs import CheckpointError
     if not args.out.endswith(".onnx"):
         raise cli.UsageError(f"--out {args.out!r}: the file name must end in .onnx")
     try:
@@ -128,4 +129,5 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-cli.SUBCOMMANDS["export"] = ("export a trained policy to ONNX", add_arguments, run)
+#: Entry point ``aluette.commands: export``.
+COMMAND = cli.Command("export a trained policy to ONNX", add_arguments, run)

@@ -1,28 +1,27 @@
-"""The learner's view of Aluette as an SB3 ``VecEnv`` on the batched engine.
+"""The learner's view of Aluette on the batched engine, for any training backend.
 
 Game i has one learner seat (``i % 4``, so the learner plays every position).
 The learner only sees its own decisions: after its card, the other three
-seats play inside ``step_wait`` until the learner is to act again — the
-partner by the current policy (or a fixed player), the opposing team by a
-player drawn per game at each match start from the opponent pool. Partner
-and opponent decisions are batched across all games. The learner's reward is
-its team's zero-sum deal points, summed over the plays between two of its
-decisions; an episode is one match.
+seats play until the learner is to act again — the partner by the current
+policy (or a fixed player), the opposing team by a player drawn per game at
+each match start from the :class:`OpponentPool`. Partner and opponent
+decisions are batched across all games. The learner's reward is its team's
+zero-sum deal points, summed over the plays between two of its decisions; an
+episode is one match. Backends wrap :class:`LearnerGames` in their own env
+API (``training.sb3.vecenv`` for SB3).
+
+May import: numpy and :mod:`aluette_env`; never torch or a training library.
 """
 
 from __future__ import annotations
 
-import time
-from typing import Any, Sequence
-
 import numpy as np
-from gymnasium import spaces
-from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
-from aluette_env.cards import NUM_CARDS
-from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player, act_batch
 from aluette_env.vector import VectorGame
+
+#: Pool entries that are not player specs.
+POLICY_ENTRIES = ("latest", "snapshots")
 
 
 class OpponentPool:
@@ -65,63 +64,52 @@ class OpponentPool:
         return self.rng.choice(len(self.players()), size=n, p=self.probabilities())
 
 
-class SelfPlayVecEnv(VecEnv):
-    """See the module docstring. ``set_learner(player)`` must be called with
-    the current policy's player before stepping (the trainer does it)."""
+class LearnerGames:
+    """N self-play games seen from their learner seats (see the module docstring).
+    ``pool.latest`` must hold the current policy's player before stepping."""
 
     def __init__(self, num_games: int, pool: OpponentPool, partner: Player | None = None,
                  num_deals: int = 5, seed: int | None = None):
-        obs_space = spaces.Box(0, 1, (OBS_SIZE,), np.int8)
-        self.render_mode = None
-        super().__init__(num_games, obs_space, spaces.Discrete(NUM_CARDS))
+        self.num_games = num_games
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
         self.pool = pool
         self.partner = partner  # None: the current policy
         self.learner_seat = (np.arange(num_games) % 4).astype(np.int8)
         self.partner_seat = (self.learner_seat + 2) % 4
         self.opponent = np.zeros(num_games, np.int64)
-        self._actions: np.ndarray | None = None
-        self._ep_return = np.zeros(num_games, np.float32)
-        self._ep_len = np.zeros(num_games, np.int64)
-        self._t0 = time.time()
-        self._seed = seed
         self._rows = np.arange(num_games)
+        self._seed = seed
 
-    # -- VecEnv -------------------------------------------------------------------
+    @property
+    def obs(self) -> np.ndarray:
+        """[N, OBS_SIZE] the learners' observations (valid after reset/step)."""
+        return self.game.obs
 
-    def reset(self) -> np.ndarray:
-        """New matches in every game. ``set_options({"deals": ..., "first_dealer": ...})``
-        beforehand fixes hands as in :meth:`VectorGame.reset` (tests, puzzles)."""
-        options = self._options[0] if self._options and self._options[0] else None
+    @property
+    def mask(self) -> np.ndarray:
+        """[N, 48] the learners' legal cards."""
+        return self.game.mask
+
+    def reset(self, options: dict | None = None) -> np.ndarray:
+        """New matches in every game (``options`` as :meth:`VectorGame.reset`); returns
+        the learners' deal points scored before their first decision ([N])."""
         self.game.reset(seed=self._seed, options=options)
         self._seed = None  # later resets continue the stream
-        self.opponent[:] = self.pool.draw(self.num_envs)
-        self._ep_return[:] = 0
-        self._ep_len[:] = 0
-        rewards = np.zeros(self.num_envs, np.float32)
-        dones = np.zeros(self.num_envs, bool)
+        self.opponent[:] = self.pool.draw(self.num_games)
+        rewards = np.zeros(self.num_games, np.float32)
+        dones = np.zeros(self.num_games, bool)
         self._advance(rewards, dones)
-        return self.game.obs.copy()
+        return rewards
 
-    def step_async(self, actions: np.ndarray) -> None:
-        self._actions = np.asarray(actions, np.int64)
-
-    def step_wait(self):
-        rewards = np.zeros(self.num_envs, np.float32)
-        dones = np.zeros(self.num_envs, bool)
-        r, _, match_done = self.game.step(self._actions)
+    def step(self, actions: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Play the learners' cards, then everyone else's until each learner is to act
+        again. Returns (rewards [N], dones [N]: a match ended, the next one started)."""
+        rewards = np.zeros(self.num_games, np.float32)
+        dones = np.zeros(self.num_games, bool)
+        r, _, match_done = self.game.step(actions)
         self._collect(r, match_done, rewards, dones)
-        self._ep_len += 1
         self._advance(rewards, dones)
-        self._ep_return += rewards
-        infos: list[dict[str, Any]] = [{} for _ in range(self.num_envs)]
-        for i in np.flatnonzero(dones):
-            # Episode statistics in the form SB3's Monitor writes them.
-            infos[i]["episode"] = {"r": float(self._ep_return[i]), "l": int(self._ep_len[i]),
-                                   "t": round(time.time() - self._t0, 6)}
-            self._ep_return[i] = 0
-            self._ep_len[i] = 0
-        return self.game.obs.copy(), rewards, dones, infos
+        return rewards, dones
 
     def _collect(self, r: np.ndarray, match_done: np.ndarray, rewards: np.ndarray,
                  dones: np.ndarray) -> None:
@@ -134,7 +122,7 @@ class SelfPlayVecEnv(VecEnv):
     def _advance(self, rewards: np.ndarray, dones: np.ndarray) -> None:
         """Play the other seats until every game waits for its learner."""
         game = self.game
-        actions = np.zeros(self.num_envs, np.int64)
+        actions = np.zeros(self.num_games, np.int64)
         players = self.pool.players()
         while True:
             waiting = game.to_act != self.learner_seat
@@ -152,39 +140,3 @@ class SelfPlayVecEnv(VecEnv):
                     actions[idx] = act_batch(players[k][1], game.obs[idx], game.mask[idx])
             r, _, match_done = game.step(actions, active=waiting)
             self._collect(r, match_done, rewards, dones)
-
-    def action_masks(self) -> np.ndarray:
-        return self.game.mask.astype(bool)
-
-    def close(self) -> None:
-        pass
-
-    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
-        return [getattr(self, attr_name)] * len(self._indices(indices))
-
-    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
-        setattr(self, attr_name, value)
-
-    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
-        if method_name == "action_masks":
-            masks = self.action_masks()
-            return [masks[i] for i in self._indices(indices)]
-        result = getattr(self, method_name)(*method_args, **method_kwargs)
-        return [result] * len(self._indices(indices))
-
-    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
-        return [False] * len(self._indices(indices))
-
-    def has_attr(self, attr_name: str) -> bool:
-        return hasattr(self, attr_name)
-
-    def seed(self, seed: int | None = None) -> Sequence[None]:
-        self._seed = seed
-        return [None] * self.num_envs
-
-    def _indices(self, indices) -> list[int]:
-        if indices is None:
-            return list(range(self.num_envs))
-        if isinstance(indices, int):
-            return [indices]
-        return list(indices)

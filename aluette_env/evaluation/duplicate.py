@@ -21,9 +21,9 @@ from typing import Any, Callable
 
 import numpy as np
 
-from .players import Player, act_batch, load_player
-from .rules import DEFAULT_NUM_DEALS, NUM_SEATS
-from .vector import VectorGame
+from ..game import DEFAULT_NUM_DEALS, NUM_SEATS
+from ..players import Player, act_batch, load_player
+from ..vector import SPOILED, VectorGame
 
 Z95 = 1.959963984540054
 
@@ -130,12 +130,13 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
                 if len(idx):
                     actions[idx] = act_batch(seat_players[s], game.obs[idx], game.mask[idx])
             _, deal_done, _ = game.step(actions)
+            res = game.results
             for g in np.flatnonzero(deal_done):
-                d = first + g * per_match + int(game.res_deal[g])
-                rec.points[d] = game.res_points[g]
-                rec.winner[d] = game.res_winner[g]
-                rec.mordienne[d] = game.res_mordienne[g]
-                rec.spoiled[d] = int((game.res_winners[g] == 4).sum())
+                d = first + g * per_match + int(res.deal[g])
+                rec.points[d] = res.points[g]
+                rec.winner[d] = res.winner[g]
+                rec.mordienne[d] = res.mordienne[g]
+                rec.spoiled[d] = int((res.winners[g] == SPOILED).sum())
         if progress:
             progress(n_matches * per_match)
     return rec

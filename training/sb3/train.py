@@ -1,4 +1,4 @@
-"""Self-play training of a MaskablePPO policy for Aluette, from a config file.
+"""The SB3 backend: self-play training of a MaskablePPO policy from a config file.
 
 Read top to bottom: build the run folder and the opponent pool, build (or
 resume) the model on the self-play VecEnv, then ``model.learn`` with one
@@ -21,21 +21,174 @@ from stable_baselines3.common.callbacks import BaseCallback
 from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 
-from .checkpoints import (
-    CheckpointError, append_jsonl, atomic_path, load_model, read_state, save_model, write_json,
-    write_text,
+from ..config import TrainConfig
+from ..runs import (
+    CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
 )
-from .config import ConfigError, TrainConfig, to_yaml
+from ..selfplay import POLICY_ENTRIES, OpponentPool
+from .checkpoints import load_model, save_model
 from .policy import CardTrunk, PolicyPlayer
-from .selfplay import OpponentPool, SelfPlayVecEnv
-
-FIXED = ("latest", "snapshots")
+from .vecenv import SelfPlayVecEnv
 
 
 class AluettePPO(MaskablePPO):
     """MaskablePPO that also logs its losses under ``losses/`` (CleanRL's names)."""
 
     def train(self) -> None:
+        super().train()
+        for key, value in list(self.logger.name_to_value.items()):
+            if key.startswith("train/") and "loss" in key:
+                self.logger.record("losses/" + key.removeprefix("train/"), value)
+
+
+def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
+    act = torch.nn.ReLU if cfg.network.activation == "relu" else torch.nn.Tanh
+    return AluettePPO(
+        "MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0,
+        tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
+        policy_kwargs=dict(features_extractor_class=CardTrunk,
+                           features_extractor_kwargs=dict(widths=tuple(cfg.network.trunk),
+                                                          activation=cfg.network.activation),
+                           net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
+                           activation_fn=act),
+        **cfg.ppo.model_dump(),
+    )
+
+
+class TrainCallback(BaseCallback):
+    """Snapshots, evaluation, checkpoints, progress and clean stopping."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, pool: OpponentPool, state: dict):
+        super().__init__()
+        self.cfg, self.run_dir, self.pool, self.state = cfg, run_dir, pool, state
+        self.stop_requested = False
+        self.bar = None
+        self._t_last, self._n_last = time.perf_counter(), 0
+        self._rate = 0.0
+        self._start_wall = time.perf_counter()
+
+    # -- SB3 hooks ------------------------------------------------------------------
+
+    def _on_training_start(self) -> None:
+        n = self.num_timesteps
+        self._n_last = n
+        self._next = {k: (n // every + 1) * every for k, every in (
+            ("snapshot", self.cfg.selfplay.snapshot_interval),
+            ("eval", self.cfg.eval.interval), ("checkpoint", self.cfg.checkpoint.interval))}
+        if self.cfg.logging.progress_bar:
+            from tqdm import tqdm
+            self.bar = tqdm(total=self.cfg.total_timesteps, initial=n, unit="sample",
+                            unit_scale=True, dynamic_ncols=True, desc=self.cfg.run_name)
+
+    def _on_step(self) -> bool:
+        n = self.num_timesteps
+        if self.bar is not None:
+            self.bar.update(n - self.bar.n)
+        now = time.perf_counter()
+        if now - self._t_last > 5:
+            self._rate = (n - self._n_last) / (now - self._t_last)
+            self._t_last, self._n_last = now, n
+            self.logger.record("charts/samples_per_second", self._rate)
+            if self.bar is not None:
+                self.bar.set_postfix_str(self._postfix())
+        if n >= self._next["snapshot"]:
+            self._next["snapshot"] += self.cfg.selfplay.snapshot_interval
+            self.add_snapshot()
+        if n >= self._next["eval"]:
+            self._next["eval"] += self.cfg.eval.interval
+            self.evaluate()
+        if n >= self._next["checkpoint"]:
+            self._next["checkpoint"] += self.cfg.checkpoint.interval
+            self.checkpoint()
+        return not self.stop_requested
+
+    def _on_rollout_end(self) -> None:
+        buf = self.model.ep_info_buffer
+        if buf:
+            self.logger.record("charts/episodic_return", float(np.mean([e["r"] for e in buf])))
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+    # -- the work -----------------------------------------------------------------
+
+    def _postfix(self) -> str:
+        last = self.state["evals"][-1] if self.state["evals"] else None
+        text = f"{self._rate:,.0f} samples/s"
+        if last:
+            text += " · " + ", ".join(f"vs {k} {v['points_per_deal']:+.3f}"
+                                      for k, v in last["results"].items())
+        return text
+
+    def add_snapshot(self) -> None:
+        n = self.num_timesteps
+        pool_dir = self.run_dir / "pool"
+        pool_dir.mkdir(exist_ok=True)
+        path = pool_dir / f"snapshot_{n}.pt"
+        with atomic_path(path) as tmp:
+            torch.save(self.model.policy.state_dict(), tmp)
+        self.pool.snapshots.append((path.name, frozen_player(self.model.policy, path.name)))
+        self.state["snapshots"].append(path.name)
+        while len(self.pool.snapshots) > self.cfg.selfplay.pool_size:
+            name, _ = self.pool.snapshots.pop(0)
+            self.state["snapshots"].remove(name)
+            (pool_dir / name).unlink(missing_ok=True)
+
+    def evaluate(self) -> dict:
+        cfg = self.cfg
+        player = PolicyPlayer(self.model.policy, name=f"{cfg.run_name}@{self.num_timesteps}")
+        t0 = time.perf_counter()
+        results = {}
+        for spec in cfg.eval.opponents:
+            res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
+            results[spec] = res.to_json()
+            key = spec.replace("/", "_")
+            self.logger.record(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
+            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
+            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
+            self.logger.record(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
+            if spec == cfg.eval.opponents[0]:
+                self.logger.record("eval/deal_win_rate", res.deal_win_rate)
+        record = {"timesteps": self.num_timesteps,
+                  "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
+                  "eval_seconds": time.perf_counter() - t0, "results": results}
+        self.state["evals"].append(record)
+        append_jsonl(self.run_dir / "metrics.jsonl", record)
+        main = results[cfg.eval.opponents[0]]["points_per_deal"]
+        if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
+            self.state["best"] = {"timesteps": self.num_timesteps, "points_per_deal": main,
+                                  "opponent": cfg.eval.opponents[0]}
+            save_model(self.model, self.run_dir / "best.zip")
+        if cfg.logging.curve:
+            plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
+        if self.bar is not None:
+            self.bar.set_postfix_str(self._postfix())
+        self.logger.dump(self.num_timesteps)
+        return record
+
+    def checkpoint(self) -> None:
+        n = self.num_timesteps
+        self.state["timesteps"] = n
+        self.state["wall_time_s"] += time.perf_counter() - self._start_wall
+        self._start_wall = time.perf_counter()
+        save_model(self.model, self.run_dir / f"checkpoint_{n}.zip")
+        save_model(self.model, self.run_dir / "latest.zip")
+        write_json(self.run_dir / "state.json", self.state)
+        numbered = sorted(self.run_dir.glob("checkpoint_*.zip"),
+                          key=lambda p: int(p.stem.split("_")[1]))
+        for old in numbered[:-self.cfg.checkpoint.keep]:
+            old.unlink(missing_ok=True)
+
+
+def frozen_player(policy, name: str) -> PolicyPlayer:
+    """A copy of the policy that later training does not change (an opponent)."""
+    snap = copy.deepcopy(policy)
+    snap.set_training_mode(False)
+    return PolicyPlayer(snap, name=name, temperature=1.0)
+
+
+def train(self) -> None:
         super().train()
         for key, value in list(self.logger.name_to_value.items()):
             if key.startswith("train/") and "loss" in key:
@@ -233,33 +386,11 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
           log=print) -> Path:
     """Train (or resume) a run; returns its folder. Raises ConfigError /
     CheckpointError with one-line messages."""
-    import yaml
     torch.set_num_threads(cfg.torch_threads)
-    if resume is not None:
-        run_dir = Path(resume)
-        state = read_state(run_dir)
-        try:
-            saved = yaml.safe_load((run_dir / "config.yaml").read_text())
-        except (OSError, yaml.YAMLError):
-            raise CheckpointError(f"{run_dir / 'config.yaml'}: missing or corrupt") from None
-        diff = _config_diff(saved, cfg.model_dump())
-        if diff and not force:
-            raise ConfigError(f"{run_dir}: the config differs from the run's "
-                              f"({'; '.join(diff[:5])}); pass --force to resume anyway")
-        if diff:
-            write_text(run_dir / "config.yaml", to_yaml(cfg))
-    else:
-        run_dir = Path(cfg.output_dir) / cfg.run_name
-        if (run_dir / "state.json").exists():
-            raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir} "
-                              f"or choose another run_name (--set run_name=...)")
-        run_dir.mkdir(parents=True, exist_ok=True)
-        write_text(run_dir / "config.yaml", to_yaml(cfg))
-        state = {"timesteps": 0, "wall_time_s": 0.0, "best": None, "snapshots": [], "evals": []}
-
+    run_dir, state = open_run(cfg, resume, force)
     rng = np.random.default_rng(cfg.seed + state["timesteps"])
     fixed = {spec: load_player(spec, seed=cfg.seed) for spec in cfg.selfplay.opponents
-             if spec not in FIXED}
+             if spec not in POLICY_ENTRIES}
     pool = OpponentPool(cfg.selfplay.opponents, fixed, rng)
     partner = None if cfg.selfplay.partner == "latest" else load_player(cfg.selfplay.partner)
     env = SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals,

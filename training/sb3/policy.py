@@ -8,24 +8,38 @@ import torch
 
 from aluette_env.players import BatchPlayer
 
+#: Logit of an illegal card in exported models (finite, so ONNX runtimes and
+#: softmax stay well defined); players use -inf.
+ILLEGAL_LOGIT = -1e9
+
+
+def policy_logits(policy, observation: torch.Tensor) -> torch.Tensor:
+    """Unmasked action logits of an SB3 actor-critic policy."""
+    features = policy.extract_features(observation, policy.pi_features_extractor)
+    return policy.action_net(policy.mlp_extractor.forward_actor(features))
+
+
+def mask_logits(logits: torch.Tensor, action_mask: torch.Tensor,
+                fill: float = float("-inf")) -> torch.Tensor:
+    """``logits`` with the illegal cards (mask 0) set to ``fill``."""
+    return torch.where(action_mask > 0, logits, torch.full_like(logits, fill))
+
 
 def masked_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
     """Action logits of an SB3 actor-critic policy with illegal cards at -inf."""
     with torch.no_grad():
         x = torch.as_tensor(obs, dtype=torch.float32)
-        features = policy.extract_features(x, policy.pi_features_extractor)
-        logits = policy.action_net(policy.mlp_extractor.forward_actor(features))
-        return logits.masked_fill(torch.as_tensor(masks) == 0, float("-inf"))
+        return mask_logits(policy_logits(policy, x), torch.as_tensor(masks))
 
 
 class PolicyPlayer(BatchPlayer):
     """Greedy by default; ``temperature > 0`` samples from softmax(logits / T)."""
 
-    def __init__(self, policy, name: str = "policy", temperature: float = 0.0,
+    def __init__(self, policy, name: str = "policy", temperature: float | None = None,
                  seed: int | None = None):
         self.policy = policy
         self.name = name
-        self.temperature = float(temperature)
+        self.temperature = 0.0 if temperature is None else float(temperature)
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -1,10 +1,17 @@
-"""The rules of Aluette (RULES.md R1-R16) as plain Python: dealing, tricks,
-deal scoring and the five-deal match.
+"""The rules of Aluette (docs/RULES.md R1-R16) as plain Python: dealing,
+tricks, deal scoring and the five-deal match.
 
 No numpy, gymnasium or torch here: the PettingZoo environment, the batched
-engine, the players and the search all build on these functions, so there is
-one statement of the game. Seats are ints 0-3 (``player_k`` is seat k),
-clockwise; team of seat s is ``s % 2`` (R1).
+engine, the players, the search, the games and training all build on these
+functions, so there is one statement of each rule (the numba kernels of
+:mod:`aluette_env.vector` are the one second statement, pinned by an
+equivalence test). Seats are ints 0-3 (see :mod:`.seats`).
+
+The tally of a deal in progress is three 4-tuples: ``counts`` (tricks won per
+seat), ``reached`` (trick index of each seat's latest win, -1 for none: the
+R14 tie-break) and ``in_run`` (the seat's wins are one run ending with the
+last finished trick: it can still make Mordienne, R16). :func:`after_trick`
+updates them, :func:`leading_seat` and :func:`deal_value` read them.
 
 The hot path (``Deal.play``) is written for speed: an env step is one call.
 """
@@ -12,26 +19,16 @@ The hot path (``Deal.play``) is written for speed: an env step is one call.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from typing import Any, NamedTuple, Sequence
 
 from .cards import NUM_CARDS, STRENGTH, check_card, describe
+from .seats import AGENTS, NUM_SEATS, TEAMS, next_seat, team_of
 
-NUM_SEATS = 4
 HAND_SIZE = 9
 NUM_TRICKS = 9
 NUM_UNUSED = NUM_CARDS - NUM_SEATS * HAND_SIZE  # 12, never seen by anyone (R5)
 DEFAULT_NUM_DEALS = 5  # R2
 PACKET = 3  # R5: three rounds of packets of three
-
-
-def team_of(seat: int) -> int:
-    """R1: team 0 = seats 0 and 2, team 1 = seats 1 and 3."""
-    return seat & 1
-
-
-def next_seat(seat: int) -> int:
-    """Clockwise neighbour, the player to ``seat``'s left (R1, R6)."""
-    return (seat + 1) & 3
 
 
 # --------------------------------------------------------------------------- dealing
@@ -108,38 +105,74 @@ class DealScore(NamedTuple):
     mordienne: bool
 
 
-def score_deal(trick_winners: Sequence[int | None]) -> DealScore:
-    """R13-R16 from the nine trick winners (seat or None for spoiled).
+NO_TRICKS = ((0, 0, 0, 0), (-1, -1, -1, -1), (False, False, False, False))
 
-    R13 most tricks wins; R14 ties go to whoever reached that number first;
-    R15 all spoiled scores nothing; R16 Mordienne (2 points) when the winner's
-    tricks are exactly one unbroken run of at least two that ends with the
-    ninth trick.
+
+def after_trick(counts: Sequence[int], reached: Sequence[int], in_run: Sequence[bool],
+                winner: int | None, index: int) -> tuple[tuple[int, ...], tuple[int, ...],
+                                                         tuple[bool, ...]]:
+    """The tally after trick ``index`` (0-8) went to ``winner`` (None: spoiled).
+
+    R13 one more trick for the winner; R14 it reached that count at ``index``;
+    R16 its run is alive if it had won nothing before or its run was alive, and
+    every other seat's run ends (a spoiled trick ends every run).
     """
-    if len(trick_winners) != NUM_TRICKS:
-        raise ValueError(f"a deal has {NUM_TRICKS} tricks, got {len(trick_winners)}")
-    counts = [0] * NUM_SEATS
-    reached = [0] * NUM_SEATS  # trick index at which each seat reached its count
-    for i, w in enumerate(trick_winners):
-        if w is not None:
-            counts[w] += 1
-            reached[w] = i
-    most = max(counts)
-    if most == 0:
+    if winner is None:
+        return tuple(counts), tuple(reached), (False, False, False, False)
+    live = counts[winner] == 0 or in_run[winner]
+    c = list(counts)
+    c[winner] += 1
+    r = list(reached)
+    r[winner] = index
+    run = [False, False, False, False]
+    run[winner] = live
+    return tuple(c), tuple(r), tuple(run)
+
+
+def leading_seat(counts: Sequence[int], reached: Sequence[int]) -> int | None:
+    """R13-R14: the seat that would win the deal if it ended now (most tricks,
+    ties to whoever reached that count first), or None while nobody has a trick."""
+    winner = None
+    for s in range(NUM_SEATS):
+        if counts[s] and (winner is None or counts[s] > counts[winner] or
+                          (counts[s] == counts[winner] and reached[s] < reached[winner])):
+            winner = s
+    return winner
+
+
+def reach_order(counts: Sequence[int], reached: Sequence[int]) -> list[int]:
+    """Seats with a trick, best first by R13-R14 (most tricks, then first to reach)."""
+    return sorted((s for s in range(NUM_SEATS) if counts[s]),
+                  key=lambda s: (-counts[s], reached[s]))
+
+
+def deal_value(counts: Sequence[int], reached: Sequence[int],
+               in_run: Sequence[bool]) -> DealScore:
+    """R13-R16 from the tally after the ninth trick: the winner, 0/1/2 points
+    (R15 nobody when every trick was spoiled; R16 two with Mordienne: a run of
+    at least two tricks that reaches the end, nothing won before it)."""
+    winner = leading_seat(counts, reached)
+    if winner is None:
         return DealScore(None, 0, False)
-    winner = min((s for s in range(NUM_SEATS) if counts[s] == most), key=reached.__getitem__)
-    mordienne = is_mordienne(trick_winners, winner)
+    mordienne = bool(in_run[winner]) and counts[winner] >= 2
     return DealScore(winner, 2 if mordienne else 1, mordienne)
 
 
-def is_mordienne(trick_winners: Sequence[int | None], seat: int) -> bool:
-    """R16 for ``seat``: its won tricks form one run of at least two consecutive
-    tricks reaching the last trick, and it won nothing before that run."""
-    n = len(trick_winners)
-    first = next((i for i, w in enumerate(trick_winners) if w == seat), None)
-    if first is None or n - first < 2:
-        return False
-    return all(w == seat for w in trick_winners[first:])
+def team_value(score: DealScore) -> int:
+    """A deal's points from team 0's side: +points if team 0 scored, -points if team 1."""
+    if score.winner is None:
+        return 0
+    return score.points if team_of(score.winner) == 0 else -score.points
+
+
+def score_deal(trick_winners: Sequence[int | None]) -> DealScore:
+    """R13-R16 from the nine trick winners (seat, or None for a spoiled trick)."""
+    if len(trick_winners) != NUM_TRICKS:
+        raise ValueError(f"a deal has {NUM_TRICKS} tricks, got {len(trick_winners)}")
+    counts, reached, in_run = NO_TRICKS
+    for i, w in enumerate(trick_winners):
+        counts, reached, in_run = after_trick(counts, reached, in_run, w, i)
+    return deal_value(counts, reached, in_run)
 
 
 # --------------------------------------------------------------------------- a deal
@@ -181,11 +214,8 @@ class Deal:
         self.trick_cards: list[int] = []
         self.tricks: list[Trick] = []
         self.trick_winners: list[int | None] = []
-        self.counts = [0] * NUM_SEATS
-        self.reached = [-1] * NUM_SEATS  # trick index of each seat's latest win (R14)
-        # in_run[s]: s has won tricks and they are one run ending with the last
-        # finished trick, so s can still make Mordienne (R16).
-        self.in_run = [False] * NUM_SEATS
+        # The tally (see the module docstring): counts, reached (R14), in_run (R16).
+        self.counts, self.reached, self.in_run = NO_TRICKS
 
     @property
     def trick_index(self) -> int:
@@ -218,25 +248,23 @@ class Deal:
         trick = Trick(len(self.tricks), leader, tuple(cards), winner)
         self.tricks.append(trick)
         self.trick_winners.append(winner)
-        in_run = self.in_run
+        self.counts, self.reached, self.in_run = after_trick(
+            self.counts, self.reached, self.in_run, winner, trick.index)
         if winner is not None:
-            live = self.counts[winner] == 0 or in_run[winner]
-            in_run[0] = in_run[1] = in_run[2] = in_run[3] = False
-            in_run[winner] = live
-            self.counts[winner] += 1
-            self.reached[winner] = trick.index
             self.leader = winner  # R10
-        else:
-            in_run[0] = in_run[1] = in_run[2] = in_run[3] = False
         # R11: on a spoiled trick the same leader leads again.
         self.trick_cards = []
         self.to_act = self.leader
         return trick
 
+    def leading_seat(self) -> int | None:
+        """Who would win the deal if it ended now (R13-R14)."""
+        return leading_seat(self.counts, self.reached)
+
     def score(self) -> DealScore:
         if not self.done:
             raise ValueError(f"the deal is not over: {len(self.tricks)} of 9 tricks played")
-        return score_deal(self.trick_winners)
+        return deal_value(self.counts, self.reached, self.in_run)
 
 
 
@@ -296,13 +324,10 @@ class Match:
         if self.over:
             raise ValueError("the match is over: all deals have been played")
         score = deal.score()
-        team_points = [0, 0]
-        if score.winner is not None:
-            team_points[team_of(score.winner)] = score.points
-        self.points[0] += team_points[0]
-        self.points[1] += team_points[1]
         rec = DealRecord(self.deal_index, deal.dealer, list(deal.trick_winners),
-                         list(deal.counts), score, (team_points[0], team_points[1]))
+                         list(deal.counts), score, team_points(score))
+        self.points[0] += rec.team_points[0]
+        self.points[1] += rec.team_points[1]
         self.history.append(rec)
         return rec
 
@@ -311,3 +336,37 @@ class Match:
         if self.points[0] == self.points[1]:
             return None
         return 0 if self.points[0] > self.points[1] else 1
+
+    def result(self) -> dict[str, Any]:
+        """The ``infos[a]["match_result"]`` dict: points by team and the winning team."""
+        return match_result(self.points)
+
+
+def team_points(score: DealScore) -> tuple[int, int]:
+    """Points a deal gives team 0 and team 1 (R13-R16)."""
+    pts = [0, 0]
+    if score.winner is not None:
+        pts[team_of(score.winner)] = score.points
+    return pts[0], pts[1]
+
+
+def deal_result(record: DealRecord) -> dict[str, Any]:
+    """The ``infos[a]["deal_result"]`` dict of a finished deal (the env, the
+    batched engine and the games all report deals in this form)."""
+    score = record.score
+    return {
+        "deal": record.deal,
+        "dealer": AGENTS[record.dealer],
+        "trick_winners": [None if w is None else AGENTS[w] for w in record.trick_winners],
+        "trick_counts": {AGENTS[s]: record.trick_counts[s] for s in range(NUM_SEATS)},
+        "winner": None if score.winner is None else AGENTS[score.winner],
+        "mordienne": score.mordienne,
+        "points": {TEAMS[0]: record.team_points[0], TEAMS[1]: record.team_points[1]},
+    }
+
+
+def match_result(points: Sequence[int]) -> dict[str, Any]:
+    """R2: ``{"points": {"team_0": p0, "team_1": p1}, "winner": "team_k" | None}``."""
+    p0, p1 = int(points[0]), int(points[1])
+    return {"points": {TEAMS[0]: p0, TEAMS[1]: p1},
+            "winner": None if p0 == p1 else TEAMS[0 if p0 > p1 else 1]}

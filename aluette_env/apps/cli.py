@@ -1,5 +1,6 @@
-"""The ``aluette`` command: ``eval``, ``league`` (and ``train``, ``export``,
-``play`` as the training/export/play modules provide them).
+"""The ``aluette`` command: ``eval`` and ``league`` here, and every subcommand
+registered under the entry point group ``aluette.commands`` (``play``,
+``train``, ``export``, ...): each entry is a :class:`Command`.
 
 Bad input (unknown player, unreadable model, a bad number, a seat named
 twice) ends with one line on stderr naming the problem and exit code 2.
@@ -12,7 +13,10 @@ import json
 import sys
 from typing import Callable
 
-from .players import PlayerSpecError, load_player
+from dataclasses import dataclass
+from importlib import metadata
+
+from ..players import PlayerSpecError, load_player
 
 EXIT_USAGE = 2
 
@@ -56,7 +60,7 @@ def _check_specs(*specs: str) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from .evaluation import duplicate_eval, result_table
+    from ..evaluation.duplicate import duplicate_eval, result_table
 
     seats = _seat_overrides(args.seat or [])
     _check_specs(args.team_a, args.team_b, *seats.values())
@@ -69,49 +73,34 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
 
 def cmd_league(args: argparse.Namespace) -> int:
-    import itertools
-
-    from openskill.models import PlackettLuce
     from rich.console import Console
     from rich.table import Table
 
-    from .evaluation import duplicate_eval
+    from ..evaluation.league import league
 
     if len(args.players) < 2:
         raise UsageError("league needs at least two players")
     if len(set(args.players)) != len(args.players):
         raise UsageError("league: a player is named twice")
     _check_specs(*args.players)
-    model = PlackettLuce()
-    ratings = {p: model.rating(name=p) for p in args.players}
-    ppd: dict[tuple[str, str], float] = {}
-    pairs = list(itertools.combinations(args.players, 2))
-    for a, b in pairs:
-        res = duplicate_eval(a, b, deals=args.deals, seed=args.seed, progress=not args.quiet)
-        ppd[a, b], ppd[b, a] = res.points_per_deal, -res.points_per_deal
-        for v in res.pair_points:
-            ranks = [0, 0] if v == 0 else ([0, 1] if v > 0 else [1, 0])
-            [[ra], [rb]] = model.rate([[ratings[a]], [ratings[b]]], ranks=ranks)
-            ratings[a], ratings[b] = ra, rb
-    order = sorted(args.players, key=lambda p: -ratings[p].ordinal())
-    t = Table(title=f"League: {len(pairs)} duplicate matches of {args.deals} deal pairs, "
+    rows = league(args.players, deals=args.deals, seed=args.seed, progress=not args.quiet)
+    n_pairs = len(rows) * (len(rows) - 1) // 2
+    t = Table(title=f"League: {n_pairs} duplicate matches of {args.deals} deal pairs, "
                     f"seed {args.seed} (cells: row's points per deal vs column)")
     t.add_column("rank", justify="right")
     t.add_column("player")
     t.add_column("rating", justify="right")
     t.add_column("mu ± sigma", justify="right")
-    for p in order:
-        t.add_column(p[-18:], justify="right")
-    rows = []
-    for k, p in enumerate(order, 1):
-        r = ratings[p]
-        cells = ["—" if p == q else f"{ppd[p, q]:+.3f}" for q in order]
-        t.add_row(str(k), p, f"{r.ordinal():.2f}", f"{r.mu:.2f} ± {r.sigma:.2f}", *cells)
-        rows.append({"player": p, "rating": r.ordinal(), "mu": r.mu, "sigma": r.sigma,
-                     "points_per_deal": {q: ppd[p, q] for q in order if q != p}})
+    for r in rows:
+        t.add_column(r.player[-18:], justify="right")
+    for k, r in enumerate(rows, 1):
+        cells = ["—" if r.player == q.player else f"{r.points_per_deal[q.player]:+.3f}"
+                 for q in rows]
+        t.add_row(str(k), r.player, f"{r.rating:.2f}", f"{r.mu:.2f} ± {r.sigma:.2f}", *cells)
     Console().print(t)
     if args.json:
-        _write_json(args.json, {"deals": args.deals, "seed": args.seed, "players": rows})
+        _write_json(args.json, {"deals": args.deals, "seed": args.seed,
+                                "players": [vars(r) for r in rows]})
     return 0
 
 
@@ -129,12 +118,20 @@ def _write_json(path: str, data: dict) -> None:
         raise UsageError(f"cannot write {path}: {err.strerror}") from None
 
 
-#: Extra subcommands registered by other modules: name -> (add_arguments, run).
-SUBCOMMANDS: dict[str, tuple[str, Callable, Callable]] = {}
+@dataclass(frozen=True)
+class Command:
+    """A subcommand of ``aluette``: its one-line help, how it adds its arguments
+    to its parser, and what runs it (returns the exit code)."""
+
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from .. import __version__
     parser = _Parser(prog="aluette", description="Aluette: evaluate, train and play AI players.")
+    parser.add_argument("--version", action="version", version=f"aluette {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     p = sub.add_parser("eval", help="duplicate evaluation of team A against team B")
@@ -156,21 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true")
     p.set_defaults(run=cmd_league)
 
-    _load_extra_commands()
-    for name, (help_text, add_arguments, run) in SUBCOMMANDS.items():
-        p = sub.add_parser(name, help=help_text)
-        add_arguments(p)
-        p.set_defaults(run=run)
+    for ep in sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name):
+        command: Command = ep.load()
+        p = sub.add_parser(ep.name, help=command.help, description=command.help)
+        command.add_arguments(p)
+        p.set_defaults(run=command.run)
     return parser
-
-
-def _load_extra_commands() -> None:
-    import importlib
-    for module in ("training.cli", "training.export", "aluette_env.play"):
-        try:
-            importlib.import_module(module)
-        except ImportError:
-            pass
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -186,7 +174,4 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # Run the imported module's main, so that subcommands registered into
-    # aluette_env.cli by other modules are found (this file runs as __main__).
-    from aluette_env.cli import main as _main
-    sys.exit(_main())
+    sys.exit(main())

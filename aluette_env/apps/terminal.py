@@ -15,8 +15,9 @@ import time
 from rich.console import Console
 from rich.table import Table
 
-from .cards import STRENGTH, card_name, short_name
-from .env import AGENTS, raw_env
+from ..aec import raw_env
+from ..game import AGENTS, STRENGTH, card_name, reach_order, seat_of, short_name
+from .cli import Command, UsageError
 
 NAMES = {"player_0": "You", "player_1": "Left", "player_2": "Partner", "player_3": "Right"}
 
@@ -97,8 +98,7 @@ class TerminalGame:
         t.add_column("seat")
         t.add_column("tricks", justify="right")
         t.add_column("in this trick")
-        lead = sorted((s for s in range(4) if deal.counts[s]),
-                      key=lambda s: (-deal.counts[s], deal.reached[s]))
+        lead = reach_order(deal.counts, deal.reached)
         played = {(deal.leader + k) % 4: c for k, c in enumerate(deal.trick_cards)}
         for s in range(4):
             mark = " ← leads the deal (reached first)" if lead and lead[0] == s else ""
@@ -147,7 +147,7 @@ class TerminalGame:
             if term or trunc:
                 env.step(None)
                 continue
-            seat = int(agent[-1])
+            seat = seat_of(agent)
             if seat == 0:
                 self.board()
                 card = self.choose_card(env.deal.hands[0])
@@ -192,15 +192,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .players import load_player
+    from ..players import load_player
     if args.delay < 0:
-        from .cli import UsageError
         raise UsageError(f"--delay must be >= 0, got {args.delay}")
     players = {1: load_player(args.left, seed=args.seed), 2: load_player(args.partner, seed=args.seed),
                3: load_player(args.right, seed=args.seed)}
     return TerminalGame(players, args.seed, args.lang, args.delay).run()
 
 
-from . import cli as _cli  # noqa: E402
-
-_cli.SUBCOMMANDS["play"] = ("play a match in the terminal with an AI partner", add_arguments, run)
+#: Entry point ``aluette.commands: play``.
+COMMAND = Command("play a match in the terminal with an AI partner", add_arguments, run)

@@ -28,9 +28,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .cards import NUM_CARDS, STRENGTH
-from .observation import SHAPES, SLICES
-from .players import BatchPlayer, register_player
+from ..game import NUM_CARDS, STRENGTH, after_trick, deal_value, team_value
+from ..observation import SHAPES, SLICES
+from . import SEED, BatchPlayer, Option
+from .heuristic import HeuristicPlayer
 
 WIN_SCORE = 100  # values are in points; heuristic leaf values stay inside (-3, 3)
 
@@ -60,28 +61,7 @@ class Position:
 
 def final_value(counts, reached, in_run) -> int:
     """R13-R16 at the end of the deal, as team 0's points minus team 1's."""
-    winner = -1
-    for s in range(4):
-        if counts[s] and (winner < 0 or counts[s] > counts[winner] or
-                          (counts[s] == counts[winner] and reached[s] < reached[winner])):
-            winner = s
-    if winner < 0:
-        return 0
-    pts = 2 if in_run[winner] and counts[winner] >= 2 else 1
-    return pts if winner % 2 == 0 else -pts
-
-
-def _after_trick(counts, reached, in_run, winner, t):
-    if winner < 0:
-        return counts, reached, (False, False, False, False)
-    live = counts[winner] == 0 or in_run[winner]
-    c = list(counts)
-    c[winner] += 1
-    r = list(reached)
-    r[winner] = t
-    run = [False] * 4
-    run[winner] = live
-    return tuple(c), tuple(r), tuple(run)
+    return team_value(deal_value(counts, reached, in_run))
 
 
 def _estimate(counts, reached, in_run, hands) -> float:
@@ -132,9 +112,11 @@ class Solver:
         if len(trick) < 4:
             return self._search(hands, leader, trick, counts, reached, in_run, t, alpha, beta)
         best = max(trick)
-        winner = -1 if trick.count(best) > 1 else (leader + trick.index(best)) % 4
-        counts, reached, in_run = _after_trick(counts, reached, in_run, winner, t)
-        return self._search(hands, leader if winner < 0 else winner, (), counts, reached,
+        # R10-R11 on strength levels (equal cards merged): the solver's one restatement
+        # of trick_winner, tested against the game core by tests/test_search.py.
+        winner = None if trick.count(best) > 1 else (leader + trick.index(best)) % 4
+        counts, reached, in_run = after_trick(counts, reached, in_run, winner, t)
+        return self._search(hands, leader if winner is None else winner, (), counts, reached,
                             in_run, t + 1, alpha, beta)
 
     def _search(self, hands, leader, trick, counts, reached, in_run, t, alpha, beta):
@@ -251,14 +233,30 @@ def position_from_observation(vec: np.ndarray, rng: random.Random) -> tuple[Posi
 class SearchPlayer(BatchPlayer):
     """PIMC over sampled worlds (see the module docstring)."""
 
+    OPTIONS = {
+        "worlds": Option(int, 16, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+                         "an integer from 1 to 4096"),
+        "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain",
+                               lambda v: 1 <= v <= 6, "an integer from 1 to 6 (more is "
+                               "too slow for the Python solver)"),
+        "depth_tricks": Option(int, 0, "before the endgame: 0 plays the heuristic move, "
+                               "k searches k tricks ahead", lambda v: 0 <= v <= 3,
+                               "an integer from 0 to 3"),
+        "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
+                              lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
+        "seed": SEED,
+    }
+
     def __init__(self, worlds: int = 16, solve_tricks: int = 4, depth_tricks: int = 0,
                  max_seconds: float = 0.0, seed: int | None = None):
         """``max_seconds > 0`` stops sampling worlds once a move has used that much
         time (at least one world is always solved); moves then depend on the
         machine's speed, so the default 0 (no limit) keeps play deterministic."""
-        if worlds < 1 or solve_tricks < 1 or depth_tricks < 0:
-            raise ValueError("worlds and solve_tricks must be at least 1, depth_tricks at least 0")
-        from .players import HeuristicPlayer
+        for key, value in (("worlds", worlds), ("solve_tricks", solve_tricks),
+                           ("depth_tricks", depth_tricks), ("max_seconds", max_seconds)):
+            option = self.OPTIONS[key]
+            if not option.check(value):
+                raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
         self._early = HeuristicPlayer()
         self.worlds, self.solve_tricks, self.depth_tricks = worlds, solve_tricks, depth_tricks
         self.max_seconds = float(max_seconds)
@@ -295,5 +293,3 @@ class SearchPlayer(BatchPlayer):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         return np.array([self.act(o, m) for o, m in zip(observations, masks)], np.int64)
 
-
-register_player("pimc", SearchPlayer)

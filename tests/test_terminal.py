@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def play(stdin: str, *args):
-    return subprocess.run([sys.executable, "-m", "aluette_env.cli", "play", "--delay", "0",
+    return subprocess.run([sys.executable, "-m", "aluette_env", "play", "--delay", "0",
                            "--partner", "heuristic", "--left", "heuristic", "--right", "random",
                            "--seed", "3", *args], input=stdin, capture_output=True, text=True,
                           timeout=300, cwd=ROOT)
@@ -51,6 +51,6 @@ def test_new_match_after_the_end_clears_scores():
 
 
 def test_bad_player_spec_for_play_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "aluette_env.cli", "play", "--left", "nobody"],
+    proc = subprocess.run([sys.executable, "-m", "aluette_env", "play", "--left", "nobody"],
                           capture_output=True, text=True, input="", cwd=ROOT)
     assert proc.returncode == 2 and "unknown player 'nobody'" in proc.stderr

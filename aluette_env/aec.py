@@ -1,0 +1,286 @@
+"""Aluette as a PettingZoo AEC environment (PettingZoo and Gymnasium only; the
+rules come from :mod:`aluette_env.game`, the vectors from
+:mod:`aluette_env.observation`).
+
+=======================  =====================================================
+Import                   ``import aluette_env; env = aluette_env.env()``
+                         (or ``import aluette_env.aec`` and then
+                         ``pettingzoo.make("aec", "aluette_v0")``)
+Agents                   ``player_0`` .. ``player_3``, clockwise; team 0 is
+                         player_0 + player_2, team 1 player_1 + player_3 (R1)
+Actions                  ``Discrete(48)``: the id of the card to play (R4)
+Observations             ``Dict(observation=Box(0, 1, (OBS_SIZE,), int8),
+                         action_mask=Box(0, 1, (48,), int8))``; the vector is
+                         relative to the observing seat, laid out in
+                         :mod:`aluette_env.observation`
+Action mask              the hand of the agent to act (every card in hand is
+                         legal, R9); all zeros for the other agents
+State                    ``state()``: all hands, the unused cards and the
+                         public view (``STATE_SIZE`` int8), for central critics
+Rewards                  only at the step that ends a deal: +points to each
+                         member of the scoring team, -points to the other team
+                         (points 0, 1 or 2; zero-sum by team)
+Episode                  one match of ``num_deals`` deals (R2, default 5);
+                         every agent terminates after the last deal
+=======================  =====================================================
+
+``reset(seed, options)`` seeds ``np_random``; ``options`` may fix the first
+dealer (``{"first_dealer": "player_2"}``) and the hands of successive deals
+(``{"deals": [[hand0, hand1, hand2, hand3], ...]}``, nine card ids a hand,
+seat order), for duplicate evaluation, tests and puzzles.
+
+At the step that ends a deal every agent's ``infos`` holds ``deal_result``
+(and ``match_result`` after the last deal) until the next step.
+
+Version history:
+    v0: initial release (OBS_VERSION 1).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from .game import (
+    AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
+    deal_result, describe, seat_of,
+)
+from .observation import MAX_DEALS, OBS_SIZE, STATE_SIZE, IncrementalObservations, encode_state
+from .render import render_table
+
+_EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The environment inside PettingZoo's standard classic wrappers."""
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+class raw_env(AECEnv):
+    """Aluette, four players in two fixed partnerships; see the module docstring."""
+
+    metadata = {
+        "name": "aluette_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
+
+    def __init__(self, num_deals: int = 5, render_mode: str | None = None,
+                 render_hands: str | list[str] | tuple[str, ...] = ()):
+        """
+        Args:
+            num_deals: deals in a match (R2 says five); 1 to ``MAX_DEALS``.
+            render_mode: ``"ansi"`` (``render()`` returns the table as a
+                string), ``"human"`` (prints it) or None.
+            render_hands: agents whose hands ``render()`` shows, or ``"all"``;
+                none by default, as a player sees the table.
+        """
+        super().__init__()
+        if not isinstance(num_deals, int) or not 1 <= num_deals <= MAX_DEALS:
+            raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
+                             f"or None, got {render_mode!r}")
+        hands = list(AGENTS) if render_hands == "all" else list(render_hands)
+        for a in hands:
+            if a not in SEAT:
+                raise ValueError(f"render_hands names {a!r}; agents are {list(AGENTS)} or 'all'")
+        self.num_deals = num_deals
+        self.render_mode = render_mode
+        self.render_hands = hands
+        self.possible_agents = list(AGENTS)
+        self.agents = []
+        self._obs_space = spaces.Dict({
+            "observation": spaces.Box(0, 1, (OBS_SIZE,), np.int8),
+            "action_mask": spaces.Box(0, 1, (NUM_CARDS,), np.int8),
+        })
+        self._act_space = spaces.Discrete(NUM_CARDS)
+        self.observation_spaces = {a: self._obs_space for a in AGENTS}
+        self.action_spaces = {a: self._act_space for a in AGENTS}
+        self.state_space = spaces.Box(0, 1, (STATE_SIZE,), np.int8)
+        self.np_random, self.np_random_seed = None, None
+        self._enc = IncrementalObservations()
+        self.match: Match | None = None
+        self.deal: Deal | None = None
+        self.last_trick = None
+
+    # -- spaces ---------------------------------------------------------------
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self._obs_space
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self._act_space
+
+    # -- reset ------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        first_dealer, deals = self._parse_options(options)
+        if seed is not None or self.np_random is None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
+        if first_dealer is None:
+            first_dealer = int(self.np_random.integers(NUM_SEATS))
+        self._fixed_deals = deals
+        self.match = Match(first_dealer=first_dealer, num_deals=self.num_deals)
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        self._dirty = False  # rewards/infos of the previous step need clearing
+        self.last_trick = None
+        self._start_deal()
+
+    def _parse_options(self, options: dict | None) -> tuple[int | None, list | None]:
+        if options is None:
+            return None, None
+        if not isinstance(options, dict):
+            raise ValueError(f"options must be a dict, got {type(options).__name__}")
+        unknown = set(options) - {"first_dealer", "deals"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; "
+                             f"allowed: 'first_dealer', 'deals'")
+        first_dealer = options.get("first_dealer")
+        if first_dealer is not None:
+            first_dealer = seat_of(first_dealer)
+        deals = options.get("deals")
+        if deals is not None:
+            if isinstance(deals, (str, bytes)) or not hasattr(deals, "__len__"):
+                raise ValueError("options['deals'] must be a list of deals, each 4 hands of 9 card ids")
+            if not 1 <= len(deals) <= self.num_deals:
+                raise ValueError(f"options['deals'] holds {len(deals)} deals; "
+                                 f"give 1 to {self.num_deals} (num_deals)")
+            checked = []
+            for i, d in enumerate(deals):
+                try:
+                    checked.append(check_hands(d))
+                except ValueError as err:
+                    raise ValueError(f"options['deals'][{i}]: {err}") from None
+            deals = checked
+        return first_dealer, deals
+
+    def _start_deal(self) -> None:
+        match = self.match
+        k = match.deal_index
+        if self._fixed_deals is not None and k < len(self._fixed_deals):
+            hands = [list(h) for h in self._fixed_deals[k]]
+            self.deal = Deal(hands, match.dealer)
+        else:
+            hands, unused = deal_cards(self.np_random.permutation(NUM_CARDS).tolist(), match.dealer)
+            self.deal = Deal(hands, match.dealer, unused)
+        self._enc.start_deal(self.deal, match)
+        self.agent_selection = AGENTS[self.deal.to_act]
+
+    # -- observe / state --------------------------------------------------------
+
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = SEAT[agent]
+        vec = self._enc.obs[seat].copy()
+        if seat == self.deal.to_act and not self.match.over:
+            mask = vec[:NUM_CARDS].copy()
+        else:
+            mask = _EMPTY_MASK.copy()
+        return {"observation": vec, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        return encode_state(self.deal, self.match)
+
+    # -- step -------------------------------------------------------------------
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        deal = self.deal
+        seat = deal.to_act
+        card = self._check_action(action, seat)
+        if self._dirty:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {a: {} for a in self.agents}
+            self._dirty = False
+        self._cumulative_rewards[agent] = 0.0
+
+        trick = deal.play(card)
+        self._enc.play(seat, card, trick, deal)
+        if trick is not None:
+            self.last_trick = trick
+        if trick is not None and deal.done:
+            self._end_deal()
+        else:
+            self.agent_selection = AGENTS[deal.to_act]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _check_action(self, action: Any, seat: int) -> int:
+        try:
+            card = check_card(action)
+        except ValueError as err:
+            raise ValueError(f"player_{seat} must play a card id 0-47: {err}; "
+                             f"legal: {self.deal.legal_cards()}") from None
+        if self.deal.holder[card] != seat:
+            raise ValueError(f"card {describe(card)} is not in player_{seat}'s hand; "
+                             f"legal: {self.deal.legal_cards()}")
+        return card
+
+    def _end_deal(self) -> None:
+        deal, match = self.deal, self.match
+        record = match.record(deal)
+        self._dirty = True
+        rewards = self.rewards
+        for a in AGENTS:
+            rewards[a] = float(record.team_points[SEAT[a] & 1] - record.team_points[1 - (SEAT[a] & 1)])
+        for a in AGENTS:
+            info = {"deal_result": deal_result(record)}
+            if match.over:
+                info["match_result"] = match.result()
+            self.infos[a] = info
+        if match.over:
+            self._enc.end_match(match)
+            self.terminations = dict.fromkeys(self.agents, True)
+            self.agent_selection = AGENTS[deal.to_act]
+        else:
+            self._start_deal()
+
+    # -- render -----------------------------------------------------------------
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            import gymnasium
+            gymnasium.logger.warn("render() called without a render_mode; "
+                                  "pass render_mode='ansi' or 'human' to aluette_env.env()")
+            return None
+        text = render_table(self.deal, self.match, self.last_trick, self.render_hands)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass
+
+
+def _register() -> None:
+    """``pettingzoo.make("aec", "aluette_v0")`` once this module is loaded."""
+    try:
+        from pettingzoo.env_registry import register
+        from pettingzoo.env_registry.registration import aec_registry
+    except ImportError:  # PettingZoo without a registry (< 1.26): env() still works
+        return
+    if "aluette_v0" not in aec_registry:
+        register("aec", "aluette_v0", entry_point="aluette_env.aec:env")
+
+
+_register()

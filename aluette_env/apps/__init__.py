@@ -1,0 +1,7 @@
+"""Applications: the ``aluette`` command line (:mod:`.cli`) and the games for
+people (:mod:`.terminal`, ``aluette play``; the web game lives here too).
+
+May import: everything in :mod:`aluette_env`; rich for the terminal. Never
+torch: training commands come from the ``training`` package through the
+``aluette.commands`` entry points.
+"""

@@ -1,0 +1,36 @@
+"""The pure game core: every rule of Aluette (docs/RULES.md R1-R16), stated once.
+
+Standard library only: importing this package (or ``aluette_env`` itself)
+loads no third-party module, so the rules can be read, tested and reused
+anywhere. Everything else builds on it:
+
+- :mod:`.cards`: card ids (R3-R4), names in English and French, the 19
+  strength levels of the rank order (R7-R8).
+- :mod:`.seats`: seats, agents ``player_0..3`` and teams (R1).
+- :mod:`.rules`: dealing (R5-R6), tricks (R9-R12), the deal tally and its
+  scoring (R13-R16: ``after_trick``, ``leading_seat``, ``deal_value``), the
+  ``Deal`` and the five-deal ``Match`` (R2), and the result dicts every part
+  reports.
+
+May import: the standard library only.
+"""
+
+from .cards import (
+    CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS, NUM_STRENGTHS, STRENGTH, card_name, check_card,
+    describe, short_name,
+)
+from .rules import (
+    DEFAULT_NUM_DEALS, HAND_SIZE, NO_TRICKS, NUM_TRICKS, NUM_UNUSED, Deal, DealRecord, DealScore,
+    Match, Trick, after_trick, check_hands, deal_cards, deal_order, deal_result, deal_value,
+    leading_seat, match_result, reach_order, score_deal, team_points, team_value, trick_winner,
+)
+from .seats import AGENTS, NUM_SEATS, SEAT, TEAMS, next_seat, partner_of, seat_of, team_of
+
+__all__ = [
+    "AGENTS", "CARDS_BY_STRENGTH", "DEFAULT_NUM_DEALS", "HAND_SIZE", "NAMED_CARDS", "NO_TRICKS",
+    "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TRICKS", "NUM_UNUSED", "SEAT", "STRENGTH",
+    "TEAMS", "Deal", "DealRecord", "DealScore", "Match", "Trick", "after_trick", "card_name",
+    "check_card", "check_hands", "deal_cards", "deal_order", "deal_result", "deal_value",
+    "describe", "leading_seat", "match_result", "next_seat", "partner_of", "reach_order",
+    "score_deal", "seat_of", "short_name", "team_of", "team_points", "team_value", "trick_winner",
+]

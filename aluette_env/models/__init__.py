@@ -1,0 +1,1 @@
+"""The shipped policies (ONNX), installed with the package."""

@@ -1,0 +1,170 @@
+"""Exported policies (``.onnx``) as players, with onnxruntime only.
+
+Importing this module never imports torch, stable_baselines3, pettingzoo or
+numba: an exported AI runs anywhere onnxruntime does. The model's inputs are
+``observation`` (float32 [batch, OBS_SIZE]) and ``action_mask`` (float32
+[batch, 48]); its output ``logits`` has illegal cards at -1e9. The player
+checks these names and shapes when it loads a model and applies the mask
+itself, so no model output can make it play a card that is not in hand.
+``metadata_props`` carry ``obs_version``, ``obs_size``, ``num_actions``, the
+project version, the training config, the steps trained and the evaluation
+summary.
+
+Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
+(sampled from softmax(logits / T)); ``ai`` is the shipped model.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+
+from ..game import NUM_CARDS
+from ..observation import OBS_SIZE, OBS_VERSION
+from . import SEED, TEMPERATURE, BatchPlayer, Loader, PlayerSpecError, check_batch
+
+#: The shipped AI (``aluette-ppo-v1.onnx``, installed inside the package), the
+#: default player of the games.
+SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "models" / "aluette-ppo-v1.onnx"
+
+OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
+_INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}
+
+
+class ModelError(PlayerSpecError):
+    """A missing, truncated, non-ONNX or mismatched model (one-line message)."""
+
+
+def read_metadata(path: str | os.PathLike) -> dict[str, str]:
+    import onnxruntime as ort
+    return dict(_session(path, ort).get_modelmeta().custom_metadata_map)
+
+
+def _session(path, ort):
+    path = Path(path)
+    if not path.exists():
+        raise ModelError(f"{path}: no such model file")
+    try:
+        opts = ort.SessionOptions()
+        opts.intra_op_num_threads = 1
+        opts.inter_op_num_threads = 1
+        return ort.InferenceSession(str(path), sess_options=opts,
+                                    providers=["CPUExecutionProvider"])
+    except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types
+        first = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
+        raise ModelError(f"{path}: not a readable ONNX model ({first})") from None
+
+
+class OnnxPlayer(BatchPlayer):
+    """A policy exported by ``aluette export``; greedy unless ``temperature`` is set."""
+
+    def __init__(self, path: str | os.PathLike, temperature: float | None = None,
+                 seed: int | None = None, name: str | None = None):
+        import onnxruntime as ort
+        if temperature is not None and not (1e-3 <= float(temperature) <= 100):
+            raise ModelError(f"temperature must be from 0.001 to 100 (or None for greedy), "
+                             f"got {temperature!r}")
+        self.path = Path(path)
+        self.session = _session(self.path, ort)
+        self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
+        _check_model(self.path, self.session, self.metadata)
+        self.temperature = None if temperature is None else float(temperature)
+        self.rng = np.random.default_rng(seed)
+        self.name = name or self.path.name
+        self._buf = np.zeros((1, OBS_SIZE), np.float32)
+        self._mbuf = np.zeros((1, NUM_CARDS), np.float32)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The model's raw logits ([N, 48])."""
+        return self.session.run(["logits"], {
+            "observation": np.asarray(observations, np.float32),
+            "action_mask": np.asarray(masks, np.float32)})[0]
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        self._buf[0] = observation
+        self._mbuf[0] = action_mask
+        if not self._mbuf.any():
+            raise ValueError("the action mask has no legal card")
+        return int(self._choose(self.logits(self._buf, self._mbuf), self._mbuf)[0])
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if len(observations) == 0:
+            return np.zeros(0, np.int64)
+        observations, masks = check_batch(observations, masks)
+        return self._choose(self.logits(observations, masks), masks)
+
+    def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        # The mask is applied here, not trusted to the model; a non-finite logit
+        # of a legal card counts as the weakest legal choice (or the strongest: +inf).
+        legal = np.asarray(masks) > 0
+        finite = np.nan_to_num(np.asarray(logits, np.float64), nan=-1e300, posinf=1e300,
+                               neginf=-1e300)
+        z = np.where(legal, finite, -np.inf)
+        if self.temperature is None:
+            return z.argmax(1)
+        z = (z - z.max(1, keepdims=True)) / self.temperature
+        p = np.exp(z)
+        p /= p.sum(1, keepdims=True)
+        u = self.rng.random((len(p), 1))
+        choice = np.minimum((p.cumsum(1) < u).sum(1), np.int64(NUM_CARDS - 1))
+        # Rounding can step onto an illegal card after the last legal one.
+        bad = ~legal[np.arange(len(p)), choice]
+        choice[bad] = z[bad].argmax(1)
+        return choice
+
+
+def _check_model(path: Path, session, metadata: dict[str, str]) -> None:
+    """Metadata, input and output names and shapes of an Aluette policy; ModelError otherwise."""
+    version = metadata.get("obs_version")
+    if version is None:
+        raise ModelError(f"{path}: no obs_version in its metadata; not an Aluette policy")
+    try:
+        version_no = int(version)
+        sizes = int(metadata.get("obs_size", -1)), int(metadata.get("num_actions", -1))
+    except ValueError:
+        raise ModelError(f"{path}: unreadable metadata (obs_version {version!r}, obs_size "
+                         f"{metadata.get('obs_size')!r}, num_actions "
+                         f"{metadata.get('num_actions')!r})") from None
+    if version_no != OBS_VERSION:
+        raise ModelError(f"{path}: exported for OBS_VERSION {version}, this environment "
+                         f"uses OBS_VERSION {OBS_VERSION}; re-export it from its checkpoint")
+    if sizes != (OBS_SIZE, NUM_CARDS):
+        raise ModelError(f"{path}: observation/action sizes {sizes[0]}/{sizes[1]} "
+                         f"differ from {OBS_SIZE}/{NUM_CARDS}")
+    inputs = {i.name: i.shape for i in session.get_inputs()}
+    outputs = {o.name: o.shape for o in session.get_outputs()}
+    if set(inputs) != set(_INPUTS) or "logits" not in outputs:
+        raise ModelError(f"{path}: inputs {sorted(inputs)} and outputs {sorted(outputs)}; "
+                         f"an Aluette policy has inputs ['action_mask', 'observation'] and "
+                         f"output 'logits'")
+    for name, width in (*_INPUTS.items(), ("logits", NUM_CARDS)):
+        shape = inputs.get(name) or outputs.get(name)
+        if len(shape) != 2 or shape[1] != width:
+            raise ModelError(f"{path}: {name} has shape {shape}; expected [batch, {width}]")
+
+
+def onnx_player(path: str, temperature: float | None = None,
+                seed: int | None = None) -> OnnxPlayer:
+    return OnnxPlayer(path, temperature=temperature, seed=seed,
+                      name=Path(path).name if temperature is None
+                      else f"{Path(path).name}:temperature={temperature:g}")
+
+
+def shipped_player(seed: int | None = None, temperature: float | None = None) -> OnnxPlayer:
+    """The shipped AI (spec ``ai``)."""
+    if not SHIPPED_MODEL.exists():
+        raise ModelError(f"{SHIPPED_MODEL}: the shipped model is missing from this installation")
+    return OnnxPlayer(SHIPPED_MODEL, temperature=temperature, seed=seed, name="ai")
+
+
+shipped_player.OPTIONS = OPTIONS  # type: ignore[attr-defined]
+
+#: Entry point ``aluette.loaders: onnx``.
+LOADER = Loader("onnx", accepts=lambda path: path.endswith(".onnx"), load=onnx_player,
+                options=OPTIONS)

@@ -1,0 +1,52 @@
+"""The table as text, as a seat sees it: the env's ``render()`` (ansi/human).
+
+Shows the match score, dealer, trick counts in first-to-reach order, the
+Mordienne run, the last trick, the trick in progress and only the hands it is
+asked for (a seat's render shows no other hand). Standard library only; the
+facts come from :mod:`aluette_env.game`.
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from .game import AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, reach_order
+
+
+def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
+                 show_hands: Sequence[str] = (), lang: str = "en") -> str:
+    """The table: match score, dealer, trick counts and who reached them first,
+    the last and the current trick, and the hands of ``show_hands`` (agents)."""
+    if match is None or deal is None:
+        return "(no match: call reset())"
+    lines = []
+    deal_no = min(match.deal_index + 1, match.num_deals) if not match.over else match.num_deals
+    status = "match over" if match.over else f"trick {deal.trick_index + 1}/9"
+    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} · {status}")
+    lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "
+                 f"team_1 (player_1+player_3) {match.points[1]}")
+    order = reach_order(deal.counts, deal.reached)
+    lines.append("Tricks won (ties go to whoever reached the number first):")
+    for s in range(NUM_SEATS):
+        mark = " (ahead in the deal)" if order and s == order[0] else ""
+        mark += " *Mordienne run*" if deal.in_run[s] and deal.counts[s] >= 2 else ""
+        lines.append(f"  {AGENTS[s]}: {deal.counts[s]} trick(s){mark}")
+    tw = "".join("X" if w is None else str(w) for w in deal.trick_winners)
+    lines.append(f"Trick winners so far: {tw or '-'}   (digit = player, X = spoiled)")
+    if last_trick is not None and last_trick.index == deal.trick_index - 1:
+        t = last_trick
+        who = "spoiled" if t.winner is None else f"won by {AGENTS[t.winner]}"
+        played = ", ".join(f"{AGENTS[(t.leader + k) % 4]} {card_name(c, lang)}"
+                           for k, c in enumerate(t.cards))
+        lines.append(f"Last trick: {played} — {who}")
+    if not deal.done:
+        lines.append(f"Trick {deal.trick_index + 1}, led by {AGENTS[deal.leader]}:")
+        if not deal.trick_cards:
+            lines.append("  (no card yet)")
+        for k, c in enumerate(deal.trick_cards):
+            lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
+        lines.append(f"To play: {AGENTS[deal.to_act]}")
+    for a in show_hands:
+        hand = sorted(deal.hands[SEAT[a]], key=lambda c: (-STRENGTH[c], c))
+        lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
+    return "\n".join(lines)

@@ -1,0 +1,227 @@
+"""Batched Aluette: N independent matches stepped at once, for self-play.
+
+Each game is a match of ``num_deals`` deals (R2, R5-R16), with exactly the
+rules of :mod:`aluette_env.rules` and the observation encoding of
+:mod:`aluette_env.observation` (same ``OBS_VERSION``, bit for bit). The state
+is a few small arrays per game (under 200 bytes; the observation buffer adds
+``OBS_SIZE`` bytes); the hot path is compiled with numba into one loop over
+games per call, and no Python code runs per game.
+
+    game = VectorGame(num_games=1024, seed=0)
+    game.reset()
+    while True:
+        actions = pick(game.obs, game.mask)        # one card id per game, for game.to_act
+        rewards, deal_done, match_done = game.step(actions)
+
+After each ``step`` the arrays ``obs`` (int8, [N, OBS_SIZE]), ``mask``
+(int8, [N, 48]) and ``to_act`` (seat, [N]) describe the next decision of every
+game; ``rewards`` ([N, 4], by absolute seat) are the deal points of games
+whose deal ended in that step (same sign convention as the AEC env).
+``deal_result(i)`` / ``match_result(i)`` give the AEC env's info dicts for a
+game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
+(default) a finished match restarts at once, so every game always has a
+decision to make; the results of the finished match stay readable until that
+game's next deal ends.
+
+The state of all games is one :class:`~.kernels.GameState` of arrays
+(``game.state``), stepped by the numba kernels of :mod:`.kernels`, the one
+second statement of the rules (pinned to :mod:`aluette_env.game` by
+``tests/test_vector.py``).
+
+May import: numpy, numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ..game import (
+    HAND_SIZE, NUM_CARDS, NUM_SEATS, DealRecord, DealScore, check_hands, deal_result,
+    describe, match_result, seat_of, team_points,
+)
+from ..observation import MAX_DEALS, OBS_SIZE
+from . import kernels
+from .kernels import DEAL_ORDER, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY, DealResults, GameState
+
+__all__ = ["HAVE_NUMBA", "SPOILED", "DealResults", "GameState", "VectorGame"]
+
+
+class VectorGame:
+    """N Aluette matches stepped together; see the module docstring."""
+
+    def __init__(self, num_games: int, num_deals: int = 5, seed: int | None = None,
+                 auto_reset: bool = True):
+        if not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 1_000_000:
+            raise ValueError(f"num_games must be an int from 1 to 1,000,000, got {num_games!r}")
+        if not isinstance(num_deals, (int, np.integer)) or not 1 <= num_deals <= MAX_DEALS:
+            raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
+        n = self.num_games = int(num_games)
+        self.num_deals = int(num_deals)
+        self.auto_reset = auto_reset
+        self.rng = np.random.default_rng(seed)
+        self.state = kernels.new_state(n)
+        self.results = kernels.new_results(n)
+        self.obs = np.zeros((n, OBS_SIZE), np.int8)
+        self.mask = np.zeros((n, NUM_CARDS), np.int8)
+        self.final_points = np.zeros((n, 2), np.int16)
+        self._fixed_deals: np.ndarray | None = None  # [N, D, 4, 9] for the first match
+        self._fixed_dealer: np.ndarray | None = None
+        self._in_fixed_match = np.zeros(n, np.bool_)
+        self._all = np.arange(n)
+        self._everyone = np.ones(n, np.bool_)
+
+    # -- reset ------------------------------------------------------------------
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start a new match in every game. ``options`` as the AEC env's, per game:
+        ``first_dealer`` (a seat / ``"player_k"``, or one per game) and ``deals``
+        (array-like [N, D, 4, 9] or [D, 4, 9] for all games) fixing the hands of the
+        first D deals of this match."""
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        options = dict(options or {})
+        unknown = set(options) - {"first_dealer", "deals"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; "
+                             f"allowed: 'first_dealer', 'deals'")
+        n = self.num_games
+        self._fixed_dealer = None
+        if options.get("first_dealer") is not None:
+            fd = options["first_dealer"]
+            if isinstance(fd, (str, int, np.integer)):
+                fd = [fd] * n
+            if len(fd) != n:
+                raise ValueError(f"first_dealer needs one seat per game ({n}), got {len(fd)}")
+            self._fixed_dealer = np.array([seat_of(x) for x in fd], np.int8)
+        self._fixed_deals = None
+        if options.get("deals") is not None:
+            self._fixed_deals = self._check_deals(options["deals"])
+        self._new_matches(self._all, first=True)
+        self._observe()
+
+    def _check_deals(self, deals: Any) -> np.ndarray:
+        arr = np.asarray(deals)
+        if arr.ndim == 3:
+            arr = np.broadcast_to(arr, (self.num_games,) + arr.shape)
+        if arr.ndim != 4 or arr.shape[0] != self.num_games or arr.shape[2:] != (4, HAND_SIZE) \
+                or not 1 <= arr.shape[1] <= self.num_deals:
+            raise ValueError(f"deals must have shape [num_games={self.num_games}, D, 4, 9] or "
+                             f"[D, 4, 9] with 1 <= D <= {self.num_deals}, got {arr.shape}")
+        if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= NUM_CARDS:
+            raise ValueError("deals must hold card ids 0-47")
+        flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], 36), axis=2)
+        dup = (flat[:, :, 1:] == flat[:, :, :-1]).any(axis=2)
+        if dup.any():
+            g, d = np.argwhere(dup)[0]
+            check_hands(arr[g, d].tolist())  # raises with the card named
+        return np.ascontiguousarray(arr, dtype=np.int8)
+
+    def _new_matches(self, games: np.ndarray, first: bool = False) -> None:
+        if len(games) == 0:
+            return
+        st = self.state
+        if first and self._fixed_dealer is not None:
+            st.first_dealer[games] = self._fixed_dealer[games]
+        else:
+            st.first_dealer[games] = self.rng.integers(0, NUM_SEATS, len(games))
+        st.points[games] = 0
+        st.deal_index[games] = 0
+        st.over[games] = False
+        # Fixed deals belong to the match started by reset(); auto-reset matches
+        # are dealt at random.
+        self._in_fixed_match[games] = first and self._fixed_deals is not None
+        self._deal(games)
+
+    def _deal(self, games: np.ndarray) -> None:
+        st = self.state
+        deal_idx = st.deal_index[games]
+        hands = np.empty((len(games), NUM_SEATS, HAND_SIZE), np.int8)
+        use_fixed = np.zeros(len(games), np.bool_)
+        if self._fixed_deals is not None:
+            use_fixed = self._in_fixed_match[games] & (deal_idx < self._fixed_deals.shape[1])
+            if use_fixed.any():
+                hands[use_fixed] = self._fixed_deals[games[use_fixed], deal_idx[use_fixed]]
+        rand = ~use_fixed
+        if rand.any():
+            k = int(rand.sum())
+            decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
+            dealers = ((st.first_dealer[games[rand]] + deal_idx[rand]) % NUM_SEATS).astype(np.int64)
+            hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
+        kernels.start_deals(st, games.astype(np.int64), hands)
+
+    # -- step -------------------------------------------------------------------
+
+    def step(self, actions: Any, active: np.ndarray | None = None
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Play ``actions[i]`` (a card id) for the seat to act in each game
+        (only where ``active[i]``, if given: the other games wait).
+        Returns (rewards [N, 4], deal_done [N], match_done [N]); these arrays are
+        reused by the next step. ValueError if any card is not in that hand."""
+        if active is None:
+            active = self._everyone
+        elif active.shape != (self.num_games,) or active.dtype != np.bool_:
+            raise ValueError(f"active must be a bool array of shape ({self.num_games},)")
+        actions = np.asarray(actions)
+        if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be {self.num_games} integer card ids, "
+                             f"got shape {actions.shape} dtype {actions.dtype}")
+        actions = actions.astype(np.int64, copy=False)
+        st, res = self.state, self.results
+        bad = kernels.find_illegal(st, actions, active)
+        if bad >= 0:
+            self._raise_illegal(bad, int(actions[bad]))
+        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res)
+        if res.deal_done.any():
+            done = np.flatnonzero(res.deal_done)
+            ended = res.match_done[done]
+            if ended.any():
+                self.final_points[done[ended]] = st.points[done[ended]]
+            nxt = done[~ended]
+            self._deal(nxt)
+            if self.auto_reset and ended.any():
+                self._new_matches(done[ended])
+        self._observe()
+        return res.rewards, res.deal_done, res.match_done
+
+    def _raise_illegal(self, game: int, card: int) -> None:
+        seat = int(self.state.to_act[game])
+        legal = np.flatnonzero(self.state.card_state[game] == seat).tolist()
+        what = describe(card) if 0 <= card < NUM_CARDS else str(card)
+        raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
+                         f"legal: {legal}")
+
+    def _observe(self) -> None:
+        kernels.observe(self.state, self.num_deals, self.obs, self.mask)
+
+    @property
+    def to_act(self) -> np.ndarray:
+        """[N] seat whose decision ``obs`` / ``mask`` describe, per game."""
+        return self.state.to_act
+
+    # -- results ------------------------------------------------------------------
+
+    def deal_record(self, i: int) -> DealRecord:
+        """Game i's latest finished deal as the game core's record."""
+        res = self.results
+        winner = int(res.winner[i])
+        score = DealScore(None if winner < 0 else winner,
+                          0 if winner < 0 else int(res.points[i].max()), bool(res.mordienne[i]))
+        return DealRecord(int(res.deal[i]), int(res.dealer[i]),
+                          [None if w == SPOILED else int(w) for w in res.winners[i]],
+                          [int(c) for c in res.counts[i]], score, team_points(score))
+
+    def deal_result(self, i: int) -> dict[str, Any]:
+        """The AEC env's ``infos[a]["deal_result"]`` for game i's latest finished deal."""
+        return deal_result(self.deal_record(i))
+
+    def match_result(self, i: int) -> dict[str, Any]:
+        """The AEC env's ``infos[a]["match_result"]`` for game i's latest finished match."""
+        return match_result(self.final_points[i])
+
+    def bytes_per_game(self) -> float:
+        """Memory of all per-game arrays (state, observation, results) per game."""
+        arrays = [*self.state, *self.results, self.obs, self.mask, self.final_points]
+        total = sum(v.nbytes for v in arrays)
+        return total / self.num_games

@@ -1,0 +1,55 @@
+"""The architecture holds: the game core and the package import no third-party
+module, an exported player loads without pettingzoo/numba/torch, and the wheel
+carries the shipped model and the entry points."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _modules_after(code: str) -> set[str]:
+    """Top-level modules loaded (beyond the standard library) by ``code``, in a fresh interpreter."""
+    probe = "\nimport json, sys\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules" \
+                   " if m.split('.')[0] not in sys.stdlib_module_names})))"
+    def run(source: str) -> set[str]:
+        out = subprocess.run([sys.executable, "-c", source + probe], capture_output=True,
+                             text=True, check=True)
+        return set(json.loads(out.stdout.strip().splitlines()[-1]))
+
+    # What the interpreter itself loads at start (site hooks, __main__) does not count.
+    return run(code) - run("pass") - {"aluette_env"}
+
+
+def test_game_core_and_package_import_no_third_party_module():
+    loaded = _modules_after("import aluette_env, aluette_env.game\n"
+                            "d = aluette_env.game.Deal(*aluette_env.game.deal_cards(range(48), 0)[:1], 0)\n"
+                            "d.play(d.legal_cards()[0])")
+    assert loaded == set(), f"third-party modules loaded: {sorted(loaded)}"
+
+
+def test_onnx_player_loads_without_pettingzoo_numba_or_torch():
+    loaded = _modules_after("import numpy as np\nfrom aluette_env.players import load_player\n"
+                            "p = load_player('ai')\n"
+                            "m = np.zeros((1, 48), np.int8); m[0, 5] = 1\n"
+                            "assert p.act(np.zeros(638, np.int8), m[0]) == 5")
+    assert not loaded & {"pettingzoo", "gymnasium", "numba", "torch", "stable_baselines3"}, loaded
+    assert "onnxruntime" in loaded
+
+
+def test_wheel_carries_the_shipped_model_and_entry_points(tmp_path):
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True)
+    wheel = next(tmp_path.glob("aluette_rl-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        names = set(z.namelist())
+        assert "aluette_env/models/aluette-ppo-v1.onnx" in names
+        entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    for group in ("[aluette.players]", "[aluette.loaders]", "[aluette.commands]"):
+        assert group in entry_points
+    assert "ai = aluette_env.players.onnx_policy:shipped_player" in entry_points

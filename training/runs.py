@@ -1,0 +1,148 @@
+"""Run folders, for every training backend: atomic writes, state, the learning curve.
+
+``checkpoints/<run>/`` holds ``config.yaml`` (the resolved config),
+``state.json`` (step count, best score, the opponent pool, evaluation
+history), the backend's model saves (SB3: ``latest.zip`` / ``best.zip`` /
+``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``),
+``metrics.jsonl``, ``learning_curve.png`` and ``tb/`` (TensorBoard). Every
+file is written to a temporary name in the same folder, then renamed.
+
+May import: the standard library, numpy, yaml, matplotlib (for the curve);
+never torch or a training library.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+
+from aluette_env.players import PlayerSpecError
+
+from .config import ConfigError, TrainConfig, to_yaml
+
+
+class CheckpointError(PlayerSpecError):
+    """A missing, truncated, corrupt or mismatched checkpoint (one-line message)."""
+
+
+@contextmanager
+def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it over ``path`` on success."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix)
+    os.close(fd)
+    try:
+        yield Path(tmp)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text(path: Path, text: str) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(text)
+
+
+def write_json(path: Path, data: Any) -> None:
+    write_text(path, json.dumps(data, indent=2) + "\n")
+
+
+def append_jsonl(path: Path, record: dict) -> None:
+    """Append one line; the file is rewritten atomically so a crash never leaves half a line."""
+    old = path.read_text() if path.exists() else ""
+    write_text(path, old + json.dumps(record) + "\n")
+
+
+def read_state(run_dir: Path) -> dict:
+    path = Path(run_dir) / "state.json"
+    if not path.exists():
+        raise CheckpointError(f"{path}: missing (not a training run folder, or no checkpoint yet)")
+    try:
+        return json.loads(path.read_text())
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        raise CheckpointError(f"{path}: truncated or corrupt (not valid JSON)") from None
+
+
+def new_state() -> dict:
+    """``state.json`` of a run that has not trained yet."""
+    return {"timesteps": 0, "wall_time_s": 0.0, "best": None, "snapshots": [], "evals": []}
+
+
+def config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
+    """``key.path: old -> new`` for every setting that differs."""
+    out = []
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if isinstance(a, dict) and isinstance(b, dict):
+            out += config_diff(a, b, f"{prefix}{k}.")
+        elif a != b:
+            out.append(f"{prefix}{k}: {a!r} -> {b!r}")
+    return out
+
+
+def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False
+             ) -> tuple[Path, dict]:
+    """The run folder and its state: a new one for ``cfg``, or ``resume`` checked
+    against ``cfg`` (ConfigError when the configs differ, unless ``force``)."""
+    import yaml
+    if resume is not None:
+        run_dir = Path(resume)
+        state = read_state(run_dir)
+        try:
+            saved = yaml.safe_load((run_dir / "config.yaml").read_text())
+        except (OSError, yaml.YAMLError):
+            raise CheckpointError(f"{run_dir / 'config.yaml'}: missing or corrupt") from None
+        diff = config_diff(saved, cfg.model_dump())
+        if diff and not force:
+            raise ConfigError(f"{run_dir}: the config differs from the run's "
+                              f"({'; '.join(diff[:5])}); pass --force to resume anyway")
+        if diff:
+            write_text(run_dir / "config.yaml", to_yaml(cfg))
+        return run_dir, state
+    run_dir = Path(cfg.output_dir) / cfg.run_name
+    if (run_dir / "state.json").exists():
+        raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir} "
+                          f"or choose another run_name (--set run_name=...)")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_text(run_dir / "config.yaml", to_yaml(cfg))
+    return run_dir, new_state()
+
+
+def plot_curve(evals: list[dict], path: Path, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    opponents = list(evals[0]["results"]) if evals else []
+    for opp in opponents:
+        xs = np.array([e["timesteps"] for e in evals])
+        ws = np.array([e["wall_time_s"] for e in evals]) / 60
+        ys = np.array([e["results"][opp]["points_per_deal"] for e in evals])
+        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in evals])
+        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in evals])
+        for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
+            ax.plot(x, ys, marker="o", label=f"vs {opp}")
+            ax.fill_between(x, lo, hi, alpha=0.2)
+    axes[0].set_xlabel("learner samples (millions)")
+    axes[1].set_xlabel("wall time (minutes)")
+    axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
+    for ax in axes:
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=90, format="png")
+    plt.close(fig)

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test bench train clean
+.PHONY: setup test bench train strength clean
 
 setup: $(STAMP)
 
@@ -25,6 +25,10 @@ bench: $(STAMP)
 
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
+
+# Rewrites the README strength table (benchmarks/strength.py: players, seed, pairs).
+strength: $(STAMP)
+	$(PY) benchmarks/strength.py --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

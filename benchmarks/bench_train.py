@@ -17,10 +17,9 @@ import torch
 from aluette_env.players import load_player
 from training.config import load_config
 from training.sb3.policy import PolicyPlayer
-from training.selfplay import OpponentPool
-from training.sb3.vecenv import SelfPlayVecEnv
-from training.sb3.train import build_model
+from training.sb3.train import build_env, build_model, frozen_player
 from training.selfplay import POLICY_ENTRIES as FIXED
+from training.selfplay import OpponentPool
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,24 +28,28 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=6)
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
+    parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     args = parser.parse_args(argv)
-    cfg = load_config(args.config)
+    cfg = load_config(args.config, args.set)
     torch.set_num_threads(cfg.torch_threads)
     fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
     pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
-    env = SelfPlayVecEnv(cfg.num_games, pool, None, cfg.env.num_deals, seed=0)
+    env = build_env(cfg, pool, seed=0)
     with tempfile.TemporaryDirectory() as tmp:
         cfg.logging.tensorboard = False
         model = build_model(cfg, env, Path(tmp))
         pool.latest = PolicyPlayer(model.policy, temperature=1.0)
-        per_rollout = cfg.num_games * cfg.ppo.n_steps
+        pool.snapshots.append(("snapshot", frozen_player(model.policy, "snapshot")))
+        per_rollout = env.num_envs * cfg.ppo.n_steps
         model.learn(per_rollout)  # warm-up (numba compile, allocations)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
-        dt = time.perf_counter() - start
+        dt, cpu = time.perf_counter() - start, time.process_time() - cpu
     print(f"training end-to-end ({Path(args.config).name}: {cfg.num_games} games, "
+          f"{env.num_envs} learner seats, "
           f"{cfg.torch_threads} torch threads, trunk {cfg.network.trunk}, "
-          f"{cfg.ppo.n_epochs} epochs): {per_rollout * args.rollouts / dt:,.0f} learner samples/s")
+          f"{cfg.ppo.n_epochs} epochs): {per_rollout * args.rollouts / dt:,.0f} learner samples/s "
+          f"({cpu / dt:.2f} CPUs busy: the machine's other load slows it)")
 
 
 if __name__ == "__main__":

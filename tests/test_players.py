@@ -159,7 +159,9 @@ def test_player_specs():
     ("pimc:solve_tricks=9", "option 'solve_tricks' got '9'; allowed: an integer from 1 to 6"),
     ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
     ("ai:temperature=inf", "option 'temperature' got 'inf'"),
-    ("ai:temp=1", "unknown option 'temp'; options: seed, temperature"),
+    ("ai:temp=1", "unknown option 'temp'; options: seed, temperature, version"),
+    ("ai:version=3", "option 'version' got '3'; allowed: 1 or 2"),
+    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2"),
 ])
 def test_every_spec_option_is_checked_at_load(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
@@ -173,3 +175,16 @@ def test_spec_seed_argument_is_checked():
     assert load_player("random:seed=3", seed=9).seed == 3  # the spec's own seed wins
     register_player("always_first", lambda seed=None: RandomPlayer(0))  # a one-line addition
     assert isinstance(load_player("always_first"), RandomPlayer)
+
+
+def test_ai_version_option_names_the_shipped_models():
+    from aluette_env.players.onnx_policy import SHIPPED_MODELS
+    v1 = load_player("ai:version=1")
+    assert v1.path == SHIPPED_MODELS[1] and v1.name == "ai:version=1"
+    latest = load_player("ai")
+    assert latest.path == SHIPPED_MODELS[max(SHIPPED_MODELS)] and latest.name == "ai"
+    assert load_player("ai:version=2").path == latest.path
+    # checkpoints/ keeps v1 for comparisons, byte for byte the shipped one
+    root = SHIPPED_MODELS[1].parents[2]
+    assert (root / "checkpoints" / "aluette-ppo-v1.onnx").read_bytes() == \
+        SHIPPED_MODELS[1].read_bytes()

@@ -22,7 +22,7 @@ from aluette_env.players.random_player import RandomPlayer
 from training.runs import CheckpointError
 from training.sb3.checkpoints import load_model
 from training.config import ConfigError, load_config
-from training.selfplay import OpponentPool
+from training.selfplay import OpponentPool, TableGames
 from training.sb3.vecenv import SelfPlayVecEnv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -189,3 +189,82 @@ def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"at {steps:,} samples" in proc.stdout
     assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 4096
+
+
+def random_decide(rng):
+    def decide(obs, masks):
+        actions = (rng.random(masks.shape) * masks).argmax(1)
+        return actions, np.zeros(len(actions)), np.zeros(len(actions))
+    return decide
+
+
+@pytest.mark.parametrize("offset,expected", [(0, 2.0), (2, 2.0), (1, -2.0)])
+def test_all_seat_tables_give_every_learner_seat_its_team_points(offset, expected):
+    """Games 0-3 are self-play (four learner seats), 4-7 league games (the learner
+    holds team g % 2). The seat ``offset`` after each game's first learner seat
+    makes Mordienne: every learner seat gets its team's points on its ninth decision."""
+    n = 8
+    pool = OpponentPool({"latest": 0.5, "heuristic": 0.5}, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    tables = TableGames(n, 4, pool, num_deals=1, seed=0)
+    assert tables.num_columns == 4 * 4 + 4 * 2
+    first = np.array([0, 0, 0, 0, 0, 1, 0, 1])
+    deals = np.array([[forced_deal(int((first[g] + offset) % 4))] for g in range(n)], np.int8)
+    tables.reset({"deals": deals, "first_dealer": list(np.arange(n) % 4)})
+    roll = tables.collect(9, random_decide(np.random.default_rng(1)))
+    for g in range(n):
+        for seat in range(4):
+            c = tables.column[g, seat]
+            if c < 0:
+                assert not tables.learner[g, seat]
+                continue
+            same_team = (seat - first[g] - offset) % 2 == 0
+            want = abs(expected) if same_team else -abs(expected)
+            if g >= 4:  # league: the learner team is the one that holds `first`
+                want = expected
+            assert roll.rewards[:8, c].tolist() == [0.0] * 8 and roll.rewards[8, c] == want
+            assert roll.episode_starts[:, c].tolist() == [1.0] + [0.0] * 8
+            decoded = decode_observation(roll.observations[0, c].astype(np.int8))
+            assert decoded["to_act"] == 0  # a learner's own decision
+    assert roll.last_dones.all() and len(roll.episodes) == tables.num_columns
+
+
+def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_intact():
+    pool = OpponentPool({"latest": 0.5, "random": 0.5}, {"random": RandomPlayer(3)},
+                        np.random.default_rng(0))
+    tables = TableGames(16, 8, pool, num_deals=2, seed=4)
+    tables.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(3):  # rollouts of 7 tricks cross deal and match boundaries
+        roll = tables.collect(7, random_decide(rng))
+        assert roll.rewards[:, :32].sum() == 0  # self-play games are zero-sum
+        # the bootstrap's look-ahead (three cards) puts every game back
+        before = [a.copy() for a in tables.game.state] + [tables.game.obs.copy()]
+        values = tables._bootstrap(random_decide(rng))
+        assert values.shape == (tables.num_columns,)
+        assert all((a == b).all() for a, b in zip(before, [*tables.game.state, tables.game.obs]))
+    assert roll.observations.shape == (7, tables.num_columns, 638)
+    masks = roll.action_masks.astype(bool)
+    assert masks[np.arange(7)[:, None], np.arange(tables.num_columns), roll.actions.astype(int)].all()
+
+
+def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
+    from aluette_env.players.onnx_policy import SHIPPED_MODELS
+    from training.export import sample_positions
+    from training.sb3.policy import PolicyPlayer
+    from training.sb3.train import build_env, build_model, load_onnx_weights
+    v1 = str(SHIPPED_MODELS[1])
+    cfg = load_config(ROOT / "configs" / "default.yaml",
+                      ["num_games=8", "logging.tensorboard=false", "network.trunk=[256]",
+                       "network.pi=[128]", "network.vf=[128]", "selfplay.all_seats=true"])
+    pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    model = build_model(cfg, build_env(cfg, pool, seed=0), tmp_path)
+    load_onnx_weights(model.policy, v1)
+    obs, masks = sample_positions(500)
+    assert (PolicyPlayer(model.policy).act_batch(obs, masks)
+            == load_player(v1).act_batch(obs, masks)).all()
+    small = build_model(load_config(QUICK, ["logging.tensorboard=false"]),
+                        build_env(cfg, pool, seed=0), tmp_path)
+    with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
+        load_onnx_weights(small.policy, v1)

@@ -51,6 +51,9 @@ class NetworkConfig(BaseModel):
     pi: list[int] = Field(default_factory=lambda: [128], description="policy head widths")
     vf: list[int] = Field(default_factory=lambda: [128], description="value head widths")
     activation: Literal["relu", "tanh"] = "relu"
+    warm_start: str | None = Field(
+        None, description="an exported .onnx policy of this architecture whose weights start "
+                          "the policy (trunk and policy head; the value head starts fresh)")
 
     @field_validator("trunk", "pi", "vf")
     @classmethod
@@ -72,6 +75,11 @@ class SelfPlayConfig(BaseModel):
                     "'latest' (the current policy), 'snapshots' (uniform over the pool) "
                     "or any player spec (heuristic, random, a model path)")
     partner: str = Field("latest", description="the learner's partner: 'latest' or a player spec")
+    all_seats: bool = Field(
+        False, description="every seat the current policy plays yields samples: the 'latest' "
+                           "share of the games is self-play (4 learner seats), the rest are "
+                           "league games (the learner team against a draw from the other "
+                           "entries); needs partner 'latest'")
 
     @field_validator("opponents")
     @classmethod

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from aluette_env.game import NUM_CARDS
+from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player, act_batch
 from aluette_env.vector import VectorGame
 
@@ -140,3 +142,182 @@ class LearnerGames:
                     actions[idx] = act_batch(players[k][1], game.obs[idx], game.mask[idx])
             r, _, match_done = game.step(actions, active=waiting)
             self._collect(r, match_done, rewards, dones)
+
+
+class Rollout:
+    """One rollout of :class:`TableGames`, by learner column (a seat of a game whose
+    decisions train the policy): arrays ``[n_steps, columns, ...]`` in the layout of
+    SB3's rollout buffer, plus the bootstrap of each column's next decision."""
+
+    FIELDS = ("observations", "action_masks", "actions", "rewards", "episode_starts",
+              "values", "log_probs")
+
+    def __init__(self, n_steps: int, columns: int, obs_size: int, **arrays: np.ndarray):
+        """``arrays`` (any of :attr:`FIELDS`) are written in place, e.g. a backend's
+        own rollout buffer; the others are allocated."""
+        shapes = {"observations": (obs_size,), "action_masks": (NUM_CARDS,)}
+        for name in self.FIELDS:
+            arr = arrays.get(name)
+            if arr is None:
+                arr = np.zeros((n_steps, columns) + shapes.get(name, ()), np.float32)
+            setattr(self, name, arr)
+        self.rewards[...] = 0
+        self.last_values = np.zeros(columns, np.float32)
+        self.last_dones = np.zeros(columns, np.float32)
+        #: (column, match return, decisions) of every match finished in this rollout.
+        self.episodes: list[tuple[int, float, int]] = []
+
+
+class TableGames:
+    """N games where the learner's policy holds every seat (self-play games) or one
+    team (league games, against an opponent drawn per match from the pool).
+
+    Every seat the policy plays is a learner *column*: all its decisions are
+    samples, so no forward pass is wasted. Games ``0 .. num_selfplay-1`` are
+    self-play games (four columns each); the others are league games where the
+    learner holds team ``g % 2`` (two columns) and the pool's draw (anything but
+    ``latest``) the other team. All games play one card per step; every trick has
+    one card per seat, so ``4 * n_steps`` plays from a trick boundary give each
+    column exactly ``n_steps`` decisions, and the next rollout starts at a trick
+    boundary again. A column's reward is its team's deal points, on its last
+    decision of the deal; an episode is one match.
+    """
+
+    def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
+                 num_deals: int = 5, seed: int | None = None):
+        if not 0 <= num_selfplay <= num_games:
+            raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
+                             f"got {num_selfplay}")
+        self.num_games = num_games
+        self.num_selfplay = num_selfplay
+        self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
+        self.pool = pool
+        g = np.arange(num_games)
+        learner = np.zeros((num_games, 4), bool)
+        learner[:num_selfplay] = True
+        league = g[num_selfplay:]
+        learner[league, league % 2] = True
+        learner[league, league % 2 + 2] = True
+        self.learner = learner  # [N, 4] the policy plays this seat
+        self.column = np.full((num_games, 4), -1, np.int64)
+        self.column[learner] = np.arange(int(learner.sum()))
+        self.num_columns = int(learner.sum())
+        self.opponent = np.zeros(num_games, np.int64)  # pool index (league games)
+        self._league = ~learner.all(axis=1)
+        self._seed = seed
+        self._episode_start = np.ones(self.num_columns, bool)
+        self._return = np.zeros(self.num_columns, np.float32)
+        self._length = np.zeros(self.num_columns, np.int64)
+
+    def reset(self, options: dict | None = None) -> None:
+        """New matches in every game (``options`` as :meth:`VectorGame.reset`)."""
+        self.game.reset(seed=self._seed, options=options)
+        self._seed = None
+        self._draw(np.flatnonzero(self._league))
+        self._episode_start[:] = True
+        self._return[:] = 0
+        self._length[:] = 0
+
+    def _draw(self, games: np.ndarray) -> None:
+        """Opponents for the league games among ``games`` (never ``latest``)."""
+        if len(games) == 0:
+            return
+        p = self.pool.probabilities()
+        p[0] = 0.0
+        if p.sum() <= 0:
+            raise ValueError("league games need an opponent other than 'latest' in the pool")
+        self.opponent[games] = self.pool.rng.choice(len(p), size=len(games), p=p / p.sum())
+
+    def _opponents_act(self, rows: np.ndarray, actions: np.ndarray) -> None:
+        game = self.game
+        players = self.pool.players()
+        for k in np.unique(self.opponent[rows]):
+            idx = rows[self.opponent[rows] == k]
+            actions[idx] = act_batch(players[k][1], game.obs[idx], game.mask[idx])
+
+    def collect(self, n_steps: int, decide, **arrays: np.ndarray) -> Rollout:
+        """Play ``4 * n_steps`` cards in every game. ``decide(obs, masks) -> (actions,
+        values, log_probs)`` samples the policy's cards and values its positions;
+        ``arrays`` as :class:`Rollout`."""
+        game = self.game
+        out = Rollout(n_steps, self.num_columns, OBS_SIZE, **arrays)
+        made = np.zeros(self.num_columns, np.int64)  # decisions so far per column
+        rows = np.arange(self.num_games)
+        actions = np.zeros(self.num_games, np.int64)
+        for _ in range(4 * n_steps):
+            seat = game.to_act.astype(np.int64)
+            cols = self.column[rows, seat]
+            mine = cols >= 0
+            lg, lc = rows[mine], cols[mine]
+            k = made[lc]
+            obs, masks = game.obs[lg], game.mask[lg]
+            a, v, lp = decide(obs, masks)
+            actions[lg] = a
+            if not mine.all():
+                self._opponents_act(rows[~mine], actions)
+            out.observations[k, lc] = obs
+            out.action_masks[k, lc] = masks
+            out.actions[k, lc] = a
+            out.values[k, lc] = v
+            out.log_probs[k, lc] = lp
+            out.episode_starts[k, lc] = self._episode_start[lc]
+            self._episode_start[lc] = False
+            made[lc] += 1
+            self._length[lc] += 1
+            r, deal_done, match_done = game.step(actions)
+            if deal_done.any():
+                self._score(np.flatnonzero(deal_done), r, made, match_done, out)
+        if (made != n_steps).any():  # the lockstep argument of the class docstring
+            raise RuntimeError("a learner column did not make exactly n_steps decisions")
+        out.last_dones[:] = self._episode_start
+        out.last_values[:] = self._bootstrap(decide)
+        return out
+
+    def _score(self, games, r, made, match_done, out: Rollout) -> None:
+        """Deal points onto each learner column's last decision of the deal."""
+        for seat in range(4):
+            cols = self.column[games, seat]
+            ok = cols >= 0
+            g, c = games[ok], cols[ok]
+            out.rewards[made[c] - 1, c] += r[g, seat]
+            self._return[c] += r[g, seat]
+        ended = games[match_done[games]]
+        if len(ended):
+            for c in self.column[ended].ravel():
+                if c >= 0:
+                    out.episodes.append((int(c), float(self._return[c]), int(self._length[c])))
+            c = self.column[ended].ravel()
+            c = c[c >= 0]
+            self._episode_start[c] = True
+            self._return[c] = 0
+            self._length[c] = 0
+            self._draw(ended[self._league[ended]])
+
+    def _bootstrap(self, decide) -> np.ndarray:
+        """Each column's value at its next decision: play up to three more cards of
+        the trick just begun (the policy sampling, opponents as usual), then put
+        the games back as they were."""
+        game = self.game
+        saved = [a.copy() for a in game.state]
+        saved_obs, saved_mask = game.obs.copy(), game.mask.copy()
+        out = np.zeros(self.num_columns, np.float32)
+        rows = np.arange(self.num_games)
+        actions = np.zeros(self.num_games, np.int64)
+        for j in range(4):
+            seat = game.to_act.astype(np.int64)
+            cols = self.column[rows, seat]
+            mine = cols >= 0
+            lg = rows[mine]
+            a, v, _ = decide(game.obs[lg], game.mask[lg])
+            out[cols[mine]] = v
+            if j == 3:
+                break
+            actions[lg] = a
+            if not mine.all():
+                self._opponents_act(rows[~mine], actions)
+            game.step(actions)
+        for a, s in zip(game.state, saved):
+            a[...] = s
+        game.obs[...] = saved_obs
+        game.mask[...] = saved_mask
+        return out

@@ -11,7 +11,8 @@ project version, the training config, the steps trained and the evaluation
 summary.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
-(sampled from softmax(logits / T)); ``ai`` is the shipped model.
+(sampled from softmax(logits / T)); ``ai`` is the newest shipped model and
+``ai:version=1`` an earlier one (for comparisons).
 """
 
 from __future__ import annotations
@@ -23,13 +24,19 @@ import numpy as np
 
 from ..game import NUM_CARDS
 from ..observation import OBS_SIZE, OBS_VERSION
-from . import SEED, TEMPERATURE, BatchPlayer, Loader, PlayerSpecError, check_batch
+from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
 
-#: The shipped AI (``aluette-ppo-v1.onnx``, installed inside the package), the
-#: default player of the games.
-SHIPPED_MODEL = Path(__file__).resolve().parents[1] / "models" / "aluette-ppo-v1.onnx"
+_MODELS = Path(__file__).resolve().parents[1] / "models"
+#: The shipped AIs by version (installed inside the package); the newest is ``ai``,
+#: the default player of the games.
+SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx"}
+LATEST_VERSION = max(SHIPPED_MODELS)
+SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
+VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1) or 2 "
+                 "(aluette-ppo-v2, the default)", check=lambda v: v in SHIPPED_MODELS,
+                 allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 _INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}
 
 
@@ -156,14 +163,17 @@ def onnx_player(path: str, temperature: float | None = None,
                       else f"{Path(path).name}:temperature={temperature:g}")
 
 
-def shipped_player(seed: int | None = None, temperature: float | None = None) -> OnnxPlayer:
-    """The shipped AI (spec ``ai``)."""
-    if not SHIPPED_MODEL.exists():
-        raise ModelError(f"{SHIPPED_MODEL}: the shipped model is missing from this installation")
-    return OnnxPlayer(SHIPPED_MODEL, temperature=temperature, seed=seed, name="ai")
+def shipped_player(seed: int | None = None, temperature: float | None = None,
+                   version: int = LATEST_VERSION) -> OnnxPlayer:
+    """A shipped AI (spec ``ai``, ``ai:version=1``)."""
+    path = SHIPPED_MODELS[version]
+    if not path.exists():
+        raise ModelError(f"{path}: the shipped model is missing from this installation")
+    name = "ai" if version == LATEST_VERSION else f"ai:version={version}"
+    return OnnxPlayer(path, temperature=temperature, seed=seed, name=name)
 
 
-shipped_player.OPTIONS = OPTIONS  # type: ignore[attr-defined]
+shipped_player.OPTIONS = {**OPTIONS, "version": VERSION}  # type: ignore[attr-defined]
 
 #: Entry point ``aluette.loaders: onnx``.
 LOADER = Loader("onnx", accepts=lambda path: path.endswith(".onnx"), load=onnx_player,

@@ -21,18 +21,53 @@ from stable_baselines3.common.callbacks import BaseCallback
 from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 
-from ..config import TrainConfig
+from ..config import ConfigError, TrainConfig
 from ..runs import (
     CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
 )
-from ..selfplay import POLICY_ENTRIES, OpponentPool
+from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
 from .policy import CardTrunk, PolicyPlayer
-from .vecenv import SelfPlayVecEnv
+from .vecenv import SelfPlayVecEnv, TableVecEnv
 
 
 class AluettePPO(MaskablePPO):
-    """MaskablePPO that also logs its losses under ``losses/`` (CleanRL's names)."""
+    """MaskablePPO that also logs its losses under ``losses/`` (CleanRL's names) and
+    collects all-seat self-play rollouts from a :class:`TableVecEnv`."""
+
+    def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps,
+                         use_masking: bool = True) -> bool:
+        if not isinstance(env, TableVecEnv):
+            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
+                                            use_masking)
+        self.policy.set_training_mode(False)
+        rollout_buffer.reset()
+        callback.on_rollout_start()
+        policy = self.policy
+
+        def decide(obs: np.ndarray, masks: np.ndarray):
+            with torch.no_grad():
+                actions, values, log_probs = policy(torch.as_tensor(obs, dtype=torch.float32),
+                                                    action_masks=masks)
+            return actions.numpy(), values.flatten().numpy(), log_probs.numpy()
+
+        buf = rollout_buffer
+        roll = env.games.collect(
+            n_rollout_steps, decide, observations=buf.observations,
+            action_masks=buf.action_masks, actions=buf.actions[..., 0], rewards=buf.rewards,
+            episode_starts=buf.episode_starts, values=buf.values, log_probs=buf.log_probs)
+        buf.pos, buf.full = buf.buffer_size, True
+        self.num_timesteps += n_rollout_steps * env.num_envs
+        elapsed = round(time.time() - self.start_time / 1e9, 6)
+        for _, ret, length in roll.episodes:
+            self.ep_info_buffer.append({"r": ret, "l": length, "t": elapsed})
+        callback.update_locals(locals())
+        if not callback.on_step():
+            return False
+        buf.compute_returns_and_advantage(last_values=torch.as_tensor(roll.last_values),
+                                          dones=roll.last_dones)
+        callback.on_rollout_end()
+        return True
 
     def train(self) -> None:
         super().train()
@@ -53,6 +88,56 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
                            activation_fn=act),
         **cfg.ppo.model_dump(),
     )
+
+
+def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
+    """The self-play env of a config: all-seat tables, or one learner seat per game."""
+    sp = cfg.selfplay
+    if not sp.all_seats:
+        partner = None if sp.partner == "latest" else load_player(sp.partner)
+        return SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals, seed=seed)
+    if sp.partner != "latest":
+        raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
+                          f"whole teams), got {sp.partner!r}")
+    share = sp.opponents.get("latest", 0.0) / sum(sp.opponents.values())
+    return TableVecEnv(TableGames(cfg.num_games, round(cfg.num_games * share), pool,
+                                  cfg.env.num_deals, seed=seed))
+
+
+def load_onnx_weights(policy, path: str) -> None:
+    """Start ``policy`` from an exported model's weights (its ONNX initializers are
+    named after the SB3 policy's parameters: trunk, policy head, action layer);
+    CheckpointError naming the file when the architectures differ."""
+    import onnx
+    from onnx import numpy_helper
+    try:
+        model = onnx.load(path)
+    except Exception as err:  # noqa: BLE001 - any unreadable file
+        raise CheckpointError(f"{path}: not a readable ONNX model ({type(err).__name__})") from None
+    own = policy.state_dict()
+    weights = {}
+    for init in model.graph.initializer:
+        key = init.name.removeprefix("policy.")
+        if key not in own:
+            continue
+        value = torch.as_tensor(numpy_helper.to_array(init).copy())
+        if value.shape != own[key].shape:
+            raise CheckpointError(f"{path}: {key} has shape {tuple(value.shape)}, this network's "
+                                  f"is {tuple(own[key].shape)}; set network to the model's "
+                                  f"architecture")
+        weights[key] = value
+    needed = [k for k in own if k.startswith(("features_extractor.", "mlp_extractor.policy_net.",
+                                               "action_net."))]
+    missing = [k for k in needed if k not in weights]
+    if missing:
+        raise CheckpointError(f"{path}: no weights for {', '.join(missing[:3])}; not a policy "
+                              f"of this architecture")
+    for key in list(own):  # aliases of the shared trunk
+        for alias in ("pi_features_extractor.", "vf_features_extractor."):
+            if key.startswith(alias):
+                weights[key] = weights.get("features_extractor." + key.removeprefix(alias), own[key])
+    own.update(weights)
+    policy.load_state_dict(own)
 
 
 class TrainCallback(BaseCallback):
@@ -392,9 +477,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     fixed = {spec: load_player(spec, seed=cfg.seed) for spec in cfg.selfplay.opponents
              if spec not in POLICY_ENTRIES}
     pool = OpponentPool(cfg.selfplay.opponents, fixed, rng)
-    partner = None if cfg.selfplay.partner == "latest" else load_player(cfg.selfplay.partner)
-    env = SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals,
-                         seed=cfg.seed + state["timesteps"])
+    env = build_env(cfg, pool, seed=cfg.seed + state["timesteps"])
     if resume is not None:
         model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO)
         if model.num_timesteps != state["timesteps"]:
@@ -416,10 +499,17 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             f"({len(pool.snapshots)} snapshots in the pool)")
     else:
         model = build_model(cfg, env, run_dir)
-        log(f"training {cfg.run_name} for {cfg.total_timesteps:,} learner samples -> {run_dir}")
+        if cfg.network.warm_start:
+            load_onnx_weights(model.policy, cfg.network.warm_start)
+        log(f"training {cfg.run_name} for {cfg.total_timesteps:,} learner samples -> {run_dir}"
+            + (f" (warm start: {cfg.network.warm_start})" if cfg.network.warm_start else ""))
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)
 
     callback = TrainCallback(cfg, run_dir, pool, state)
+    if isinstance(env, TableVecEnv) and not pool.snapshots \
+            and cfg.selfplay.opponents.get("snapshots", 0) > 0:
+        callback.init_callback(model)
+        callback.add_snapshot()  # league games draw snapshots from the start
     previous = {}
 
     def request_stop(signum, frame):

@@ -15,7 +15,7 @@ from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player
 
-from ..selfplay import LearnerGames, OpponentPool
+from ..selfplay import LearnerGames, OpponentPool, TableGames
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -99,3 +99,65 @@ class SelfPlayVecEnv(VecEnv):
         if isinstance(indices, int):
             return [indices]
         return list(indices)
+
+
+class TableVecEnv(VecEnv):
+    """The learner columns of :class:`training.selfplay.TableGames` as SB3 envs.
+
+    SB3 steps every env at once, but a column's next observation only exists
+    after the seats before it have played; so this env is not stepped: the
+    trainer's ``collect_rollouts`` (``AluettePPO``) has the games play whole
+    rollouts and fills the rollout buffer from them."""
+
+    def __init__(self, games: TableGames):
+        self.render_mode = None
+        super().__init__(games.num_columns, spaces.Box(0, 1, (OBS_SIZE,), np.int8),
+                         spaces.Discrete(NUM_CARDS))
+        self.games = games
+
+    @property
+    def pool(self) -> OpponentPool:
+        return self.games.pool
+
+    def reset(self) -> np.ndarray:
+        self.games.reset()
+        return np.zeros((self.num_envs, OBS_SIZE), np.int8)
+
+    def step_async(self, actions: np.ndarray) -> None:
+        raise NotImplementedError("TableVecEnv plays whole rollouts: see AluettePPO.collect_rollouts")
+
+    def step_wait(self):
+        raise NotImplementedError("TableVecEnv plays whole rollouts: see AluettePPO.collect_rollouts")
+
+    def action_masks(self) -> np.ndarray:
+        return np.ones((self.num_envs, NUM_CARDS), bool)
+
+    def close(self) -> None:
+        pass
+
+    def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        return [getattr(self, attr_name)] * len(_indices(self.num_envs, indices))
+
+    def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        setattr(self, attr_name, value)
+
+    def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs):
+        result = getattr(self, method_name)(*method_args, **method_kwargs)
+        return [result] * len(_indices(self.num_envs, indices))
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        return [False] * len(_indices(self.num_envs, indices))
+
+    def has_attr(self, attr_name: str) -> bool:
+        return hasattr(self, attr_name)
+
+    def seed(self, seed: int | None = None) -> Sequence[None]:
+        return [None] * self.num_envs
+
+
+def _indices(n: int, indices) -> list[int]:
+    if indices is None:
+        return list(range(n))
+    if isinstance(indices, int):
+        return [indices]
+    return list(indices)

@@ -16,8 +16,9 @@ def save_model(model, path: Path) -> None:
         model.save(tmp)
 
 
-def load_model(path: Path, env=None, device: str = "cpu", cls=None):
-    """MaskablePPO (or ``cls``) from a checkpoint zip; CheckpointError naming the file otherwise."""
+def load_model(path: Path, env=None, device: str = "cpu", cls=None, **settings):
+    """MaskablePPO (or ``cls``) from a checkpoint zip; CheckpointError naming the file otherwise.
+    ``settings`` (PPO hyperparameters) replace the saved ones."""
     import zipfile
 
     from sb3_contrib import MaskablePPO
@@ -28,7 +29,7 @@ def load_model(path: Path, env=None, device: str = "cpu", cls=None):
     if not zipfile.is_zipfile(path):
         raise CheckpointError(f"{path}: truncated or not a checkpoint (not a zip archive)")
     try:
-        model = cls.load(path, env=env, device=device)
+        model = cls.load(path, env=env, device=device, **settings)
     except ValueError as err:
         raise CheckpointError(f"{path}: does not match this environment ({err})") from None
     except Exception as err:  # noqa: BLE001 - any decoding failure of a damaged file

@@ -485,7 +485,10 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     pool = OpponentPool(cfg.selfplay.opponents, fixed, rng)
     env = build_env(cfg, pool, seed=cfg.seed + state["timesteps"])
     if resume is not None:
-        model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO)
+        # The config's PPO settings apply (a --force resume may change them), and the
+        # env may have another number of learner seats (selfplay weights).
+        model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO,
+                           **cfg.ppo.model_dump())
         if model.num_timesteps != state["timesteps"]:
             raise CheckpointError(f"{run_dir / 'latest.zip'}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")

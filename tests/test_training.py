@@ -135,11 +135,13 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
     more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288"]
     proc = run_train(*more, "--resume", str(run))
     assert proc.returncode == 2 and "total_timesteps: 8192 -> 12288" in proc.stderr
-    proc = run_train(*more, "--resume", str(run), "--force")
+    proc = run_train(*more, "--resume", str(run), "--force", "--set", "ppo.learning_rate=0.001")
     assert proc.returncode == 0, proc.stderr
     assert "resuming" in proc.stdout and "at 8,192 samples (2 snapshots in the pool)" in proc.stdout
     state = json.loads((run / "state.json").read_text())
-    assert state["timesteps"] == 12288 and load_model(run / "latest.zip").num_timesteps == 12288
+    resumed = load_model(run / "latest.zip")
+    assert state["timesteps"] == 12288 and resumed.num_timesteps == 12288
+    assert resumed.learning_rate == 0.001  # a forced resume applies the new PPO settings
     # The checkpoint plays as a player (spec = run folder or zip).
     player = load_player(str(run))
     assert cli_main(["eval", "--team-a", str(run / "latest.zip"), "--team-b", "random",

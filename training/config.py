@@ -102,12 +102,39 @@ class LoggingConfig(BaseModel):
     curve: bool = Field(True, description="rewrite learning_curve.png at each evaluation")
 
 
+class RLlibConfig(BaseModel):
+    """The RLlib backend (``backend: rllib``): where it runs and how it scales.
+    PPO hyperparameters come from ``ppo`` (n_steps is SB3's only)."""
+
+    model_config = _STRICT
+    address: str | None = Field(None, min_length=1,
+                                description="Ray cluster to join ('auto', 'host:6379'); unset: "
+                                            "RAY_ADDRESS if set, else an embedded local Ray")
+    num_cpus: int = Field(2, ge=1, le=1024, description="CPUs of the embedded local Ray")
+    num_env_runners: int = Field(0, ge=0, le=10_000,
+                                 description="sampling processes; 0: sample in the driver")
+    num_envs_per_env_runner: int = Field(1, ge=1, le=1024,
+                                         description="envs per env runner, stepped together")
+    num_learners: int = Field(0, ge=0, le=1024,
+                              description="learner processes; 0: learn in the driver")
+    env: Literal["batched", "aec"] = Field(
+        "batched", description="'batched': num_games lockstep matches of the batched engine "
+                               "per env; 'aec': one match of the PettingZoo AEC env per env")
+    train_batch_size: int = Field(16384, ge=64,
+                                  description="agent steps (all seats) sampled per iteration")
+
+
 class TrainConfig(BaseModel):
     model_config = _STRICT
+    backend: Literal["sb3", "rllib"] = Field(
+        "sb3", description="'sb3': MaskablePPO in one process; 'rllib': Ray RLlib PPO, "
+                           "one machine or a cluster")
     run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(10_000_000, ge=1, description="learner samples to train on")
-    num_games: int = Field(1024, ge=1, le=100_000, description="parallel games (SB3 n_envs)")
+    num_games: int = Field(1024, ge=1, le=100_000,
+                           description="parallel games (SB3: n_envs; RLlib: lockstep matches "
+                                       "per env)")
     torch_threads: int = Field(2, ge=1, le=64, description="one process; 2 measured fastest here")
     output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
     env: EnvConfig = Field(default_factory=EnvConfig)
@@ -117,6 +144,7 @@ class TrainConfig(BaseModel):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    rllib: RLlibConfig = Field(default_factory=RLlibConfig)
 
 
 def _format_error(source: str, err: ValidationError) -> str:

@@ -24,7 +24,7 @@ from aluette_env.apps.cli import main as cli_main  # noqa: E402
 from aluette_env.evaluation import duplicate_eval  # noqa: E402
 from aluette_env.players import load_player  # noqa: E402
 from aluette_env.vector import VectorGame  # noqa: E402
-from training.config import load_config  # noqa: E402
+from training.config import ConfigError, load_config  # noqa: E402
 from training.rllib.env import LockstepMatches, game_and_seat  # noqa: E402
 from training.rllib.seating import LEARNER, Seating  # noqa: E402
 
@@ -102,6 +102,18 @@ def test_seating_gives_one_learner_seat_partner_and_one_opponent_per_match():
                enumerate(Seating(cfg, []).probabilities) if p > 0) == {LEARNER}
     filled = Seating(cfg, ["snapshot_0"])
     assert {filled.modules[i] for i, p in enumerate(filled.probabilities) if p > 0} == {"snapshot_0"}
+
+
+def test_rllib_configs_load_and_settings_the_backend_cannot_honour_are_refused(capsys):
+    for name in ("rllib", "rllib_quick"):
+        cfg = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert cfg.backend == "rllib" and cfg.ppo.target_kl is None
+    with pytest.raises(ConfigError, match=r"rllib_quick.yaml: 'ppo.target_kl': not supported"):
+        load_config(QUICK, ["ppo.target_kl=0.02"])
+    with pytest.raises(ConfigError, match=r"unknown key 'rllib.num_gpus' \(allowed here: address"):
+        load_config(QUICK, ["rllib.num_gpus=1"])
+    assert cli_main(["train", str(ROOT / "configs" / "quick.yaml"), "--address", "h:6379"]) == 2
+    assert "--address: only for backend rllib" in capsys.readouterr().err
 
 
 # -- one quick run, reused --------------------------------------------------------------

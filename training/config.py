@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator,
+)
 
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -146,6 +148,13 @@ class TrainConfig(BaseModel):
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
     rllib: RLlibConfig = Field(default_factory=RLlibConfig)
 
+    @model_validator(mode="after")
+    def _backend_settings(self) -> "TrainConfig":
+        if self.backend == "rllib" and self.ppo.target_kl is not None:
+            raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
+                             f"(got {self.ppo.target_kl!r})")
+        return self
+
 
 def _format_error(source: str, err: ValidationError) -> str:
     parts = []
@@ -155,6 +164,8 @@ def _format_error(source: str, err: ValidationError) -> str:
             parent = _model_at(TrainConfig, e["loc"][:-1])
             allowed = ", ".join(parent.model_fields) if parent else "?"
             parts.append(f"unknown key '{path}' (allowed here: {allowed})")
+        elif not e["loc"] and e["type"] == "value_error":  # a rule across sections
+            parts.append(e["msg"].removeprefix("Value error, "))
         else:
             msg = e["msg"].removeprefix("Value error, ")
             parts.append(f"'{path}': {msg} (got {e.get('input')!r})")

@@ -28,7 +28,7 @@ import torch
 
 from aluette_env.evaluation import duplicate_eval
 
-from ..config import ConfigError, TrainConfig
+from ..config import TrainConfig
 from ..runs import (
     CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
 )
@@ -85,8 +85,6 @@ def build_algorithm(cfg: TrainConfig, filled_snapshots: list[str]):
                                         observation_space=OBSERVATION_SPACE,
                                         action_space=ACTION_SPACE)
     r, ppo = cfg.rllib, cfg.ppo
-    if ppo.target_kl is not None:
-        raise ConfigError("ppo.target_kl: not supported by the rllib backend (set it to null)")
     env = LockstepMatches if r.env == "batched" else "aluette-aec"
     config = (
         PPOConfig()
@@ -244,10 +242,12 @@ class Trainer:
             results[spec] = res.to_json()
             if self.writer is not None:
                 key = spec.replace("/", "_")
-                self.writer.add_scalar(f"eval/points_per_deal_vs_{key}", res.points_per_deal,
-                                       self.timesteps)
-                self.writer.add_scalar(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate,
-                                       self.timesteps)
+                low, high = res.points_per_deal_ci95
+                for name, value in ((f"points_per_deal_vs_{key}", res.points_per_deal),
+                                    (f"points_per_deal_vs_{key}_ci_low", low),
+                                    (f"points_per_deal_vs_{key}_ci_high", high),
+                                    (f"deal_win_rate_vs_{key}", res.deal_win_rate)):
+                    self.writer.add_scalar(f"eval/{name}", value, self.timesteps)
         record = {"timesteps": self.timesteps,
                   "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
                   "eval_seconds": time.perf_counter() - t0, "results": results}
@@ -272,6 +272,9 @@ class Trainer:
         folder.mkdir(exist_ok=True)
         final = folder / f"checkpoint_{n}"
         tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".tmp_"))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual folder mode
         self.algo.save_to_path(str(tmp.resolve()))
         if final.exists():
             shutil.rmtree(final)

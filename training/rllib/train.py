@@ -28,7 +28,7 @@ import torch
 
 from aluette_env.evaluation import duplicate_eval
 
-from ..config import TrainConfig
+from ..config import ConfigError, TrainConfig
 from ..runs import (
     CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
 )
@@ -59,7 +59,13 @@ def start_ray(cfg: TrainConfig, address: str | None = None, log=print) -> bool:
     quiet = dict(include_dashboard=False, log_to_driver=True, logging_level="ERROR",
                  configure_logging=True)
     if address:
-        ray.init(address=address, **quiet)
+        try:
+            ray.init(address=address, **quiet)
+        except (ConnectionError, RuntimeError, ValueError) as err:
+            hint = "" if os.environ.get("RAY_AUTH_MODE") else \
+                " (a cluster from `ray start` checks tokens: export RAY_AUTH_MODE=token)"
+            raise ConfigError(f"cannot join the Ray cluster at {address!r} (from --address, "
+                              f"rllib.address or RAY_ADDRESS): {err}{hint}") from None
         log(f"joined the Ray cluster at {address}: "
             f"{ray.cluster_resources().get('CPU', 0):.0f} CPUs")
     else:

@@ -180,7 +180,9 @@ def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
     from babel.messages.extract import extract_from_file
 
     apps = Path(__file__).resolve().parent
-    catalog = Catalog(project="aluette-rl", domain=DOMAIN)
+    catalog = Catalog(project="aluette-rl", domain=DOMAIN, copyright_holder="the Aluette RL authors",
+                      msgid_bugs_address="the project's issue tracker",
+                      creation_date=_FIXED_DATE, revision_date=_FIXED_DATE)
     keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2)}
     for method, patterns in SOURCES.items():
         for pattern in patterns:
@@ -194,6 +196,10 @@ def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
                     catalog.add(message, locations=[(str(path.relative_to(apps)), lineno)],
                                 auto_comments=comments, context=context)
     return catalog
+
+
+# A fixed date keeps the catalogs' headers from changing on every refresh.
+_FIXED_DATE = __import__("datetime").datetime(2026, 11, 30, tzinfo=__import__("datetime").timezone.utc)
 
 
 def update() -> None:
@@ -215,7 +221,12 @@ def update() -> None:
         else:
             from babel.messages.catalog import Catalog
             catalog = Catalog(locale=lang, domain=DOMAIN, project="aluette-rl")
-        catalog.update(template, no_fuzzy_matching=True)
+        catalog.update(template, no_fuzzy_matching=True, update_creation_date=False)
+        catalog.copyright_holder = template.copyright_holder
+        catalog.msgid_bugs_address = template.msgid_bugs_address
+        catalog.revision_date = _FIXED_DATE
+        catalog.last_translator = "the Aluette RL authors"
+        catalog.language_team = LANGUAGES[lang]
         catalog.obsolete.clear()
         with open(path, "wb") as f:
             write_po(f, catalog, width=100, omit_header=False)

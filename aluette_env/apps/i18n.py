@@ -11,8 +11,9 @@ in Python and in the browser.
 >>> card_name(2, "fr")
 '3 de deniers — Monsieur'
 
-To add or change a message: use it (``t("…")`` in the page's JavaScript,
-``gettext("…")`` in Python), run ``python -m aluette_env.apps.i18n`` to
+To add or change a message: use it (``t("…")`` in the page's JavaScript;
+in Python ``_("…")`` with ``_ = translator(lang).gettext``, ``ngettext``, or
+``translate(lang, "…", **fields)``), run ``python -m aluette_env.apps.i18n`` to
 refresh the template and the catalogs, then translate the new empty entries;
 ``tests/test_i18n.py`` fails until every language has every message.
 """
@@ -89,13 +90,13 @@ def translator(lang: str) -> NullTranslations:
     return Translations(buf, domain=DOMAIN)
 
 
-def gettext(lang: str, message: str, **fields: object) -> str:
+def translate(lang: str, message: str, **fields: object) -> str:
     """``message`` in ``lang``, with ``{field}`` placeholders filled in."""
     text = translator(lang).gettext(message)
     return text.format(**fields) if fields else text
 
 
-def ngettext(lang: str, singular: str, plural: str, n: int, **fields: object) -> str:
+def translate_plural(lang: str, singular: str, plural: str, n: int, **fields: object) -> str:
     """The plural form of ``lang`` for ``n``; ``{n}`` is filled in too."""
     return translator(lang).ngettext(singular, plural, n).format(n=n, **fields)
 
@@ -131,17 +132,18 @@ def browser_catalog(lang: str) -> dict[str, object]:
         "lang": lang,
         "name": LANGUAGES[lang],
         "dir": "rtl" if lang in RTL_LANGUAGES else "ltr",
-        "messages": {m: _(m) for m in template},
+        "messages": {m: _(m) for m in template if isinstance(m, str)},  # the page has no plurals
         "cards": list(card_names(lang)),
     }
 
 
 @functools.lru_cache(maxsize=None)
-def template_messages() -> tuple[str, ...]:
-    """The message ids of the template (``messages.pot``)."""
+def template_messages() -> tuple[str | tuple[str, str], ...]:
+    """The message ids of the template (``messages.pot``); a plural message's
+    id is its (singular, plural) pair."""
     with open(LOCALE_DIR / f"{DOMAIN}.pot", "rb") as f:
         catalog = read_po(f)
-    return tuple(m.id for m in catalog if m.id and isinstance(m.id, str))
+    return tuple(m.id for m in catalog if m.id)
 
 
 def placeholders(text: str) -> set[str]:
@@ -183,7 +185,8 @@ def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
     catalog = Catalog(project="aluette-rl", domain=DOMAIN, copyright_holder="the Aluette RL authors",
                       msgid_bugs_address="the project's issue tracker",
                       creation_date=_FIXED_DATE, revision_date=_FIXED_DATE)
-    keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2)}
+    keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2),
+                "translate": (2,), "translate_plural": (2, 3)}
     for method, patterns in SOURCES.items():
         for pattern in patterns:
             for path in sorted(apps.glob(pattern)):
@@ -209,7 +212,8 @@ def update() -> None:
 
     template = extract()
     with open(LOCALE_DIR / f"{DOMAIN}.pot", "wb") as f:
-        write_po(f, template, omit_header=False, sort_output=False, width=100)
+        write_po(f, template, omit_header=False, sort_output=False, width=100,
+                 include_lineno=False)
     for lang in LANGUAGES:
         if lang == SOURCE_LANGUAGE:
             continue
@@ -229,7 +233,7 @@ def update() -> None:
         catalog.language_team = LANGUAGES[lang]
         catalog.obsolete.clear()
         with open(path, "wb") as f:
-            write_po(f, catalog, width=100, omit_header=False)
+            write_po(f, catalog, width=100, omit_header=False, include_lineno=False)
 
 
 if __name__ == "__main__":

@@ -20,11 +20,13 @@ refresh the template and the catalogs, then translate the new empty entries;
 
 from __future__ import annotations
 
+import datetime
 import functools
 import io
 import string
 from pathlib import Path
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -56,7 +58,8 @@ def N_(message: str) -> str:
 # TRANSLATORS: suits as they stand in a card name, "{suit} {rank}"; put a
 # preposition in the suit where the language needs one ("de deniers", "d'épées").
 SUITS = (N_("Coins"), N_("Cups"), N_("Batons"), N_("Swords"))
-RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9", N_("Valet"), N_("Cavalière"), N_("Roi"))
+RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9",
+         N_("Valet"), N_("Cavalière"), N_("Roi"))
 # The named cards keep their traditional French names; languages may transliterate.
 TITLES = {card: title for card, title in NAMED_CARDS}
 _TITLE_MESSAGES = (N_("Monsieur"), N_("Madame"), N_("Le Borgne"), N_("La Vache"),
@@ -176,13 +179,13 @@ def extract_html(fileobj, keywords, comment_tags, options):
     return iter(found)
 
 
-def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
+def extract() -> Catalog:
     """Collect the messages of the apps' sources into a fresh template."""
-    from babel.messages.catalog import Catalog
     from babel.messages.extract import extract_from_file
 
     apps = Path(__file__).resolve().parent
-    catalog = Catalog(project="aluette-rl", domain=DOMAIN, copyright_holder="the Aluette RL authors",
+    catalog = Catalog(project="aluette-rl", domain=DOMAIN,
+                      copyright_holder="the Aluette RL authors",
                       msgid_bugs_address="the project's issue tracker",
                       creation_date=_FIXED_DATE, revision_date=_FIXED_DATE)
     keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2),
@@ -202,7 +205,7 @@ def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
 
 
 # A fixed date keeps the catalogs' headers from changing on every refresh.
-_FIXED_DATE = __import__("datetime").datetime(2026, 11, 30, tzinfo=__import__("datetime").timezone.utc)
+_FIXED_DATE = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)
 
 
 def update() -> None:
@@ -223,7 +226,6 @@ def update() -> None:
             with open(path, "rb") as f:
                 catalog = read_po(f, locale=lang, domain=DOMAIN)
         else:
-            from babel.messages.catalog import Catalog
             catalog = Catalog(locale=lang, domain=DOMAIN, project="aluette-rl")
         catalog.update(template, no_fuzzy_matching=True, update_creation_date=False)
         catalog.copyright_holder = template.copyright_holder

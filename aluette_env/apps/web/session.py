@@ -155,7 +155,8 @@ class GameSession:
 
     def next_deal(self) -> list[dict[str, Any]]:
         if not self.deal.done:
-            raise GameError(f"the deal is still being played: trick {self.deal.trick_index + 1} of 9")
+            raise GameError(f"the deal is still being played: "
+                            f"trick {self.deal.trick_index + 1} of 9")
         if self.match.over:
             raise GameError("the match is over: start a new match")
         return self._new_deal()

@@ -12,16 +12,17 @@ episode transfer, weight sync for RLlib; ``collect_rollouts`` for SB3).
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import torch
 
 from training.config import load_config
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))  # bench_train, run directly or by run_all
 
 
 class Stopwatch:
@@ -61,20 +62,9 @@ def rllib_row(cfg, iterations: int) -> tuple[float, float, float]:
 
 
 def sb3_row(cfg, rollouts: int) -> tuple[float, float, float]:
-    from aluette_env.players import load_player
-    from training.sb3.policy import PolicyPlayer
-    from training.sb3.train import build_model
-    from training.sb3.vecenv import SelfPlayVecEnv
-    from training.selfplay import POLICY_ENTRIES, OpponentPool
-    fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in POLICY_ENTRIES}
-    pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
-    env = SelfPlayVecEnv(cfg.num_games, pool, None, cfg.env.num_deals, seed=0)
+    from bench_train import warm_model
     with tempfile.TemporaryDirectory() as tmp:
-        cfg.logging.tensorboard = False
-        model = build_model(cfg, env, Path(tmp))
-        pool.latest = PolicyPlayer(model.policy, temperature=1.0)
-        per_rollout = cfg.num_games * cfg.ppo.n_steps
-        model.learn(per_rollout)  # warm-up
+        model, per_rollout = warm_model(cfg, Path(tmp))
         watch = Stopwatch(model, "train")
         t0 = time.perf_counter()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)

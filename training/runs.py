@@ -3,11 +3,13 @@
 ``checkpoints/<run>/`` holds ``config.yaml`` (the resolved config),
 ``state.json`` (step count, best score, the opponent pool, evaluation
 history), the backend's model saves (SB3: ``latest.zip`` / ``best.zip`` /
-``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``),
+``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``; RLlib: ``rllib/``
+checkpoints and ``latest.pt`` / ``best.pt``),
 ``metrics.jsonl``, ``learning_curve.png`` and ``tb/`` (TensorBoard). Every
 file is written to a temporary name in the same folder, then renamed.
 
-May import: the standard library, numpy, yaml, matplotlib (for the curve);
+May import: the standard library, numpy, yaml, matplotlib (for the curve),
+:mod:`aluette_env`;
 never torch or a training library.
 """
 
@@ -16,9 +18,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -146,3 +149,37 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
     plt.close(fig)
+
+
+def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps: int,
+                 wall_time_s: float, save_best: Callable[[], None],
+                 scalar: Callable[[str, float], None]) -> dict:
+    """Duplicate evaluation of ``player`` against ``cfg.eval.opponents``, recorded in
+    the run: appended to ``state["evals"]`` and ``metrics.jsonl``; ``save_best()``
+    when the score against the first opponent is the best yet; the learning curve;
+    ``scalar(tag, value)`` for each TensorBoard figure. Returns the record."""
+    from aluette_env.evaluation import duplicate_eval
+    t0 = time.perf_counter()
+    results = {}
+    for spec in cfg.eval.opponents:
+        res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
+        results[spec] = res.to_json()
+        key = spec.replace("/", "_")
+        scalar(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
+        scalar(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
+        scalar(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
+        scalar(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
+        if spec == cfg.eval.opponents[0]:
+            scalar("eval/deal_win_rate", res.deal_win_rate)
+    record = {"timesteps": timesteps, "wall_time_s": wall_time_s,
+              "eval_seconds": time.perf_counter() - t0, "results": results}
+    state["evals"].append(record)
+    append_jsonl(run_dir / "metrics.jsonl", record)
+    main = results[cfg.eval.opponents[0]]["points_per_deal"]
+    if state["best"] is None or main > state["best"]["points_per_deal"]:
+        state["best"] = {"timesteps": timesteps, "points_per_deal": main,
+                         "opponent": cfg.eval.opponents[0]}
+        save_best()
+    if cfg.logging.curve:
+        plot_curve(state["evals"], run_dir / "learning_curve.png", cfg.run_name)
+    return record

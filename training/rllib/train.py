@@ -26,12 +26,8 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from aluette_env.evaluation import duplicate_eval
-
 from ..config import ConfigError, TrainConfig
-from ..runs import (
-    CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
-)
+from ..runs import CheckpointError, atomic_path, evaluate_run, open_run, write_json
 from .env import ACTION_SPACE, OBSERVATION_SPACE, LockstepMatches, aec_env
 from .module import FixedPlayerModule, MaskedActorCritic, ModulePlayer
 from .seating import LEARNER, Seating, fixed_modules, snapshot_modules
@@ -206,23 +202,21 @@ class Trainer:
             self.checkpoint()
 
     def log_iteration(self, result: dict, rate: float) -> None:
-        if self.writer is None:
-            return
-        n, w = self.timesteps, self.writer
-        w.add_scalar("charts/samples_per_second", rate, n)
+        """TensorBoard: CleanRL's groups (charts/, losses/) and RLlib's timers."""
+        self.scalar("charts/samples_per_second", rate)
         returns = result["env_runners"].get("module_episode_returns_mean", {})
         if LEARNER in returns:
-            w.add_scalar("charts/episodic_return", returns[LEARNER], n)
+            self.scalar("charts/episodic_return", returns[LEARNER])
         learner = result.get("learners", {}).get(LEARNER, {})
         for ours, theirs in (("policy_loss", "policy_loss"), ("value_loss", "vf_loss"),
                              ("entropy", "entropy"), ("total_loss", "total_loss")):
             if theirs in learner:
-                w.add_scalar(f"losses/{ours}", float(learner[theirs]), n)
+                self.scalar(f"losses/{ours}", learner[theirs])
         timers = result.get("timers", {})
         for ours, theirs in (("sampling_s", "env_runner_sampling_timer"),
                              ("learning_s", "learner_update_timer")):
             if theirs in timers:
-                w.add_scalar(f"timers/{ours}", float(timers[theirs]), n)
+                self.scalar(f"timers/{ours}", timers[theirs])
 
     # -- pool, evaluation, checkpoints ----------------------------------------------
 
@@ -241,34 +235,19 @@ class Trainer:
         cfg = self.cfg
         self.eval_module.set_state(self.learner_state())
         player = ModulePlayer(self.eval_module, name=f"{cfg.run_name}@{self.timesteps}")
-        t0 = time.perf_counter()
-        results = {}
-        for spec in cfg.eval.opponents:
-            res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
-            results[spec] = res.to_json()
-            if self.writer is not None:
-                key = spec.replace("/", "_")
-                low, high = res.points_per_deal_ci95
-                for name, value in ((f"points_per_deal_vs_{key}", res.points_per_deal),
-                                    (f"points_per_deal_vs_{key}_ci_low", low),
-                                    (f"points_per_deal_vs_{key}_ci_high", high),
-                                    (f"deal_win_rate_vs_{key}", res.deal_win_rate)):
-                    self.writer.add_scalar(f"eval/{name}", value, self.timesteps)
-        record = {"timesteps": self.timesteps,
-                  "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
-                  "eval_seconds": time.perf_counter() - t0, "results": results}
-        self.state["evals"].append(record)
-        append_jsonl(self.run_dir / "metrics.jsonl", record)
-        main = results[cfg.eval.opponents[0]]["points_per_deal"]
-        if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
-            self.state["best"] = {"timesteps": self.timesteps, "points_per_deal": main,
-                                  "opponent": cfg.eval.opponents[0]}
-            save_module(self.learner_state(), cfg, self.timesteps, self.run_dir / "best.pt")
-        if cfg.logging.curve:
-            plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
+        record = evaluate_run(
+            cfg, player, self.state, self.run_dir, self.timesteps,
+            self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
+            save_best=lambda: save_module(self.learner_state(), cfg, self.timesteps,
+                                          self.run_dir / "best.pt"),
+            scalar=self.scalar)
         self.log(f"{self.timesteps:,} samples: " + ", ".join(
-            f"vs {k} {v['points_per_deal']:+.3f}" for k, v in results.items()))
+            f"vs {k} {v['points_per_deal']:+.3f}" for k, v in record["results"].items()))
         return record
+
+    def scalar(self, tag: str, value: float) -> None:
+        if self.writer is not None:
+            self.writer.add_scalar(tag, float(value), self.timesteps)
 
     def checkpoint(self) -> None:
         """RLlib checkpoint to a temporary folder renamed into place, then latest.pt,

@@ -18,13 +18,10 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 
 from ..config import TrainConfig
-from ..runs import (
-    CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
-)
+from ..runs import CheckpointError, atomic_path, evaluate_run, open_run, write_json
 from ..selfplay import POLICY_ENTRIES, OpponentPool
 from .checkpoints import load_model, save_model
 from .policy import CardTrunk, PolicyPlayer
@@ -138,30 +135,11 @@ class TrainCallback(BaseCallback):
     def evaluate(self) -> dict:
         cfg = self.cfg
         player = PolicyPlayer(self.model.policy, name=f"{cfg.run_name}@{self.num_timesteps}")
-        t0 = time.perf_counter()
-        results = {}
-        for spec in cfg.eval.opponents:
-            res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
-            results[spec] = res.to_json()
-            key = spec.replace("/", "_")
-            self.logger.record(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
-            self.logger.record(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
-            if spec == cfg.eval.opponents[0]:
-                self.logger.record("eval/deal_win_rate", res.deal_win_rate)
-        record = {"timesteps": self.num_timesteps,
-                  "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
-                  "eval_seconds": time.perf_counter() - t0, "results": results}
-        self.state["evals"].append(record)
-        append_jsonl(self.run_dir / "metrics.jsonl", record)
-        main = results[cfg.eval.opponents[0]]["points_per_deal"]
-        if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
-            self.state["best"] = {"timesteps": self.num_timesteps, "points_per_deal": main,
-                                  "opponent": cfg.eval.opponents[0]}
-            save_model(self.model, self.run_dir / "best.zip")
-        if cfg.logging.curve:
-            plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
+        record = evaluate_run(
+            cfg, player, self.state, self.run_dir, self.num_timesteps,
+            self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
+            save_best=lambda: save_model(self.model, self.run_dir / "best.zip"),
+            scalar=self.logger.record)
         if self.bar is not None:
             self.bar.set_postfix_str(self._postfix())
         self.logger.dump(self.num_timesteps)

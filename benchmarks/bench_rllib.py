@@ -108,7 +108,7 @@ def main(argv: list[str] | None = None) -> None:
 
     cfg = load_config(args.config)
     torch.set_num_threads(cfg.torch_threads)
-    ray.init(num_cpus=max(cfg.rllib.num_cpus, 3), include_dashboard=False,
+    ray.init(address="local", num_cpus=max(cfg.rllib.num_cpus, 3), include_dashboard=False,
              logging_level="ERROR")
     try:
         print(f"env sampling, one env runner, {Path(args.config).name} network "

@@ -96,7 +96,7 @@ def export_source(spec: str):
 
 
 def _accepts(path: str) -> bool:
-    return is_rllib_run(path) or path.endswith(".pt")
+    return is_rllib_run(path) or (path.endswith(".pt") and Path(path).is_file())
 
 
 #: Entry point ``aluette.loaders: rllib``.

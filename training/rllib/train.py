@@ -65,7 +65,8 @@ def start_ray(cfg: TrainConfig, address: str | None = None, log=print) -> bool:
         log(f"joined the Ray cluster at {address}: "
             f"{ray.cluster_resources().get('CPU', 0):.0f} CPUs")
     else:
-        ray.init(num_cpus=cfg.rllib.num_cpus, **quiet)
+        # "local": a new Ray of our own, even if `ray start` left a cluster running here.
+        ray.init(address="local", num_cpus=cfg.rllib.num_cpus, **quiet)
     return True
 
 

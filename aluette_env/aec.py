@@ -143,6 +143,9 @@ class raw_env(AECEnv):
     # -- reset ------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         first_dealer, deals = self._parse_options(options)
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)

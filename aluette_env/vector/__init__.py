@@ -23,8 +23,8 @@ game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
 decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
-The state of all games is one :class:`~.kernels.GameState` of arrays
-(``game.state``), stepped by the numba kernels of :mod:`.kernels`, the one
+The state of all games is one record array of the named structure
+:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]), stepped by the numba kernels of :mod:`.kernels`, the one
 second statement of the rules (pinned to :mod:`aluette_env.game` by
 ``tests/test_vector.py``).
 
@@ -43,7 +43,7 @@ from ..game import (
 )
 from ..observation import MAX_DEALS, OBS_SIZE
 from . import kernels
-from .kernels import DEAL_ORDER, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY, DealResults, GameState
+from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
@@ -55,7 +55,7 @@ def _check_seed(seed: Any) -> int | None:
     return seed
 
 
-__all__ = ["HAVE_NUMBA", "SPOILED", "DealResults", "GameState", "VectorGame"]
+__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "SPOILED", "VectorGame"]
 
 
 class VectorGame:
@@ -76,6 +76,10 @@ class VectorGame:
         self._started = False
         self.state = kernels.new_state(n)
         self.results = kernels.new_results(n)
+        self._st, self._res = kernels.kernel_view(self.state), kernels.kernel_view(self.results)
+        self.rewards = np.zeros((n, NUM_SEATS), np.float32)
+        self.deal_done = np.zeros(n, np.bool_)
+        self.match_done = np.zeros(n, np.bool_)
         self.obs = np.zeros((n, OBS_SIZE), np.int8)
         self.mask = np.zeros((n, NUM_CARDS), np.int8)
         self.final_points = np.zeros((n, 2), np.int16)
@@ -178,7 +182,7 @@ class VectorGame:
             decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
             dealers = ((st.first_dealer[games[rand]] + deal_idx[rand]) % NUM_SEATS).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
-        kernels.start_deals(st, games.astype(np.int64), hands)
+        kernels.start_deals(self._st, games.astype(np.int64), hands)
 
     # -- step -------------------------------------------------------------------
 
@@ -204,22 +208,23 @@ class VectorGame:
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        st, res = self.state, self.results
+        st, res = self._st, self._res
         bad = kernels.find_illegal(st, actions, active)
         if bad >= 0:
             self._raise_illegal(bad, int(actions[bad]))
-        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res)
-        if res.deal_done.any():
-            done = np.flatnonzero(res.deal_done)
-            ended = res.match_done[done]
+        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res, self.rewards,
+                     self.deal_done, self.match_done)
+        if self.deal_done.any():
+            done = np.flatnonzero(self.deal_done)
+            ended = self.match_done[done]
             if ended.any():
-                self.final_points[done[ended]] = st.points[done[ended]]
+                self.final_points[done[ended]] = self.state.points[done[ended]]
             nxt = done[~ended]
             self._deal(nxt)
             if self.auto_reset and ended.any():
                 self._new_matches(done[ended])
         self._observe()
-        return res.rewards, res.deal_done, res.match_done
+        return self.rewards, self.deal_done, self.match_done
 
     def _raise_illegal(self, game: int, card: int) -> None:
         seat = int(self.state.to_act[game])
@@ -229,7 +234,7 @@ class VectorGame:
                          f"legal: {legal}")
 
     def _observe(self) -> None:
-        kernels.observe(self.state, self.num_deals, self.obs, self.mask)
+        kernels.observe(self._st, self.num_deals, self.obs, self.mask)
 
     @property
     def to_act(self) -> np.ndarray:
@@ -258,6 +263,7 @@ class VectorGame:
 
     def bytes_per_game(self) -> float:
         """Memory of all per-game arrays (state, observation, results) per game."""
-        arrays = [*self.state, *self.results, self.obs, self.mask, self.final_points]
+        arrays = [self.state, self.results, self.rewards, self.deal_done, self.match_done,
+                  self.obs, self.mask, self.final_points]
         total = sum(v.nbytes for v in arrays)
         return total / self.num_games

@@ -2,12 +2,15 @@
 through the HTTP API against a local server (uvicorn on 127.0.0.1, a child
 process), with the default AI (``ai``) in the three other seats.
 
-Prints the server's own time per request (its ``Server-Timing`` header: from
-the request reaching the app to the answer, AI moves included, no deliberate
-pacing: the page paces AI cards, the server never waits), the time the clients
-saw, errors, and the memory a live game takes (the server's RSS growth per
-game while all games are live, and the Python heap per game measured in this
-process with tracemalloc). Target: p99 server time under 50 ms, no errors.
+Prints the server's own time per request (its ``Server-Timing`` header: the
+wall time from the request reaching the app to its answer, AI moves included,
+and the CPU time the server spent on it; no deliberate pacing: the page paces
+AI cards, the server never waits), the time the clients saw, errors, and the
+memory a live game takes (the server's RSS growth per game while all games are
+live, and the Python heap per game measured in this process with tracemalloc).
+Target: p99 server time under 50 ms, no errors. Server and clients share this
+machine's cores, so a busy machine inflates the wall times: the CPU figure
+shows the work itself.
 
     python benchmarks/bench_web.py [--sessions 200] [--players ai]
 """
@@ -27,7 +30,7 @@ import tracemalloc
 
 import httpx
 
-TIMING = re.compile(r"app;dur=([0-9.]+)")
+TIMING = re.compile(r"app;dur=([0-9.]+), cpu;dur=([0-9.]+)")
 
 
 def rss_kib(pid: int) -> int:
@@ -69,7 +72,7 @@ async def wait_up(client: httpx.AsyncClient, proc: subprocess.Popen) -> None:
     raise SystemExit("the server did not start within 120 s")
 
 
-async def play_match(client: httpx.AsyncClient, seed: int, server_ms: list[float],
+async def play_match(client: httpx.AsyncClient, seed: int, server_ms: list[tuple[float, float]],
                      client_ms: list[float], errors: list[str], ready: asyncio.Event,
                      created: list[int]) -> None:
     rng = random.Random(seed)
@@ -84,7 +87,7 @@ async def play_match(client: httpx.AsyncClient, seed: int, server_ms: list[float
         client_ms.append((time.perf_counter() - start) * 1000)
         m = TIMING.search(r.headers.get("server-timing", ""))
         if m:
-            server_ms.append(float(m.group(1)))
+            server_ms.append((float(m.group(1)), float(m.group(2))))
         if r.status_code >= 400:
             errors.append(f"{path}: {r.status_code} {r.text[:100]}")
             return None
@@ -100,7 +103,8 @@ async def play_match(client: httpx.AsyncClient, seed: int, server_ms: list[float
         if state["deal"]["done"]:
             data = await call("POST", f"/api/games/{gid}/next-deal")
         else:
-            data = await call("POST", f"/api/games/{gid}/play", {"card": rng.choice(state["legal"])})
+            card = rng.choice(state["legal"])
+            data = await call("POST", f"/api/games/{gid}/play", {"card": card})
         if data is None:
             return
         state = data["state"]
@@ -138,7 +142,7 @@ async def run(args: argparse.Namespace) -> None:
             # Warm-up: one match, so model loading and JIT compilation are not measured.
             await play_match(client, -1, [], [], [], _set(asyncio.Event()), [])
             rss_before = rss_kib(proc.pid)
-            server_ms: list[float] = []
+            server_ms: list[tuple[float, float]] = []
             client_ms: list[float] = []
             errors: list[str] = []
             ready = asyncio.Event()
@@ -159,11 +163,15 @@ async def run(args: argparse.Namespace) -> None:
         proc.wait(timeout=30)
     heap = heap_per_game(args.players)
     n = len(server_ms)
+    wall_ms = [w for w, _ in server_ms]
+    cpu_ms = [c for _, c in server_ms]
     print(f"bench_web: {args.sessions} concurrent sessions, one match each, players "
           f"{args.players!r}, server and clients on this machine ({os.cpu_count()} CPUs)")
     print(f"  requests        {n} in {wall:.1f} s ({n / wall:.0f}/s)")
-    print(f"  server time     p50 {pct(server_ms, 0.5):.2f} ms   p99 {pct(server_ms, 0.99):.2f} ms"
-          f"   max {max(server_ms):.2f} ms   (target p99 < 50 ms)")
+    print(f"  server time     p50 {pct(wall_ms, 0.5):.2f} ms   p99 {pct(wall_ms, 0.99):.2f} ms"
+          f"   max {max(wall_ms):.2f} ms   (wall; target p99 < 50 ms)")
+    print(f"  server CPU      p50 {pct(cpu_ms, 0.5):.2f} ms   p99 {pct(cpu_ms, 0.99):.2f} ms"
+          f"   max {max(cpu_ms):.2f} ms   (the server thread's CPU time per request)")
     print(f"  client latency  p50 {pct(client_ms, 0.5):.2f} ms   p99 {pct(client_ms, 0.99):.2f} ms"
           f"   (includes queueing behind the other {args.sessions - 1} sessions)")
     print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))

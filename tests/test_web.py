@@ -218,7 +218,8 @@ def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
 
 def test_unknown_games_routes_and_methods_answer_json():
     c = client()
-    for method, path, status in [("GET", "/api/games/nope", 404), ("POST", "/api/games/x/play", 404),
+    for method, path, status in [("GET", "/api/games/nope", 404),
+                                 ("POST", "/api/games/x/play", 404),
                                  ("GET", "/api/nothing", 404), ("DELETE", "/api/players", 405),
                                  ("GET", "/api/i18n/xx", 404)]:
         r = c.request(method, path)

@@ -11,19 +11,22 @@ in Python and in the browser.
 >>> card_name(2, "fr")
 '3 de deniers — Monsieur'
 
-To add or change a message: use it (``t("…")`` in the page's JavaScript,
-``gettext("…")`` in Python), run ``python -m aluette_env.apps.i18n`` to
+To add or change a message: use it (``t("…")`` in the page's JavaScript;
+in Python ``_("…")`` with ``_ = translator(lang).gettext``, ``ngettext``, or
+``translate(lang, "…", **fields)``), run ``python -m aluette_env.apps.i18n`` to
 refresh the template and the catalogs, then translate the new empty entries;
 ``tests/test_i18n.py`` fails until every language has every message.
 """
 
 from __future__ import annotations
 
+import datetime
 import functools
 import io
 import string
 from pathlib import Path
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
@@ -55,7 +58,8 @@ def N_(message: str) -> str:
 # TRANSLATORS: suits as they stand in a card name, "{suit} {rank}"; put a
 # preposition in the suit where the language needs one ("de deniers", "d'épées").
 SUITS = (N_("Coins"), N_("Cups"), N_("Batons"), N_("Swords"))
-RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9", N_("Valet"), N_("Cavalière"), N_("Roi"))
+RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9",
+         N_("Valet"), N_("Cavalière"), N_("Roi"))
 # The named cards keep their traditional French names; languages may transliterate.
 TITLES = {card: title for card, title in NAMED_CARDS}
 _TITLE_MESSAGES = (N_("Monsieur"), N_("Madame"), N_("Le Borgne"), N_("La Vache"),
@@ -89,13 +93,13 @@ def translator(lang: str) -> NullTranslations:
     return Translations(buf, domain=DOMAIN)
 
 
-def gettext(lang: str, message: str, **fields: object) -> str:
+def translate(lang: str, message: str, **fields: object) -> str:
     """``message`` in ``lang``, with ``{field}`` placeholders filled in."""
     text = translator(lang).gettext(message)
     return text.format(**fields) if fields else text
 
 
-def ngettext(lang: str, singular: str, plural: str, n: int, **fields: object) -> str:
+def translate_plural(lang: str, singular: str, plural: str, n: int, **fields: object) -> str:
     """The plural form of ``lang`` for ``n``; ``{n}`` is filled in too."""
     return translator(lang).ngettext(singular, plural, n).format(n=n, **fields)
 
@@ -131,17 +135,18 @@ def browser_catalog(lang: str) -> dict[str, object]:
         "lang": lang,
         "name": LANGUAGES[lang],
         "dir": "rtl" if lang in RTL_LANGUAGES else "ltr",
-        "messages": {m: _(m) for m in template},
+        "messages": {m: _(m) for m in template if isinstance(m, str)},  # the page has no plurals
         "cards": list(card_names(lang)),
     }
 
 
 @functools.lru_cache(maxsize=None)
-def template_messages() -> tuple[str, ...]:
-    """The message ids of the template (``messages.pot``)."""
+def template_messages() -> tuple[str | tuple[str, str], ...]:
+    """The message ids of the template (``messages.pot``); a plural message's
+    id is its (singular, plural) pair."""
     with open(LOCALE_DIR / f"{DOMAIN}.pot", "rb") as f:
         catalog = read_po(f)
-    return tuple(m.id for m in catalog if m.id and isinstance(m.id, str))
+    return tuple(m.id for m in catalog if m.id)
 
 
 def placeholders(text: str) -> set[str]:
@@ -174,14 +179,17 @@ def extract_html(fileobj, keywords, comment_tags, options):
     return iter(found)
 
 
-def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
+def extract() -> Catalog:
     """Collect the messages of the apps' sources into a fresh template."""
-    from babel.messages.catalog import Catalog
     from babel.messages.extract import extract_from_file
 
     apps = Path(__file__).resolve().parent
-    catalog = Catalog(project="aluette-rl", domain=DOMAIN)
-    keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2)}
+    catalog = Catalog(project="aluette-rl", domain=DOMAIN,
+                      copyright_holder="the Aluette RL authors",
+                      msgid_bugs_address="the project's issue tracker",
+                      creation_date=_FIXED_DATE, revision_date=_FIXED_DATE)
+    keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2),
+                "translate": (2,), "translate_plural": (2, 3)}
     for method, patterns in SOURCES.items():
         for pattern in patterns:
             for path in sorted(apps.glob(pattern)):
@@ -196,6 +204,10 @@ def extract() -> "babel.messages.catalog.Catalog":  # noqa: F821
     return catalog
 
 
+# A fixed date keeps the catalogs' headers from changing on every refresh.
+_FIXED_DATE = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)
+
+
 def update() -> None:
     """Rewrite ``messages.pot`` from the sources and bring every catalog up to
     date with it (new messages empty, removed ones dropped)."""
@@ -203,7 +215,8 @@ def update() -> None:
 
     template = extract()
     with open(LOCALE_DIR / f"{DOMAIN}.pot", "wb") as f:
-        write_po(f, template, omit_header=False, sort_output=False, width=100)
+        write_po(f, template, omit_header=False, sort_output=False, width=100,
+                 include_lineno=False)
     for lang in LANGUAGES:
         if lang == SOURCE_LANGUAGE:
             continue
@@ -213,12 +226,16 @@ def update() -> None:
             with open(path, "rb") as f:
                 catalog = read_po(f, locale=lang, domain=DOMAIN)
         else:
-            from babel.messages.catalog import Catalog
             catalog = Catalog(locale=lang, domain=DOMAIN, project="aluette-rl")
-        catalog.update(template, no_fuzzy_matching=True)
+        catalog.update(template, no_fuzzy_matching=True, update_creation_date=False)
+        catalog.copyright_holder = template.copyright_holder
+        catalog.msgid_bugs_address = template.msgid_bugs_address
+        catalog.revision_date = _FIXED_DATE
+        catalog.last_translator = "the Aluette RL authors"
+        catalog.language_team = LANGUAGES[lang]
         catalog.obsolete.clear()
         with open(path, "wb") as f:
-            write_po(f, catalog, width=100, omit_header=False)
+            write_po(f, catalog, width=100, omit_header=False, include_lineno=False)
 
 
 if __name__ == "__main__":

@@ -17,7 +17,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only)")
     p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
-    p.add_argument("--partner", default="ai", metavar="SPEC", help="north, your partner (default ai)")
+    p.add_argument("--partner", default="ai", metavar="SPEC",
+                   help="north, your partner (default ai)")
     p.add_argument("--left", default="ai", metavar="SPEC", help="west (default ai)")
     p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
     p.add_argument("--max-games", type=int, default=1000,

@@ -3,9 +3,9 @@ with AI players in the other three seats, and the view of it that the person's
 seat (player_0, south) may know.
 
 No web import here: the server parses requests and calls :class:`GameSession`;
-everything the browser receives is built by :meth:`GameSession.view` and
-:meth:`GameSession._event`, which name only public facts (cards already played,
-trick winners, counts, scores) and the person's own hand. Rules are never
+everything the browser receives is built by :meth:`GameSession.view` and the
+events its moves return, which name only public facts (cards played in this
+deal, trick winners, the tally, scores) and the person's own hand. Rules are never
 restated: dealing, tricks, the tally and scoring all come from the game core;
 the AI seats see the reference observation encoder's vector.
 """
@@ -36,10 +36,10 @@ class GameError(ValueError):
 class GameSession:
     """A match between the person (seat 0) and three AI players.
 
-    ``players`` maps the AI seats 1-3 to players; ``get_player(spec)`` turns a
-    spec into one when the person changes a seat's AI. Each call that moves the
-    game returns the list of public events it produced, in order, so the page
-    can show the AI cards one at a time at the person's chosen pace.
+    ``players`` maps the AI seats 1-3 to players and ``specs`` to the specs
+    that named them. Each call that moves the game returns the list of public
+    events it produced, in order, so the page can show the AI cards one at a
+    time at the person's chosen pace.
     """
 
     def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
@@ -155,7 +155,8 @@ class GameSession:
 
     def next_deal(self) -> list[dict[str, Any]]:
         if not self.deal.done:
-            raise GameError(f"the deal is still being played: trick {self.deal.trick_index + 1} of 9")
+            raise GameError(f"the deal is still being played: "
+                            f"trick {self.deal.trick_index + 1} of 9")
         if self.match.over:
             raise GameError("the match is over: start a new match")
         return self._new_deal()

@@ -172,7 +172,7 @@
       `<div class="team us"><span>${t("You and partner")}</span><strong>${m.points[0]}</strong></div>` +
       `<div class="team them"><span>${t("Opponents")}</span><strong>${m.points[1]}</strong></div>`;
     $("history").innerHTML = m.history.map((h) => {
-      const side = h.winner === null ? "" : h.winner % 2 === 0 ? "us" : "them";
+      const side = h.points[0] > 0 ? "us" : h.points[1] > 0 ? "them" : "";
       const text = h.winner === null ? t("Deal {n}: nobody", {n: h.deal + 1}) :
         t("Deal {n}: {seat} +{points}", {n: h.deal + 1, seat: seatName(h.winner), points: Math.max(...h.points)}) +
         (h.mordienne ? " ★" : "");
@@ -238,7 +238,7 @@
         lines.push(t("Deal won by {seat}, with the most tricks ({n}).", {seat: who, n}));
       }
       if (s.mordienne) lines.push(t("Mordienne! Nothing won before a closing run of {n} tricks: the points are doubled.", {n}));
-      lines.push(s.winner % 2 === 0 ? t("Your side scores {points}.", {points: s.points}) :
+      lines.push(s.team_points[0] > 0 ? t("Your side scores {points}.", {points: s.points}) :
         t("The opponents score {points}.", {points: s.points}));
     }
     return lines;

@@ -231,6 +231,8 @@ def validate(data: dict[str, Any], source: str) -> TrainConfig:
         cfg = TrainConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_format_error(source, err)) from None
+    if getattr(cfg, "backend", "sb3") != "sb3":
+        return cfg  # the rollout below is SB3's (n_steps x n_envs)
     rollout = cfg.ppo.n_steps * cfg.num_games
     if cfg.ppo.batch_size > rollout:
         raise ConfigError(f"{source}: 'ppo.batch_size': at most one rollout, ppo.n_steps x "

@@ -98,8 +98,8 @@ def read_state(run_dir: Path) -> dict:
         if not isinstance(value, kinds) or isinstance(value, bool) or \
                 (key == "timesteps" and value < 0):
             raise CheckpointError(f"{path}: corrupt, '{key}' is {value!r}")
-    if not all(isinstance(n, str) and n.startswith("snapshot_") for n in state["snapshots"]):
-        raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot file names")
+    if not all(isinstance(n, str) and n for n in state["snapshots"]):
+        raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot names")
     return state
 
 

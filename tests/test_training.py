@@ -267,9 +267,12 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
         expected = -signal.SIGKILL if killed else 0
         assert proc.exitcode == expected, f"{target!r}: exit {proc.exitcode}\n{text}"
 
+    # In this order each point is reached for sure: the first evaluation of a run
+    # always saves a best model, and a resume publishes one left pending.
     points = [("config.yaml", 1), ("state.json", 1), ("snapshot_", 1), ("metrics.jsonl", 1),
-              ("best.zip", 1), ("learning_curve.png", 1), ("checkpoint_", 1), ("state.json", 2),
-              ("latest.zip", 1), ("unlink snapshot_", 1), ("unlink checkpoint_", 1),
+              ("best_", 1), ("best.zip", 1), ("unlink best_", 1), ("learning_curve.png", 1),
+              ("checkpoint_", 1), ("state.json", 2), ("latest.zip", 1), ("unlink snapshot_", 1),
+              ("unlink checkpoint_", 1),
               ("snapshot_", 3), ("state.json", 3)]
     for target, nth in points:
         round_(target, nth)
@@ -285,6 +288,8 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     assert state["timesteps"] == final
     assert load_model(run / state["checkpoint"]).num_timesteps == final
     assert load_model(run / "latest.zip").num_timesteps == final
+    assert load_model(run / "best.zip").num_timesteps == state["best"]["timesteps"]
+    assert not list(run.glob("best_*.zip"))
     assert sorted(p.name for p in (run / "pool").iterdir()) == sorted(state["snapshots"])
     assert len(list(run.glob("checkpoint_*.zip"))) == 2
     metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]

@@ -8,10 +8,11 @@ history), the backend's model saves (SB3: ``latest.zip`` / ``best.zip`` /
 file is written to a temporary name in the same folder, then renamed.
 
 A run survives a SIGKILL at any moment: ``state.json`` is the commit point.
-It names the checkpoint it belongs to (written before it) and the pool
-snapshots (written before it); a file ``state.json`` no longer names is
-deleted only after the new ``state.json`` is in place (:func:`prune`), and
-``latest.zip`` is a copy made after it. On resume, leftovers of an
+It names the checkpoint it belongs to and the pool snapshots, all written
+before it; a file ``state.json`` no longer names is deleted only after the
+new ``state.json`` is in place (:func:`prune`), and ``latest.zip`` and
+``best.zip`` (from the ``best_<steps>.zip`` saved at the evaluation) are
+copies made after it. On resume, leftovers of an
 interrupted write are removed and :func:`prune` runs again.
 
 May import: the standard library, numpy, yaml, matplotlib (for the curve);
@@ -130,15 +131,31 @@ def remove_partial_writes(run_dir: Path) -> list[Path]:
     return gone
 
 
+def publish_best(run_dir: Path, state: dict) -> None:
+    """Make ``best.zip`` the model of the best evaluation ``state.json`` records,
+    from the ``best_<steps>.zip`` saved at that evaluation. Call only after
+    ``state`` is on disk."""
+    best = state.get("best")
+    if not best:
+        return
+    pending = Path(run_dir) / f"best_{best['timesteps']}.zip"
+    if pending.exists():
+        copy_file(pending, Path(run_dir) / "best.zip")
+        pending.unlink()
+
+
 def prune(run_dir: Path, state: dict, keep: int) -> None:
     """Delete what the committed ``state.json`` no longer needs: pool snapshots it
-    does not name, numbered checkpoints beyond the ``keep`` newest (never the one
-    it names). Call only after ``state`` is on disk."""
+    does not name, best models it does not record, numbered checkpoints beyond
+    the ``keep`` newest (never the one it names). Call only after ``state`` is
+    on disk (and :func:`publish_best`)."""
     run_dir = Path(run_dir)
     named = set(state["snapshots"])
     for p in (run_dir / "pool").glob("snapshot_*.pt"):
         if p.name not in named:
             p.unlink(missing_ok=True)
+    for p in run_dir.glob("best_*.zip"):
+        p.unlink(missing_ok=True)
     numbered = sorted(run_dir.glob("checkpoint_*.zip"), key=checkpoint_steps)
     for old in numbered[:-keep]:
         if old.name != state.get("checkpoint"):

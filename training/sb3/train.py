@@ -25,7 +25,7 @@ from aluette_env.players import load_player
 from ..config import TrainConfig
 from ..runs import (
     CheckpointError, append_jsonl, atomic_path, checkpoint_steps, copy_file, open_run,
-    plot_curve, prune, remove_partial_writes, write_json, write_text,
+    plot_curve, prune, publish_best, remove_partial_writes, write_json, write_text,
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool
 from .checkpoints import load_model, save_model
@@ -161,7 +161,9 @@ class TrainCallback(BaseCallback):
         if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
             self.state["best"] = {"timesteps": self.num_timesteps, "points_per_deal": main,
                                   "opponent": cfg.eval.opponents[0]}
-            save_model(self.model, self.run_dir / "best.zip")
+            # best.zip itself is replaced only once state.json records this best
+            # (publish_best at the next checkpoint): a crash cannot make them disagree.
+            save_model(self.model, self.run_dir / f"best_{self.num_timesteps}.zip")
         if cfg.logging.curve:
             plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
         if self.bar is not None:
@@ -181,6 +183,7 @@ class TrainCallback(BaseCallback):
         self.state["checkpoint"] = name
         write_json(self.run_dir / "state.json", self.state)
         copy_file(self.run_dir / name, self.run_dir / "latest.zip")
+        publish_best(self.run_dir, self.state)
         prune(self.run_dir, self.state, self.cfg.checkpoint.keep)
 
 
@@ -240,6 +243,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     if resume is not None:
         remove_partial_writes(run_dir)
         start_from = resume_point(run_dir, state, log)
+        publish_best(run_dir, state)
         prune(run_dir, state, cfg.checkpoint.keep)
         # Evaluations after the last checkpoint died with the process: the log
         # restarts from the state's, so none is written twice.

@@ -295,6 +295,24 @@ def test_page_and_assets_are_served_from_the_package_with_a_strict_policy():
     assert "server-timing" in page.headers
 
 
+def test_wheel_carries_the_page_and_the_catalogs(tmp_path):
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(root)], check=True, capture_output=True)
+    with zipfile.ZipFile(next(tmp_path.glob("aluette_rl-*.whl"))) as z:
+        names = set(z.namelist())
+        entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    for path in STATIC_DIR.iterdir():
+        assert f"aluette_env/apps/web/static/{path.name}" in names
+    assert "aluette_env/apps/locales/messages.pot" in names
+    for lang in ("fr", "ms", "it", "ar", "fi", "vi"):
+        assert f"aluette_env/apps/locales/{lang}/LC_MESSAGES/messages.po" in names
+    assert "serve = aluette_env.apps.web:COMMAND" in entry_points
+
+
 def test_catalog_and_deck_endpoints():
     c = client()
     ar = c.get("/api/i18n/ar").json()

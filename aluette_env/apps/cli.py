@@ -247,4 +247,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so that the error classes the subcommands
+    # raise are the ones it catches (this file itself runs as __main__).
+    from aluette_env.apps.cli import main as _main
+    sys.exit(_main())

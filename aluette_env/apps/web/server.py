@@ -38,7 +38,7 @@ import json
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
 
@@ -70,7 +70,6 @@ class ServerConfig:
     max_games: int = 1000
     idle_seconds: float = 1800.0
     seed: int | None = None  # for tests: reproducible deals
-    extra_specs: tuple[str, ...] = field(default_factory=tuple)
 
     def defaults(self) -> dict[str, str]:
         return {"left": self.left, "partner": self.partner, "right": self.right}
@@ -82,7 +81,8 @@ def registered_players() -> list[str]:
 
 
 class ApiError(HTTPException):
-    """A 4xx answer with a JSON ``{"error": message}`` body."""
+    """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
+    request, 503 when the server holds its maximum of live games."""
 
 
 class GameStore:
@@ -193,8 +193,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     """The ASGI app of the web game."""
     config = config or ServerConfig()
     offered = registered_players()
-    pool = PlayerPool(offered + [config.partner, config.left, config.right,
-                                 *config.extra_specs])
+    # The browser may pick the registry's players and the ones given at start-up
+    # (possibly a model file); never a path of its own choosing.
+    pool = PlayerPool(offered + [config.partner, config.left, config.right])
     for role, spec in config.defaults().items():
         try:
             pool.get(spec, role)  # a bad --partner/--left/--right fails at start-up

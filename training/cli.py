@@ -10,7 +10,8 @@ from aluette_env.apps import cli
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml", help="a training config (see configs/)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run folder where it stopped (default: start a new run)")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="continue this run folder where it stopped (default: start a new run)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
                    help="override a config value (repeatable), e.g. --set ppo.n_epochs=4 "
                         "(default: none)")

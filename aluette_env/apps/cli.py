@@ -198,8 +198,10 @@ def build_parser() -> argparse.ArgumentParser:
         return sub.add_parser(name, help=help, description=help, formatter_class=_HelpFormatter)
 
     p = add("eval", "duplicate evaluation of team A against team B")
-    p.add_argument("--team-a", required=True, metavar="SPEC", help="player spec for team A (required)")
-    p.add_argument("--team-b", required=True, metavar="SPEC", help="player spec for team B (required)")
+    p.add_argument("--team-a", required=True, metavar="SPEC",
+                   help="player spec for team A (required)")
+    p.add_argument("--team-b", required=True, metavar="SPEC",
+                   help="player spec for team B (required)")
     p.add_argument("--deals", type=deal_pairs, default=2000,
                    help=f"deal pairs, 1 to {MAX_EVAL_DEALS:,}")
     p.add_argument("--seed", type=seed_int, default=0, help=f"seed of the deals, 0 to {MAX_SEED}")

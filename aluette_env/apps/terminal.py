@@ -352,7 +352,8 @@ class TerminalGame:
             self.say(f"  {line}{mordienne}   ({self._('Tricks')}: {tricks})")
         us, them = match.points
         if us > them:
-            verdict = self.t("You and your partner win the match, {us} to {them}!", us=us, them=them)
+            verdict = self.t("You and your partner win the match, {us} to {them}!",
+                             us=us, them=them)
         elif us < them:
             verdict = self.t("The opponents win the match, {them} to {us}.", us=us, them=them)
         else:

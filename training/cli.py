@@ -10,9 +10,11 @@ from aluette_env.apps import cli
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml", help="a training config (see configs/)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run folder where it stopped")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="continue this run folder where it stopped (default: start a new run)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
-                   help="override a config value (repeatable), e.g. --set ppo.n_epochs=4")
+                   help="override a config value (repeatable), e.g. --set ppo.n_epochs=4 "
+                        "(default: none)")
     p.add_argument("--force", action="store_true",
                    help="resume even though the config differs from the run's")
     p.add_argument("--address", metavar="RAY_ADDRESS",

@@ -27,7 +27,10 @@ import numpy as np
 import torch
 
 from ..config import ConfigError, TrainConfig
-from ..runs import CheckpointError, atomic_path, evaluate_run, open_run, write_json
+from ..runs import (
+    CheckpointError, atomic_path, evaluate_run, open_run, publish_best, remove_partial_writes,
+    write_json,
+)
 from .env import ACTION_SPACE, OBSERVATION_SPACE, LockstepMatches, aec_env
 from .module import FixedPlayerModule, MaskedActorCritic, ModulePlayer
 from .seating import LEARNER, Seating, fixed_modules, snapshot_modules
@@ -239,8 +242,9 @@ class Trainer:
         record = evaluate_run(
             cfg, player, self.state, self.run_dir, self.timesteps,
             self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
+            # best.pt is replaced only once state.json records this best (checkpoint).
             save_best=lambda: save_module(self.learner_state(), cfg, self.timesteps,
-                                          self.run_dir / "best.pt"),
+                                          self.run_dir / f"best_{self.timesteps}.pt"),
             scalar=self.scalar)
         self.log(f"{self.timesteps:,} samples: " + ", ".join(
             f"vs {k} {v['points_per_deal']:+.3f}" for k, v in record["results"].items()))
@@ -251,8 +255,9 @@ class Trainer:
             self.writer.add_scalar(tag, float(value), self.timesteps)
 
     def checkpoint(self) -> None:
-        """RLlib checkpoint to a temporary folder renamed into place, then latest.pt,
-        then state.json: a kill at any point leaves the previous checkpoint usable."""
+        """RLlib checkpoint to a temporary folder renamed into place, then state.json
+        (the commit point: it names the checkpoint), then latest.pt, best.pt and the
+        pruning: a kill at any point leaves a state.json whose checkpoint exists."""
         n = self.timesteps
         folder = self.run_dir / "rllib"
         folder.mkdir(exist_ok=True)
@@ -262,14 +267,17 @@ class Trainer:
         os.umask(umask)
         os.chmod(tmp, 0o777 & ~umask)  # mkdtemp makes 0700; give the usual folder mode
         self.algo.save_to_path(str(tmp.resolve()))
-        if final.exists():
+        if final.exists():  # the same step count again (a resumed, finished run)
             shutil.rmtree(final)
         os.replace(tmp, final)
-        save_module(self.learner_state(), self.cfg, n, self.run_dir / "latest.pt")
         self.state["wall_time_s"] += time.perf_counter() - self._start_wall
         self._start_wall = time.perf_counter()
         self.state["checkpoint"] = f"rllib/{final.name}"
         write_json(self.run_dir / "state.json", self.state)
+        save_module(self.learner_state(), self.cfg, n, self.run_dir / "latest.pt")
+        publish_best(self.run_dir, self.state, suffix=".pt")
+        for pending in self.run_dir.glob("best_*.pt"):  # bests state.json does not record
+            pending.unlink(missing_ok=True)
         numbered = sorted(folder.glob("checkpoint_*"), key=lambda p: int(p.name.split("_")[1]))
         for old in numbered[:-self.cfg.checkpoint.keep]:
             if old != final:
@@ -281,14 +289,16 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     """Train (or resume) a run with RLlib; returns its folder. Raises ConfigError /
     CheckpointError with one-line messages."""
     run_dir, state = open_run(cfg, resume, force)
-    if resume is not None:
-        if state.get("backend") != BACKEND or not state.get("checkpoint"):
-            raise CheckpointError(f"{run_dir}: not an RLlib run with a checkpoint "
-                                  f"(backend {state.get('backend', 'sb3')!r})")
+    checkpoint = None
+    if state["checkpoint"] is not None:  # something was trained: continue from it
+        if state.get("backend") != BACKEND:
+            raise CheckpointError(f"{run_dir}: not a run of backend rllib (its checkpoint is "
+                                  f"{state['checkpoint']}); resume it with its own config")
         checkpoint = run_dir / state["checkpoint"]
-        if not checkpoint.is_dir():
-            raise CheckpointError(f"{checkpoint}: missing RLlib checkpoint")
-    state.setdefault("backend", BACKEND)
+        if not (checkpoint / "rllib_checkpoint.json").is_file():
+            raise CheckpointError(f"{checkpoint}: missing or incomplete RLlib checkpoint")
+    state["backend"] = BACKEND
+    remove_partial_writes(run_dir)
     for leftover in (run_dir / "rllib").glob(".tmp_*"):  # a checkpoint cut short by a kill
         shutil.rmtree(leftover, ignore_errors=True)
     torch.set_num_threads(cfg.torch_threads)
@@ -296,7 +306,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     algo = None
     try:
         algo = build_algorithm(cfg, state["snapshots"])
-        if resume is not None:
+        if checkpoint is not None:
             try:
                 algo.restore_from_path(str(checkpoint.resolve()))
             except Exception as err:  # noqa: BLE001 - any damage to the checkpoint files

@@ -9,6 +9,7 @@ players), checkpoints atomically, logs and stops cleanly on SIGINT/SIGTERM.
 from __future__ import annotations
 
 import copy
+import json
 import signal
 import time
 from pathlib import Path
@@ -21,7 +22,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from aluette_env.players import load_player
 
 from ..config import TrainConfig
-from ..runs import CheckpointError, atomic_path, evaluate_run, open_run, write_json
+from ..runs import (
+    CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
+    publish_best, remove_partial_writes, write_json, write_text,
+)
 from ..selfplay import POLICY_ENTRIES, OpponentPool
 from .checkpoints import load_model, save_model
 from .policy import CardTrunk, PolicyPlayer
@@ -130,15 +134,18 @@ class TrainCallback(BaseCallback):
         while len(self.pool.snapshots) > self.cfg.selfplay.pool_size:
             name, _ = self.pool.snapshots.pop(0)
             self.state["snapshots"].remove(name)
-            (pool_dir / name).unlink(missing_ok=True)
+            # The file stays until state.json stops naming it (prune, at the checkpoint).
 
     def evaluate(self) -> dict:
         cfg = self.cfg
         player = PolicyPlayer(self.model.policy, name=f"{cfg.run_name}@{self.num_timesteps}")
+        # best.zip itself is replaced only once state.json records this best
+        # (publish_best at the next checkpoint): a crash cannot make them disagree.
         record = evaluate_run(
             cfg, player, self.state, self.run_dir, self.num_timesteps,
             self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
-            save_best=lambda: save_model(self.model, self.run_dir / "best.zip"),
+            save_best=lambda: save_model(self.model,
+                                         self.run_dir / f"best_{self.num_timesteps}.zip"),
             scalar=self.logger.record)
         if self.bar is not None:
             self.bar.set_postfix_str(self._postfix())
@@ -150,13 +157,15 @@ class TrainCallback(BaseCallback):
         self.state["timesteps"] = n
         self.state["wall_time_s"] += time.perf_counter() - self._start_wall
         self._start_wall = time.perf_counter()
-        save_model(self.model, self.run_dir / f"checkpoint_{n}.zip")
-        save_model(self.model, self.run_dir / "latest.zip")
+        name = f"checkpoint_{n}.zip"
+        # Order matters for a SIGKILL at any point (see training.runs): the model,
+        # then state.json naming it (the commit), then the copy and the clean-up.
+        save_model(self.model, self.run_dir / name)
+        self.state["checkpoint"] = name
         write_json(self.run_dir / "state.json", self.state)
-        numbered = sorted(self.run_dir.glob("checkpoint_*.zip"),
-                          key=lambda p: int(p.stem.split("_")[1]))
-        for old in numbered[:-self.cfg.checkpoint.keep]:
-            old.unlink(missing_ok=True)
+        copy_file(self.run_dir / name, self.run_dir / "latest.zip")
+        publish_best(self.run_dir, self.state)
+        prune(self.run_dir, self.state, self.cfg.checkpoint.keep)
 
 
 def frozen_player(policy, name: str) -> PolicyPlayer:
@@ -166,12 +175,65 @@ def frozen_player(policy, name: str) -> PolicyPlayer:
     return PolicyPlayer(snap, name=name, temperature=1.0)
 
 
+def saved_steps(path: Path) -> int | None:
+    """The sample count inside an SB3 checkpoint zip, None if unreadable (cheap:
+    reads the small ``data`` entry, not the weights)."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return int(json.loads(z.read("data"))["num_timesteps"])
+    except Exception:  # noqa: BLE001 - missing, truncated or foreign file: unusable
+        return None
+
+
+def resume_point(run_dir: Path, state: dict, log) -> Path | None:
+    """The checkpoint to resume from: the one ``state.json`` names (or, for older
+    runs, latest.zip) when it holds the state's step count; otherwise the newest
+    numbered checkpoint at or below it, with the state rolled back to it, said in
+    the log. None when the run has no checkpoint yet (it restarts from scratch)."""
+    n = state["timesteps"]
+    first = run_dir / (state["checkpoint"] or "latest.zip")
+    if saved_steps(first) == n and n > 0:
+        return first
+    numbered = sorted(run_dir.glob("checkpoint_*.zip"), key=checkpoint_steps, reverse=True)
+    for path in [run_dir / "latest.zip", *numbered]:
+        steps = saved_steps(path)
+        if steps is None or steps > n or steps == 0:
+            continue
+        why = ("is missing or unreadable" if saved_steps(first) is None else
+               f"holds {saved_steps(first):,} samples")
+        log(f"{first} {why} but state.json says {n:,}; falling back to {path.name} "
+            f"({steps:,} samples)")
+        state["timesteps"] = steps
+        state["checkpoint"] = path.name
+        state["evals"] = [e for e in state["evals"] if e["timesteps"] <= steps]
+        return path
+    if n > 0:
+        raise CheckpointError(f"{run_dir}: state.json says {n:,} samples but no checkpoint "
+                              f"at or below that step can be read")
+    return None
+
+
 def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
           log=print) -> Path:
     """Train (or resume) a run; returns its folder. Raises ConfigError /
     CheckpointError with one-line messages."""
     torch.set_num_threads(cfg.torch_threads)
     run_dir, state = open_run(cfg, resume, force)
+    start_from = None
+    if resume is not None:
+        remove_partial_writes(run_dir)
+        start_from = resume_point(run_dir, state, log)
+        publish_best(run_dir, state)
+        prune(run_dir, state, cfg.checkpoint.keep)
+        # Evaluations after the last checkpoint died with the process: the log
+        # restarts from the state's, so none is written twice.
+        write_text(run_dir / "metrics.jsonl", "".join(json.dumps(e) + "\n" for e in state["evals"]))
+        if state["timesteps"] >= cfg.total_timesteps:
+            log(f"{run_dir} is finished at {state['timesteps']:,} samples (total_timesteps "
+                f"{cfg.total_timesteps:,}); to train on, resume with a larger "
+                f"--set total_timesteps=...")
+            return run_dir
     rng = np.random.default_rng(cfg.seed + state["timesteps"])
     fixed = {spec: load_player(spec, seed=cfg.seed) for spec in cfg.selfplay.opponents
              if spec not in POLICY_ENTRIES}
@@ -179,22 +241,25 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     partner = None if cfg.selfplay.partner == "latest" else load_player(cfg.selfplay.partner)
     env = SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals,
                          seed=cfg.seed + state["timesteps"])
-    if resume is not None:
-        model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO)
+    if start_from is not None:
+        model = load_model(start_from, env=env, cls=AluettePPO)
         if model.num_timesteps != state["timesteps"]:
-            raise CheckpointError(f"{run_dir / 'latest.zip'}: holds {model.num_timesteps} steps "
+            raise CheckpointError(f"{start_from}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")
         if cfg.logging.tensorboard:
             model.tensorboard_log = str(run_dir / "tb")
-        for name in state["snapshots"]:
+        for name in list(state["snapshots"]):
             path = run_dir / "pool" / name
             try:
                 sd = torch.load(path, map_location="cpu", weights_only=True)
                 snap = copy.deepcopy(model.policy)
                 snap.load_state_dict(sd)
             except Exception as err:  # noqa: BLE001
-                raise CheckpointError(f"{path}: missing or corrupt pool snapshot "
-                                      f"({type(err).__name__})") from None
+                # An opponent less is no reason to lose the run.
+                log(f"{path}: missing or corrupt pool snapshot ({type(err).__name__}); "
+                    f"left out of the pool")
+                state["snapshots"].remove(name)
+                continue
             pool.snapshots.append((name, frozen_player(snap, name)))
         log(f"resuming {run_dir} at {model.num_timesteps:,} samples "
             f"({len(pool.snapshots)} snapshots in the pool)")
@@ -215,7 +280,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         remaining = cfg.total_timesteps - model.num_timesteps
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callback,
-                        reset_num_timesteps=resume is None, tb_log_name="ppo",
+                        reset_num_timesteps=start_from is None, tb_log_name="ppo",
                         log_interval=1)
         if not callback.stop_requested and (not state["evals"] or
                                             state["evals"][-1]["timesteps"] != model.num_timesteps):

@@ -124,11 +124,12 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("checkpoint", metavar="CHECKPOINT_OR_RUN",
-                   help="a checkpoint .zip, or a run folder (its best.zip)")
+                   help="an SB3 checkpoint .zip, an RLlib policy .pt, or a run folder of "
+                        "either backend (its best model)")
     p.add_argument("--out", required=True, metavar="PATH.onnx",
                    help="the ONNX file to write (required)")
     p.add_argument("--verify", type=cli.positive_int, default=1000,
-                   help="positions from real games to check against the SB3 policy")
+                   help="positions from real games to check against the trained policy")
 
 
 def run(args: argparse.Namespace) -> int:

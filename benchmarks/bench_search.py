@@ -48,7 +48,7 @@ def pimc_move_times(moves: int = 180) -> tuple[list[float], list[float]]:
     game.reset()
     times, searched = [], []
     for k in range(moves):
-        endgame = 9 - int(game.trick_index[0]) <= player.solve_tricks
+        endgame = 9 - int(game.state.trick_index[0]) <= player.solve_tricks
         start = time.perf_counter()
         a = player.act(game.obs[0], game.mask[0])
         dt = time.perf_counter() - start

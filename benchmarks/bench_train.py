@@ -1,7 +1,9 @@
 """End-to-end learner samples per second (collection + PPO updates) with the
 default config's settings, for a few rollouts (no evaluation or checkpoints).
+Also prints how many CPUs the process kept busy: on a shared machine the
+other load slows it, and samples per CPU-second say what the code costs.
 
-    python benchmarks/bench_train.py [--rollouts 6]
+    python benchmarks/bench_train.py [--rollouts 6] [--config C] [--set key.path=value]
 """
 
 from __future__ import annotations
@@ -24,6 +26,22 @@ from training.selfplay import OpponentPool
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def warm_model(cfg, run_dir: Path):
+    """(model, learner samples per rollout) on the config's self-play env (one
+    snapshot in the pool), after one warm-up rollout (numba compile,
+    allocations); no TensorBoard."""
+    fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
+    pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
+    env = build_env(cfg, pool, seed=0)
+    cfg.logging.tensorboard = False
+    model = build_model(cfg, env, run_dir)
+    pool.latest = PolicyPlayer(model.policy, temperature=1.0)
+    pool.snapshots.append(("snapshot", frozen_player(model.policy, "snapshot")))
+    per_rollout = env.num_envs * cfg.ppo.n_steps
+    model.learn(per_rollout)
+    return model, per_rollout
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=6)
@@ -32,24 +50,16 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = load_config(args.config, args.set)
     torch.set_num_threads(cfg.torch_threads)
-    fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
-    pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
-    env = build_env(cfg, pool, seed=0)
     with tempfile.TemporaryDirectory() as tmp:
-        cfg.logging.tensorboard = False
-        model = build_model(cfg, env, Path(tmp))
-        pool.latest = PolicyPlayer(model.policy, temperature=1.0)
-        pool.snapshots.append(("snapshot", frozen_player(model.policy, "snapshot")))
-        per_rollout = env.num_envs * cfg.ppo.n_steps
-        model.learn(per_rollout)  # warm-up (numba compile, allocations)
+        model, per_rollout = warm_model(cfg, Path(tmp))
         start, cpu = time.perf_counter(), time.process_time()
         model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
         dt, cpu = time.perf_counter() - start, time.process_time() - cpu
+    n = per_rollout * args.rollouts
     print(f"training end-to-end ({Path(args.config).name}: {cfg.num_games} games, "
-          f"{env.num_envs} learner seats, "
-          f"{cfg.torch_threads} torch threads, trunk {cfg.network.trunk}, "
-          f"{cfg.ppo.n_epochs} epochs): {per_rollout * args.rollouts / dt:,.0f} learner samples/s "
-          f"({cpu / dt:.2f} CPUs busy: the machine's other load slows it)")
+          f"{model.n_envs} learner seats, {cfg.torch_threads} torch threads, trunk "
+          f"{cfg.network.trunk}, {cfg.ppo.n_epochs} epochs): {n / dt:,.0f} learner samples/s; "
+          f"{cpu / dt:.2f} CPUs busy, {n / cpu:,.0f} samples per CPU-second")
 
 
 if __name__ == "__main__":

@@ -200,7 +200,8 @@ def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
 #: A run small enough to cross every kind of file write within a few seconds:
 #: snapshots every rollout (pool of 2, so old ones get deleted), evaluation and
 #: checkpoint every second rollout, checkpoints kept 2 (so old ones get deleted).
-TINY = ["num_games=16", "ppo.n_steps=16", "ppo.batch_size=256", "selfplay.snapshot_interval=256",
+TINY = ["num_games=4", "selfplay.opponents={latest: 1}", "ppo.n_steps=16", "ppo.batch_size=256",
+        "selfplay.snapshot_interval=256",
         "checkpoint.interval=512", "eval.interval=512", "eval.deals=4", "checkpoint.keep=2",
         "logging.tensorboard=false", "logging.progress_bar=false"]
 
@@ -367,10 +368,10 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
         roll = tables.collect(7, random_decide(rng))
         assert roll.rewards[:, :32].sum() == 0  # self-play games are zero-sum
         # the bootstrap's look-ahead (three cards) puts every game back
-        before = [a.copy() for a in tables.game.state] + [tables.game.obs.copy()]
+        before, obs = tables.game.state.copy(), tables.game.obs.copy()
         values = tables._bootstrap(random_decide(rng))
         assert values.shape == (tables.num_columns,)
-        assert all((a == b).all() for a, b in zip(before, [*tables.game.state, tables.game.obs]))
+        assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
     assert roll.observations.shape == (7, tables.num_columns, 638)
     masks = roll.action_masks.astype(bool)
     assert masks[np.arange(7)[:, None], np.arange(tables.num_columns), roll.actions.astype(int)].all()
@@ -383,7 +384,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     from training.sb3.train import build_env, build_model, load_onnx_weights
     v1 = str(SHIPPED_MODELS[1])
     cfg = load_config(ROOT / "configs" / "default.yaml",
-                      ["num_games=8", "logging.tensorboard=false", "network.trunk=[256]",
+                      ["num_games=8", "ppo.batch_size=64", "logging.tensorboard=false", "network.trunk=[256]",
                        "network.pi=[128]", "network.vf=[128]", "selfplay.all_seats=true"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))

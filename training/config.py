@@ -272,6 +272,21 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     return cfg
 
 
+def selfplay_games(cfg: TrainConfig) -> int:
+    """With ``selfplay.all_seats``: how many games are self-play (the ``latest`` share)."""
+    share = cfg.selfplay.opponents.get("latest", 0.0) / sum(cfg.selfplay.opponents.values())
+    return round(cfg.num_games * share)
+
+
+def learner_seats(cfg: TrainConfig) -> int:
+    """Learner samples per game step of a rollout: one per game, or with
+    ``selfplay.all_seats`` four per self-play game and two per league game."""
+    if not cfg.selfplay.all_seats:
+        return cfg.num_games
+    n = selfplay_games(cfg)
+    return 4 * n + 2 * (cfg.num_games - n)
+
+
 def validate(data: dict[str, Any], source: str) -> TrainConfig:
     """The typed config, with the settings that only fail together checked too."""
     try:
@@ -285,10 +300,11 @@ def validate(data: dict[str, Any], source: str) -> TrainConfig:
                               f"rllib.train_batch_size / num_learners = {per_learner} agent "
                               f"steps (got {cfg.ppo.batch_size})")
         return cfg  # the rollout below is SB3's (n_steps x n_envs)
-    rollout = cfg.ppo.n_steps * cfg.num_games
+    rollout = cfg.ppo.n_steps * learner_seats(cfg)
     if cfg.ppo.batch_size > rollout:
+        seats = "learner seats" if cfg.selfplay.all_seats else "num_games"
         raise ConfigError(f"{source}: 'ppo.batch_size': at most one rollout, ppo.n_steps x "
-                          f"num_games = {rollout} samples (got {cfg.ppo.batch_size})")
+                          f"{seats} = {rollout} samples (got {cfg.ppo.batch_size})")
     if cfg.ppo.normalize_advantage and rollout % cfg.ppo.batch_size == 1:
         # The last minibatch would hold one sample: its advantage std is NaN.
         raise ConfigError(f"{source}: 'ppo.batch_size': the rollout ({rollout} samples) would end "

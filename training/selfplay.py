@@ -298,7 +298,7 @@ class TableGames:
         the trick just begun (the policy sampling, opponents as usual), then put
         the games back as they were."""
         game = self.game
-        saved = [a.copy() for a in game.state]
+        saved = game.state.copy()  # one record per game
         saved_obs, saved_mask = game.obs.copy(), game.mask.copy()
         out = np.zeros(self.num_columns, np.float32)
         rows = np.arange(self.num_games)
@@ -316,8 +316,7 @@ class TableGames:
             if not mine.all():
                 self._opponents_act(rows[~mine], actions)
             game.step(actions)
-        for a, s in zip(game.state, saved):
-            a[...] = s
+        game.state[...] = saved
         game.obs[...] = saved_obs
         game.mask[...] = saved_mask
         return out

@@ -21,7 +21,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 
 from aluette_env.players import load_player
 
-from ..config import ConfigError, TrainConfig
+from ..config import ConfigError, TrainConfig, selfplay_games
 from ..runs import (
     CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
     publish_best, remove_partial_writes, write_json, write_text,
@@ -103,8 +103,7 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
     if sp.partner != "latest":
         raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
                           f"whole teams), got {sp.partner!r}")
-    share = sp.opponents.get("latest", 0.0) / sum(sp.opponents.values())
-    return TableVecEnv(TableGames(cfg.num_games, round(cfg.num_games * share), pool,
+    return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
                                   cfg.env.num_deals, seed=seed))
 
 

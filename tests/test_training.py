@@ -62,7 +62,7 @@ def test_config_cli_error_exit_code_2(tmp_path, capsys):
 
 
 def test_shipped_configs_are_valid_and_overrides_apply():
-    for name in ("default", "quick", "vs_heuristic"):
+    for name in ("default", "quick", "vs_heuristic", "v2", "exploit"):
         load_config(ROOT / "configs" / f"{name}.yaml")
     cfg = load_config(QUICK, ["ppo.n_epochs=5", "selfplay.opponents={random: 1}"])
     assert cfg.ppo.n_epochs == 5 and cfg.selfplay.opponents == {"random": 1}

@@ -146,7 +146,7 @@ def test_expert_moves_are_the_same_in_another_process():
 
 def test_expert_with_policy_rollouts_plays_legal_cards():
     p = load_player("expert:worlds=2,solve_tricks=2,rollout=ai")
-    assert p.name == "expert:worlds=2,solve_tricks=2,rollout=ai"
+    assert p.name == "expert:worlds=2,solve_tricks=2,solve_worlds=32,rollout=ai"
     g = VectorGame(2, seed=4)
     g.reset()
     for _ in range(36):
@@ -161,8 +161,9 @@ def test_expert_with_policy_rollouts_plays_legal_cards():
     ("expert:solve_tricks=8", "option 'solve_tricks' got '8'; allowed: an integer from 0"),
     ("expert:rollout=random", "option 'rollout' got 'random'; allowed: heuristic or ai"),
     ("expert:max_seconds=-1", "option 'max_seconds' got '-1'; allowed: a number of seconds"),
+    ("expert:solve_worlds=0", "option 'solve_worlds' got '0'; allowed: an integer from 1"),
     ("expert:depth=2", "unknown option 'depth'; options: max_seconds, rollout, seed, "
-                       "solve_tricks, worlds"),
+                       "solve_tricks, solve_worlds, worlds"),
 ])
 def test_expert_spec_options_are_checked(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:

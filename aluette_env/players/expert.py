@@ -11,7 +11,8 @@ of its distinct plays in every world:
   v2 from its own view (:func:`~aluette_env.players.heuristic.decide_v2`);
   all worlds and plays of a decision are one batch;
 * once at most ``solve_tricks`` tricks remain, exactly, by the numba
-  perfect-information solver (:func:`~aluette_env.players.search.solve`).
+  perfect-information solver (:func:`~aluette_env.players.search.solve`),
+  over ``solve_worlds`` worlds (an exact solve costs far more than a rollout).
 
 It plays the card with the best mean over the worlds (ties: the weakest).
 Plays of equal worth in every world are tried once: two levels in its hand
@@ -261,8 +262,11 @@ class ExpertPlayer(BatchPlayer):
     OPTIONS = {
         "worlds": Option(int, 64, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
                          "an integer from 1 to 4096"),
-        "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain",
+        "solve_tricks": Option(int, 5, "solve exactly once this many tricks remain",
                                lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
+        "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
+                               "(each costs far more than a rollout)",
+                               lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
         "rollout": Option(str, "heuristic", "policy of every seat in the rollouts: heuristic "
                           "(v2, compiled) or ai (the shipped model, batched over the worlds)",
                           lambda v: v in ("heuristic", "ai"), "heuristic or ai"),
@@ -271,18 +275,21 @@ class ExpertPlayer(BatchPlayer):
         "seed": SEED,
     }
 
-    def __init__(self, worlds: int = 64, solve_tricks: int = 4, rollout: str = "heuristic",
-                 max_seconds: float = 0.0, seed: int | None = None):
+    def __init__(self, worlds: int = 64, solve_tricks: int = 5, solve_worlds: int = 32,
+                 rollout: str = "heuristic", max_seconds: float = 0.0, seed: int | None = None):
         for key, value in (("worlds", worlds), ("solve_tricks", solve_tricks),
-                           ("rollout", rollout), ("max_seconds", max_seconds)):
+                           ("solve_worlds", solve_worlds), ("rollout", rollout),
+                           ("max_seconds", max_seconds)):
             option = self.OPTIONS[key]
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
         self.worlds, self.solve_tricks = int(worlds), int(solve_tricks)
+        self.solve_worlds = int(solve_worlds)
         self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else int(seed)
         self.rollout = rollout
-        self.name = f"expert:worlds={worlds},solve_tricks={solve_tricks}" + \
+        self.name = f"expert:worlds={worlds},solve_tricks={solve_tricks}," \
+            f"solve_worlds={solve_worlds}" + \
             (f",rollout={rollout}" if rollout != "heuristic" else "") + \
             (f",max_seconds={max_seconds:g}" if max_seconds else "")
         self._policy = None
@@ -315,14 +322,14 @@ class ExpertPlayer(BatchPlayer):
         if n_plays == 1:
             return int(plays[0])
         # The worlds come from the seed and the position, never from the call order.
-        rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
-        keys = rng.random((self.worlds, 48))
         exact = 9 - int(info[_I_T]) <= self.solve_tricks
+        rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
+        keys = rng.random((self.solve_worlds if exact else self.worlds, 48))
         context, num_deals = _match_context(row)
         totals = np.zeros(n_plays)
         start = time.perf_counter()
         s = self._solver
-        for w0 in range(0, self.worlds, WORLD_CHUNK):
+        for w0 in range(0, len(keys), WORLD_CHUNK):
             chunk = keys[w0:w0 + WORLD_CHUNK]
             if exact:
                 _solve_worlds(chunk, info, self._cards, counts, reached, in_run, self._unseen,

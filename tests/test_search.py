@@ -66,21 +66,21 @@ def brute_force(deal: Deal) -> int:
     return max(values) if team_of(deal.to_act) == 0 else min(values)
 
 
-@pytest.mark.parametrize("seed", range(25))
-def test_solver_equals_brute_force_on_small_positions(seed):
+def random_position(seed: int, tricks_left: tuple[int, ...]) -> tuple[Deal, Position]:
+    """A deal played at random until ``tricks_left`` (one of) tricks remain, maybe
+    mid-trick, and its solver position."""
     rnd = random.Random(seed)
     deck = list(range(48))
     rnd.shuffle(deck)
     dealer = rnd.randrange(4)
     hands, unused = deal_cards(deck, dealer)
     deal = Deal(hands, dealer, unused)
-    stop = 9 * 4 - rnd.choice([8, 9, 10, 11, 12])  # 2-3 tricks left, maybe mid-trick
-    for _ in range(stop):
+    for _ in range(36 - 4 * rnd.choice(tricks_left) + rnd.randrange(4)):
         deal.play(rnd.choice(deal.legal_cards()))
     pos = Position.from_cards(deal.hands, deal.leader, deal.trick_cards, counts=tuple(deal.counts),
                               reached=tuple(deal.reached), in_run=tuple(deal.in_run),
                               trick_index=len(deal.tricks))
-    assert Solver().value(pos) == brute_force(deal)
+    return deal, pos
 
 
 def test_pimc_samples_consistent_worlds():
@@ -137,23 +137,6 @@ def test_pimc_moves_are_the_same_in_another_process():
 # ---------------------------------------------------------------- the numba solver
 
 
-def random_position(seed: int, tricks_left: tuple[int, ...]) -> tuple[Deal, Position]:
-    """A deal played at random until ``tricks_left`` (one of) tricks remain, maybe
-    mid-trick, and its solver position."""
-    rnd = random.Random(seed)
-    deck = list(range(48))
-    rnd.shuffle(deck)
-    dealer = rnd.randrange(4)
-    hands, unused = deal_cards(deck, dealer)
-    deal = Deal(hands, dealer, unused)
-    for _ in range(36 - 4 * rnd.choice(tricks_left) + rnd.randrange(4)):
-        deal.play(rnd.choice(deal.legal_cards()))
-    pos = Position.from_cards(deal.hands, deal.leader, deal.trick_cards, counts=tuple(deal.counts),
-                              reached=tuple(deal.reached), in_run=tuple(deal.in_run),
-                              trick_index=len(deal.tricks))
-    return deal, pos
-
-
 def test_numba_rule_helpers_match_the_game_core():
     rnd = random.Random(0)
     for _ in range(2000):
@@ -172,10 +155,12 @@ def test_numba_rule_helpers_match_the_game_core():
         assert final_team_value(c, r, i) == team_value(deal_value(counts, reached, in_run))
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_numba_solver_equals_brute_force_on_small_positions(seed):
-    deal, pos = random_position(seed, (2, 3))
-    assert FastSolver().value(pos) == brute_force(deal)
+@pytest.mark.parametrize("seed", range(25))
+def test_solvers_equal_brute_force_on_small_positions(seed):
+    deal, pos = random_position(seed, (2, 3))  # 2-3 tricks left, maybe mid-trick
+    expected = brute_force(deal)
+    assert Solver().value(pos) == expected
+    assert FastSolver().value(pos) == expected
 
 
 def test_numba_solver_equals_the_python_solver_on_random_positions():

@@ -27,7 +27,10 @@ Episode                  one match of ``num_deals`` deals (R2, default 5);
 ``reset(seed, options)`` seeds ``np_random``; ``options`` may fix the first
 dealer (``{"first_dealer": "player_2"}``) and the hands of successive deals
 (``{"deals": [[hand0, hand1, hand2, hand3], ...]}``, nine card ids a hand,
-seat order), for duplicate evaluation, tests and puzzles.
+seat order), for duplicate evaluation, tests and puzzles. Other option keys
+are ignored with a warning through Gymnasium's logger (as Gymnasium envs
+treat options they do not know); a malformed value of a known key raises
+ValueError.
 
 At the step that ends a deal every agent's ``infos`` holds ``deal_result``
 (and ``match_result`` after the last deal) until the next step.
@@ -41,10 +44,10 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from gymnasium import spaces
+from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils import BaseWrapper, wrappers
 
 from .game import (
     AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
@@ -61,8 +64,24 @@ def env(**kwargs: Any) -> AECEnv:
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = _CardIdWrapper(e)
     e = wrappers.OrderEnforcingWrapper(e)
     return e
+
+
+class _CardIdWrapper(BaseWrapper):
+    """Refuses an action that is not a card id before PettingZoo's wrappers see it:
+    they would index the action mask with it (``True`` selects the whole mask and
+    fails with numpy's "truth value ... ambiguous") or assert without a message."""
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if action is not None or not (self.terminations[agent] or self.truncations[agent]):
+            try:
+                check_card(action)
+            except ValueError as err:
+                raise ValueError(f"{agent}'s action: {err}") from None
+        super().step(action)
 
 
 class raw_env(AECEnv):
@@ -82,20 +101,19 @@ class raw_env(AECEnv):
             num_deals: deals in a match (R2 says five); 1 to ``MAX_DEALS``.
             render_mode: ``"ansi"`` (``render()`` returns the table as a
                 string), ``"human"`` (prints it) or None.
-            render_hands: agents whose hands ``render()`` shows, or ``"all"``;
+            render_hands: agents whose hands ``render()`` shows (a list, one
+                agent name, or ``"all"``);
                 none by default, as a player sees the table.
         """
         super().__init__()
-        if not isinstance(num_deals, int) or not 1 <= num_deals <= MAX_DEALS:
+        if isinstance(num_deals, bool) or not isinstance(num_deals, (int, np.integer)) \
+                or not 1 <= num_deals <= MAX_DEALS:
             raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
                              f"or None, got {render_mode!r}")
-        hands = list(AGENTS) if render_hands == "all" else list(render_hands)
-        for a in hands:
-            if a not in SEAT:
-                raise ValueError(f"render_hands names {a!r}; agents are {list(AGENTS)} or 'all'")
-        self.num_deals = num_deals
+        hands = _render_hands(render_hands)
+        self.num_deals = int(num_deals)
         self.render_mode = render_mode
         self.render_hands = hands
         self.possible_agents = list(AGENTS)
@@ -125,6 +143,9 @@ class raw_env(AECEnv):
     # -- reset ------------------------------------------------------------------
 
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
         first_dealer, deals = self._parse_options(options)
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
@@ -149,20 +170,27 @@ class raw_env(AECEnv):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
         unknown = set(options) - {"first_dealer", "deals"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; "
-                             f"allowed: 'first_dealer', 'deals'")
+            logger.warn(f"reset() ignores unknown option(s) {sorted(map(str, unknown))}; "
+                        f"known: 'first_dealer', 'deals'")
         first_dealer = options.get("first_dealer")
         if first_dealer is not None:
-            first_dealer = seat_of(first_dealer)
+            try:
+                first_dealer = seat_of(first_dealer)
+            except ValueError as err:
+                raise ValueError(f"options['first_dealer']: {err}") from None
         deals = options.get("deals")
         if deals is not None:
-            if isinstance(deals, (str, bytes)) or not hasattr(deals, "__len__"):
-                raise ValueError("options['deals'] must be a list of deals, each 4 hands of 9 card ids")
+            if not _is_sequence(deals):
+                raise ValueError(f"options['deals'] must be a list of deals, each 4 hands of "
+                                 f"9 card ids; got {type(deals).__name__}")
             if not 1 <= len(deals) <= self.num_deals:
                 raise ValueError(f"options['deals'] holds {len(deals)} deals; "
                                  f"give 1 to {self.num_deals} (num_deals)")
             checked = []
             for i, d in enumerate(deals):
+                if not _is_sequence(d) or not all(_is_sequence(h) for h in d):
+                    raise ValueError(f"options['deals'][{i}] must be 4 hands (lists of 9 card "
+                                     f"ids), got {d!r}")
                 try:
                     checked.append(check_hands(d))
                 except ValueError as err:
@@ -270,6 +298,23 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+def _is_sequence(x: Any) -> bool:
+    return isinstance(x, (list, tuple, np.ndarray))
+
+
+def _render_hands(render_hands: Any) -> list[str]:
+    """``"all"``, one agent name, or a list/tuple of agent names -> agent names."""
+    if isinstance(render_hands, str):
+        render_hands = list(AGENTS) if render_hands == "all" else [render_hands]
+    if not isinstance(render_hands, (list, tuple)):
+        raise ValueError(f"render_hands must be 'all', an agent name or a list of agent "
+                         f"names, got {render_hands!r}")
+    for a in render_hands:
+        if not isinstance(a, str) or a not in SEAT:
+            raise ValueError(f"render_hands names {a!r}; agents are {list(AGENTS)} or 'all'")
+    return list(render_hands)
 
 
 def _register() -> None:

@@ -25,6 +25,20 @@ from training.selfplay import POLICY_ENTRIES as FIXED
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def warm_model(cfg, run_dir: Path):
+    """(model, learner samples per rollout) on the self-play VecEnv, after one
+    warm-up rollout (numba compile, allocations); no TensorBoard."""
+    fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
+    pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
+    env = SelfPlayVecEnv(cfg.num_games, pool, None, cfg.env.num_deals, seed=0)
+    cfg.logging.tensorboard = False
+    model = build_model(cfg, env, run_dir)
+    pool.latest = PolicyPlayer(model.policy, temperature=1.0)
+    per_rollout = cfg.num_games * cfg.ppo.n_steps
+    model.learn(per_rollout)
+    return model, per_rollout
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=6)
@@ -32,15 +46,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     cfg = load_config(args.config)
     torch.set_num_threads(cfg.torch_threads)
-    fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
-    pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
-    env = SelfPlayVecEnv(cfg.num_games, pool, None, cfg.env.num_deals, seed=0)
     with tempfile.TemporaryDirectory() as tmp:
-        cfg.logging.tensorboard = False
-        model = build_model(cfg, env, Path(tmp))
-        pool.latest = PolicyPlayer(model.policy, temperature=1.0)
-        per_rollout = cfg.num_games * cfg.ppo.n_steps
-        model.learn(per_rollout)  # warm-up (numba compile, allocations)
+        model, per_rollout = warm_model(cfg, Path(tmp))
         start = time.perf_counter()
         model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
         dt = time.perf_counter() - start

@@ -15,8 +15,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
-from aluette_env import vector  # noqa: E402
-from aluette_env.vector import VectorGame  # noqa: E402
+from aluette_env.vector import VectorGame, kernels  # noqa: E402
 
 
 def first_legal(mask: np.ndarray) -> np.ndarray:
@@ -44,15 +43,10 @@ def profile(n: int = 1024, steps: int = 2000) -> None:
         t0 = time.perf_counter()
         a = first_legal(game.mask)
         t1 = time.perf_counter()
-        vector._find_illegal(game.card_state, game.to_act, game.over, a, game._everyone)
+        kernels.find_illegal(game._st, a, game._everyone)
         t2 = time.perf_counter()
-        vector._play(game.card_state, game.trick_winners, game.counts, game.reached, game.in_run,
-                     game.leader, game.to_act, game.n_in_trick, game.trick_index, game.best,
-                     game.best_seat, game.tied, game.dealer, game.deal_index, game.num_deals,
-                     game.points, game.over, a, game._everyone, vector._STRENGTH, game.rewards,
-                     game.deal_done,
-                     game.match_done, game.res_winners, game.res_counts, game.res_winner,
-                     game.res_mordienne, game.res_points, game.res_dealer, game.res_deal)
+        kernels.play(game._st, game.num_deals, a, game._everyone, kernels.STRENGTH_ARRAY,
+                     game._res, game.rewards, game.deal_done, game.match_done)
         t3 = time.perf_counter()
         done = np.flatnonzero(game.deal_done)
         ended = game.match_done[done]
@@ -73,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=2.0)
     args = parser.parse_args(argv)
-    print(f"numba: {'yes' if vector.HAVE_NUMBA else 'no (pure-Python fallback)'}")
+    print(f"numba: {'yes' if kernels.HAVE_NUMBA else 'no (pure-Python fallback)'}")
     for n in (1, 64, 1024, 16384):
         g = VectorGame(n)
         print(f"VectorGame N={n:>6}: {steps_per_second(n, args.seconds):>12,.0f} agent-steps/s "

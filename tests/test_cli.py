@@ -54,3 +54,30 @@ def test_bad_input_is_one_line_and_exit_code_2(args, message):
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and message in lines[0], proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_every_option_of_every_command_has_help_with_its_default():
+    import argparse
+
+    from aluette_env.apps.cli import build_parser
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    assert set(sub.choices) >= {"eval", "league", "play", "train", "export"}
+    for name, p in sub.choices.items():
+        text = " ".join(p.format_help().split())
+        for action in p._actions:
+            if isinstance(action, argparse._HelpAction):
+                continue
+            assert action.help, f"{name} {action.dest}: no help text"
+            if not action.option_strings:
+                continue  # positionals have no default
+            shown = p._get_formatter()._expand_help(action)  # the help as --help prints it
+            assert "default" in shown or "required" in shown, f"{name} {action.option_strings}"
+        assert "%(default)" not in text
+
+
+def test_league_help_states_the_default_deal_count(capsys):
+    with pytest.raises(SystemExit):
+        main(["league", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "deal pairs per pairing, 1 to 1,000,000 (default: 1000)" in out

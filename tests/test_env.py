@@ -9,7 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
-from pettingzoo.utils import BaseWrapper
 
 import aluette_env
 from aluette_env.game import AGENTS
@@ -17,15 +16,6 @@ from aluette_env.observation import (
     OBS_SIZE, STATE_SIZE, decode_observation, encode_observation, encode_state,
 )
 from conftest import hands_for_winners, play_scripted
-
-
-class _AcceptApiProbe(BaseWrapper):
-    """PettingZoo's api_test calls ``reset(options={"options": 1})`` only to
-    check that reset takes an ``options`` argument; our reset rejects unknown
-    option keys (a typo must not pass silently), so this drops that one probe."""
-
-    def reset(self, seed=None, options=None):
-        super().reset(seed=seed, options=None if options == {"options": 1} else options)
 
 
 def random_play(e, rng, on_step=None):
@@ -42,16 +32,27 @@ def random_play(e, rng, on_step=None):
 
 
 def test_api_test_wrapped_and_raw():
-    api_test(_AcceptApiProbe(aluette_env.env()), num_cycles=300)
-    api_test(_AcceptApiProbe(aluette_env.raw_env()), num_cycles=300)
+    api_test(aluette_env.env(), num_cycles=300)
+    api_test(aluette_env.raw_env(), num_cycles=300)
 
 
 def test_seed_test():
     seed_test(aluette_env.env, num_cycles=300)
+    seed_test(aluette_env.raw_env, num_cycles=300)
 
 
 def test_render_test():
     render_test(lambda render_mode=None: aluette_env.env(render_mode=render_mode))
+    render_test(lambda render_mode=None: aluette_env.raw_env(render_mode=render_mode))
+
+
+def test_unknown_reset_option_warns_and_is_ignored(caplog):
+    plain, probed = aluette_env.raw_env(), aluette_env.raw_env()
+    plain.reset(seed=4, options={"first_dealer": "player_1"})
+    with pytest.warns(UserWarning, match=r"ignores unknown option\(s\) \['dealer'\]"):
+        probed.reset(seed=4, options={"first_dealer": "player_1", "dealer": "player_0"})
+    assert probed.deal.dealer == plain.deal.dealer == 1
+    assert probed.deal.hands == plain.deal.hands
 
 
 def test_registered_in_pettingzoo_and_metadata():
@@ -189,8 +190,7 @@ def test_draw_on_equal_totals():
 
 
 @pytest.mark.parametrize("options,message", [
-    ({"dealer": "player_0"}, "unknown reset option"),
-    ({"first_dealer": "player_7"}, "unknown player"),
+    ({"first_dealer": "player_7"}, "options\\['first_dealer'\\]: unknown player"),
     ({"deals": [[[0] * 9] * 4]}, "dealt twice"),
     ({"deals": [[list(range(8))] + [list(range(9 * k, 9 * k + 9)) for k in (1, 2, 3)]]}, "has 8 cards"),
     ({"deals": [[list(range(9 * k, 9 * k + 9)) for k in range(3)]

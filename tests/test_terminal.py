@@ -1,9 +1,21 @@
-"""``aluette play`` from a script: a whole five-deal match through piped stdin."""
+"""``aluette play``: whole matches through piped stdin, and each thing the table
+tells a new player (rules, last trick, who leads and wins the trick, deal
+summaries, the match recap, wrapping, languages), checked on hand-built deals."""
 
+import io
 import re
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from aluette_env.apps import i18n
+from aluette_env.apps.terminal import Quit, TerminalGame, short_names
+from aluette_env.game import CARDS_BY_STRENGTH, NUM_CARDS, STRENGTH, score_deal
+from aluette_env.players.random_player import RandomPlayer
+from conftest import hands_for_winners, play_scripted
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -15,42 +27,205 @@ def play(stdin: str, *args):
                           timeout=300, cwd=ROOT)
 
 
+def game(lang="en", width=100, stdin=""):
+    out = io.StringIO()
+    console = Console(file=out, width=width, highlight=False, color_system=None)
+    g = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, lang=lang,
+                     console=console, stdin=io.StringIO(stdin),
+                     specs={1: "heuristic", 2: "ai", 3: "random:seed=4"})
+    return g, out
+
+
 def test_scripted_full_match_reaches_the_final_score():
-    # Each turn: bad inputs first (empty, out of range, unknown name), then
-    # choose 2, change to 1, confirm with y.
+    # Each turn with a choice: bad inputs first (empty, out of range, unknown name),
+    # then choose 2, change to 1, confirm with y. The ninth card plays itself, and
+    # Enter starts the next deal.
     turn = "\n".join(["", "12", "zz", "2", "1", "y"]) + "\n"
-    proc = play(turn * 45 + "q\n")
+    deal = turn * 8 + "\n"
+    proc = play(deal * 5 + "q\n", "--partner", "heuristic")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "Traceback" not in out + proc.stderr
-    assert len(re.findall(r"Deal \d over", out)) == 5
-    final = re.findall(r"Final score: you\+partner (\d+) — (\d+) opponents\. (You win!|Draw\.|You lose\.)", out)
+    assert len(re.findall(r"Deal \d of 5 is over", out)) == 5
+    assert out.count("plays itself") == 5 and "(1-1" not in out
+    assert out.count("Press Enter for the next deal") == 4
+    final = re.findall(r"(You and your partner win the match, (\d+) to (\d+)!|"
+                       r"The opponents win the match, (\d+) to (\d+)\.|"
+                       r"The match is a draw, (\d+) to (\d+)\.)", out)
     assert len(final) == 1
-    deal_points = re.findall(r"points you\+partner (\d+), opponents (\d+)", out)
-    assert sum(int(a) for a, _ in deal_points) == int(final[0][0])
-    assert sum(int(b) for _, b in deal_points) == int(final[0][1])
-    assert "empty line" in out and "12 is not in 1-9" in out and "'zz' is not a card" in out
-    assert out.count("You play ") == 45
-    assert "Goodbye (quit)" in out
+    nums = [int(x) for x in final[0][1:] if x]
+    us, them = (nums[0], nums[1]) if "opponents win" not in final[0][0] else (nums[1], nums[0])
+    recap = out.split("─ Score ─")[-1]
+    ours = them_pts = 0
+    for seat, pts in re.findall(r"Deal \d: (You|West|Partner|East) \+(\d)", recap):
+        if seat in ("You", "Partner"):
+            ours += int(pts)
+        else:
+            them_pts += int(pts)
+    assert (ours, them_pts) == (us, them)
+    assert len(re.findall(r"Deal \d: ", recap)) == 5
+    assert "Type the number of a card" in out and "12 is not in 1-9" in out
+    assert "'zz' is not a card" in out
+    assert len(re.findall(r"^You: ", out, re.M)) == 45
+    assert "Goodbye." in out
 
 
-def test_eof_mid_game_exits_cleanly_and_french_names():
-    proc = play("1\ny\n", "--lang", "fr")
-    assert proc.returncode == 0 and "Goodbye (input ended)" in proc.stdout
-    assert " de " in proc.stdout  # French card names, e.g. "As de deniers"
-    assert "Traceback" not in proc.stderr
+def test_start_names_the_player_in_each_seat():
+    proc = play("q\n", "--right", "random:seed=7")
+    lines = proc.stdout.splitlines()
+    assert "  West (player_1): heuristic" in lines
+    assert "  Partner (player_2): heuristic" in lines
+    assert "  East (player_3): random:seed=7" in lines
+
+
+def test_rules_command_teaches_the_rank_order_and_scoring():
+    g, out = game(stdin="?\n")
+    g.env.reset(seed=0)
+    with pytest.raises(Quit):  # the script ends after '?'
+        g.ask("> ")
+    text = out.getvalue()
+    for words in ("spoiled", "first", "Mordienne", "most tricks", "suits never matter"):
+        assert words in " ".join(text.split()), words
+    rows = re.findall(r"^\s*(\d+)\. (.*)$", text, re.M)
+    assert len(rows) == len(CARDS_BY_STRENGTH)
+    # Row k holds exactly the cards of the k-th strongest level (R7-R8).
+    for (k, row), level in zip(rows, reversed(CARDS_BY_STRENGTH)):
+        assert row.split(" = ") == [i18n.card_name(c) for c in level], k
+
+
+def _deal_env(g, winners: str, dealer="player_3"):
+    hands = hands_for_winners(winners)
+    g.env.reset(seed=0, options={"deals": [[sorted(h) for h in hands]], "first_dealer": dealer})
+    return hands
+
+
+def test_board_says_who_led_and_who_is_winning_or_that_it_is_spoiled():
+    g, out = game()
+    hands = hands_for_winners("X" * 9)  # trick 1: seats 0 and 1 tie on top
+    g.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_3"})
+    g.env.step(hands[0][0])  # You lead the top card of a tied pair
+    g.board()
+    assert "Led by You. Winning now: You." in out.getvalue()
+    g.env.step(hands[1][0])  # West plays the equal card
+    g.env.step(hands[2][0])
+    g.env.step(hands[3][0])  # trick 1 spoiled; You lead again (R11)
+    g.show_last_trick()
+    text = out.getvalue()
+    assert "Trick 1: spoiled. Led by You." in text
+    g.board()
+    assert "Leader: You." in out.getvalue().split("Trick 1: spoiled")[-1]
+
+
+def test_spoiled_so_far_while_the_highest_cards_tie():
+    g, out = game()
+    hands = hands_for_winners("X" * 9)
+    g.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_0"})  # West leads
+    g.env.step(hands[1][0])  # West: top of the tied pair
+    g.env.step(hands[2][0])  # Partner: low
+    g.env.step(hands[3][0])  # East: low
+    g.board()  # You to play, nobody has matched West's card yet
+    assert "Led by West. Winning now: West." in out.getvalue()
+    # The same table after You match it: spoiled so far (R11 on the cards played).
+    g2, out2 = game()
+    g2.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_3"})
+    g2.env.step(hands[0][0])
+    g2.env.step(hands[1][0])
+    g2.board()
+    assert "Led by You. Spoiled so far: the highest cards are equal." in out2.getvalue()
+
+
+def test_last_trick_on_demand_before_and_after_a_trick():
+    g, out = game(stdin="l\n")
+    g.env.reset(seed=0)
+    with pytest.raises(Quit):
+        g.ask("> ")
+    assert "No trick has been played yet." in out.getvalue()
+
+
+@pytest.mark.parametrize("winners,says", [
+    ("0132013X2", None),  # the expected words come from the core's score below
+    ("0123012X3", None),
+    ("330112200", None),
+    ("XXXXXXX00", "Mordienne!"),
+    ("XXXXXXXXX", "Every trick was spoiled: nobody scores."),
+    ("0000X1111", None),
+])
+def test_deal_summary_gives_counts_and_why_the_winner_won(winners, says):
+    g, out = game()
+    hands = _deal_env(g, winners, dealer="player_3")  # player_0 leads trick 1
+    # hands_for_winners makes each trick go to its seat whoever leads.
+    play_scripted(g.env, hands)
+    g.show_deal(g.env.infos["player_0"]["deal_result"])
+    text = " ".join(out.getvalue().split())
+    ws = [None if ch == "X" else int(ch) for ch in winners]
+    score = score_deal(ws)
+    counts = [ws.count(s) for s in range(4)]
+    names = ["You", "West", "Partner", "East"]
+    assert "Tricks this deal: " + " · ".join(f"{names[s]} {counts[s]}" for s in range(4)) in text
+    if score.winner is not None:
+        n = counts[score.winner]
+        tied = [names[s] for s in range(4) if s != score.winner and counts[s] == n]
+        if tied:
+            assert (f"Deal won by {names[score.winner]}: tied on {n} tricks with "
+                    f"{', '.join(tied)}, but first to reach {n}.") in text
+        else:
+            assert f"Deal won by {names[score.winner]}, with the most tricks ({n})." in text
+        assert ("Mordienne!" in text) == score.mordienne
+        side = "Your side scores" if score.winner % 2 == 0 else "The opponents score"
+        assert f"{side} {score.points}." in text
+    if says:
+        assert says in text
+
+
+def test_hand_lines_wrap_between_cards_never_inside_one():
+    for width in (30, 44, 61, 80):
+        g, out = game(width=width)
+        hand = [2, 14, 1, 13, 20, 8, 25, 37, 47]  # long named-card names
+        g.show_hand(hand)
+        lines = out.getvalue().splitlines()[1:]
+        ordered = sorted(hand, key=lambda c: (-STRENGTH[c], c))
+        for k, c in enumerate(ordered, 1):
+            item = f"{k}) {i18n.card_name(c)} [{short_names('en')[c]}]"
+            assert sum(item in line for line in lines) == 1, (width, item)
+        assert all(len(line) <= width for line in lines if line.count(")") > 1)
+
+
+def test_short_names_are_distinct_in_every_language():
+    for lang in i18n.LANGUAGES:
+        names = short_names(lang)
+        assert len({n.lower() for n in names}) == NUM_CARDS, lang
+
+
+def test_french_game_speaks_french_throughout():
+    proc = play("1\ny\nl\n?\n", "--lang", "fr")
+    out = proc.stdout
+    assert proc.returncode == 0 and "Au revoir." in out
+    assert "Votre carte (1-9" in out and "Jouer " in out and "Pli 1 : pris par" in out
+    assert "Ordre des cartes" in out and "d'épées" in out and "de épées" not in out
+    for english in ("Your card", "Play ", "Trick 1", "Goodbye", "Rank order", "Swords"):
+        assert english not in out, english
+
+
+def test_deal_pause_option_replaces_waiting_for_enter():
+    turn = "1\ny\n" * 8
+    proc = play(turn * 2 + "q\n", "--deal-pause", "0")
+    assert "Press Enter" not in proc.stdout and proc.stdout.count("is over") == 2
 
 
 def test_new_match_after_the_end_clears_scores():
-    turn = "1\ny\n"
-    proc = play(turn * 45 + "n\n" + turn * 2 + "q\n")
+    deal = "1\ny\n" * 8 + "\n"
+    proc = play(deal * 5 + "n\n" + "1\ny\n" + "q\n")
     assert proc.returncode == 0
-    assert proc.stdout.count("New match ·") == 2
-    second = " ".join(proc.stdout.split("New match ·")[2].split())
-    assert "Deal 1/5" in second and "match: you+partner 0 — 0 opponents" in second
+    assert proc.stdout.count("─ New match ─") == 2
+    second = proc.stdout.split("─ New match ─")[2]
+    assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
 
 
-def test_bad_player_spec_for_play_is_one_line():
-    proc = subprocess.run([sys.executable, "-m", "aluette_env", "play", "--left", "nobody"],
-                          capture_output=True, text=True, input="", cwd=ROOT)
-    assert proc.returncode == 2 and "unknown player 'nobody'" in proc.stderr
+def test_bad_arguments_for_play_are_one_line():
+    for args, message in ((["--left", "nobody"], "unknown player 'nobody'"),
+                          (["--seed", "-5"], "--seed"), (["--delay", "-1"], "--delay"),
+                          (["--lang", "xx"], "--lang"), (["--deal-pause", "nan"], "--deal-pause")):
+        proc = subprocess.run([sys.executable, "-m", "aluette_env", "play", *args],
+                              capture_output=True, text=True, input="", cwd=ROOT)
+        lines = proc.stderr.strip().splitlines()
+        assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr

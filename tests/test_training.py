@@ -132,9 +132,11 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
     assert len(state["snapshots"]) == 2 and all((run / "pool" / s).exists() for s in state["snapshots"])
     # The same run again is refused; a changed config on resume too, unless forced.
     assert run_train(*out).returncode == 2
-    more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288"]
+    more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288",
+            "--set", "ppo.n_epochs=3"]
     proc = run_train(*more, "--resume", str(run))
-    assert proc.returncode == 2 and "total_timesteps: 8192 -> 12288" in proc.stderr
+    assert proc.returncode == 2 and "ppo.n_epochs: 2 -> 3" in proc.stderr
+    assert "total_timesteps" not in proc.stderr  # where a run stops may change freely
     proc = run_train(*more, "--resume", str(run), "--force")
     assert proc.returncode == 0, proc.stderr
     assert "resuming" in proc.stdout and "at 8,192 samples (2 snapshots in the pool)" in proc.stdout
@@ -189,3 +191,127 @@ def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert f"at {steps:,} samples" in proc.stdout
     assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 4096
+
+
+# ------------------------------------------------------------------ crash safety
+
+#: A run small enough to cross every kind of file write within a few seconds:
+#: snapshots every rollout (pool of 2, so old ones get deleted), evaluation and
+#: checkpoint every second rollout, checkpoints kept 2 (so old ones get deleted).
+TINY = ["num_games=16", "ppo.n_steps=16", "ppo.batch_size=256", "selfplay.snapshot_interval=256",
+        "checkpoint.interval=512", "eval.interval=512", "eval.deals=4", "checkpoint.keep=2",
+        "logging.tensorboard=false", "logging.progress_bar=false"]
+
+
+def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
+                        report: Path) -> None:
+    """Child process: train (resuming ``run`` if it exists) and SIGKILL itself just
+    before the ``nth`` write (rename into place) or deletion of a file whose name
+    starts with ``target`` ("unlink " prefixes deletions); "" never kills itself."""
+    import os
+    import signal
+    import traceback
+
+    from training.config import load_config
+    from training.sb3.train import train as sb3_train
+
+    seen = [0]
+
+    def hit(name: str) -> None:
+        if target and name.startswith(target):
+            seen[0] += 1
+            if seen[0] == nth:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def replace(src, dst, *args, **kwargs):
+        hit(os.path.basename(dst))
+        return real_replace(src, dst, *args, **kwargs)
+
+    def unlink(self, missing_ok=False):
+        hit("unlink " + self.name)
+        return real_unlink(self, missing_ok=missing_ok)
+
+    os.replace, Path.unlink = replace, unlink
+    try:
+        cfg = load_config(QUICK, overrides)
+        resume = run if (run / "config.yaml").exists() else None
+        sb3_train(cfg, resume=resume, log=lambda msg: report.open("a").write(msg + "\n"))
+    except BaseException:  # noqa: BLE001 - the parent reads why
+        report.open("a").write(traceback.format_exc())
+        raise
+
+
+def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path):
+    """SIGKILL a training process at each kind of file write and deletion, and at
+    random moments, resuming the same run folder every time; it must resume
+    each time and end consistent. Children fork from a server that imported
+    torch and SB3 once, so each round costs seconds, not a fresh interpreter."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["training.sb3.train", "test_training"])
+    run = tmp_path / "quick"
+    report = tmp_path / "report.txt"
+
+    def round_(target, nth=1, after=None, total=10 ** 9, killed=True):
+        overrides = TINY + [f"output_dir={tmp_path}", f"total_timesteps={total}"]
+        proc = ctx.Process(target=_train_until_killed, args=(run, overrides, target, nth, report))
+        proc.start()
+        if after is not None:
+            proc.join(after)
+            if proc.is_alive():
+                proc.kill()
+        proc.join(300)
+        text = report.read_text() if report.exists() else ""
+        expected = -signal.SIGKILL if killed else 0
+        assert proc.exitcode == expected, f"{target!r}: exit {proc.exitcode}\n{text}"
+
+    # In this order each point is reached for sure: the first evaluation of a run
+    # always saves a best model, and a resume publishes one left pending.
+    points = [("config.yaml", 1), ("state.json", 1), ("snapshot_", 1), ("metrics.jsonl", 1),
+              ("best_", 1), ("best.zip", 1), ("unlink best_", 1), ("learning_curve.png", 1),
+              ("checkpoint_", 1), ("state.json", 2), ("latest.zip", 1), ("unlink snapshot_", 1),
+              ("unlink checkpoint_", 1),
+              ("snapshot_", 3), ("state.json", 3)]
+    for target, nth in points:
+        round_(target, nth)
+    rng = np.random.default_rng(0)
+    for after in rng.uniform(0.5, 4.0, size=3):
+        round_("", after=float(after))
+    # A last resume runs to the end; the folder is then consistent.
+    final = json.loads((run / "state.json").read_text())["timesteps"] + 1024
+    round_("", total=final, killed=False)
+    text = report.read_text()
+    assert "Traceback" not in text and "resuming " in text
+    state = json.loads((run / "state.json").read_text())
+    assert state["timesteps"] == final
+    assert load_model(run / state["checkpoint"]).num_timesteps == final
+    assert load_model(run / "latest.zip").num_timesteps == final
+    assert load_model(run / "best.zip").num_timesteps == state["best"]["timesteps"]
+    assert not list(run.glob("best_*.zip"))
+    assert sorted(p.name for p in (run / "pool").iterdir()) == sorted(state["snapshots"])
+    assert len(list(run.glob("checkpoint_*.zip"))) == 2
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert metrics == state["evals"]
+    assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
+
+
+def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(tmp_path):
+    base = [a for o in TINY + [f"output_dir={tmp_path}"] for a in ("--set", o)]
+    assert run_train(*base, "--set", "total_timesteps=512").returncode == 0
+    run = tmp_path / "quick"
+    again = run_train(*base, "--set", "total_timesteps=512", "--resume", str(run))
+    assert again.returncode == 0, again.stderr
+    assert f"{run} is finished at 512 samples" in again.stdout
+    more = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
+    assert more.returncode == 0, more.stderr
+    assert "resuming" in more.stdout and "done: 1,024 samples" in more.stdout
+    # The checkpoint state.json names is gone (and latest.zip with it): resume falls
+    # back to the newest one that can be read, and says so.
+    (run / "checkpoint_1024.zip").unlink()
+    (run / "latest.zip").write_bytes(b"PK\x03\x04 truncated")
+    back = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
+    assert back.returncode == 0, back.stderr
+    assert "falling back to checkpoint_512.zip (512 samples)" in back.stdout
+    assert json.loads((run / "state.json").read_text())["timesteps"] == 1024

@@ -5,6 +5,8 @@
 - :mod:`.selfplay`: the learner's view on the batched engine and the opponent
   pool, shared by every backend.
 - :mod:`.sb3`: the Stable-Baselines3 / sb3-contrib MaskablePPO backend.
+- :mod:`.rllib`: the Ray RLlib PPO backend (``backend: rllib``; the optional
+  ``[distributed]`` extra), one machine or a cluster.
 - :mod:`.export`: a trained policy as a torch-free ONNX player.
 - :mod:`.cli`: the ``aluette train`` / ``aluette export`` commands (entry points).
 

@@ -10,11 +10,16 @@ from aluette_env.apps import cli
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml", help="a training config (see configs/)")
-    p.add_argument("--resume", metavar="RUN_DIR", help="continue this run folder where it stopped")
+    p.add_argument("--resume", metavar="RUN_DIR",
+                   help="continue this run folder where it stopped (default: start a new run)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
-                   help="override a config value (repeatable), e.g. --set ppo.n_epochs=4")
+                   help="override a config value (repeatable), e.g. --set ppo.n_epochs=4 "
+                        "(default: none)")
     p.add_argument("--force", action="store_true",
                    help="resume even though the config differs from the run's")
+    p.add_argument("--address", metavar="RAY_ADDRESS",
+                   help="backend rllib: the Ray cluster to join (default: rllib.address, "
+                        "then RAY_ADDRESS, else an embedded local Ray)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -22,8 +27,20 @@ def run(args: argparse.Namespace) -> int:
     from .runs import CheckpointError
     try:
         cfg = load_config(args.config, args.set)
-        from .sb3.train import train
-        train(cfg, resume=Path(args.resume) if args.resume else None, force=args.force)
+        resume = Path(args.resume) if args.resume else None
+        if cfg.backend == "rllib":
+            try:
+                from .rllib.train import train as train_rllib
+            except ImportError as err:
+                raise ConfigError(f"{args.config}: backend rllib needs Ray ({err}); "
+                                  f"pip install 'aluette-rl[distributed]'") from None
+            train_rllib(cfg, resume=resume, force=args.force, address=args.address)
+        else:
+            if args.address:
+                raise ConfigError(f"--address: only for backend rllib ({args.config} has "
+                                  f"backend {cfg.backend})")
+            from .sb3.train import train
+            train(cfg, resume=resume, force=args.force)
     except (ConfigError, CheckpointError) as err:
         raise cli.UsageError(str(err)) from None
     return 0

@@ -3,18 +3,28 @@
 A run is described by one YAML file (``configs/*.yaml``) plus optional
 ``--set key.path=value`` overrides. Unknown keys, wrong types and values out
 of range are refused with :class:`ConfigError`, one line naming the file, the
-key path and what is allowed.
+key path and what is allowed. :func:`load_config` checks everything a run
+needs before it starts: an empty file, settings that only fail together
+(a minibatch larger than a rollout), every player spec the config names
+(loaded once) and a writable ``output_dir``.
 """
 
 from __future__ import annotations
 
+import math
+import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator,
+)
 
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+
+#: Seeds are 32-bit: SB3 seeds NumPy's legacy generator, which takes no more.
+MAX_SEED = 2 ** 32 - 1
 
 
 class ConfigError(ValueError):
@@ -76,8 +86,9 @@ class SelfPlayConfig(BaseModel):
     @field_validator("opponents")
     @classmethod
     def _weights(cls, v: dict[str, float]) -> dict[str, float]:
-        if not v or any(w < 0 for w in v.values()) or sum(v.values()) <= 0:
-            raise ValueError("a mapping of opponent -> weight >= 0 with a positive total")
+        if not v or any(not math.isfinite(w) or w < 0 for w in v.values()) \
+                or sum(v.values()) <= 0:
+            raise ValueError("a mapping of opponent -> finite weight >= 0 with a positive total")
         return v
 
 
@@ -87,6 +98,22 @@ class EvalConfig(BaseModel):
     deals: int = Field(2000, ge=1, description="duplicate deal pairs per opponent")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
     seed: int = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponents(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("a list of one or more player specs (the first one picks best.zip)")
+        if len(set(v)) != len(v):
+            raise ValueError("each opponent once")
+        return v
+
+    @field_validator("seed")
+    @classmethod
+    def _seed(cls, v: int) -> int:
+        if v > MAX_SEED:
+            raise ValueError(f"an integer from 0 to {MAX_SEED}")
+        return v
 
 
 class CheckpointConfig(BaseModel):
@@ -102,12 +129,39 @@ class LoggingConfig(BaseModel):
     curve: bool = Field(True, description="rewrite learning_curve.png at each evaluation")
 
 
+class RLlibConfig(BaseModel):
+    """The RLlib backend (``backend: rllib``): where it runs and how it scales.
+    PPO hyperparameters come from ``ppo`` (n_steps is SB3's only)."""
+
+    model_config = _STRICT
+    address: str | None = Field(None, min_length=1,
+                                description="Ray cluster to join ('auto', 'host:6379'); unset: "
+                                            "RAY_ADDRESS if set, else an embedded local Ray")
+    num_cpus: int = Field(2, ge=1, le=1024, description="CPUs of the embedded local Ray")
+    num_env_runners: int = Field(0, ge=0, le=10_000,
+                                 description="sampling processes; 0: sample in the driver")
+    num_envs_per_env_runner: int = Field(1, ge=1, le=1024,
+                                         description="envs per env runner, stepped together")
+    num_learners: int = Field(0, ge=0, le=1024,
+                              description="learner processes; 0: learn in the driver")
+    env: Literal["batched", "aec"] = Field(
+        "batched", description="'batched': num_games lockstep matches of the batched engine "
+                               "per env; 'aec': one match of the PettingZoo AEC env per env")
+    train_batch_size: int = Field(16384, ge=64,
+                                  description="agent steps (all seats) sampled per iteration")
+
+
 class TrainConfig(BaseModel):
     model_config = _STRICT
+    backend: Literal["sb3", "rllib"] = Field(
+        "sb3", description="'sb3': MaskablePPO in one process; 'rllib': Ray RLlib PPO, "
+                           "one machine or a cluster")
     run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     seed: int = Field(0, ge=0)
     total_timesteps: int = Field(10_000_000, ge=1, description="learner samples to train on")
-    num_games: int = Field(1024, ge=1, le=100_000, description="parallel games (SB3 n_envs)")
+    num_games: int = Field(1024, ge=1, le=100_000,
+                           description="parallel games (SB3: n_envs; RLlib: lockstep matches "
+                                       "per env)")
     torch_threads: int = Field(2, ge=1, le=64, description="one process; 2 measured fastest here")
     output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
     env: EnvConfig = Field(default_factory=EnvConfig)
@@ -117,6 +171,21 @@ class TrainConfig(BaseModel):
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
     logging: LoggingConfig = Field(default_factory=LoggingConfig)
+    rllib: RLlibConfig = Field(default_factory=RLlibConfig)
+
+    @model_validator(mode="after")
+    def _backend_settings(self) -> "TrainConfig":
+        if self.backend == "rllib" and self.ppo.target_kl is not None:
+            raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
+                             f"(got {self.ppo.target_kl!r})")
+        return self
+
+    @field_validator("seed")
+    @classmethod
+    def _seed(cls, v: int) -> int:
+        if v > MAX_SEED:
+            raise ValueError(f"an integer from 0 to {MAX_SEED}")
+        return v
 
 
 def _format_error(source: str, err: ValidationError) -> str:
@@ -127,6 +196,8 @@ def _format_error(source: str, err: ValidationError) -> str:
             parent = _model_at(TrainConfig, e["loc"][:-1])
             allowed = ", ".join(parent.model_fields) if parent else "?"
             parts.append(f"unknown key '{path}' (allowed here: {allowed})")
+        elif not e["loc"] and e["type"] == "value_error":  # a rule across sections
+            parts.append(e["msg"].removeprefix("Value error, "))
         else:
             msg = e["msg"].removeprefix("Value error, ")
             parts.append(f"'{path}': {msg} (got {e.get('input')!r})")
@@ -175,22 +246,90 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     except OSError as err:
         raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
     try:
-        data = yaml.safe_load(text) or {}
+        data = yaml.safe_load(text)
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{source}: not valid YAML{where}") from None
+    if data is None:
+        # An empty file would silently start a full default run.
+        raise ConfigError(f"{source}: the config file is empty; start from configs/default.yaml "
+                          f"or configs/quick.yaml")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of settings")
     data = apply_overrides(data, overrides or [], source)
-    return validate(data, source)
+    cfg = validate(data, source)
+    check_output_dir(cfg, source)
+    check_players(cfg, source)
+    return cfg
 
 
 def validate(data: dict[str, Any], source: str) -> TrainConfig:
+    """The typed config, with the settings that only fail together checked too."""
     try:
-        return TrainConfig.model_validate(data)
+        cfg = TrainConfig.model_validate(data)
     except ValidationError as err:
         raise ConfigError(_format_error(source, err)) from None
+    if cfg.backend == "rllib":
+        per_learner = cfg.rllib.train_batch_size // max(1, cfg.rllib.num_learners)
+        if cfg.ppo.batch_size > per_learner:
+            raise ConfigError(f"{source}: 'ppo.batch_size': at most the batch of one learner, "
+                              f"rllib.train_batch_size / num_learners = {per_learner} agent "
+                              f"steps (got {cfg.ppo.batch_size})")
+        return cfg  # the rollout below is SB3's (n_steps x n_envs)
+    rollout = cfg.ppo.n_steps * cfg.num_games
+    if cfg.ppo.batch_size > rollout:
+        raise ConfigError(f"{source}: 'ppo.batch_size': at most one rollout, ppo.n_steps x "
+                          f"num_games = {rollout} samples (got {cfg.ppo.batch_size})")
+    if cfg.ppo.normalize_advantage and rollout % cfg.ppo.batch_size == 1:
+        # The last minibatch would hold one sample: its advantage std is NaN.
+        raise ConfigError(f"{source}: 'ppo.batch_size': the rollout ({rollout} samples) would end "
+                          f"in a minibatch of one sample, whose normalized advantage is NaN; "
+                          f"choose a batch_size that divides {rollout} (got {cfg.ppo.batch_size})")
+    return cfg
+
+
+def check_output_dir(cfg: TrainConfig, source: str) -> None:
+    """``output_dir`` is a folder this process can create files in (or create)."""
+    path = Path(cfg.output_dir)
+    if path.exists() and not path.is_dir():
+        raise ConfigError(f"{source}: 'output_dir': {path} is a file, not a folder")
+    existing = path.absolute()
+    while not existing.exists():
+        existing = existing.parent
+    problem = None
+    if not existing.is_dir():
+        problem = f"{existing} is a file"
+    else:
+        try:  # a real write: permission bits do not tell (root, read-only mounts, /proc)
+            with tempfile.NamedTemporaryFile(dir=existing, prefix=".write-test-"):
+                pass
+        except OSError as err:
+            problem = f"{existing}: {err.strerror}"
+    if problem:
+        raise ConfigError(f"{source}: 'output_dir': cannot create or write {path} ({problem})")
+
+
+def player_specs(cfg: TrainConfig) -> dict[str, str]:
+    """Key path -> player spec, for every player the config names."""
+    from .selfplay import POLICY_ENTRIES
+    specs = {f"selfplay.opponents.{k}": k for k in cfg.selfplay.opponents
+             if k not in POLICY_ENTRIES}
+    if cfg.selfplay.partner != "latest":
+        specs["selfplay.partner"] = cfg.selfplay.partner
+    specs.update({f"eval.opponents[{i}]": spec for i, spec in enumerate(cfg.eval.opponents)})
+    return specs
+
+
+def check_players(cfg: TrainConfig, source: str) -> None:
+    """Load every player the config names, so a misspelt one fails now, not at the
+    first evaluation hours later."""
+    from aluette_env.players import PlayerSpecError, load_player
+    for key, spec in player_specs(cfg).items():
+        try:
+            load_player(spec)
+        except PlayerSpecError as err:
+            raise ConfigError(f"{source}: '{key}': {err}") from None
 
 
 def to_yaml(cfg: TrainConfig) -> str:

@@ -36,19 +36,18 @@ def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 
 
-def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
-    """Export the checkpoint (zip or run folder) to ``out``; returns the metadata."""
-    import onnx
+def policy_source(spec: str):
+    """(checkpoint path, torch module (observation, action_mask) -> logits with the
+    illegal cards at ILLEGAL_LOGIT, greedy actions of the trained policy itself,
+    learner samples trained) for an SB3 or an RLlib checkpoint or run folder."""
     import torch
 
-    import aluette_env
-    from aluette_env.observation import OBS_SIZE, OBS_VERSION
-    from aluette_env.players.onnx_policy import OnnxPlayer
-
-    from .runs import atomic_path
+    from .rllib.players import is_rllib_run
+    if is_rllib_run(spec) or str(spec).endswith(".pt"):
+        from .rllib.players import export_source
+        return export_source(spec)
     from .sb3.checkpoints import load_model, resolve_checkpoint
     from .sb3.policy import ILLEGAL_LOGIT, mask_logits, policy_logits
-
     path = resolve_checkpoint(spec)
     model = load_model(path)
     policy = model.policy.eval()
@@ -61,13 +60,32 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         def forward(self, observation, action_mask):
             return mask_logits(policy_logits(self.policy, observation), action_mask, ILLEGAL_LOGIT)
 
+    def greedy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        return model.predict(obs, deterministic=True, action_masks=masks.astype(bool))[0]
+
+    return path, MaskedLogits(), greedy, model.num_timesteps
+
+
+def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
+    """Export the checkpoint (zip or run folder) to ``out``; returns the metadata."""
+    import onnx
+    import torch
+
+    import aluette_env
+    from aluette_env.observation import OBS_SIZE, OBS_VERSION
+    from aluette_env.players.onnx_policy import OnnxPlayer
+
+    from .runs import atomic_path
+
+    path, net, reference, steps = policy_source(spec)
+    backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"
     run_dir = path.parent
     meta = {
         "obs_version": str(OBS_VERSION),
         "obs_size": str(OBS_SIZE),
         "num_actions": "48",
         "project_version": aluette_env.__version__,
-        "steps_trained": str(model.num_timesteps),
+        "steps_trained": str(steps),
         "checkpoint": path.name,
         "training_config": (run_dir / "config.yaml").read_text()
         if (run_dir / "config.yaml").exists() else "",
@@ -77,7 +95,7 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         state = json.loads((run_dir / "state.json").read_text())
         best = state.get("best") or {}
         evals = [e for e in state.get("evals", []) if e["timesteps"] == best.get("timesteps")]
-        if path.name != "best.zip" and state.get("evals"):
+        if path.stem != "best" and state.get("evals"):
             evals = state["evals"][-1:]
         meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
 
@@ -85,7 +103,7 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     obs, masks = sample_positions(verify)
     with atomic_path(out, suffix=".onnx") as tmp:
         example = (torch.zeros(2, OBS_SIZE), torch.ones(2, 48))
-        torch.onnx.export(MaskedLogits(), example, str(tmp), input_names=["observation", "action_mask"],
+        torch.onnx.export(net, example, str(tmp), input_names=["observation", "action_mask"],
                           output_names=["logits"], dynamo=False, opset_version=17,
                           dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},
                                         "logits": {0: "batch"}})
@@ -93,23 +111,25 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         for k, v in meta.items():
             m.metadata_props.append(onnx.StringStringEntryProto(key=k, value=v))
         onnx.save(m, str(tmp))
-        # Verify: greedy ONNX actions equal SB3's deterministic actions.
+        # Verify: greedy ONNX actions equal the trained policy's deterministic actions.
         ours = OnnxPlayer(tmp).act_batch(obs, masks)
-        theirs, _ = model.predict(obs, deterministic=True, action_masks=masks.astype(bool))
+        theirs = reference(obs, masks)
         bad = np.flatnonzero(ours != theirs)
         if len(bad):
             raise ExportError(f"verification failed: the ONNX model chose differently from the "
-                              f"SB3 policy on {len(bad)} of {len(obs)} positions "
+                              f"{backend} on {len(bad)} of {len(obs)} positions "
                               f"(first at position {bad[0]}); nothing was written")
     return {**meta, "verified_positions": len(obs)}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("checkpoint", metavar="CHECKPOINT_OR_RUN",
-                   help="a checkpoint .zip, or a run folder (its best.zip)")
-    p.add_argument("--out", required=True, metavar="PATH.onnx")
+                   help="an SB3 checkpoint .zip, an RLlib policy .pt, or a run folder of "
+                        "either backend (its best model)")
+    p.add_argument("--out", required=True, metavar="PATH.onnx",
+                   help="the ONNX file to write (required)")
     p.add_argument("--verify", type=cli.positive_int, default=1000,
-                   help="positions from real games to check against the SB3 policy")
+                   help="positions from real games to check against the trained policy")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -3,11 +3,21 @@
 ``checkpoints/<run>/`` holds ``config.yaml`` (the resolved config),
 ``state.json`` (step count, best score, the opponent pool, evaluation
 history), the backend's model saves (SB3: ``latest.zip`` / ``best.zip`` /
-``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``),
+``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``; RLlib: ``rllib/``
+checkpoints and ``latest.pt`` / ``best.pt``),
 ``metrics.jsonl``, ``learning_curve.png`` and ``tb/`` (TensorBoard). Every
 file is written to a temporary name in the same folder, then renamed.
 
-May import: the standard library, numpy, yaml, matplotlib (for the curve);
+A run survives a SIGKILL at any moment: ``state.json`` is the commit point.
+It names the checkpoint it belongs to and the pool snapshots, all written
+before it; a file ``state.json`` no longer names is deleted only after the
+new ``state.json`` is in place (:func:`prune`), and ``latest.zip`` and
+``best.zip`` (from the ``best_<steps>.zip`` saved at the evaluation) are
+copies made after it. On resume, leftovers of an
+interrupted write are removed and :func:`prune` runs again.
+
+May import: the standard library, numpy, yaml, matplotlib (for the curve),
+:mod:`aluette_env`;
 never torch or a training library.
 """
 
@@ -16,9 +26,10 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import numpy as np
 
@@ -64,19 +75,105 @@ def append_jsonl(path: Path, record: dict) -> None:
     write_text(path, old + json.dumps(record) + "\n")
 
 
+#: What each key of ``state.json`` holds (checked on resume).
+STATE_KEYS = {
+    "timesteps": (int,), "wall_time_s": (int, float), "best": (dict, type(None)),
+    "snapshots": (list,), "evals": (list,), "checkpoint": (str, type(None)),
+}
+
+
 def read_state(run_dir: Path) -> dict:
     path = Path(run_dir) / "state.json"
+    if not Path(run_dir).is_dir():
+        raise CheckpointError(f"{run_dir}: no such run folder")
     if not path.exists():
-        raise CheckpointError(f"{path}: missing (not a training run folder, or no checkpoint yet)")
+        raise CheckpointError(f"{path}: missing (not a training run folder)")
     try:
-        return json.loads(path.read_text())
+        state = json.loads(path.read_text())
     except (json.JSONDecodeError, UnicodeDecodeError):
         raise CheckpointError(f"{path}: truncated or corrupt (not valid JSON)") from None
+    if not isinstance(state, dict):
+        raise CheckpointError(f"{path}: not a run state (expected a JSON object)")
+    state.setdefault("checkpoint", None)  # runs from before it was recorded
+    for key, kinds in STATE_KEYS.items():
+        if key not in state:
+            raise CheckpointError(f"{path}: corrupt, key '{key}' is missing")
+        value = state[key]
+        if not isinstance(value, kinds) or isinstance(value, bool) or \
+                (key == "timesteps" and value < 0):
+            raise CheckpointError(f"{path}: corrupt, '{key}' is {value!r}")
+    if not all(isinstance(n, str) and n for n in state["snapshots"]):
+        raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot names")
+    return state
 
 
 def new_state() -> dict:
     """``state.json`` of a run that has not trained yet."""
-    return {"timesteps": 0, "wall_time_s": 0.0, "best": None, "snapshots": [], "evals": []}
+    return {"timesteps": 0, "wall_time_s": 0.0, "best": None, "snapshots": [], "evals": [],
+            "checkpoint": None}
+
+
+def checkpoint_steps(path: Path) -> int:
+    """The sample count in a numbered checkpoint's name (``checkpoint_<steps>.zip``)."""
+    try:
+        return int(Path(path).stem.split("_", 1)[1])
+    except (IndexError, ValueError):
+        return -1
+
+
+def remove_partial_writes(run_dir: Path) -> list[Path]:
+    """Delete the temporary files :func:`atomic_path` leaves when a process dies
+    mid-write (``.<name>.<random>``); returns them."""
+    run_dir = Path(run_dir)
+    gone = []
+    for folder in (run_dir, run_dir / "pool"):
+        for p in folder.glob(".*.*"):
+            if p.is_file():
+                p.unlink(missing_ok=True)
+                gone.append(p)
+    return gone
+
+
+def publish_best(run_dir: Path, state: dict, suffix: str = ".zip") -> None:
+    """Make ``best.zip`` (``best`` + ``suffix``) the model of the best evaluation
+    ``state.json`` records, from the ``best_<steps>.zip`` saved at that evaluation.
+    Call only after ``state`` is on disk."""
+    best = state.get("best")
+    if not best:
+        return
+    pending = Path(run_dir) / f"best_{best['timesteps']}{suffix}"
+    if pending.exists():
+        copy_file(pending, Path(run_dir) / f"best{suffix}")
+        pending.unlink()
+
+
+def prune(run_dir: Path, state: dict, keep: int) -> None:
+    """Delete what the committed ``state.json`` no longer needs: pool snapshots it
+    does not name, best models it does not record, numbered checkpoints beyond
+    the ``keep`` newest (never the one it names). Call only after ``state`` is
+    on disk (and :func:`publish_best`)."""
+    run_dir = Path(run_dir)
+    named = set(state["snapshots"])
+    for p in (run_dir / "pool").glob("snapshot_*.pt"):
+        if p.name not in named:
+            p.unlink(missing_ok=True)
+    for p in run_dir.glob("best_*.zip"):
+        p.unlink(missing_ok=True)
+    numbered = sorted(run_dir.glob("checkpoint_*.zip"), key=checkpoint_steps)
+    for old in numbered[:-keep]:
+        if old.name != state.get("checkpoint"):
+            old.unlink(missing_ok=True)
+
+
+def copy_file(src: Path, dst: Path) -> None:
+    """Atomic copy (``latest.zip`` from the checkpoint ``state.json`` names)."""
+    import shutil
+    with atomic_path(dst) as tmp:
+        shutil.copyfile(src, tmp)
+
+
+#: Settings a resumed run may change without --force: where it stops.
+RESUMABLE_CHANGES = ("total_timesteps",)
 
 
 def config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -98,15 +195,25 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False
     import yaml
     if resume is not None:
         run_dir = Path(resume)
-        state = read_state(run_dir)
+        if (run_dir / "config.yaml").exists() and not (run_dir / "state.json").exists() \
+                and not list(run_dir.glob("*.zip")):
+            # Stopped between writing config.yaml and the first state.json.
+            state = new_state()
+            write_json(run_dir / "state.json", state)
+        else:
+            state = read_state(run_dir)
         try:
             saved = yaml.safe_load((run_dir / "config.yaml").read_text())
         except (OSError, yaml.YAMLError):
             raise CheckpointError(f"{run_dir / 'config.yaml'}: missing or corrupt") from None
+        if not isinstance(saved, dict):
+            raise CheckpointError(f"{run_dir / 'config.yaml'}: empty or corrupt (not a mapping "
+                                  f"of settings)")
         diff = config_diff(saved, cfg.model_dump())
-        if diff and not force:
+        blocking = [d for d in diff if not d.startswith(RESUMABLE_CHANGES)]
+        if blocking and not force:
             raise ConfigError(f"{run_dir}: the config differs from the run's "
-                              f"({'; '.join(diff[:5])}); pass --force to resume anyway")
+                              f"({'; '.join(blocking[:5])}); pass --force to resume anyway")
         if diff:
             write_text(run_dir / "config.yaml", to_yaml(cfg))
         return run_dir, state
@@ -114,8 +221,13 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False
     if (run_dir / "state.json").exists():
         raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir} "
                           f"or choose another run_name (--set run_name=...)")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_text(run_dir / "config.yaml", to_yaml(cfg))
+    try:
+        run_dir.mkdir(parents=True, exist_ok=True)
+        write_text(run_dir / "config.yaml", to_yaml(cfg))
+        # From here on the folder resumes, even if the first checkpoint never comes.
+        write_json(run_dir / "state.json", new_state())
+    except OSError as err:
+        raise ConfigError(f"{run_dir}: cannot create the run folder ({err.strerror})") from None
     return run_dir, new_state()
 
 
@@ -146,3 +258,37 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
     plt.close(fig)
+
+
+def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps: int,
+                 wall_time_s: float, save_best: Callable[[], None],
+                 scalar: Callable[[str, float], None]) -> dict:
+    """Duplicate evaluation of ``player`` against ``cfg.eval.opponents``, recorded in
+    the run: appended to ``state["evals"]`` and ``metrics.jsonl``; ``save_best()``
+    when the score against the first opponent is the best yet; the learning curve;
+    ``scalar(tag, value)`` for each TensorBoard figure. Returns the record."""
+    from aluette_env.evaluation import duplicate_eval
+    t0 = time.perf_counter()
+    results = {}
+    for spec in cfg.eval.opponents:
+        res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
+        results[spec] = res.to_json()
+        key = spec.replace("/", "_")
+        scalar(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
+        scalar(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
+        scalar(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
+        scalar(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
+        if spec == cfg.eval.opponents[0]:
+            scalar("eval/deal_win_rate", res.deal_win_rate)
+    record = {"timesteps": timesteps, "wall_time_s": wall_time_s,
+              "eval_seconds": time.perf_counter() - t0, "results": results}
+    state["evals"].append(record)
+    append_jsonl(run_dir / "metrics.jsonl", record)
+    main = results[cfg.eval.opponents[0]]["points_per_deal"]
+    if state["best"] is None or main > state["best"]["points_per_deal"]:
+        state["best"] = {"timesteps": timesteps, "points_per_deal": main,
+                         "opponent": cfg.eval.opponents[0]}
+        save_best()
+    if cfg.logging.curve:
+        plot_curve(state["evals"], run_dir / "learning_curve.png", cfg.run_name)
+    return record

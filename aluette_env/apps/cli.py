@@ -30,6 +30,21 @@ class _Parser(argparse.ArgumentParser):
         raise UsageError(message)
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """Adds each option's default to its help unless the help states it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.required or action.default is argparse.SUPPRESS \
+                or not action.option_strings:
+            return text
+        if isinstance(action, argparse._StoreTrueAction):
+            return f"{text} (default: off)"
+        if action.default is None or action.default == []:
+            return text  # the help says what leaving it out means
+        return f"{text} (default: %(default)s)"
+
+
 def positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -38,6 +53,45 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+#: Most deal pairs one evaluation may ask for (each pair is two deals of four
+#: hands kept in memory; a million takes a few hundred MB and hours of play).
+MAX_EVAL_DEALS = 1_000_000
+#: Seeds are 32-bit, as NumPy's legacy seeding and PyTorch's expect.
+MAX_SEED = 2 ** 32 - 1
+
+
+def deal_pairs(text: str) -> int:
+    value = positive_int(text)
+    if value > MAX_EVAL_DEALS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_EVAL_DEALS:,} deal pairs, got {value:,}")
+    return value
+
+
+def seed_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
+                                         f"got {text!r}") from None
+    if not 0 <= value <= MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED}, got {value}")
+    return value
+
+
+def writable_file(text: str) -> str:
+    """A path whose folder exists and is writable (checked before any work starts)."""
+    import os
+    directory = os.path.dirname(os.path.abspath(text)) or "."
+    if not text or os.path.isdir(text):
+        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path")
+    if not os.path.isdir(directory):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: folder {directory} does not exist")
+    if not os.access(directory, os.W_OK | os.X_OK) or \
+            (os.path.exists(text) and not os.access(text, os.W_OK)):
+        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    return text
 
 
 def _seat_overrides(items: list[str]) -> dict[str, str]:
@@ -130,40 +184,61 @@ class Command:
 
 def build_parser() -> argparse.ArgumentParser:
     from .. import __version__
-    parser = _Parser(prog="aluette", description="Aluette: evaluate, train and play AI players.")
-    parser.add_argument("--version", action="version", version=f"aluette {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    parser = _Parser(prog="aluette", description="Aluette: evaluate, train and play AI players.",
+                     epilog="Player specs: heuristic, random, ai (the shipped model), pimc, a "
+                            "model.onnx or a training run folder; options follow one ':' "
+                            "(random:seed=3). 'aluette COMMAND --help' for each command.",
+                     formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"aluette {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
 
-    p = sub.add_parser("eval", help="duplicate evaluation of team A against team B")
-    p.add_argument("--team-a", required=True, metavar="SPEC", help="player spec for team A")
-    p.add_argument("--team-b", required=True, metavar="SPEC", help="player spec for team B")
-    p.add_argument("--deals", type=positive_int, default=2000, help="deal pairs (default 2000)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the deals (default 0)")
+    def add(name: str, help: str) -> argparse.ArgumentParser:
+        return sub.add_parser(name, help=help, description=help, formatter_class=_HelpFormatter)
+
+    p = add("eval", "duplicate evaluation of team A against team B")
+    p.add_argument("--team-a", required=True, metavar="SPEC",
+                   help="player spec for team A (required)")
+    p.add_argument("--team-b", required=True, metavar="SPEC",
+                   help="player spec for team B (required)")
+    p.add_argument("--deals", type=deal_pairs, default=2000,
+                   help=f"deal pairs, 1 to {MAX_EVAL_DEALS:,}")
+    p.add_argument("--seed", type=seed_int, default=0, help=f"seed of the deals, 0 to {MAX_SEED}")
     p.add_argument("--seat", action="append", metavar="player_K=SPEC",
-                   help="mixed teams: put SPEC in that chair (team A: player_0/2, B: player_1/3)")
-    p.add_argument("--json", metavar="PATH", help="also write the result as JSON")
+                   help="mixed teams: put SPEC in that chair (team A: player_0/2, B: player_1/3); "
+                        "repeatable (default: teams as given)")
+    p.add_argument("--json", metavar="PATH", type=writable_file,
+                   help="also write the result as JSON (default: no file)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_eval)
 
-    p = sub.add_parser("league", help="round-robin duplicate evaluation with openskill ratings")
-    p.add_argument("players", nargs="+", metavar="SPEC")
-    p.add_argument("--deals", type=positive_int, default=1000, help="deal pairs per pairing")
-    p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--json", metavar="PATH")
-    p.add_argument("--quiet", action="store_true")
+    p = add("league", "round-robin duplicate evaluation with openskill ratings")
+    p.add_argument("players", nargs="+", metavar="SPEC", help="two or more player specs")
+    p.add_argument("--deals", type=deal_pairs, default=1000,
+                   help=f"deal pairs per pairing, 1 to {MAX_EVAL_DEALS:,}")
+    p.add_argument("--seed", type=seed_int, default=0, help=f"seed of the deals, 0 to {MAX_SEED}")
+    p.add_argument("--json", metavar="PATH", type=writable_file,
+                   help="also write the table as JSON (default: no file)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_league)
 
     for ep in sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name):
         command: Command = ep.load()
-        p = sub.add_parser(ep.name, help=command.help, description=command.help)
+        p = add(ep.name, command.help)
         command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else list(argv)
     try:
-        args = build_parser().parse_args(argv)
+        parser = build_parser()
+        if not argv:  # the bare command: show what it can do
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        args = parser.parse_args(argv)
         return args.run(args)
     except (UsageError, PlayerSpecError) as err:
         print(f"aluette: error: {err}", file=sys.stderr)
@@ -174,4 +249,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # Run the imported module's main, so that the error classes the subcommands
+    # raise are the ones it catches (this file itself runs as __main__).
+    from aluette_env.apps.cli import main as _main
+    sys.exit(_main())

@@ -1,9 +1,16 @@
-"""``aluette play``: a person plays player_0 with an AI partner (player_2)
-against two AIs (player_1 on the left, player_3 on the right), in the terminal.
+"""``aluette play``: a person plays player_0 (south) with an AI partner (player_2,
+north) against two AIs (player_1 west, player_3 east), in the terminal.
 
 Choose a card by its number in your hand (or its short name, e.g. ``3Co``),
 then confirm with ``y`` (or the same number again); ``n`` or another number
-changes the choice. Works with piped input: every prompt reads one line.
+changes the choice; a last card plays itself. At any prompt ``?`` shows the
+rules, ``l`` the last trick and ``q`` quits. The table says who led the trick
+and who is winning it; each finished trick, each deal (with the trick counts
+and why its winner won) and the match (deal by deal) are summed up. Every
+string comes from the apps' one message catalog (:mod:`.i18n`), so
+``--lang`` changes all of it. Works with piped input: every prompt reads one
+line. Facts come from the game core (:mod:`aluette_env.game`); no rule is
+restated here.
 """
 
 from __future__ import annotations
@@ -12,124 +19,346 @@ import argparse
 import sys
 import time
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
 from ..aec import raw_env
-from ..game import AGENTS, STRENGTH, card_name, reach_order, seat_of, short_name
-from .cli import Command, UsageError
+from ..game import (
+    AGENTS, CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS, STRENGTH, reach_order, seat_of,
+    trick_winner,
+)
+from . import i18n
+from .cli import Command, seed_int
+from .i18n import N_
 
-NAMES = {"player_0": "You", "player_1": "Left", "player_2": "Partner", "player_3": "Right"}
+HUMAN = 0
+#: Seat names, south first, clockwise (the web game's names).
+SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
+# TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in
+# "3Co" for Coins 3; the four must differ. Keep them easy to type.
+SUIT_CODES = (N_("Co"), N_("Cu"), N_("Ba"), N_("Sw"))
+# TRANSLATORS: one letter to type the Ace, Valet, Cavalière and Roi in a card's
+# short name ("ACo", "RSw"); the four must differ and must not be digits.
+FACE_CODES = {0: N_("A"), 9: N_("V"), 10: N_("C"), 11: N_("R")}
+#: Answers that confirm a choice, quit, show the rules or the last trick. The
+#: letters are the same in every language: the prompts name them.
+YES = ("y", "yes")
+NO = ("n", "no")
+QUIT = ("q", "quit", "exit")
+RULES = ("?", "h", "help", "rules")
+LAST = ("l", "last")
+
+
+#: The rules as the web game tells them (the same messages of the catalog), then
+#: the rank order from the game core.
+RULES_SECTIONS = (
+    (N_("The table"), (N_(
+        "You sit south and play with the AI partner opposite you (north) against two AI "
+        "opponents, west and east. Each deal gives nine cards to every player; the twelve "
+        "cards left over stay face down and nobody sees them."),)),
+    (N_("Playing a trick"), (N_(
+        "The leader plays any card, then the others play in turn, clockwise. Any card in your "
+        "hand may be played: there is no suit to follow and no trump, and suits never matter, "
+        "only the rank order below. The single strongest card takes the trick and its player "
+        "leads the next one. When the strongest cards are equal, the trick is spoiled: nobody "
+        "takes it and the same player leads again."),)),
+    (N_("Winning a deal"), (N_(
+        "After nine tricks, the single player with the most tricks wins the deal and one point "
+        "for their side; partners do not add up their tricks. On a tie, whoever got to that "
+        "number of tricks first wins. If every trick was spoiled, nobody scores."), N_(
+        "Mordienne: when the winner took no trick before a closing streak of two or more "
+        "tricks in a row that runs to the ninth trick, their side scores two points instead "
+        "of one."))),
+    (N_("The match"), (N_(
+        "A match is five deals, and the dealer moves one seat clockwise each time. The side "
+        "with more points after the fifth deal wins; equal points make a draw."),)),
+)
 
 
 class Quit(Exception):
-    """The person left (EOF, Ctrl-C or 'q')."""
+    """The person left (end of input, Ctrl-C or 'q')."""
+
+
+def short_names(lang: str) -> tuple[str, ...]:
+    """The 48 typing codes in ``lang`` (rank then suit: ``3Co``), English ones if
+    a catalog's codes would make two cards alike."""
+    def codes(gettext) -> tuple[str, ...]:
+        out = []
+        for card in range(NUM_CARDS):
+            suit, rank = divmod(card, 12)  # R4 card ids
+            face = FACE_CODES.get(rank)
+            out.append((gettext(face) if face else str(rank + 1)) + gettext(SUIT_CODES[suit]))
+        return tuple(out)
+    names = codes(i18n.translator(lang).gettext)
+    if len({n.lower() for n in names}) != NUM_CARDS:
+        names = codes(lambda m: m)
+    return names
 
 
 class TerminalGame:
-    def __init__(self, players: dict[int, object], seed: int | None, lang: str, delay: float,
-                 console: Console | None = None, stdin=None):
+    """One person against the AIs, over as many matches as they like."""
+
+    def __init__(self, players: dict[int, object], seed: int | None, lang: str = "en",
+                 delay: float = 0.0, deal_pause: float | None = None,
+                 specs: dict[int, str] | None = None, console: Console | None = None,
+                 stdin=None):
         self.players = players
+        self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
-        self.lang = lang
+        self.lang = i18n.check_language(lang)
         self.delay = delay
+        self.deal_pause = deal_pause  # None: wait for Enter
         self.console = console or Console(highlight=False, soft_wrap=True)
         self.stdin = stdin or sys.stdin
         self.env = raw_env()
+        self._ = i18n.translator(lang).gettext
+        self.cards = i18n.card_names(lang)
+        self.codes = short_names(lang)
+
+    # -- words --------------------------------------------------------------------
+
+    def t(self, message: str, **fields: object) -> str:
+        text = self._(message)
+        return text.format(**fields) if fields else text
+
+    def seat(self, seat: int) -> str:
+        return self._(SEAT_NAMES[seat])
+
+    def card(self, card: int) -> str:
+        return self.cards[card]
+
+    def say(self, text: str = "", style: str | None = None) -> None:
+        """A paragraph, wrapped between words."""
+        self.console.print(text, style=style, markup=False, highlight=False, soft_wrap=False)
+
+    def say_items(self, items: list[str], indent: str = "  ", sep: str = "   ") -> None:
+        """Items on as few lines as fit the width, wrapped between items, never
+        inside one (a card name stays whole)."""
+        width = max(20, self.console.width)
+        line = ""
+        for item in items:
+            if line and cell_len(line + sep + item) > width:
+                self.console.print(line, markup=False, highlight=False, soft_wrap=True)
+                line = ""
+            line = f"{line}{sep}{item}" if line else f"{indent}{item}"
+        if line:
+            self.console.print(line, markup=False, highlight=False, soft_wrap=True)
 
     # -- input ----------------------------------------------------------------------
 
     def ask(self, prompt: str) -> str:
-        self.console.print(prompt, end="", markup=False)
-        line = self.stdin.readline()
-        if not line:
-            raise Quit("input ended")
-        line = line.strip()
-        if not self.stdin.isatty():
-            self.console.print(line)  # echo piped answers so a transcript reads well
-        if line.lower() in ("q", "quit", "exit"):
-            raise Quit("quit")
-        return line
+        """One line of input; the rules, the last trick and quitting are handled
+        here, at every prompt."""
+        while True:
+            self.console.print(prompt + " ", end="", markup=False, highlight=False)
+            line = self.stdin.readline()
+            if not line:
+                raise Quit
+            line = line.strip()
+            if not self.stdin.isatty():
+                self.say(line)  # echo piped answers so a transcript reads well
+            low = line.lower()
+            if low in QUIT:
+                raise Quit
+            if low in RULES:
+                self.show_rules()
+            elif low in LAST:
+                self.show_last_trick(on_demand=True)
+            else:
+                return line
 
     def choose_card(self, hand: list[int]) -> int:
         ordered = sorted(hand, key=lambda c: (-STRENGTH[c], c))
-        by_short = {short_name(c).lower(): c for c in ordered}
+        if len(ordered) == 1:
+            self.say(self.t("Your last card, {card}, plays itself.", card=self.card(ordered[0])))
+            return ordered[0]
+        by_code = {self.codes[c].lower(): c for c in ordered}
         selected = None
         while True:
             if selected is None:
-                answer = self.ask(f"Your card (1-{len(ordered)}, or a short name like "
-                                  f"{short_name(ordered[0])}; q quits): ")
+                answer = self.ask(self.t("Your card (1-{n}, or a short name like {example}):",
+                                         n=len(ordered), example=self.codes[ordered[0]]))
             else:
-                answer = self.ask(f"Play {card_name(selected, self.lang)}? "
-                                  f"[y = play, n = choose again, or another number]: ")
-                if answer.lower() in ("y", "yes", "o", "oui") or \
-                        (answer.isdigit() and 1 <= int(answer) <= len(ordered)
-                         and ordered[int(answer) - 1] == selected):
+                answer = self.ask(self.t("Play {card}? (y = play, n = choose again, or "
+                                         "another number):", card=self.card(selected)))
+                low = answer.lower()
+                if low in YES or (answer.isdigit() and 1 <= int(answer) <= len(ordered)
+                                  and ordered[int(answer) - 1] == selected):
                     return selected
-                if answer.lower() in ("n", "no", "non"):
+                if low in NO:
                     selected = None
                     continue
             if not answer:
-                self.console.print("  Please type a number from your hand (empty line).")
+                self.say("  " + self.t("Type the number of a card in your hand."))
                 continue
             if answer.isdigit():
                 k = int(answer)
                 if 1 <= k <= len(ordered):
                     selected = ordered[k - 1]
                     continue
-                self.console.print(f"  {k} is not in 1-{len(ordered)}: pick one of your cards.",
-                                   markup=False)
+                self.say("  " + self.t("{k} is not in 1-{n}: pick one of your cards.",
+                                       k=k, n=len(ordered)))
                 continue
-            if answer.lower() in by_short:
-                selected = by_short[answer.lower()]
+            if answer.lower() in by_code:
+                selected = by_code[answer.lower()]
                 continue
-            self.console.print(f"  {answer!r} is not a card in your hand; type its number.",
-                               markup=False)
+            self.say("  " + self.t("{answer} is not a card in your hand; type its number.",
+                                   answer=repr(answer)))
+
+    def pause(self) -> None:
+        """Time to read the deal's summary before the next deal is dealt."""
+        if self.deal_pause is None:
+            self.ask(self.t("Press Enter for the next deal (? rules, l last trick, q quits):"))
+        elif self.deal_pause > 0:
+            time.sleep(self.deal_pause)
 
     # -- output ---------------------------------------------------------------------
 
+    def show_players(self) -> None:
+        self.say(self.t("AI players"), style="bold")
+        for s in range(1, NUM_SEATS):
+            self.say("  " + self.t("{seat} ({agent}): {player}", seat=self.seat(s),
+                                   agent=AGENTS[s], player=self.specs.get(s, "?")))
+
+    def show_help(self) -> None:
+        self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
+                        "? shows the rules, l the last trick, q quits."))
+
+    def show_rules(self) -> None:
+        """The web game's rules text, and the rank order from the game core (R7-R8)."""
+        c = self.console
+        c.rule(self.t("How to play Aluette"))
+        for title, paragraphs in RULES_SECTIONS:
+            self.say(self._(title), style="bold")
+            for p in paragraphs:
+                self.say(self._(p))
+        self.say(self._("Rank order, highest first"), style="bold")
+        for k, level in enumerate(reversed(CARDS_BY_STRENGTH), 1):
+            names = [self.card(card) for card in level]
+            self.say_items([f"{k:2d}. {names[0]}"] + names[1:], sep=" = ")
+        self.say(self._("Cards in the same row are equal: if two of them are the highest in "
+                        "a trick, the trick is spoiled."))
+        c.rule()
+
+    def show_last_trick(self, on_demand: bool = False) -> None:
+        """The last finished trick: its winner (or spoiled), who led, every card."""
+        trick = self.env.last_trick
+        if trick is None:
+            self.say(self.t("No trick has been played yet."))
+            return
+        outcome = (self.t("Trick {n}: spoiled.", n=trick.index + 1) if trick.winner is None
+                   else self.t("Trick {n}: taken by {seat}.", n=trick.index + 1,
+                               seat=self.seat(trick.winner)))
+        self.say(f"{outcome} {self.t('Led by {seat}.', seat=self.seat(trick.leader))}",
+                 style=None if on_demand else "bold")
+        self.say_items([self.t("{seat}: {card}", seat=self.seat((trick.leader + k) % NUM_SEATS),
+                               card=self.card(card)) for k, card in enumerate(trick.cards)],
+                       indent="    ", sep=" · ")
+
+    def score_line(self) -> str:
+        pts = self.env.match.points
+        return (f"{self._('Score')}: {self._('You and partner')} {pts[0]} — "
+                f"{pts[1]} {self._('Opponents')}")
+
     def board(self) -> None:
+        """The table before the person's card: trick counts and places, the trick so
+        far (who led it, who is winning it or that it is spoiled), the hand."""
         env = self.env
         deal, match = env.deal, env.match
-        t = Table(title=f"Deal {match.deal_index + 1}/{match.num_deals} · dealer "
-                        f"{NAMES[AGENTS[deal.dealer]]} · trick {deal.trick_index + 1}/9 · "
-                        f"match: you+partner {match.points[0]} — {match.points[1]} opponents",
-                  show_header=True, header_style="bold")
-        t.add_column("seat")
-        t.add_column("tricks", justify="right")
-        t.add_column("in this trick")
-        lead = reach_order(deal.counts, deal.reached)
-        played = {(deal.leader + k) % 4: c for k, c in enumerate(deal.trick_cards)}
-        for s in range(4):
-            mark = " ← leads the deal (reached first)" if lead and lead[0] == s else ""
-            card = card_name(played[s], self.lang) if s in played else ""
-            t.add_row(f"{NAMES[AGENTS[s]]} ({AGENTS[s]})", f"{deal.counts[s]}{mark}", card)
+        title = " · ".join([self.t("Deal {n} of {total}", n=match.deal_index + 1,
+                                   total=match.num_deals),
+                            self.t("Dealer: {seat}", seat=self.seat(deal.dealer)),
+                            self.t("Trick {n} of 9", n=deal.trick_index + 1)])
+        t = Table(title=title, caption=self.score_line(), show_header=True,
+                  header_style="bold", title_justify="left", caption_justify="left")
+        t.add_column(self._("Player"))
+        t.add_column(self._("Tricks"), justify="right")
+        t.add_column(self._("Place"), justify="right")
+        t.add_column(self._("Current trick"))
+        order = reach_order(deal.counts, deal.reached)  # R13-R14, best first
+        played = {(deal.leader + k) % NUM_SEATS: c for k, c in enumerate(deal.trick_cards)}
+        for s in range(NUM_SEATS):
+            place = str(order.index(s) + 1) if s in order else ""
+            t.add_row(self.seat(s), str(deal.counts[s]), place,
+                      self.card(played[s]) if s in played else "")
         self.console.print(t)
-        hand = sorted(deal.hands[0], key=lambda c: (-STRENGTH[c], c))
-        self.console.print("Your hand (strongest first): " + "  ".join(
-            f"[bold]{k}[/bold]) {card_name(c, self.lang)} \\[{short_name(c)}]"
-            for k, c in enumerate(hand, 1)))
+        if deal.trick_cards:
+            now = trick_winner(deal.trick_cards, deal.leader)  # R10-R11 on the cards so far
+            status = (self.t("Spoiled so far: the highest cards are equal.") if now is None
+                      else self.t("Winning now: {seat}.", seat=self.seat(now)))
+            self.say(f"{self.t('Led by {seat}.', seat=self.seat(deal.leader))} {status}")
+        else:
+            self.say(self.t("Leader: {seat}.", seat=self.seat(deal.leader)))
+        self.show_hand(deal.hands[HUMAN])
+
+    def show_hand(self, hand: list[int]) -> None:
+        """Numbered cards, strongest first, wrapped between cards, never inside one."""
+        ordered = sorted(hand, key=lambda c: (-STRENGTH[c], c))
+        self.say(self._("Your hand") + ":", style="bold")
+        self.say_items([f"{k}) {self.card(c)} [{self.codes[c]}]"
+                        for k, c in enumerate(ordered, 1)])
 
     def show_play(self, seat: int, card: int) -> None:
-        who = NAMES[AGENTS[seat]]
-        self.console.print(f"{who} {'play' if seat == 0 else 'plays'} {card_name(card, self.lang)}",
-                           markup=False)
-        if self.delay > 0:
+        self.say(self.t("{seat}: {card}", seat=self.seat(seat), card=self.card(card)))
+        if seat != HUMAN and self.delay > 0:
             time.sleep(self.delay)
 
-    def show_trick(self, trick) -> None:
-        who = "spoiled — nobody wins it" if trick.winner is None else \
-            f"won by {NAMES[AGENTS[trick.winner]]}"
-        self.console.print(f"  Trick {trick.index + 1}: {who}")
-
     def show_deal(self, res: dict) -> None:
-        tw = " ".join("X" if w is None else NAMES[w][0] for w in res["trick_winners"])
-        winner = NAMES[res["winner"]] if res["winner"] else "nobody (all tricks spoiled)"
-        extra = " with Mordienne!" if res["mordienne"] else ""
-        pts = res["points"]
-        self.console.print(f"[bold]Deal {res['deal'] + 1} over[/bold]: tricks {tw}; "
-                           f"winner {winner}{extra}; points you+partner {pts['team_0']}, "
-                           f"opponents {pts['team_1']}")
+        """The deal's end: trick counts, every trick's winner, why the winner won
+        (from the core's score: most tricks, first to reach, Mordienne) and the points."""
+        match = self.env.match
+        record = match.history[-1]
+        counts = record.trick_counts
+        self.console.rule(self.t("Deal {n} of {total} is over", n=record.deal + 1,
+                                 total=match.num_deals))
+        self.say(f"{self._('Tricks this deal')}: " + " · ".join(
+            f"{self.seat(s)} {counts[s]}" for s in range(NUM_SEATS)))
+        self.say(self.t("Tricks: {list}", list=", ".join(
+            "×" if w is None else self.seat(w) for w in record.trick_winners)))
+        score = record.score
+        if score.winner is None:
+            self.say(self.t("Every trick was spoiled: nobody scores."))
+        else:
+            n = counts[score.winner]
+            tied = [s for s in range(NUM_SEATS) if s != score.winner and counts[s] == n]
+            if tied:
+                self.say(self.t("Deal won by {seat}: tied on {n} tricks with {others}, but "
+                                "first to reach {n}.", seat=self.seat(score.winner), n=n,
+                                others=", ".join(self.seat(s) for s in tied)))
+            else:
+                self.say(self.t("Deal won by {seat}, with the most tricks ({n}).",
+                                seat=self.seat(score.winner), n=n))
+            if score.mordienne:
+                self.say(self.t("Mordienne! Nothing won before a closing run of {n} tricks: "
+                                "the points are doubled.", n=n))
+            ours, theirs = record.team_points
+            if ours:
+                self.say(self.t("Your side scores {points}.", points=ours), style="bold")
+            else:
+                self.say(self.t("The opponents score {points}.", points=theirs), style="bold")
+        self.say(self.score_line())
+
+    def show_match(self) -> None:
+        match = self.env.match
+        self.console.rule(self._("Score"))
+        for rec in match.history:
+            w = rec.score.winner
+            line = (self.t("Deal {n}: nobody", n=rec.deal + 1) if w is None else
+                    self.t("Deal {n}: {seat} +{points}", n=rec.deal + 1, seat=self.seat(w),
+                           points=rec.score.points))
+            tricks = " · ".join(f"{self.seat(s)} {rec.trick_counts[s]}" for s in range(NUM_SEATS))
+            mordienne = " — Mordienne" if rec.score.mordienne else ""  # the game's own word
+            self.say(f"  {line}{mordienne}   ({self._('Tricks')}: {tricks})")
+        us, them = match.points
+        if us > them:
+            verdict = self.t("You and your partner win the match, {us} to {them}!",
+                             us=us, them=them)
+        elif us < them:
+            verdict = self.t("The opponents win the match, {them} to {us}.", us=us, them=them)
+        else:
+            verdict = self.t("The match is a draw, {us} to {them}.", us=us, them=them)
+        self.say(verdict, style="bold")
 
     # -- the game ---------------------------------------------------------------------
 
@@ -141,63 +370,87 @@ class TerminalGame:
         for p in self.players.values():
             if hasattr(p, "reset"):
                 p.reset()
-        self.console.rule("New match · you and Partner against Left and Right")
+        self.console.rule(self._("New match"))
+        self.show_players()
+        self.show_help()
+        deal_shown = -1
         for agent in env.agent_iter():
             obs, _, term, trunc, info = env.last()
             if term or trunc:
                 env.step(None)
                 continue
+            deal = env.deal
+            if env.match.deal_index != deal_shown:
+                deal_shown = env.match.deal_index
+                self.console.rule(" · ".join([
+                    self.t("Deal {n} of {total}", n=deal_shown + 1, total=env.match.num_deals),
+                    self.t("Dealer: {seat}", seat=self.seat(deal.dealer))]))
             seat = seat_of(agent)
-            if seat == 0:
+            if seat == HUMAN:
                 self.board()
-                card = self.choose_card(env.deal.hands[0])
+                card = self.choose_card(deal.hands[HUMAN])
             else:
                 card = int(self.players[seat].act(obs["observation"], obs["action_mask"]))
-            n_tricks = len(env.deal.tricks)
-            deal = env.deal
+            n_tricks = len(deal.tricks)
             env.step(card)
             self.show_play(seat, card)
             if len(deal.tricks) > n_tricks:
-                self.show_trick(deal.tricks[-1])
+                self.show_last_trick()
             if "deal_result" in env.infos["player_0"]:
                 self.show_deal(env.infos["player_0"]["deal_result"])
-        pts = env.match.points
-        verdict = "You win!" if pts[0] > pts[1] else ("Draw." if pts[0] == pts[1] else "You lose.")
-        self.console.print(f"[bold]Final score: you+partner {pts[0]} — {pts[1]} opponents. "
-                           f"{verdict}[/bold]")
+                if not env.match.over:
+                    self.pause()
+        self.show_match()
 
     def run(self) -> int:
         try:
             while True:
                 self.play_match()
                 while True:
-                    answer = self.ask("New match (n) or quit (q)? ")
-                    if answer.lower() in ("n", "new"):
+                    answer = self.ask(self.t("New match (n) or quit (q)?"))
+                    if answer.lower() in NO + ("new",):
                         break
-                    self.console.print("  Type n for a new match or q to quit.")
-        except Quit as why:
-            self.console.print(f"Goodbye ({why}).")
-        except KeyboardInterrupt:
-            self.console.print("\nGoodbye (interrupted).")
+                    self.say("  " + self.t("Type n for a new match or q to quit."))
+        except (Quit, KeyboardInterrupt, EOFError):
+            self.say("")
+            self.say(self.t("Goodbye."))
         return 0
 
 
+def non_negative_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not 0 <= value <= 60:
+        raise argparse.ArgumentTypeError(f"must be from 0 to 60 seconds, got {text}")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--partner", default="ai", metavar="SPEC", help="player_2 (default: the shipped AI)")
-    p.add_argument("--left", default="ai", metavar="SPEC", help="player_1 (default: the shipped AI)")
-    p.add_argument("--right", default="ai", metavar="SPEC", help="player_3 (default: the shipped AI)")
-    p.add_argument("--seed", type=int, default=None, help="seed of the deals")
-    p.add_argument("--lang", choices=["en", "fr"], default="en", help="card names")
-    p.add_argument("--delay", type=float, default=0.6, help="seconds between AI moves")
+    p.add_argument("--partner", default="ai", metavar="SPEC",
+                   help="player_2, north (default: ai, the shipped model)")
+    p.add_argument("--left", default="ai", metavar="SPEC",
+                   help="player_1, west (default: ai, the shipped model)")
+    p.add_argument("--right", default="ai", metavar="SPEC",
+                   help="player_3, east (default: ai, the shipped model)")
+    p.add_argument("--seed", type=seed_int, default=None,
+                   help="seed of the deals and the AIs (default: a fresh random match)")
+    p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,
+                   help="language of everything shown")
+    p.add_argument("--delay", type=non_negative_seconds, default=0.6,
+                   help="seconds between AI cards, 0 to 60")
+    p.add_argument("--deal-pause", type=non_negative_seconds, default=None, metavar="SECONDS",
+                   help="pause this long after a deal's summary (default: wait for Enter)")
 
 
 def run(args: argparse.Namespace) -> int:
     from ..players import load_player
-    if args.delay < 0:
-        raise UsageError(f"--delay must be >= 0, got {args.delay}")
-    players = {1: load_player(args.left, seed=args.seed), 2: load_player(args.partner, seed=args.seed),
-               3: load_player(args.right, seed=args.seed)}
-    return TerminalGame(players, args.seed, args.lang, args.delay).run()
+    specs = {1: args.left, 2: args.partner, 3: args.right}
+    players = {s: load_player(spec, seed=None if args.seed is None else args.seed * 4 + s)
+               for s, spec in specs.items()}
+    return TerminalGame(players, args.seed, args.lang, args.delay, args.deal_pause,
+                        specs=specs).run()
 
 
 #: Entry point ``aluette.commands: play``.

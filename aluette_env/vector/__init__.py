@@ -23,8 +23,8 @@ game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
 decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
-The state of all games is one :class:`~.kernels.GameState` of arrays
-(``game.state``), stepped by the numba kernels of :mod:`.kernels`, the one
+The state of all games is one record array of the named structure
+:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]), stepped by the numba kernels of :mod:`.kernels`, the one
 second statement of the rules (pinned to :mod:`aluette_env.game` by
 ``tests/test_vector.py``).
 
@@ -43,9 +43,19 @@ from ..game import (
 )
 from ..observation import MAX_DEALS, OBS_SIZE
 from . import kernels
-from .kernels import DEAL_ORDER, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY, DealResults, GameState
+from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY
 
-__all__ = ["HAVE_NUMBA", "SPOILED", "DealResults", "GameState", "VectorGame"]
+def _is_int(x: Any) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))
+
+
+def _check_seed(seed: Any) -> int | None:
+    if seed is not None and (not _is_int(seed) or seed < 0):
+        raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+    return seed
+
+
+__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "SPOILED", "VectorGame"]
 
 
 class VectorGame:
@@ -53,16 +63,23 @@ class VectorGame:
 
     def __init__(self, num_games: int, num_deals: int = 5, seed: int | None = None,
                  auto_reset: bool = True):
-        if not isinstance(num_games, (int, np.integer)) or not 1 <= num_games <= 1_000_000:
+        if not _is_int(num_games) or not 1 <= num_games <= 1_000_000:
             raise ValueError(f"num_games must be an int from 1 to 1,000,000, got {num_games!r}")
-        if not isinstance(num_deals, (int, np.integer)) or not 1 <= num_deals <= MAX_DEALS:
+        if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
             raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
+        if not isinstance(auto_reset, (bool, np.bool_)):
+            raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
-        self.auto_reset = auto_reset
-        self.rng = np.random.default_rng(seed)
+        self.auto_reset = bool(auto_reset)
+        self.rng = np.random.default_rng(_check_seed(seed))
+        self._started = False
         self.state = kernels.new_state(n)
         self.results = kernels.new_results(n)
+        self._st, self._res = kernels.kernel_view(self.state), kernels.kernel_view(self.results)
+        self.rewards = np.zeros((n, NUM_SEATS), np.float32)
+        self.deal_done = np.zeros(n, np.bool_)
+        self.match_done = np.zeros(n, np.bool_)
         self.obs = np.zeros((n, OBS_SIZE), np.int8)
         self.mask = np.zeros((n, NUM_CARDS), np.int8)
         self.final_points = np.zeros((n, 2), np.int16)
@@ -79,30 +96,43 @@ class VectorGame:
         ``first_dealer`` (a seat / ``"player_k"``, or one per game) and ``deals``
         (array-like [N, D, 4, 9] or [D, 4, 9] for all games) fixing the hands of the
         first D deals of this match."""
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
+        if options is not None and not isinstance(options, dict):
+            raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
         unknown = set(options) - {"first_dealer", "deals"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; "
+            raise ValueError(f"unknown reset option(s) {sorted(map(str, unknown))}; "
                              f"allowed: 'first_dealer', 'deals'")
         n = self.num_games
-        self._fixed_dealer = None
+        fixed_dealer = None
         if options.get("first_dealer") is not None:
             fd = options["first_dealer"]
             if isinstance(fd, (str, int, np.integer)):
                 fd = [fd] * n
-            if len(fd) != n:
-                raise ValueError(f"first_dealer needs one seat per game ({n}), got {len(fd)}")
-            self._fixed_dealer = np.array([seat_of(x) for x in fd], np.int8)
-        self._fixed_deals = None
+            if not isinstance(fd, (list, tuple, np.ndarray)) or len(fd) != n:
+                raise ValueError(f"first_dealer must be a seat (0-3 or 'player_k') or a list of "
+                                 f"one per game ({n}), got {options['first_dealer']!r}")
+            try:
+                fixed_dealer = np.array([seat_of(x) for x in fd], np.int8)
+            except ValueError as err:
+                raise ValueError(f"first_dealer: {err}") from None
+        fixed_deals = None
         if options.get("deals") is not None:
-            self._fixed_deals = self._check_deals(options["deals"])
+            fixed_deals = self._check_deals(options["deals"])
+        # Only once every option is known good: a refused reset changes nothing.
+        if seed is not None:
+            self.rng = np.random.default_rng(_check_seed(seed))
+        self._fixed_dealer, self._fixed_deals = fixed_dealer, fixed_deals
+        self._started = True
         self._new_matches(self._all, first=True)
         self._observe()
 
     def _check_deals(self, deals: Any) -> np.ndarray:
-        arr = np.asarray(deals)
+        try:
+            arr = np.asarray(deals)
+        except ValueError:
+            raise ValueError("deals must be a rectangular array of card ids, [num_games, D, 4, 9] "
+                             "or [D, 4, 9]; got ragged lists") from None
         if arr.ndim == 3:
             arr = np.broadcast_to(arr, (self.num_games,) + arr.shape)
         if arr.ndim != 4 or arr.shape[0] != self.num_games or arr.shape[2:] != (4, HAND_SIZE) \
@@ -110,13 +140,16 @@ class VectorGame:
             raise ValueError(f"deals must have shape [num_games={self.num_games}, D, 4, 9] or "
                              f"[D, 4, 9] with 1 <= D <= {self.num_deals}, got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= NUM_CARDS:
-            raise ValueError("deals must hold card ids 0-47")
+            raise ValueError(f"deals must hold integer card ids 0-47, got dtype {arr.dtype} "
+                             f"with values {arr.min().item()} to {arr.max().item()}")
         flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], 36), axis=2)
         dup = (flat[:, :, 1:] == flat[:, :, :-1]).any(axis=2)
         if dup.any():
             g, d = np.argwhere(dup)[0]
             check_hands(arr[g, d].tolist())  # raises with the card named
-        return np.ascontiguousarray(arr, dtype=np.int8)
+        # A copy, never a view of the caller's array: later deals of this match read
+        # it, and the caller may reuse its buffer meanwhile.
+        return np.array(arr, dtype=np.int8, order="C", copy=True)
 
     def _new_matches(self, games: np.ndarray, first: bool = False) -> None:
         if len(games) == 0:
@@ -149,7 +182,7 @@ class VectorGame:
             decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
             dealers = ((st.first_dealer[games[rand]] + deal_idx[rand]) % NUM_SEATS).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
-        kernels.start_deals(st, games.astype(np.int64), hands)
+        kernels.start_deals(self._st, games.astype(np.int64), hands)
 
     # -- step -------------------------------------------------------------------
 
@@ -159,31 +192,39 @@ class VectorGame:
         (only where ``active[i]``, if given: the other games wait).
         Returns (rewards [N, 4], deal_done [N], match_done [N]); these arrays are
         reused by the next step. ValueError if any card is not in that hand."""
+        if not self._started:
+            raise RuntimeError("VectorGame.step() before reset(): call reset() first")
         if active is None:
             active = self._everyone
-        elif active.shape != (self.num_games,) or active.dtype != np.bool_:
-            raise ValueError(f"active must be a bool array of shape ({self.num_games},)")
+        else:
+            given = active
+            active = np.asarray(active)
+            if active.shape != (self.num_games,) or active.dtype != np.bool_:
+                raise ValueError(f"active must be {self.num_games} bools (one per game), got "
+                                 f"shape {active.shape} dtype {active.dtype}"
+                                 + (f" ({given!r})" if active.size <= 8 else ""))
         actions = np.asarray(actions)
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
-        st, res = self.state, self.results
+        st, res = self._st, self._res
         bad = kernels.find_illegal(st, actions, active)
         if bad >= 0:
             self._raise_illegal(bad, int(actions[bad]))
-        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res)
-        if res.deal_done.any():
-            done = np.flatnonzero(res.deal_done)
-            ended = res.match_done[done]
+        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res, self.rewards,
+                     self.deal_done, self.match_done)
+        if self.deal_done.any():
+            done = np.flatnonzero(self.deal_done)
+            ended = self.match_done[done]
             if ended.any():
-                self.final_points[done[ended]] = st.points[done[ended]]
+                self.final_points[done[ended]] = self.state.points[done[ended]]
             nxt = done[~ended]
             self._deal(nxt)
             if self.auto_reset and ended.any():
                 self._new_matches(done[ended])
         self._observe()
-        return res.rewards, res.deal_done, res.match_done
+        return self.rewards, self.deal_done, self.match_done
 
     def _raise_illegal(self, game: int, card: int) -> None:
         seat = int(self.state.to_act[game])
@@ -193,7 +234,7 @@ class VectorGame:
                          f"legal: {legal}")
 
     def _observe(self) -> None:
-        kernels.observe(self.state, self.num_deals, self.obs, self.mask)
+        kernels.observe(self._st, self.num_deals, self.obs, self.mask)
 
     @property
     def to_act(self) -> np.ndarray:
@@ -222,6 +263,7 @@ class VectorGame:
 
     def bytes_per_game(self) -> float:
         """Memory of all per-game arrays (state, observation, results) per game."""
-        arrays = [*self.state, *self.results, self.obs, self.mask, self.final_points]
+        arrays = [self.state, self.results, self.rewards, self.deal_done, self.match_done,
+                  self.obs, self.mask, self.final_points]
         total = sum(v.nbytes for v in arrays)
         return total / self.num_games

@@ -61,7 +61,8 @@ def checkpoint_player(path: str, temperature: float | None = None, seed: int | N
 
 def _accepts(path: str) -> bool:
     p = Path(path)
-    return path.endswith(".zip") or (p.is_dir() and (p / "state.json").exists())
+    return path.endswith(".zip") or (p.is_dir() and (p / "state.json").exists()
+                                     and not (p / "rllib").is_dir())  # an RLlib run
 
 
 #: Entry point ``aluette.loaders: sb3``.

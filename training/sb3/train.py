@@ -9,6 +9,7 @@ players), checkpoints atomically, logs and stops cleanly on SIGINT/SIGTERM.
 from __future__ import annotations
 
 import copy
+import json
 import signal
 import time
 from pathlib import Path
@@ -18,12 +19,12 @@ import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 
-from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 
 from ..config import TrainConfig
 from ..runs import (
-    CheckpointError, append_jsonl, atomic_path, open_run, plot_curve, write_json,
+    CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
+    publish_best, remove_partial_writes, write_json, write_text,
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool
 from .checkpoints import load_model, save_model
@@ -133,35 +134,19 @@ class TrainCallback(BaseCallback):
         while len(self.pool.snapshots) > self.cfg.selfplay.pool_size:
             name, _ = self.pool.snapshots.pop(0)
             self.state["snapshots"].remove(name)
-            (pool_dir / name).unlink(missing_ok=True)
+            # The file stays until state.json stops naming it (prune, at the checkpoint).
 
     def evaluate(self) -> dict:
         cfg = self.cfg
         player = PolicyPlayer(self.model.policy, name=f"{cfg.run_name}@{self.num_timesteps}")
-        t0 = time.perf_counter()
-        results = {}
-        for spec in cfg.eval.opponents:
-            res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
-            results[spec] = res.to_json()
-            key = spec.replace("/", "_")
-            self.logger.record(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
-            self.logger.record(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
-            if spec == cfg.eval.opponents[0]:
-                self.logger.record("eval/deal_win_rate", res.deal_win_rate)
-        record = {"timesteps": self.num_timesteps,
-                  "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
-                  "eval_seconds": time.perf_counter() - t0, "results": results}
-        self.state["evals"].append(record)
-        append_jsonl(self.run_dir / "metrics.jsonl", record)
-        main = results[cfg.eval.opponents[0]]["points_per_deal"]
-        if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
-            self.state["best"] = {"timesteps": self.num_timesteps, "points_per_deal": main,
-                                  "opponent": cfg.eval.opponents[0]}
-            save_model(self.model, self.run_dir / "best.zip")
-        if cfg.logging.curve:
-            plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
+        # best.zip itself is replaced only once state.json records this best
+        # (publish_best at the next checkpoint): a crash cannot make them disagree.
+        record = evaluate_run(
+            cfg, player, self.state, self.run_dir, self.num_timesteps,
+            self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
+            save_best=lambda: save_model(self.model,
+                                         self.run_dir / f"best_{self.num_timesteps}.zip"),
+            scalar=self.logger.record)
         if self.bar is not None:
             self.bar.set_postfix_str(self._postfix())
         self.logger.dump(self.num_timesteps)
@@ -172,13 +157,15 @@ class TrainCallback(BaseCallback):
         self.state["timesteps"] = n
         self.state["wall_time_s"] += time.perf_counter() - self._start_wall
         self._start_wall = time.perf_counter()
-        save_model(self.model, self.run_dir / f"checkpoint_{n}.zip")
-        save_model(self.model, self.run_dir / "latest.zip")
+        name = f"checkpoint_{n}.zip"
+        # Order matters for a SIGKILL at any point (see training.runs): the model,
+        # then state.json naming it (the commit), then the copy and the clean-up.
+        save_model(self.model, self.run_dir / name)
+        self.state["checkpoint"] = name
         write_json(self.run_dir / "state.json", self.state)
-        numbered = sorted(self.run_dir.glob("checkpoint_*.zip"),
-                          key=lambda p: int(p.stem.split("_")[1]))
-        for old in numbered[:-self.cfg.checkpoint.keep]:
-            old.unlink(missing_ok=True)
+        copy_file(self.run_dir / name, self.run_dir / "latest.zip")
+        publish_best(self.run_dir, self.state)
+        prune(self.run_dir, self.state, self.cfg.checkpoint.keep)
 
 
 def frozen_player(policy, name: str) -> PolicyPlayer:
@@ -188,198 +175,43 @@ def frozen_player(policy, name: str) -> PolicyPlayer:
     return PolicyPlayer(snap, name=name, temperature=1.0)
 
 
-def train(self) -> None:
-        super().train()
-        for key, value in list(self.logger.name_to_value.items()):
-            if key.startswith("train/") and "loss" in key:
-                self.logger.record("losses/" + key.removeprefix("train/"), value)
+def saved_steps(path: Path) -> int | None:
+    """The sample count inside an SB3 checkpoint zip, None if unreadable (cheap:
+    reads the small ``data`` entry, not the weights)."""
+    import zipfile
+    try:
+        with zipfile.ZipFile(path) as z:
+            return int(json.loads(z.read("data"))["num_timesteps"])
+    except Exception:  # noqa: BLE001 - missing, truncated or foreign file: unusable
+        return None
 
 
-def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
-    act = torch.nn.ReLU if cfg.network.activation == "relu" else torch.nn.Tanh
-    return AluettePPO(
-        "MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0,
-        tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
-        policy_kwargs=dict(features_extractor_class=CardTrunk,
-                           features_extractor_kwargs=dict(widths=tuple(cfg.network.trunk),
-                                                          activation=cfg.network.activation),
-                           net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
-                           activation_fn=act),
-        **cfg.ppo.model_dump(),
-    )
-
-
-class TrainCallback(BaseCallback):
-    """Snapshots, evaluation, checkpoints, progress and clean stopping."""
-
-    def __init__(self, cfg: TrainConfig, run_dir: Path, pool: OpponentPool, state: dict):
-        super().__init__()
-        self.cfg, self.run_dir, self.pool, self.state = cfg, run_dir, pool, state
-        self.stop_requested = False
-        self.bar = None
-        self._t_last, self._n_last = time.perf_counter(), 0
-        self._rate = 0.0
-        self._start_wall = time.perf_counter()
-
-    # -- SB3 hooks ------------------------------------------------------------------
-
-    def _on_training_start(self) -> None:
-        n = self.num_timesteps
-        self._n_last = n
-        self._next = {k: (n // every + 1) * every for k, every in (
-            ("snapshot", self.cfg.selfplay.snapshot_interval),
-            ("eval", self.cfg.eval.interval), ("checkpoint", self.cfg.checkpoint.interval))}
-        if self.cfg.logging.progress_bar:
-            from tqdm import tqdm
-            self.bar = tqdm(total=self.cfg.total_timesteps, initial=n, unit="sample",
-                            unit_scale=True, dynamic_ncols=True, desc=self.cfg.run_name)
-
-    def _on_step(self) -> bool:
-        n = self.num_timesteps
-        if self.bar is not None:
-            self.bar.update(n - self.bar.n)
-        now = time.perf_counter()
-        if now - self._t_last > 5:
-            self._rate = (n - self._n_last) / (now - self._t_last)
-            self._t_last, self._n_last = now, n
-            self.logger.record("charts/samples_per_second", self._rate)
-            if self.bar is not None:
-                self.bar.set_postfix_str(self._postfix())
-        if n >= self._next["snapshot"]:
-            self._next["snapshot"] += self.cfg.selfplay.snapshot_interval
-            self.add_snapshot()
-        if n >= self._next["eval"]:
-            self._next["eval"] += self.cfg.eval.interval
-            self.evaluate()
-        if n >= self._next["checkpoint"]:
-            self._next["checkpoint"] += self.cfg.checkpoint.interval
-            self.checkpoint()
-        return not self.stop_requested
-
-    def _on_rollout_end(self) -> None:
-        buf = self.model.ep_info_buffer
-        if buf:
-            self.logger.record("charts/episodic_return", float(np.mean([e["r"] for e in buf])))
-
-    def _on_training_end(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
-
-    # -- the work -----------------------------------------------------------------
-
-    def _postfix(self) -> str:
-        last = self.state["evals"][-1] if self.state["evals"] else None
-        text = f"{self._rate:,.0f} samples/s"
-        if last:
-            text += " · " + ", ".join(f"vs {k} {v['points_per_deal']:+.3f}"
-                                      for k, v in last["results"].items())
-        return text
-
-    def add_snapshot(self) -> None:
-        n = self.num_timesteps
-        pool_dir = self.run_dir / "pool"
-        pool_dir.mkdir(exist_ok=True)
-        path = pool_dir / f"snapshot_{n}.pt"
-        with atomic_path(path) as tmp:
-            torch.save(self.model.policy.state_dict(), tmp)
-        self.pool.snapshots.append((path.name, frozen_player(self.model.policy, path.name)))
-        self.state["snapshots"].append(path.name)
-        while len(self.pool.snapshots) > self.cfg.selfplay.pool_size:
-            name, _ = self.pool.snapshots.pop(0)
-            self.state["snapshots"].remove(name)
-            (pool_dir / name).unlink(missing_ok=True)
-
-    def evaluate(self) -> dict:
-        cfg = self.cfg
-        player = PolicyPlayer(self.model.policy, name=f"{cfg.run_name}@{self.num_timesteps}")
-        t0 = time.perf_counter()
-        results = {}
-        for spec in cfg.eval.opponents:
-            res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
-            results[spec] = res.to_json()
-            key = spec.replace("/", "_")
-            self.logger.record(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
-            self.logger.record(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
-            self.logger.record(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
-            if spec == cfg.eval.opponents[0]:
-                self.logger.record("eval/deal_win_rate", res.deal_win_rate)
-        record = {"timesteps": self.num_timesteps,
-                  "wall_time_s": self.state["wall_time_s"] + time.perf_counter() - self._start_wall,
-                  "eval_seconds": time.perf_counter() - t0, "results": results}
-        self.state["evals"].append(record)
-        append_jsonl(self.run_dir / "metrics.jsonl", record)
-        main = results[cfg.eval.opponents[0]]["points_per_deal"]
-        if self.state["best"] is None or main > self.state["best"]["points_per_deal"]:
-            self.state["best"] = {"timesteps": self.num_timesteps, "points_per_deal": main,
-                                  "opponent": cfg.eval.opponents[0]}
-            save_model(self.model, self.run_dir / "best.zip")
-        if cfg.logging.curve:
-            plot_curve(self.state["evals"], self.run_dir / "learning_curve.png", cfg.run_name)
-        if self.bar is not None:
-            self.bar.set_postfix_str(self._postfix())
-        self.logger.dump(self.num_timesteps)
-        return record
-
-    def checkpoint(self) -> None:
-        n = self.num_timesteps
-        self.state["timesteps"] = n
-        self.state["wall_time_s"] += time.perf_counter() - self._start_wall
-        self._start_wall = time.perf_counter()
-        save_model(self.model, self.run_dir / f"checkpoint_{n}.zip")
-        save_model(self.model, self.run_dir / "latest.zip")
-        write_json(self.run_dir / "state.json", self.state)
-        numbered = sorted(self.run_dir.glob("checkpoint_*.zip"),
-                          key=lambda p: int(p.stem.split("_")[1]))
-        for old in numbered[:-self.cfg.checkpoint.keep]:
-            old.unlink(missing_ok=True)
-
-
-def frozen_player(policy, name: str) -> PolicyPlayer:
-    """A copy of the policy that later training does not change (an opponent)."""
-    snap = copy.deepcopy(policy)
-    snap.set_training_mode(False)
-    return PolicyPlayer(snap, name=name, temperature=1.0)
-
-
-def plot_curve(evals: list[dict], path: Path, title: str) -> None:
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    opponents = list(evals[0]["results"]) if evals else []
-    for opp in opponents:
-        xs = np.array([e["timesteps"] for e in evals])
-        ws = np.array([e["wall_time_s"] for e in evals]) / 60
-        ys = np.array([e["results"][opp]["points_per_deal"] for e in evals])
-        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in evals])
-        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in evals])
-        for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
-            ax.plot(x, ys, marker="o", label=f"vs {opp}")
-            ax.fill_between(x, lo, hi, alpha=0.2)
-    axes[0].set_xlabel("learner samples (millions)")
-    axes[1].set_xlabel("wall time (minutes)")
-    axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
-    for ax in axes:
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=90, format="png")
-    plt.close(fig)
-
-
-def _config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
-    out = []
-    for k in sorted(set(old) | set(new)):
-        a, b = old.get(k), new.get(k)
-        if isinstance(a, dict) and isinstance(b, dict):
-            out += _config_diff(a, b, f"{prefix}{k}.")
-        elif a != b:
-            out.append(f"{prefix}{k}: {a!r} -> {b!r}")
-    return out
+def resume_point(run_dir: Path, state: dict, log) -> Path | None:
+    """The checkpoint to resume from: the one ``state.json`` names (or, for older
+    runs, latest.zip) when it holds the state's step count; otherwise the newest
+    numbered checkpoint at or below it, with the state rolled back to it, said in
+    the log. None when the run has no checkpoint yet (it restarts from scratch)."""
+    n = state["timesteps"]
+    first = run_dir / (state["checkpoint"] or "latest.zip")
+    if saved_steps(first) == n and n > 0:
+        return first
+    numbered = sorted(run_dir.glob("checkpoint_*.zip"), key=checkpoint_steps, reverse=True)
+    for path in [run_dir / "latest.zip", *numbered]:
+        steps = saved_steps(path)
+        if steps is None or steps > n or steps == 0:
+            continue
+        why = ("is missing or unreadable" if saved_steps(first) is None else
+               f"holds {saved_steps(first):,} samples")
+        log(f"{first} {why} but state.json says {n:,}; falling back to {path.name} "
+            f"({steps:,} samples)")
+        state["timesteps"] = steps
+        state["checkpoint"] = path.name
+        state["evals"] = [e for e in state["evals"] if e["timesteps"] <= steps]
+        return path
+    if n > 0:
+        raise CheckpointError(f"{run_dir}: state.json says {n:,} samples but no checkpoint "
+                              f"at or below that step can be read")
+    return None
 
 
 def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
@@ -388,6 +220,20 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     CheckpointError with one-line messages."""
     torch.set_num_threads(cfg.torch_threads)
     run_dir, state = open_run(cfg, resume, force)
+    start_from = None
+    if resume is not None:
+        remove_partial_writes(run_dir)
+        start_from = resume_point(run_dir, state, log)
+        publish_best(run_dir, state)
+        prune(run_dir, state, cfg.checkpoint.keep)
+        # Evaluations after the last checkpoint died with the process: the log
+        # restarts from the state's, so none is written twice.
+        write_text(run_dir / "metrics.jsonl", "".join(json.dumps(e) + "\n" for e in state["evals"]))
+        if state["timesteps"] >= cfg.total_timesteps:
+            log(f"{run_dir} is finished at {state['timesteps']:,} samples (total_timesteps "
+                f"{cfg.total_timesteps:,}); to train on, resume with a larger "
+                f"--set total_timesteps=...")
+            return run_dir
     rng = np.random.default_rng(cfg.seed + state["timesteps"])
     fixed = {spec: load_player(spec, seed=cfg.seed) for spec in cfg.selfplay.opponents
              if spec not in POLICY_ENTRIES}
@@ -395,22 +241,25 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     partner = None if cfg.selfplay.partner == "latest" else load_player(cfg.selfplay.partner)
     env = SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals,
                          seed=cfg.seed + state["timesteps"])
-    if resume is not None:
-        model = load_model(run_dir / "latest.zip", env=env, cls=AluettePPO)
+    if start_from is not None:
+        model = load_model(start_from, env=env, cls=AluettePPO)
         if model.num_timesteps != state["timesteps"]:
-            raise CheckpointError(f"{run_dir / 'latest.zip'}: holds {model.num_timesteps} steps "
+            raise CheckpointError(f"{start_from}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")
         if cfg.logging.tensorboard:
             model.tensorboard_log = str(run_dir / "tb")
-        for name in state["snapshots"]:
+        for name in list(state["snapshots"]):
             path = run_dir / "pool" / name
             try:
                 sd = torch.load(path, map_location="cpu", weights_only=True)
                 snap = copy.deepcopy(model.policy)
                 snap.load_state_dict(sd)
             except Exception as err:  # noqa: BLE001
-                raise CheckpointError(f"{path}: missing or corrupt pool snapshot "
-                                      f"({type(err).__name__})") from None
+                # An opponent less is no reason to lose the run.
+                log(f"{path}: missing or corrupt pool snapshot ({type(err).__name__}); "
+                    f"left out of the pool")
+                state["snapshots"].remove(name)
+                continue
             pool.snapshots.append((name, frozen_player(snap, name)))
         log(f"resuming {run_dir} at {model.num_timesteps:,} samples "
             f"({len(pool.snapshots)} snapshots in the pool)")
@@ -431,7 +280,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         remaining = cfg.total_timesteps - model.num_timesteps
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callback,
-                        reset_num_timesteps=resume is None, tb_log_name="ppo",
+                        reset_num_timesteps=start_from is None, tb_log_name="ppo",
                         log_interval=1)
         if not callback.stop_requested and (not state["evals"] or
                                             state["evals"][-1]["timesteps"] != model.num_timesteps):

@@ -1,0 +1,244 @@
+"""The one message catalog of the Aluette apps: gettext catalogs read with Babel.
+
+Every string a person reads in the web game and the terminal game, card names
+included, is an English message id in ``locales/messages.pot`` with one
+translation per language in ``locales/<lang>/LC_MESSAGES/messages.po``. The
+``.po`` files are compiled in memory on first use (no build step, no ``.mo`` in
+the repository). Placeholders are ``str.format`` fields (``{seat}``), the same
+in Python and in the browser.
+
+>>> _ = translator("fr").gettext
+>>> card_name(2, "fr")
+'3 de deniers — Monsieur'
+
+To add or change a message: use it (``t("…")`` in the page's JavaScript;
+in Python ``_("…")`` with ``_ = translator(lang).gettext``, ``ngettext``, or
+``translate(lang, "…", **fields)``), run ``python -m aluette_env.apps.i18n`` to
+refresh the template and the catalogs, then translate the new empty entries;
+``tests/test_i18n.py`` fails until every language has every message.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import io
+import string
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+from aluette_env.game import NAMED_CARDS, check_card
+
+#: Language code -> its own name, in the order the language menu shows them.
+LANGUAGES: dict[str, str] = {
+    "en": "English",
+    "fr": "Français",
+    "ms": "Bahasa Melayu",
+    "it": "Italiano",
+    "ar": "العربية",
+    "fi": "Suomi",
+    "vi": "Tiếng Việt",
+}
+DEFAULT_LANGUAGE = "en"
+SOURCE_LANGUAGE = "en"  # the message ids are English
+RTL_LANGUAGES = frozenset({"ar"})
+LOCALE_DIR = Path(__file__).resolve().parent / "locales"
+DOMAIN = "messages"
+
+
+def N_(message: str) -> str:
+    """Mark a message for extraction where it is translated later."""
+    return message
+
+
+# TRANSLATORS: suits as they stand in a card name, "{suit} {rank}"; put a
+# preposition in the suit where the language needs one ("de deniers", "d'épées").
+SUITS = (N_("Coins"), N_("Cups"), N_("Batons"), N_("Swords"))
+RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9",
+         N_("Valet"), N_("Cavalière"), N_("Roi"))
+# The named cards keep their traditional French names; languages may transliterate.
+TITLES = {card: title for card, title in NAMED_CARDS}
+_TITLE_MESSAGES = (N_("Monsieur"), N_("Madame"), N_("Le Borgne"), N_("La Vache"),
+                   N_("Grand-neuf"), N_("Petit-neuf"), N_("Deux de chêne"), N_("Deux d'écrit"))
+assert set(_TITLE_MESSAGES) == set(TITLES.values()), "every named card needs its message"
+
+
+def check_language(lang: object) -> str:
+    """``lang`` if it is one of :data:`LANGUAGES`, else ValueError naming them."""
+    if not isinstance(lang, str) or lang not in LANGUAGES:
+        raise ValueError(f"unknown language {lang!r}; languages: {', '.join(LANGUAGES)}")
+    return lang
+
+
+def catalog_path(lang: str) -> Path:
+    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+
+
+@functools.lru_cache(maxsize=None)
+def translator(lang: str) -> NullTranslations:
+    """The gettext translations of ``lang``: ``.gettext``, ``.ngettext``,
+    ``.pgettext``. English is the source language and needs no catalog."""
+    check_language(lang)
+    if lang == SOURCE_LANGUAGE:
+        return NullTranslations()
+    with open(catalog_path(lang), "rb") as f:
+        catalog = read_po(f, locale=lang, domain=DOMAIN)
+    buf = io.BytesIO()
+    write_mo(buf, catalog)
+    buf.seek(0)
+    return Translations(buf, domain=DOMAIN)
+
+
+def translate(lang: str, message: str, **fields: object) -> str:
+    """``message`` in ``lang``, with ``{field}`` placeholders filled in."""
+    text = translator(lang).gettext(message)
+    return text.format(**fields) if fields else text
+
+
+def translate_plural(lang: str, singular: str, plural: str, n: int, **fields: object) -> str:
+    """The plural form of ``lang`` for ``n``; ``{n}`` is filled in too."""
+    return translator(lang).ngettext(singular, plural, n).format(n=n, **fields)
+
+
+@functools.lru_cache(maxsize=None)
+def card_names(lang: str) -> tuple[str, ...]:
+    """The 48 card names in ``lang``, by card id."""
+    _ = translator(lang).gettext
+    names = []
+    for card in range(48):
+        suit, rank = divmod(card, 12)  # R4 card ids
+        name = _("{suit} {rank}").format(suit=_(SUITS[suit]), rank=_(RANKS[rank]))
+        if card in TITLES:
+            name = _("{card} — {title}").format(card=name, title=_(TITLES[card]))
+        names.append(name)
+    return tuple(names)
+
+
+def card_name(card: int, lang: str = DEFAULT_LANGUAGE) -> str:
+    """Readable name of ``card`` in ``lang``: ``Coins 3 — Monsieur``,
+    ``3 de deniers — Monsieur``."""
+    return card_names(check_language(lang))[check_card(card)]
+
+
+@functools.lru_cache(maxsize=None)
+def browser_catalog(lang: str) -> dict[str, object]:
+    """What the page needs to speak ``lang``: every message (id -> text),
+    the card names and the writing direction."""
+    check_language(lang)
+    template = template_messages()
+    _ = translator(lang).gettext
+    return {
+        "lang": lang,
+        "name": LANGUAGES[lang],
+        "dir": "rtl" if lang in RTL_LANGUAGES else "ltr",
+        "messages": {m: _(m) for m in template if isinstance(m, str)},  # the page has no plurals
+        "cards": list(card_names(lang)),
+    }
+
+
+@functools.lru_cache(maxsize=None)
+def template_messages() -> tuple[str | tuple[str, str], ...]:
+    """The message ids of the template (``messages.pot``); a plural message's
+    id is its (singular, plural) pair."""
+    with open(LOCALE_DIR / f"{DOMAIN}.pot", "rb") as f:
+        catalog = read_po(f)
+    return tuple(m.id for m in catalog if m.id)
+
+
+def placeholders(text: str) -> set[str]:
+    """The ``{field}`` names of a message (what translations must keep)."""
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+# ------------------------------------------------------------------ maintenance
+
+#: Where messages are used: Python modules of the apps and the page's script.
+SOURCES = {"python": ("*.py", "web/*.py"), "javascript": ("web/static/*.js",),
+           "html": ("web/static/*.html",)}
+
+
+def extract_html(fileobj, keywords, comment_tags, options):
+    """Babel extractor for the page: the English text of every ``data-t``
+    attribute (the page's script translates those elements by it)."""
+    from html.parser import HTMLParser
+
+    found: list[tuple[int, str, str, list[str]]] = []
+
+    class Parser(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            for name, value in attrs:
+                if name in ("data-t", "data-t-label") and value:
+                    found.append((self.getpos()[0], "t", value, []))
+
+    parser = Parser()
+    parser.feed(fileobj.read().decode("utf-8"))
+    return iter(found)
+
+
+def extract() -> Catalog:
+    """Collect the messages of the apps' sources into a fresh template."""
+    from babel.messages.extract import extract_from_file
+
+    apps = Path(__file__).resolve().parent
+    catalog = Catalog(project="aluette-rl", domain=DOMAIN,
+                      copyright_holder="the Aluette RL authors",
+                      msgid_bugs_address="the project's issue tracker",
+                      creation_date=_FIXED_DATE, revision_date=_FIXED_DATE)
+    keywords = {"_": None, "gettext": None, "N_": None, "t": None, "ngettext": (1, 2),
+                "translate": (2,), "translate_plural": (2, 3)}
+    for method, patterns in SOURCES.items():
+        for pattern in patterns:
+            for path in sorted(apps.glob(pattern)):
+                for lineno, message, comments, context in extract_from_file(
+                        extract_html if method == "html" else method, str(path),
+                        keywords=keywords, comment_tags=("TRANSLATORS:",),
+                        options={"parse_template_string": True}):
+                    if method == "python" and path.name == "i18n.py" and message == "{field}":
+                        continue  # the docstring's own example
+                    catalog.add(message, locations=[(str(path.relative_to(apps)), lineno)],
+                                auto_comments=comments, context=context)
+    return catalog
+
+
+# A fixed date keeps the catalogs' headers from changing on every refresh.
+_FIXED_DATE = datetime.datetime(2026, 11, 30, tzinfo=datetime.timezone.utc)
+
+
+def update() -> None:
+    """Rewrite ``messages.pot`` from the sources and bring every catalog up to
+    date with it (new messages empty, removed ones dropped)."""
+    from babel.messages.pofile import write_po
+
+    template = extract()
+    with open(LOCALE_DIR / f"{DOMAIN}.pot", "wb") as f:
+        write_po(f, template, omit_header=False, sort_output=False, width=100,
+                 include_lineno=False)
+    for lang in LANGUAGES:
+        if lang == SOURCE_LANGUAGE:
+            continue
+        path = catalog_path(lang)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            with open(path, "rb") as f:
+                catalog = read_po(f, locale=lang, domain=DOMAIN)
+        else:
+            catalog = Catalog(locale=lang, domain=DOMAIN, project="aluette-rl")
+        catalog.update(template, no_fuzzy_matching=True, update_creation_date=False)
+        catalog.copyright_holder = template.copyright_holder
+        catalog.msgid_bugs_address = template.msgid_bugs_address
+        catalog.revision_date = _FIXED_DATE
+        catalog.last_translator = "the Aluette RL authors"
+        catalog.language_team = LANGUAGES[lang]
+        catalog.obsolete.clear()
+        with open(path, "wb") as f:
+            write_po(f, catalog, width=100, omit_header=False, include_lineno=False)
+
+
+if __name__ == "__main__":
+    update()
+    print(f"updated {LOCALE_DIR / (DOMAIN + '.pot')} and the catalogs of "
+          f"{', '.join(l for l in LANGUAGES if l != SOURCE_LANGUAGE)}")

@@ -1,0 +1,68 @@
+"""``aluette serve``: play Aluette in the browser against AI players.
+
+The package holds the server (:mod:`.server`), the game session it drives
+(:mod:`.session`) and the page (``static/``: HTML, CSS and JavaScript, no build
+step, nothing fetched from elsewhere). This module only adds the command, so
+that ``aluette --help`` imports no web library.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ..cli import Command, UsageError
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1",
+                   help="address to listen on (default 127.0.0.1: this computer only)")
+    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--partner", default="ai", metavar="SPEC",
+                   help="north, your partner (default ai)")
+    p.add_argument("--left", default="ai", metavar="SPEC", help="west (default ai)")
+    p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
+    p.add_argument("--max-games", type=int, default=1000,
+                   help="live games kept at most (default 1000)")
+    p.add_argument("--idle-minutes", type=float, default=30.0,
+                   help="a game idle this long is dropped (default 30)")
+    p.add_argument("--open", action="store_true", help="open the page in a web browser")
+
+
+def run(args: argparse.Namespace) -> int:
+    import socket
+    import threading
+    import webbrowser
+
+    import uvicorn
+
+    from .server import ServerConfig, create_app
+
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0-65535, got {args.port}")
+    if args.max_games < 1 or args.idle_minutes <= 0:
+        raise UsageError(f"--max-games must be >= 1 and --idle-minutes > 0, "
+                         f"got {args.max_games} and {args.idle_minutes}")
+    config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
+                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
+    app = create_app(config)
+    # Bind first, so the printed URL has the real port (also with --port 0).
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
+    except OSError as err:
+        raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    url = f"http://{shown}:{port}/"
+    print(f"Aluette is served at {url}  (Ctrl-C stops it)", flush=True)
+    if args.open:
+        threading.Timer(0.5, webbrowser.open, (url,)).start()
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    server.run(sockets=[sock])
+    return 0
+
+
+#: ``aluette serve``, registered in pyproject.toml under ``aluette.commands``.
+COMMAND = Command(help="play in the browser: a local web server for the Aluette table",
+                  add_arguments=add_arguments, run=run)

@@ -1,0 +1,581 @@
+// The Aluette table in the browser. The server holds the game and sends the
+// view of your seat (south, player_0) plus the events of each move; this script
+// only shows them and sends your choices. It states no rule of the game: who
+// wins a trick, the tally and the deal's result all come from the server.
+"use strict";
+
+(() => {
+  const SEATS = [0, 1, 2, 3]; // south (you), west, north (partner), east: clockwise
+  const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game"};
+  const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
+  const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
+
+  let catalog = {messages: {}, cards: [], dir: "ltr", lang: "en"};
+  let deck = null; // {levels, named}
+  let languages = [];
+  let gameId = null;
+  let view = null; // what is on screen (the server's view, or one rebuilt from events)
+  let selected = null; // card id chosen but not yet played
+  let focusIndex = 0; // roving focus in the hand
+  let busy = false; // a request or an animation is in progress
+  let showLastTrick = false;
+  let pace = 700;
+  let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
+
+  const $ = (id) => document.getElementById(id);
+
+  // ------------------------------------------------------------------ text
+  function t(message, fields) {
+    let text = catalog.messages[message] || message;
+    if (fields) text = text.replace(/\{(\w+)\}/g, (m, name) => (name in fields ? fields[name] : m));
+    return text;
+  }
+  function seatName(seat) {
+    return [t("You"), t("West"), t("Partner"), t("East")][seat];
+  }
+  function cardName(card) { return catalog.cards[card] || String(card); }
+  function titleOf(card) {
+    if (!deck || !deck.named.includes(card)) return null;
+    const name = cardName(card);
+    const dash = name.indexOf(" — ");
+    return dash >= 0 ? name.slice(dash + 3) : name;
+  }
+  function announce(text) { $("announcer").textContent = text; }
+
+  // ------------------------------------------------------------------ server
+  async function api(method, path, body) {
+    const options = {method, headers: {}};
+    if (body !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.body = JSON.stringify(body);
+    }
+    const response = await fetch(path, options);
+    const data = await response.json().catch(() => ({error: response.statusText}));
+    if (!response.ok) {
+      const err = new Error(data.error || response.statusText);
+      err.status = response.status;
+      throw err;
+    }
+    return data;
+  }
+  function showError(err) {
+    const box = $("error");
+    box.textContent = t("Something went wrong: {error}", {error: err.message});
+    box.hidden = false;
+  }
+  function clearError() { $("error").hidden = true; }
+
+  // ------------------------------------------------------------------ drawing
+  function cardElement(card, extraClass) {
+    const el = document.createElement("span");
+    el.className = "card" + (extraClass ? " " + extraClass : "");
+    el.innerHTML = AluetteCards.cardSvg(card, titleOf(card));
+    el.dataset.card = card;
+    if (titleOf(card)) el.classList.add("named");
+    return el;
+  }
+
+  function renderSeats() {
+    const tally = view;
+    for (const seat of SEATS) {
+      const box = document.querySelector(`.seat[data-seat="${seat}"]`);
+      const left = 9 - playedCount(seat);
+      const badges = [];
+      if (view.deal.dealer === seat) badges.push(`<span class="badge dealer">${t("Dealer")}</span>`);
+      if (!view.deal.done && view.deal.to_act === seat) badges.push(`<span class="badge turn">${t("To play")}</span>`);
+      if (tally.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
+      const backs = seat === 0 ? "" :
+        `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
+      box.innerHTML = `<div class="seat-head"><span class="seat-name">${seatName(seat)}</span>` +
+        `<span class="seat-tricks">${t("Tricks: {n}", {n: tally.counts[seat]})}</span></div>` +
+        `<div class="badges">${badges.join("")}</div>${backs}`;
+      box.classList.toggle("acting", !view.deal.done && view.deal.to_act === seat);
+      box.setAttribute("aria-label", `${seatName(seat)}: ${t("Tricks: {n}", {n: tally.counts[seat]})}`);
+    }
+  }
+
+  function playedCount(seat) {
+    let n = view.tricks_played ? view.tricks_played.length : 0;
+    if (view.current_trick && view.current_trick.plays.some((p) => p.seat === seat)) n += 1;
+    return n;
+  }
+
+  function renderTrick() {
+    const trick = view.current_trick;
+    const plays = trick ? trick.plays : [];
+    for (const slot of document.querySelectorAll(".slot")) {
+      const play = plays.find((p) => p.seat === Number(slot.dataset.seat));
+      const shown = slot.firstElementChild;
+      if (!play) { slot.replaceChildren(); continue; }
+      // Keep a card already on the table, so that only new cards animate in.
+      const el = shown && Number(shown.dataset.card) === play.card ? shown : cardElement(play.card, "played");
+      el.classList.toggle("led", play.seat === trick.leader);
+      el.classList.toggle("winning", trick.winner !== undefined ? play.seat === trick.winner : play.seat === trick.winning);
+      el.setAttribute("role", "img");
+      el.setAttribute("aria-label", `${seatName(play.seat)}: ${cardName(play.card)}`);
+      if (el !== shown) slot.replaceChildren(el);
+    }
+    const status = $("trick-status");
+    if (!plays.length) {
+      status.textContent = view.deal.done ? "" :
+        t("Leader: {seat}.", {seat: seatName(view.deal.leader)});
+      return;
+    }
+    const parts = [t("Led by {seat}.", {seat: seatName(trick.leader)})];
+    if (trick.winner !== undefined) {
+      parts.push(trick.winner === null ? t("Spoiled: nobody takes this trick.") :
+        t("Trick taken by {seat}.", {seat: seatName(trick.winner)}));
+    } else if (trick.winning === null) {
+      parts.push(t("Spoiled so far: the highest cards are equal."));
+    } else {
+      parts.push(t("Winning now: {seat}.", {seat: seatName(trick.winning)}));
+    }
+    status.textContent = parts.join(" ");
+  }
+
+  function renderHand() {
+    const hand = $("hand");
+    hand.setAttribute("aria-label", t("Your hand"));
+    hand.replaceChildren();
+    const playable = view.your_turn && !busy;
+    if (selected !== null && !view.hand.includes(selected)) selected = null;
+    focusIndex = Math.min(focusIndex, Math.max(0, view.hand.length - 1));
+    view.hand.forEach((card, i) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "hand-card";
+      button.dataset.card = card;
+      button.append(cardElement(card));
+      button.setAttribute("aria-label", cardName(card));
+      button.setAttribute("aria-pressed", String(selected === card));
+      button.tabIndex = i === focusIndex ? 0 : -1;
+      button.setAttribute("aria-disabled", String(!playable));
+      if (selected === card) button.classList.add("selected");
+      button.addEventListener("click", () => onCardClick(card, i));
+      hand.append(button);
+    });
+    hand.classList.toggle("waiting", !playable);
+    const confirm = $("confirm");
+    confirm.disabled = !(playable && selected !== null);
+    confirm.textContent = selected !== null ? t("Play {card}", {card: cardName(selected)}) : t("Play this card");
+    let prompt = "";
+    if (view.match.over) prompt = "";
+    else if (view.deal.done) prompt = t("The deal is over.");
+    else if (playable) prompt = selected === null ? t("Your turn: choose a card.") : t("Confirm to play it, or choose another card.");
+    else prompt = t("Waiting for {seat}…", {seat: seatName(view.deal.to_act)});
+    $("prompt").textContent = prompt;
+  }
+
+  function renderSide() {
+    const m = view.match;
+    $("scoreboard").innerHTML =
+      `<div class="team us"><span>${t("You and partner")}</span><strong>${m.points[0]}</strong></div>` +
+      `<div class="team them"><span>${t("Opponents")}</span><strong>${m.points[1]}</strong></div>`;
+    $("history").innerHTML = m.history.map((h) => {
+      const side = h.points[0] > 0 ? "us" : h.points[1] > 0 ? "them" : "";
+      const text = h.winner === null ? t("Deal {n}: nobody", {n: h.deal + 1}) :
+        t("Deal {n}: {seat} +{points}", {n: h.deal + 1, seat: seatName(h.winner), points: Math.max(...h.points)}) +
+        (h.mordienne ? " ★" : "");
+      return `<li class="${side}">${text}</li>`;
+    }).join("");
+    $("deal-info").innerHTML =
+      `<span>${t("Deal {n} of {total}", {n: view.deal.number, total: view.deal.of})}</span>` +
+      `<span>${t("Trick {n} of 9", {n: view.deal.trick})}</span>` +
+      `<span>${t("Dealer: {seat}", {seat: seatName(view.deal.dealer)})}</span>`;
+    const order = view.reach_order;
+    const rows = [`<tr><th scope="col">${t("Player")}</th><th scope="col">${t("Tricks")}</th><th scope="col">${t("Place")}</th></tr>`];
+    for (const seat of SEATS) {
+      const place = order.indexOf(seat);
+      const reached = view.reached[seat];
+      const title = reached === null ? "" : t("reached {n} at trick {k}", {n: view.counts[seat], k: reached + 1});
+      rows.push(`<tr class="${view.leading === seat ? "leading" : ""}"><th scope="row">${seatName(seat)}</th>` +
+        `<td>${view.counts[seat]}</td><td title="${title}">${place >= 0 ? place + 1 : "–"}</td></tr>`);
+    }
+    $("tally").innerHTML = `<caption class="visually-hidden">${t("Tricks this deal")}</caption>` + rows.join("");
+    const runs = view.mordienne_run.filter((r) => r.length > 0);
+    $("mordienne").textContent = runs.length ?
+      t("Mordienne run: {seat}, {n} in a row to the last trick.", {seat: seatName(runs[0].seat), n: runs[0].length}) : "";
+    const button = $("last-trick-button");
+    button.disabled = !view.last_trick;
+    button.textContent = showLastTrick ? t("Hide last trick") : t("Show last trick");
+    button.setAttribute("aria-expanded", String(showLastTrick && !!view.last_trick));
+    const box = $("last-trick");
+    box.hidden = !(showLastTrick && view.last_trick);
+    if (!box.hidden) {
+      const lt = view.last_trick;
+      box.replaceChildren();
+      const head = document.createElement("p");
+      head.textContent = lt.winner === null ? t("Trick {n}: spoiled.", {n: lt.index + 1}) :
+        t("Trick {n}: taken by {seat}.", {n: lt.index + 1, seat: seatName(lt.winner)});
+      box.append(head);
+      const row = document.createElement("div");
+      row.className = "last-cards";
+      for (const play of lt.plays) {
+        const fig = document.createElement("figure");
+        const el = cardElement(play.card, play.seat === lt.winner ? "winning" : "");
+        el.setAttribute("role", "img");
+        el.setAttribute("aria-label", cardName(play.card));
+        const cap = document.createElement("figcaption");
+        cap.textContent = seatName(play.seat);
+        fig.append(el, cap);
+        row.append(fig);
+      }
+      box.append(row);
+    }
+  }
+
+  function summaryText(s) {
+    const lines = [];
+    if (s.reason === "all_spoiled") {
+      lines.push(t("Every trick was spoiled: nobody scores."));
+    } else {
+      const who = seatName(s.winner);
+      const n = s.trick_counts[s.winner];
+      if (s.reason === "first_to_reach") {
+        lines.push(t("Deal won by {seat}: tied on {n} tricks with {others}, but first to reach {n}.",
+          {seat: who, n, others: s.tied_with.map(seatName).join(", ")}));
+      } else {
+        lines.push(t("Deal won by {seat}, with the most tricks ({n}).", {seat: who, n}));
+      }
+      if (s.mordienne) lines.push(t("Mordienne! Nothing won before a closing run of {n} tricks: the points are doubled.", {n}));
+      lines.push(s.team_points[0] > 0 ? t("Your side scores {points}.", {points: s.points}) :
+        t("The opponents score {points}.", {points: s.points}));
+    }
+    return lines;
+  }
+
+  function renderSummary() {
+    const box = $("summary");
+    const s = view.summary;
+    if (!s || !view.deal.done) { box.hidden = true; box.replaceChildren(); return; }
+    box.replaceChildren();
+    const h = document.createElement("h3");
+    h.textContent = t("Deal {n} of {total} is over", {n: s.deal + 1, total: view.deal.of});
+    box.append(h);
+    for (const line of summaryText(s)) {
+      const p = document.createElement("p");
+      p.textContent = line;
+      box.append(p);
+    }
+    const tricks = document.createElement("p");
+    tricks.className = "trick-line";
+    tricks.textContent = t("Tricks: {list}", {list: s.trick_winners.map((w) => (w === null ? "✕" : seatName(w))).join(" · ")});
+    box.append(tricks);
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "primary";
+    if (view.match.over) {
+      const m = view.match;
+      const result = document.createElement("p");
+      result.className = "match-result";
+      result.textContent = m.winner === 0 ? t("You and your partner win the match, {us} to {them}!", {us: m.points[0], them: m.points[1]}) :
+        m.winner === 1 ? t("The opponents win the match, {them} to {us}.", {us: m.points[0], them: m.points[1]}) :
+        t("The match is a draw, {us} to {them}.", {us: m.points[0], them: m.points[1]});
+      box.append(result);
+      button.id = "summary-new-match";
+      button.textContent = t("New match");
+      button.addEventListener("click", newMatch);
+    } else {
+      button.id = "next-deal";
+      button.textContent = t("Next deal");
+      button.addEventListener("click", nextDeal);
+    }
+    box.append(button);
+    const wasHidden = box.hidden;
+    box.hidden = false;
+    if (wasHidden || document.activeElement === document.body) button.focus();
+  }
+
+  function render() {
+    if (!view) return;
+    document.body.dataset.state = busy ? "busy" : view.match.over ? "match-over" :
+      view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
+    renderSeats();
+    renderTrick();
+    renderHand();
+    renderSide();
+    renderSummary();
+  }
+
+  // ------------------------------------------------------------------ events
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  // Show the events of a move one at a time, then the server's final view.
+  async function playEvents(events, finalState) {
+    busy = true;
+    const delay = () => sleep(pace);
+    for (const ev of events) {
+      if (ev.type === "deal") {
+        view = Object.assign({}, finalState, {
+          current_trick: null, last_trick: null,
+          tricks_played: [], counts: [0, 0, 0, 0], reached: [null, null, null, null], reach_order: [],
+          leading: null, mordienne_run: [], summary: null, your_turn: false,
+          deal: Object.assign({}, finalState.deal, {number: ev.number, dealer: ev.dealer, leader: ev.leader, to_act: ev.leader, trick: 1, done: false}),
+        });
+        render();
+      } else if (ev.type === "play") {
+        const trick = view.current_trick && view.current_trick.winner === undefined ? view.current_trick :
+          {leader: view.deal.leader, plays: []};
+        view = Object.assign({}, view, {
+          current_trick: {leader: trick.leader, plays: trick.plays.concat([{seat: ev.seat, card: ev.card}]), winning: ev.winning},
+          hand: ev.seat === 0 ? view.hand.filter((c) => c !== ev.card) : view.hand,
+          your_turn: false,
+          deal: Object.assign({}, view.deal, {to_act: ev.next}),
+        });
+        render();
+        announce(t("{seat}: {card}", {seat: seatName(ev.seat), card: cardName(ev.card)}));
+        if (ev.seat !== 0) await delay();
+      } else if (ev.type === "trick") {
+        const done = {index: ev.index, leader: ev.leader, plays: ev.plays, winner: ev.winner};
+        view = Object.assign({}, view, {
+          current_trick: done, counts: ev.counts, reached: ev.reached, reach_order: ev.reach_order,
+          leading: ev.leading, mordienne_run: ev.mordienne_run,
+          tricks_played: (view.tricks_played || []).concat([done]),
+          deal: Object.assign({}, view.deal, {leader: ev.winner === null ? ev.leader : ev.winner}),
+        });
+        render();
+        announce(ev.winner === null ? t("Spoiled: nobody takes this trick.") : t("Trick taken by {seat}.", {seat: seatName(ev.winner)}));
+        await sleep(pace * 1.5); // a finished trick stays in view a little longer
+        view = Object.assign({}, view, {current_trick: null, last_trick: done,
+          deal: Object.assign({}, view.deal, {trick: Math.min(ev.index + 2, 9)})});
+      } else if (ev.type === "deal_over") {
+        announce(summaryText(ev.summary).join(" "));
+      }
+    }
+    busy = false;
+    view = finalState;
+    movesShown += 1;
+    document.body.dataset.moves = String(movesShown);
+    render();
+    if (view.your_turn) focusHand();
+  }
+
+  async function move(method, path, body) {
+    if (busy) return;
+    busy = true;
+    clearError();
+    render();
+    try {
+      const data = await api(method, path, body);
+      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); }
+      selected = null;
+      await playEvents(data.events, data.state);
+    } catch (err) {
+      busy = false;
+      if (err.status === 404 && gameId) { // expired: start afresh
+        gameId = null;
+        sessionStorage.removeItem(STORE.game);
+        return startGame();
+      }
+      showError(err);
+      render();
+    }
+  }
+
+  function playSelected() {
+    if (selected === null || !view.your_turn || busy) return;
+    const card = selected;
+    move("POST", `/api/games/${gameId}/play`, {card});
+  }
+  function nextDeal() { move("POST", `/api/games/${gameId}/next-deal`); }
+  function newMatch() {
+    showLastTrick = false;
+    if (gameId) move("POST", `/api/games/${gameId}/new-match`);
+    else startGame();
+  }
+  function startGame() {
+    const choice = {};
+    for (const select of document.querySelectorAll("select[data-role]")) if (select.value) choice[select.dataset.role] = select.value;
+    return move("POST", "/api/games", choice);
+  }
+
+  // ------------------------------------------------------------------ hand input
+  function onCardClick(card, index) {
+    focusIndex = index;
+    if (!view.your_turn || busy) return;
+    if (selected === card) { playSelected(); return; }
+    selected = card;
+    render();
+    focusHand();
+  }
+  function focusHand() {
+    const buttons = $("hand").querySelectorAll(".hand-card");
+    if (buttons[focusIndex]) buttons[focusIndex].focus();
+  }
+  function onHandKey(event) {
+    const buttons = [...$("hand").querySelectorAll(".hand-card")];
+    if (!buttons.length) return;
+    const rtl = document.documentElement.dir === "rtl";
+    let next = null;
+    if (event.key === "ArrowRight") next = focusIndex + (rtl ? -1 : 1);
+    else if (event.key === "ArrowLeft") next = focusIndex + (rtl ? 1 : -1);
+    else if (event.key === "ArrowDown") next = focusIndex + 1;
+    else if (event.key === "ArrowUp") next = focusIndex - 1;
+    else if (event.key === "Home") next = 0;
+    else if (event.key === "End") next = buttons.length - 1;
+    else if (event.key === "Escape") {
+      if (selected !== null) { selected = null; render(); focusHand(); event.preventDefault(); }
+      return;
+    } else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      onCardClick(view.hand[focusIndex], focusIndex);
+      return;
+    } else return;
+    event.preventDefault();
+    focusIndex = (next + buttons.length) % buttons.length;
+    buttons.forEach((b, i) => { b.tabIndex = i === focusIndex ? 0 : -1; });
+    buttons[focusIndex].focus();
+  }
+
+  // ------------------------------------------------------------------ settings
+  function loadJson(key, fallback) {
+    try { return Object.assign({}, fallback, JSON.parse(localStorage.getItem(key) || "{}")); } catch { return Object.assign({}, fallback); }
+  }
+  function applyDisplay(d) {
+    const root = document.documentElement.style;
+    // 50 % is the neutral point of each slider.
+    root.setProperty("--contrast", String(0.5 + d.contrast / 100)); // 0.5x - 1.5x
+    root.setProperty("--grain", String((d.grain / 100) * 0.5)); // grain layer opacity 0 - 0.5
+    const w = (d.warmth - 50) / 50; // -1 cool ... +1 warm
+    root.setProperty("--tint", w >= 0 ? `rgba(255, 140, 40, ${0.22 * w})` : `rgba(60, 130, 255, ${-0.22 * w})`);
+    for (const key of Object.keys(DISPLAY_DEFAULT)) {
+      $(key === "warmth" ? "warmth" : key).value = d[key];
+      $(`${key}-out`).textContent = `${d[key]}%`;
+    }
+  }
+  function setupDisplay() {
+    let display = loadJson(STORE.display, DISPLAY_DEFAULT);
+    applyDisplay(display);
+    for (const key of Object.keys(DISPLAY_DEFAULT)) {
+      $(key).addEventListener("input", (e) => {
+        display = Object.assign({}, display, {[key]: Number(e.target.value)});
+        applyDisplay(display);
+        localStorage.setItem(STORE.display, JSON.stringify(display));
+      });
+    }
+    $("reset-display").addEventListener("click", () => {
+      display = Object.assign({}, DISPLAY_DEFAULT);
+      applyDisplay(display);
+      localStorage.setItem(STORE.display, JSON.stringify(display));
+    });
+    const stored = localStorage.getItem(STORE.pace);
+    pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : 700;
+    const showPace = () => { $("pace").value = pace; $("pace-out").textContent = `${(pace / 1000).toFixed(1)} s`; };
+    showPace();
+    $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
+  }
+
+  function playerLabel(spec) {
+    const known = {random: t("Random"), heuristic: t("Heuristic"), ai: t("Trained AI"), pimc: t("Search (PIMC)"), expert: t("Expert")};
+    return known[spec] || spec;
+  }
+  async function setupPlayers() {
+    const data = await api("GET", "/api/players");
+    for (const select of document.querySelectorAll("select[data-role]")) {
+      select.replaceChildren();
+      for (const spec of data.players) {
+        const option = document.createElement("option");
+        option.value = spec;
+        option.textContent = playerLabel(spec);
+        select.append(option);
+      }
+      select.value = data.defaults[select.dataset.role];
+      select.addEventListener("change", async () => {
+        if (!gameId) return;
+        try {
+          const res = await api("POST", `/api/games/${gameId}/players`, {[select.dataset.role]: select.value});
+          if (!busy) { view = res.state; render(); }
+        } catch (err) { showError(err); }
+      });
+    }
+  }
+  function syncPlayers() {
+    if (!view) return;
+    const roles = {left: "1", partner: "2", right: "3"};
+    for (const select of document.querySelectorAll("select[data-role]")) {
+      const spec = view.players[roles[select.dataset.role]];
+      if (spec) select.value = spec;
+      for (const option of select.options) option.textContent = playerLabel(option.value);
+    }
+  }
+
+  // ------------------------------------------------------------------ language
+  async function setLanguage(lang) {
+    if (!languages.includes(lang)) lang = "en";
+    catalog = await api("GET", `/api/i18n/${lang}`);
+    localStorage.setItem(STORE.lang, lang);
+    document.documentElement.lang = lang;
+    document.documentElement.dir = catalog.dir;
+    $("language").value = lang;
+    for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
+    for (const el of document.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
+    document.title = `Aluette · ${t("The game of the cow")}`;
+    renderRankOrder();
+    syncPlayers();
+    for (const slot of document.querySelectorAll(".slot")) slot.replaceChildren(); // redraw named cards' ribbons
+    render();
+  }
+  function renderRankOrder() {
+    const list = $("rank-order");
+    list.replaceChildren();
+    if (!deck) return;
+    for (const level of deck.levels) {
+      const item = document.createElement("li");
+      const cards = document.createElement("div");
+      cards.className = "rank-cards";
+      for (const card of level) {
+        const el = cardElement(card, "small");
+        el.setAttribute("role", "img");
+        el.setAttribute("aria-label", cardName(card));
+        el.title = cardName(card);
+        cards.append(el);
+      }
+      item.append(cards);
+      list.append(item);
+    }
+  }
+
+  // ------------------------------------------------------------------ start
+  async function main() {
+    setupDisplay();
+    $("hand").addEventListener("keydown", onHandKey);
+    $("confirm").addEventListener("click", playSelected);
+    $("new-match").addEventListener("click", newMatch);
+    $("open-rules").addEventListener("click", () => $("rules").showModal());
+    $("open-settings").addEventListener("click", () => $("settings").showModal());
+    $("last-trick-button").addEventListener("click", () => { showLastTrick = !showLastTrick; render(); });
+    document.addEventListener("keydown", (e) => {
+      if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }
+    });
+    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages")]);
+    deck = meta[0];
+    const picker = $("language");
+    languages = Object.keys(meta[1].languages);
+    for (const [code, name] of Object.entries(meta[1].languages)) {
+      const option = document.createElement("option");
+      option.value = code;
+      option.textContent = name;
+      option.lang = code;
+      picker.append(option);
+    }
+    picker.addEventListener("change", () => setLanguage(picker.value));
+    await setupPlayers();
+    const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
+    await setLanguage(wanted);
+    const saved = sessionStorage.getItem(STORE.game);
+    if (saved) {
+      try {
+        view = (await api("GET", `/api/games/${saved}`)).state;
+        gameId = saved;
+        syncPlayers();
+        render();
+        if (view.your_turn) focusHand();
+        return;
+      } catch { sessionStorage.removeItem(STORE.game); }
+    }
+    await startGame();
+    syncPlayers();
+  }
+
+  main().catch(showError);
+})();

@@ -1,0 +1,361 @@
+"""Every public entry point against bad input, one row per input.
+
+Each row names an input and what must come back: for the command line, exit
+code 2 and one line on stderr; for the Python API, the exception type. In
+both cases the message must name the culprit (the argument, option, key path
+or file) so a person can fix it without reading a traceback. Paths in rows
+use ``{tmp}`` (a scratch folder with the fixtures below) and ``{quick}``
+(configs/quick.yaml).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import aluette_env
+from aluette_env.apps.cli import main
+from aluette_env.observation import OBS_SIZE, OBS_VERSION
+from aluette_env.players import PlayerSpecError, load_player
+from aluette_env.vector import VectorGame
+from training.config import ConfigError, load_config
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "configs" / "quick.yaml"
+HANDS = [list(range(9 * k, 9 * k + 9)) for k in range(4)]
+
+
+def _onnx_model(path: Path, obs_name="observation", obs_size=OBS_SIZE, version=str(OBS_VERSION)):
+    """A stand-in policy (logits = the mask) with chosen input names, sizes, metadata."""
+    import onnx
+    from onnx import TensorProto, helper
+    obs = helper.make_tensor_value_info(obs_name, TensorProto.FLOAT, ["batch", obs_size])
+    mask = helper.make_tensor_value_info("action_mask", TensorProto.FLOAT, ["batch", 48])
+    logits = helper.make_tensor_value_info("logits", TensorProto.FLOAT, ["batch", 48])
+    graph = helper.make_graph([helper.make_node("Identity", ["action_mask"], ["logits"])],
+                              "policy", [obs, mask], [logits])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    for k, v in {"obs_version": version, "obs_size": str(OBS_SIZE), "num_actions": "48"}.items():
+        model.metadata_props.add(key=k, value=v)
+    onnx.save(model, str(path))
+
+
+@pytest.fixture(scope="module")
+def tmp(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("bad")
+    (d / "empty.yaml").write_text("")
+    (d / "comments.yaml").write_text("# nothing but a comment\n")
+    (d / "a_file").write_text("x")
+    runs = {
+        "empty_state": ("{}", "run_name: quick\n"),
+        "list_state": ("[]", "run_name: quick\n"),
+        "truncated_state": ('{"timesteps": 1', "run_name: quick\n"),
+        "bad_steps": ('{"timesteps": -3, "wall_time_s": 0, "best": null, "snapshots": [], '
+                      '"evals": []}', "run_name: quick\n"),
+        "empty_config": (json.dumps({"timesteps": 0, "wall_time_s": 0, "best": None,
+                                     "snapshots": [], "evals": []}), ""),
+    }
+    for name, (state, config) in runs.items():
+        run = d / name
+        run.mkdir()
+        (run / "state.json").write_text(state)
+        (run / "config.yaml").write_text(config)
+    _onnx_model(d / "bad_version.onnx", version="abc")
+    _onnx_model(d / "bad_shape.onnx", obs_size=10)
+    _onnx_model(d / "bad_names.onnx", obs_name="obs")
+    (d / "garbage.onnx").write_bytes(b"not a model")
+    return d
+
+
+# --------------------------------------------------------------------- command line
+
+EVAL = ["eval", "--team-a", "heuristic", "--team-b", "random", "--quiet"]
+CLI_ROWS = [
+    (["eval", "--team-a", "heuristic"], "--team-b"),
+    (EVAL + ["--seed", "-5"], "--seed"),
+    (EVAL + ["--seed", "4294967296"], "--seed"),
+    (EVAL + ["--seed", "x"], "--seed"),
+    (EVAL + ["--deals", "1000000000"], "--deals"),
+    (EVAL + ["--deals", "0"], "--deals"),
+    (EVAL + ["--deals", "1.5"], "--deals"),
+    (EVAL + ["--json", "/nonexistent/dir/out.json"], "/nonexistent/dir"),
+    (EVAL + ["--json", "{tmp}"], "--json"),
+    (EVAL + ["--json", "{tmp}/a_file/out.json"], "a_file"),
+    (EVAL + ["--seat", "player_9=random"], "player_9"),
+    (EVAL + ["--seat", "player_2"], "player_2"),
+    (EVAL + ["--seat", "player_2=random", "--seat", "player_2=heuristic"], "player_2"),
+    (EVAL + ["--seat", "player_1=nobody"], "nobody"),
+    (["eval", "--team-a", "nobody", "--team-b", "random"], "nobody"),
+    (["eval", "--team-a", "random:seed=-1", "--team-b", "random"], "seed"),
+    (["eval", "--team-a", "{tmp}/garbage.onnx", "--team-b", "random"], "garbage.onnx"),
+    (["league", "heuristic"], "at least two"),
+    (["league", "random", "random"], "named twice"),
+    (["league", "heuristic", "random", "--seed", "-5"], "--seed"),
+    (["league", "heuristic", "random", "--deals", "2000000"], "--deals"),
+    (["league", "heuristic", "random", "--json", "/nonexistent/x.json"], "/nonexistent"),
+    (["league", "heuristic", "pimc:worlds=0"], "worlds"),
+    (["play", "--seed", "-5"], "--seed"),
+    (["play", "--delay", "-1"], "--delay"),
+    (["play", "--delay", "inf"], "--delay"),
+    (["play", "--lang", "xx"], "--lang"),
+    (["play", "--left", "nobody"], "nobody"),
+    (["play", "--partner", "ai:temperature=0"], "temperature"),
+    (["nosuchcommand"], "nosuchcommand"),
+    (["train", "{tmp}/missing.yaml"], "missing.yaml"),
+    (["train", "{tmp}/empty.yaml"], "empty.yaml"),
+    (["train", "{tmp}/comments.yaml"], "comments.yaml"),
+    (["train", "{quick}", "--set", "eval.opponents=[]"], "eval.opponents"),
+    (["train", "{quick}", "--set", "noequals"], "noequals"),
+    (["train", "{quick}", "--set", "ppo.lr=1"], "ppo.lr"),
+    (["train", "{quick}", "--resume", "{tmp}/no_such_run"], "no_such_run"),
+    (["train", "{quick}", "--resume", "{tmp}/empty_state"], "timesteps"),
+    (["train", "{quick}", "--resume", "{tmp}/list_state"], "list_state"),
+    (["train", "{quick}", "--resume", "{tmp}/truncated_state"], "truncated"),
+    (["train", "{quick}", "--resume", "{tmp}/bad_steps"], "timesteps"),
+    (["train", "{quick}", "--resume", "{tmp}/empty_config"], "config.yaml"),
+    (["export", "{tmp}/none.zip", "--out", "{tmp}/x.onnx"], "none.zip"),
+    (["export", "{tmp}/none.zip", "--out", "{tmp}/x.txt"], ".onnx"),
+]
+
+
+@pytest.mark.parametrize("argv,culprit", CLI_ROWS, ids=[" ".join(a) for a, _ in CLI_ROWS])
+def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
+    fill = {"tmp": str(tmp), "quick": str(QUICK)}
+    argv = [a.format(**fill) for a in argv]
+    culprit = culprit.format(**fill)
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert culprit in lines[0] and "Traceback" not in captured.err
+    assert not (tmp / "x.onnx").exists()
+
+
+def test_bare_command_prints_usage_and_version_prints_version(capsys):
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: aluette") and "eval" in err and "train" in err
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0
+    assert capsys.readouterr().out.strip() == f"aluette {aluette_env.__version__}"
+
+
+# ------------------------------------------------------------------------ Python API
+
+def _raw(**kw):
+    return aluette_env.raw_env(**kw)
+
+
+def _reset(options=None, seed=None):
+    def go():
+        e = aluette_env.raw_env()
+        e.reset(seed=seed, options=options)
+    return go
+
+
+def _step(action, wrapped=False):
+    def go():
+        e = aluette_env.env() if wrapped else aluette_env.raw_env()
+        e.reset(seed=0)
+        e.step(action)
+    return go
+
+
+def _vector(make, options=None, actions=None, active=None, reset=True):
+    def go():
+        g = make()
+        if reset:
+            g.reset(seed=0, options=options)
+        if actions is not None or not reset:
+            acts = np.zeros(g.num_games, np.int64) if actions is None else actions
+            g.step(acts, active=active)
+    return go
+
+
+def _config(*overrides, path=None):
+    def load(tmp):
+        def fill(text):
+            return text.replace("{tmp}", str(tmp))
+        return load_config(fill(path) if path else QUICK, [fill(o) for o in overrides])
+    return load
+
+
+API_ROWS = [
+    # env / raw_env
+    ("num_deals=True", lambda: _raw(num_deals=True), ValueError, "num_deals"),
+    ("num_deals=0", lambda: _raw(num_deals=0), ValueError, "num_deals"),
+    ("num_deals=2.5", lambda: _raw(num_deals=2.5), ValueError, "num_deals"),
+    ("render_mode", lambda: _raw(render_mode="rgb_array"), ValueError, "render_mode"),
+    ("render_hands=5", lambda: _raw(render_hands=5), ValueError, "render_hands"),
+    ("render_hands player_9", lambda: _raw(render_hands=["player_9"]), ValueError, "player_9"),
+    ("render_hands unhashable", lambda: _raw(render_hands=[["x"]]), ValueError, "render_hands"),
+    ("env step(True)", _step(True, wrapped=True), ValueError, "True"),
+    ("env step(1.5)", _step(1.5, wrapped=True), ValueError, "1.5"),
+    ("env step(48)", _step(48, wrapped=True), ValueError, "48"),
+    ("raw step(True)", _step(True), ValueError, "True"),
+    ("raw step('x')", _step("x"), ValueError, "'x'"),
+    ("raw step(-1)", _step(-1), ValueError, "-1"),
+    ("reset seed=-1", _reset(seed=-1), ValueError, "seed"),
+    ("reset seed=1.5", _reset(seed=1.5), ValueError, "seed"),
+    ("reset options list", _reset([1]), ValueError, "options"),
+    ("deals int", _reset({"deals": 5}), ValueError, "options['deals']"),
+    ("deals dict", _reset({"deals": {"a": 1}}), ValueError, "options['deals']"),
+    ("deals str", _reset({"deals": "abc"}), ValueError, "options['deals']"),
+    ("deals None hand", _reset({"deals": [[None] + HANDS[1:]]}), ValueError, "options['deals'][0]"),
+    ("deals int hand", _reset({"deals": [[5] + HANDS[1:]]}), ValueError, "options['deals'][0]"),
+    ("deals 3 hands", _reset({"deals": [HANDS[:3]]}), ValueError, "options['deals'][0]"),
+    ("deals 8 cards", _reset({"deals": [[HANDS[0][:8]] + HANDS[1:]]}), ValueError, "player_0"),
+    ("deals card 48", _reset({"deals": [HANDS[:3] + [[40, 41, 42, 43, 44, 45, 46, 47, 48]]]}),
+     ValueError, "48"),
+    ("deals twice", _reset({"deals": [[HANDS[0]] * 4]}), ValueError, "dealt twice"),
+    ("deals too many", _reset({"deals": [HANDS] * 6}), ValueError, "options['deals']"),
+    ("deals bool card", _reset({"deals": [[[True] + HANDS[0][1:]] + HANDS[1:]]}), ValueError,
+     "True"),
+    ("first_dealer 2.0", _reset({"first_dealer": 2.0}), ValueError, "first_dealer"),
+    ("first_dealer player_7", _reset({"first_dealer": "player_7"}), ValueError, "player_7"),
+    # VectorGame
+    ("VG num_games=0", lambda: VectorGame(0), ValueError, "num_games"),
+    ("VG num_games=True", lambda: VectorGame(True), ValueError, "num_games"),
+    ("VG num_games=2.0", lambda: VectorGame(2.0), ValueError, "num_games"),
+    ("VG num_deals=True", lambda: VectorGame(2, num_deals=True), ValueError, "num_deals"),
+    ("VG auto_reset='no'", lambda: VectorGame(2, auto_reset="no"), TypeError, "auto_reset"),
+    ("VG seed=-1", lambda: VectorGame(2, seed=-1), ValueError, "seed"),
+    ("VG step before reset", _vector(lambda: VectorGame(2), reset=False), RuntimeError, "reset"),
+    ("VG options list", _vector(lambda: VectorGame(2), options=[1]), TypeError, "options"),
+    ("VG unknown option", _vector(lambda: VectorGame(2), options={"dealer": 1}), ValueError,
+     "dealer"),
+    ("VG first_dealer 2.0", _vector(lambda: VectorGame(2), options={"first_dealer": 2.0}),
+     ValueError, "first_dealer"),
+    ("VG first_dealer short list", _vector(lambda: VectorGame(2), options={"first_dealer": [0]}),
+     ValueError, "first_dealer"),
+    ("VG first_dealer player_7", _vector(lambda: VectorGame(2),
+                                          options={"first_dealer": "player_7"}),
+     ValueError, "player_7"),
+    ("VG ragged deals", _vector(lambda: VectorGame(1), options={"deals": [[HANDS[0], [1, 2]]]}),
+     ValueError, "deals"),
+    ("VG float deals", _vector(lambda: VectorGame(1), options={"deals": np.full((1, 4, 9), 0.5)}),
+     ValueError, "deals"),
+    ("VG deals shape", _vector(lambda: VectorGame(1), options={"deals": [HANDS[:3]]}),
+     ValueError, "deals"),
+    ("VG deals card 99", _vector(lambda: VectorGame(1), options={"deals": [[[99] * 9] * 4]}),
+     ValueError, "0-47"),
+    ("VG deals twice", _vector(lambda: VectorGame(1), options={"deals": [[HANDS[0]] * 4]}),
+     ValueError, "dealt twice"),
+    ("VG actions float", _vector(lambda: VectorGame(2), actions=np.zeros(2)), ValueError,
+     "actions"),
+    ("VG actions shape", _vector(lambda: VectorGame(2), actions=np.zeros(3, int)), ValueError,
+     "actions"),
+    ("VG active list short", _vector(lambda: VectorGame(2), actions=np.zeros(2, int),
+                                     active=[True]), ValueError, "active"),
+    ("VG active ints", _vector(lambda: VectorGame(2), actions=np.zeros(2, int),
+                               active=np.ones(2, int)), ValueError, "active"),
+    ("VG illegal card", _vector(lambda: VectorGame(2), options={"deals": [HANDS],
+                                                              "first_dealer": 3},
+                                actions=np.array([47, 47])), ValueError, "not in player_0's hand"),
+]
+
+
+@pytest.mark.parametrize("name,call,exc,culprit", API_ROWS, ids=[r[0] for r in API_ROWS])
+def test_python_api_bad_input_names_the_culprit(name, call, exc, culprit):
+    with pytest.raises(exc) as err:
+        call()
+    assert type(err.value) is exc or issubclass(type(err.value), exc)
+    assert culprit in str(err.value), str(err.value)
+    assert "\n" not in str(err.value)
+
+
+PLAYER_ROWS = [
+    ("random:seed=-1", "seed"), ("random:seed=1,seed=2", "given twice"),
+    ("heuristic:seed=abc", "seed"), ("pimc:worlds=0", "worlds"), ("pimc:worlds=1.5", "worlds"),
+    ("pimc:depth_tricks=-1", "depth_tricks"), ("pimc:max_seconds=abc", "max_seconds"),
+    ("pimc:solve_tricks=9", "solve_tricks"), ("ai:temperature=nan", "temperature"),
+    ("ai:temperature=1e-45", "temperature"), ("ai:temperature=1e-300", "temperature"),
+    ("ai:temperature=-1", "temperature"), ("ai:temperature=inf", "temperature"),
+    ("ai:temp=1", "temp"), ("ai::temperature=1", "temperature"), ("random:", "random:"),
+    ("random:seed", "seed"), ("nobody", "nobody"), ("", "non-empty"),
+    ("missing/model.onnx", "missing/model.onnx"), ("{tmp}/garbage.onnx", "garbage.onnx"),
+    ("{tmp}/bad_version.onnx", "obs_version"), ("{tmp}/bad_shape.onnx", "bad_shape.onnx"),
+    ("{tmp}/bad_names.onnx", "bad_names.onnx"),
+    ("{tmp}/bad_names.onnx:temperature=abc", "temperature"),
+    ("{tmp}/empty_state", "empty_state"), ("{tmp}/a_file", "a_file"),
+]
+
+
+@pytest.mark.parametrize("spec,culprit", PLAYER_ROWS, ids=[s or "(empty)" for s, _ in PLAYER_ROWS])
+def test_load_player_bad_specs(spec, culprit, tmp):
+    with pytest.raises(PlayerSpecError) as err:
+        load_player(spec.format(tmp=tmp))
+    assert culprit.format(tmp=tmp) in str(err.value) and "\n" not in str(err.value)
+
+
+def test_load_player_bad_seed_argument():
+    for seed in (-1, 2 ** 63, 1.5, True):
+        with pytest.raises(PlayerSpecError, match="seed"):
+            load_player("random", seed=seed)
+
+
+CONFIG_ROWS = [
+    ("empty file", _config(path="{tmp}/empty.yaml"), "empty"),
+    ("only comments", _config(path="{tmp}/comments.yaml"), "empty"),
+    ("no file", _config(path="{tmp}/nope.yaml"), "no such config file"),
+    ("eval.opponents=[]", _config("eval.opponents=[]"), "'eval.opponents'"),
+    ("eval.opponents=[nobody]", _config("eval.opponents=[nobody]"), "'eval.opponents[0]'"),
+    ("eval.opponents twice", _config("eval.opponents=[random, random]"), "'eval.opponents'"),
+    ("opponent misspelt", _config("selfplay.opponents={heuristc: 1}"),
+     "'selfplay.opponents.heuristc'"),
+    ("opponent bad option", _config("selfplay.opponents={'random:seed=-1': 1}"),
+     "'selfplay.opponents.random:seed=-1'"),
+    ("partner misspelt", _config("selfplay.partner=randm"), "'selfplay.partner'"),
+    ("weight nan", _config("selfplay.opponents={latest: .nan}"), "'selfplay.opponents'"),
+    ("weight inf", _config("selfplay.opponents={latest: .inf}"), "'selfplay.opponents'"),
+    ("weight negative", _config("selfplay.opponents={latest: -1, random: 2}"),
+     "'selfplay.opponents'"),
+    ("weights all zero", _config("selfplay.opponents={latest: 0}"), "'selfplay.opponents'"),
+    ("seed 2**32", _config("seed=4294967296"), "'seed'"),
+    ("seed -1", _config("seed=-1"), "'seed'"),
+    ("eval.seed 2**32", _config("eval.seed=4294967296"), "'eval.seed'"),
+    ("output_dir in /proc", _config("output_dir=/proc/aluette"), "'output_dir'"),
+    ("output_dir under a file", _config("output_dir={tmp}/a_file/runs"), "'output_dir'"),
+    ("output_dir is a file", _config("output_dir={tmp}/a_file"), "'output_dir'"),
+    ("batch above rollout", _config("ppo.n_steps=1", "num_games=1", "ppo.batch_size=2"),
+     "'ppo.batch_size'"),
+    ("batch leaves one sample", _config("ppo.n_steps=3", "num_games=3", "ppo.batch_size=2"),
+     "'ppo.batch_size'"),
+    ("unknown key", _config("ppo.lr=0.1"), "'ppo.lr'"),
+    ("not a section", _config("ppo.n_steps.x=1"), "--set"),
+]
+
+
+@pytest.mark.parametrize("name,load,culprit", CONFIG_ROWS, ids=[r[0] for r in CONFIG_ROWS])
+def test_config_bad_input_names_file_and_key(name, load, culprit, tmp):
+    with pytest.raises(ConfigError) as err:
+        load(tmp)
+    msg = str(err.value)
+    assert culprit in msg and "\n" not in msg
+    assert (".yaml" in msg), msg  # the file is named
+
+
+# ------------------------------------------------------------------- good input kept
+
+def test_render_hands_accepts_one_agent_name():
+    e = aluette_env.raw_env(render_mode="ansi", render_hands="player_0")
+    e.reset(seed=0)
+    assert e.render_hands == ["player_0"]
+
+
+def test_vector_game_copies_the_deals_it_keeps():
+    deals = np.array([[HANDS, HANDS[::-1]]], np.int8)  # 1 game, 2 deals, C-contiguous int8
+    g = VectorGame(1, num_deals=2, seed=0)
+    g.reset(options={"deals": deals, "first_dealer": 3})
+    deals[:] = 0  # the caller reuses its buffer
+    while True:
+        _, deal_done, _ = g.step(g.mask.argmax(1))
+        if deal_done[0]:
+            break
+    hands = {int(s): set(np.flatnonzero(g.state.card_state[0] == s).tolist()) for s in range(4)}
+    assert hands == {s: set(HANDS[3 - s]) for s in range(4)}

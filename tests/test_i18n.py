@@ -1,0 +1,83 @@
+"""The apps' message catalog (aluette_env/apps/i18n.py, apps/locales): every
+message of the template in every language, with the same placeholders, and the
+template in step with the sources that use it."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("babel")
+
+from babel.messages.pofile import read_po
+
+from aluette_env.apps import i18n
+from aluette_env.game import NUM_CARDS, card_name as core_card_name
+
+TRANSLATED = [lang for lang in i18n.LANGUAGES if lang != i18n.SOURCE_LANGUAGE]
+
+
+def test_languages_are_the_seven_of_the_game():
+    assert list(i18n.LANGUAGES) == ["en", "fr", "ms", "it", "ar", "fi", "vi"]
+    assert i18n.RTL_LANGUAGES == {"ar"}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_every_message_is_translated_with_the_same_placeholders(lang):
+    with open(i18n.catalog_path(lang), "rb") as f:
+        catalog = read_po(f, locale=lang)
+    entries = {m.id: m for m in catalog if m.id}
+    template = i18n.template_messages()
+    assert set(template) == set(entries), "run python -m aluette_env.apps.i18n"
+    for msgid in template:
+        entry = entries[msgid]
+        assert entry.string, f"{lang}: {msgid!r} is not translated"
+        assert not entry.fuzzy, f"{lang}: {msgid!r} is marked fuzzy"
+        strings = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        for text in strings:
+            assert i18n.placeholders(text) == i18n.placeholders(
+                msgid if isinstance(msgid, str) else msgid[0]), (lang, msgid, text)
+    assert not catalog.obsolete
+
+
+def test_template_matches_the_messages_the_sources_use():
+    used = {m.id for m in i18n.extract() if m.id}
+    assert used == set(i18n.template_messages()), \
+        "messages.pot is stale: run python -m aluette_env.apps.i18n and translate"
+
+
+def test_translations_are_used_at_run_time():
+    assert i18n.translate("fr", "New match") == "Nouvelle partie"
+    assert i18n.translate("fi", "Deal {n} of {total}", n=2, total=5) == "Jako 2/5"
+    assert i18n.translate("en", "Deal {n} of {total}", n=2, total=5) == "Deal 2 of 5"
+    assert i18n.translator("ar").gettext("Rules") == "القواعد"
+    assert i18n.translate_plural("en", "{n} trick", "{n} tricks", 1) == "1 trick"
+    assert i18n.translate_plural("en", "{n} trick", "{n} tricks", 3) == "3 tricks"
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_card_names_are_distinct_and_name_the_named_cards(lang):
+    names = i18n.card_names(lang)
+    assert len(names) == NUM_CARDS and len(set(names)) == NUM_CARDS
+    titled = [n for n in names if " — " in n]
+    assert len(titled) == 8  # R7
+
+
+def test_english_card_names_are_the_cores():
+    assert [i18n.card_name(c, "en") for c in range(NUM_CARDS)] == \
+        [core_card_name(c) for c in range(NUM_CARDS)]
+    assert i18n.card_name(2, "fr") == "3 de deniers — Monsieur"
+    assert i18n.card_name(47, "fr") == "Roi d'épées"
+
+
+def test_bad_language_and_card_name_the_culprit():
+    with pytest.raises(ValueError, match="unknown language 'xx'; languages: en, fr, ms"):
+        i18n.card_name(0, "xx")
+    with pytest.raises(ValueError, match="outside the deck"):
+        i18n.card_name(48, "en")
+
+
+def test_browser_catalog_carries_direction_and_cards():
+    ar = i18n.browser_catalog("ar")
+    assert ar["dir"] == "rtl" and i18n.browser_catalog("vi")["dir"] == "ltr"
+    assert ar["cards"] == list(i18n.card_names("ar"))
+    assert set(ar["messages"]) == {m for m in i18n.template_messages() if isinstance(m, str)}

@@ -1,0 +1,362 @@
+"""The web game's HTTP API (aluette_env/apps/web): whole matches through the
+API checked against what the person's seat may know, every kind of bad
+request answered with a 4xx JSON error that leaves the game unchanged, the
+bounds on live games, and the ``aluette serve`` command."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import subprocess
+import sys
+import warnings
+
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's notice about httpx2
+    from starlette.testclient import TestClient
+
+from aluette_env.apps.web.server import (
+    STATIC_DIR, ApiError, GameStore, ServerConfig, create_app, registered_players,
+)
+from aluette_env.apps.web.session import GameError, GameSession
+from aluette_env.game import NUM_CARDS
+from aluette_env.players import load_player
+
+FAST = dict(partner="heuristic", left="random", right="heuristic")
+
+
+def client(**config) -> TestClient:
+    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 7, **config})))
+
+
+def session_of(c: TestClient, gid: str) -> GameSession:
+    return c.app.state.store.get(gid)
+
+
+def cards_in(data) -> set[int]:
+    """Every card id in a response: values of "card", "hand" and "legal"."""
+    found: set[int] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key == "card":
+                found.add(value)
+            elif key in ("hand", "legal"):
+                found.update(value)
+            else:
+                found |= cards_in(value)
+    elif isinstance(data, list):
+        for item in data:
+            found |= cards_in(item)
+    return found
+
+
+def keys_in(data) -> set[str]:
+    if isinstance(data, dict):
+        return set(data) | set().union(*(keys_in(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(keys_in(v) for v in data)) if data else set()
+    return set()
+
+
+def check_knowledge(game: GameSession, data: dict) -> None:
+    """The response names only the person's hand and cards played in this
+    deal: never another seat's hand, never the twelve unused cards."""
+    deal = game.deal
+    played = {c for t in deal.tricks for c in t.cards} | set(deal.trick_cards)
+    hidden = {c for s in (1, 2, 3) for c in deal.hands[s]} | set(deal.unused)
+    seen = cards_in(data)
+    assert not seen & hidden, f"hidden cards leaked: {sorted(seen & hidden)}"
+    assert seen <= played | set(deal.hands[0])
+    assert not keys_in(data) & {"hands", "unused", "deck", "holder", "state_vector"}
+    state = data["state"]
+    assert sorted(state["hand"]) == sorted(deal.hands[0])
+    assert state["legal"] == (sorted(deal.hands[0]) if state["your_turn"] else [])
+    assert state["your_turn"] == (not deal.done and deal.to_act == 0)
+
+
+def play_match(c: TestClient, gid: str, rng: random.Random, first: dict) -> dict:
+    game = session_of(c, gid)
+    check_knowledge(game, first)
+    state = first["state"]
+    requests = 0
+    while not state["match"]["over"]:
+        if state["deal"]["done"]:
+            r = c.post(f"/api/games/{gid}/next-deal")
+        else:
+            r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"])})
+        assert r.status_code == 200, r.text
+        data = r.json()
+        check_knowledge(game, data)
+        state = data["state"]
+        requests += 1
+        assert requests < 200
+    return state
+
+
+def test_many_matches_through_the_api_reveal_only_the_persons_knowledge():
+    c = client()
+    rng = random.Random(0)
+    for k in range(12):
+        r = c.post("/api/games", json={"left": ["random", "heuristic"][k % 2]})
+        assert r.status_code == 201
+        data = r.json()
+        final = play_match(c, data["id"], rng, data)
+        game = session_of(c, data["id"])
+        assert final["match"]["points"] == game.match.points
+        assert len(final["match"]["history"]) == 5
+        assert final["summary"]["match_points"] == game.match.points
+        # A GET after the match is checked too, then the same session plays again.
+        check_knowledge(game, c.get(f"/api/games/{data['id']}").json())
+        again = c.post(f"/api/games/{data['id']}/new-match")
+        assert again.json()["state"]["match"]["points"] == [0, 0]  # R2: scores cleared
+        check_knowledge(game, again.json())
+
+
+def test_events_replay_the_deal_as_the_core_played_it():
+    c = client()
+    data = c.post("/api/games").json()
+    gid, events, state = data["id"], list(data["events"]), data["state"]
+    game = session_of(c, gid)
+    rng = random.Random(1)
+    while not state["deal"]["done"]:
+        r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"])}).json()
+        events += r["events"]
+        state = r["state"]
+    plays = [e for e in events if e["type"] == "play"]
+    tricks = [e for e in events if e["type"] == "trick"]
+    assert [(e["seat"], e["card"]) for e in plays] == [
+        ((t.leader + k) % 4, card) for t in game.deal.tricks for k, card in enumerate(t.cards)]
+    assert [e["winner"] for e in tricks] == game.deal.trick_winners
+    assert events[-1]["type"] == "deal_over"
+    summary = events[-1]["summary"]
+    score = game.deal.score()
+    assert (summary["winner"], summary["points"], summary["mordienne"]) == tuple(score)
+
+
+def test_summary_says_why_the_deal_was_won():
+    players = {s: load_player("random", seed=s) for s in (1, 2, 3)}
+    reasons = set()
+    for seed in range(60):
+        game = GameSession(players, {1: "random", 2: "random", 3: "random"}, seed=seed)
+        rng = random.Random(seed)
+        while not game.deal.done:
+            game.play(rng.choice(game.deal.hands[0]))
+        s = game.summary
+        counts = s["trick_counts"]
+        reasons.add(s["reason"])
+        if s["winner"] is None:
+            assert s["reason"] == "all_spoiled" and max(counts) == 0
+            continue
+        tied = [p for p in range(4) if p != s["winner"] and counts[p] == counts[s["winner"]]]
+        assert s["tied_with"] == tied
+        assert s["reason"] == ("mordienne" if s["mordienne"] else
+                               "first_to_reach" if tied else "most_tricks")
+    assert {"most_tricks", "first_to_reach"} <= reasons
+
+
+def test_session_ids_are_unguessable_and_distinct():
+    c = client()
+    ids = {c.post("/api/games").json()["id"] for _ in range(20)}
+    assert len(ids) == 20
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{22,}", i) for i in ids)  # >= 128 random bits
+
+
+@pytest.mark.parametrize("path, body, status, words", [
+    ("play", b"{not json", 400, "not valid JSON"),
+    ("play", b"[1, 2]", 400, "JSON object"),
+    ("play", b"{}", 400, "missing field 'card'"),
+    ("play", {"card": "3"}, 400, "integer card id"),
+    ("play", {"card": True}, 400, "integer card id"),
+    ("play", {"card": 1.0}, 400, "integer card id"),
+    ("play", {"card": 99}, 409, "not in your hand"),
+    ("play", {"card": 3, "seat": 1}, 400, "unknown field(s) 'seat'"),
+    ("next-deal", None, 409, "still being played"),
+    ("players", {"left": "/etc/passwd"}, 400, "unknown AI"),
+    ("players", {"north": "random"}, 400, "unknown field(s) 'north'"),
+    ("players", {}, 400, "name at least one seat"),
+    ("play", b"x" * 5000, 413, "limit is 4096"),
+])
+def test_bad_requests_get_a_4xx_json_error_and_leave_the_game_unchanged(path, body, status,
+                                                                        words):
+    c = client()
+    gid = c.post("/api/games").json()["id"]
+    before = c.get(f"/api/games/{gid}").json()
+    if isinstance(body, bytes):
+        r = c.post(f"/api/games/{gid}/{path}", content=body)
+    else:
+        r = c.post(f"/api/games/{gid}/{path}", json=body)
+    assert r.status_code == status, r.text
+    assert r.headers["content-type"] == "application/json"
+    assert words in r.json()["error"]
+    assert c.get(f"/api/games/{gid}").json() == before
+
+
+def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
+    c = client()
+    gid = c.post("/api/games").json()["id"]
+    game = session_of(c, gid)
+    other = game.deal.hands[1][0]
+    r = c.post(f"/api/games/{gid}/play", json={"card": other})
+    assert r.status_code == 409 and "not in your hand" in r.json()["error"]
+    while not game.deal.done:
+        game.play(game.deal.hands[0][0])
+    before = c.get(f"/api/games/{gid}").json()
+    r = c.post(f"/api/games/{gid}/play", json={"card": 0})
+    assert r.status_code == 409 and "next deal" in r.json()["error"]
+    assert c.get(f"/api/games/{gid}").json() == before
+    assert c.post(f"/api/games/{gid}/next-deal").status_code == 200
+    with pytest.raises(GameError, match="not your turn: player_1 is to play"):
+        game.deal.to_act = 1  # as between two AI cards
+        game.play(game.deal.hands[0][0])
+
+
+def test_unknown_games_routes_and_methods_answer_json():
+    c = client()
+    for method, path, status in [("GET", "/api/games/nope", 404),
+                                 ("POST", "/api/games/x/play", 404),
+                                 ("GET", "/api/nothing", 404), ("DELETE", "/api/players", 405),
+                                 ("GET", "/api/i18n/xx", 404)]:
+        r = c.request(method, path)
+        assert r.status_code == status
+        assert r.json()["error"], (method, path)
+    assert "languages: en, fr, ms, it, ar, fi, vi" in c.get("/api/i18n/xx").json()["error"]
+
+
+def test_live_games_are_capped_and_idle_games_expire():
+    now = [0.0]
+    store = GameStore(max_games=2, idle_seconds=60, clock=lambda: now[0])
+    players = {s: load_player("random") for s in (1, 2, 3)}
+    specs = {1: "random", 2: "random", 3: "random"}
+    a = store.add(GameSession(players, specs, seed=1))
+    store.add(GameSession(players, specs, seed=2))
+    with pytest.raises(ApiError) as err:
+        store.add(GameSession(players, specs, seed=3))
+    assert err.value.status_code == 503 and "too many live games (2" in err.value.detail
+    now[0] = 50.0
+    store.get(a)  # using a game keeps it alive
+    now[0] = 100.0
+    store.add(GameSession(players, specs, seed=4))  # the other one expired: room again
+    assert len(store) == 2
+    now[0] = 200.0
+    with pytest.raises(ApiError) as err:
+        store.get(a)
+    assert err.value.status_code == 404 and "expired after 60 s idle" in err.value.detail
+    with pytest.raises(ValueError, match="max_games"):
+        GameStore(max_games=0, idle_seconds=1)
+
+
+def test_the_cap_through_http():
+    c = client(max_games=1)
+    assert c.post("/api/games").status_code == 201
+    r = c.post("/api/games")
+    assert r.status_code == 503 and "--max-games" in r.json()["error"]
+
+
+def test_each_seat_can_take_any_registered_player():
+    c = client()
+    offered = c.get("/api/players").json()
+    assert {"random", "heuristic", "ai"} <= set(offered["players"])
+    assert set(registered_players()) <= set(offered["players"])
+    gid = c.post("/api/games", json={"partner": "random", "left": "heuristic"}).json()["id"]
+    assert c.get(f"/api/games/{gid}").json()["state"]["players"] == {
+        "1": "heuristic", "2": "random", "3": "heuristic"}
+    r = c.post(f"/api/games/{gid}/players", json={"right": "ai", "left": "random"})
+    assert r.status_code == 200 and r.json()["state"]["players"]["3"] == "ai"
+    assert session_of(c, gid).players[3] is session_of(c, gid).players[3]
+    before = c.get(f"/api/games/{gid}").json()
+    r = c.post(f"/api/games/{gid}/players", json={"right": "random", "left": "nope"})
+    assert r.status_code == 400 and "left: unknown AI 'nope'" in r.json()["error"]
+    assert c.get(f"/api/games/{gid}").json() == before  # all or nothing
+
+
+def test_a_bad_default_player_fails_at_start_up():
+    with pytest.raises(Exception, match="no-such-player"):
+        create_app(ServerConfig(partner="no-such-player"))
+
+
+def test_page_and_assets_are_served_from_the_package_with_a_strict_policy():
+    c = client()
+    page = c.get("/")
+    assert page.status_code == 200 and "<html" in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    for asset in re.findall(r'(?:src|href)="(/static/[^"]+)"', page.text):
+        assert c.get(asset).status_code == 200, asset
+    for path in STATIC_DIR.iterdir():
+        text = path.read_text(encoding="utf-8")
+        # Offline: nothing is fetched from another host (the SVG namespace is a name).
+        urls = set(re.findall(r"https?://[^\s\"')]+", text)) - {"http://www.w3.org/2000/svg"}
+        assert not urls, (path.name, urls)
+    assert "server-timing" in page.headers
+
+
+def test_wheel_carries_the_page_and_the_catalogs(tmp_path):
+    import zipfile
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(tmp_path), str(root)], check=True, capture_output=True)
+    with zipfile.ZipFile(next(tmp_path.glob("aluette_rl-*.whl"))) as z:
+        names = set(z.namelist())
+        entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
+    for path in STATIC_DIR.iterdir():
+        assert f"aluette_env/apps/web/static/{path.name}" in names
+    assert "aluette_env/apps/locales/messages.pot" in names
+    for lang in ("fr", "ms", "it", "ar", "fi", "vi"):
+        assert f"aluette_env/apps/locales/{lang}/LC_MESSAGES/messages.po" in names
+    assert "serve = aluette_env.apps.web:COMMAND" in entry_points
+
+
+def test_catalog_and_deck_endpoints():
+    c = client()
+    ar = c.get("/api/i18n/ar").json()
+    assert ar["dir"] == "rtl" and len(ar["cards"]) == NUM_CARDS
+    assert c.get("/api/i18n/fr").json()["messages"]["New match"] == "Nouvelle partie"
+    deck = c.get("/api/deck").json()
+    assert sorted(c for level in deck["levels"] for c in level) == list(range(NUM_CARDS))
+    assert deck["levels"][0] == [2]  # Monsieur, highest (R7)
+    langs = c.get("/api/languages").json()
+    assert list(langs["languages"]) == ["en", "fr", "ms", "it", "ar", "fi", "vi"]
+
+
+def test_serve_command_binds_loopback_and_prints_its_url():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aluette_env", "serve", "--port", "0",
+         "--partner", "random", "--left", "random", "--right", "random"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        assert m, (line, proc.stderr.read() if proc.poll() is not None else "")
+        import httpx
+        r = httpx.get(f"http://127.0.0.1:{m.group(1)}/api/players", timeout=10)
+        assert r.status_code == 200 and "random" in r.json()["players"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["serve", "--port", "70000"], "--port must be 0-65535"),
+    (["serve", "--max-games", "0"], "--max-games must be >= 1"),
+    (["serve", "--partner", "nobody"], "unknown player 'nobody'"),
+])
+def test_serve_command_rejects_bad_options_in_one_line(argv, words):
+    r = subprocess.run([sys.executable, "-m", "aluette_env", *argv],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2
+    assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+
+
+def test_views_are_json_without_surprises():
+    c = client()
+    data = c.post("/api/games").json()
+    json.dumps(data)
+    assert set(data["state"]) >= {"match", "deal", "hand", "legal", "current_trick", "last_trick",
+                                  "counts", "reach_order", "leading", "mordienne_run", "summary"}

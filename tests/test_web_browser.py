@@ -1,0 +1,278 @@
+"""The web game in a real browser: Debian's Chromium driven by Playwright
+(``executable_path``; nothing downloads a browser). A whole match by mouse and
+one by keyboard, the Arabic right-to-left layout, and the display settings
+surviving a reload.
+
+Skipped, with the reason in the test summary, where Playwright or Chromium is
+missing (``.ci/run`` installs Chromium). With ``ALUETTE_SCREENSHOTS=DIR`` the
+tests also save the README's screenshots there.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import socket
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = next((p for p in (os.environ.get("ALUETTE_CHROMIUM"), "/usr/bin/chromium",
+                             shutil.which("chromium"), shutil.which("chromium-browser")) if p
+                 and Path(p).exists()), None)
+try:
+    from playwright.sync_api import sync_playwright
+except ImportError:  # pragma: no cover - depends on the machine
+    sync_playwright = None
+
+pytestmark = [
+    pytest.mark.skipif(sync_playwright is None,
+                       reason="browser tests skipped: the playwright package is not installed"),
+    pytest.mark.skipif(CHROMIUM is None,
+                       reason="browser tests skipped: no Chromium at /usr/bin/chromium "
+                              "(apt-get install chromium; .ci/run does it)"),
+]
+
+SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
+MATCH_TIMEOUT_MS = 60_000
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    import uvicorn
+
+    from aluette_env.apps.web.server import ServerConfig, create_app
+
+    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
+                                  seed=11))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser, server_url, request):
+    # The whole-match tests run without animations (Playwright waits for moving
+    # elements to settle before each click); the others keep them.
+    motion = "reduce" if "whole_match" in request.node.name else "no-preference"
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
+                                  reduced_motion=motion)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    page.errors = errors
+    page.url_base = server_url
+    yield page
+    context.close()
+    assert not errors, errors
+
+
+def open_table(page, pace: int = 0, lang: str | None = None) -> None:
+    script = f"localStorage.setItem('aluette.pace', '{pace}');"
+    if lang:
+        script += f"localStorage.setItem('aluette.lang', '{lang}');"
+    page.add_init_script(f"if (!sessionStorage.getItem('seeded')) {{ {script} "
+                         f"sessionStorage.setItem('seeded', '1'); }}")
+    page.goto(page.url_base)
+    wait_ready(page)
+
+
+def wait_ready(page) -> str:
+    # Selectors, not wait_for_function: the page's CSP forbids eval, as it should.
+    page.wait_for_selector("body[data-state=your-turn], body[data-state=deal-over], "
+                           "body[data-state=match-over]", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+    return page.evaluate("document.body.dataset.state")
+
+
+def after_move(page, action) -> str:
+    """Do ``action`` (a click or a key) and wait until its answer is shown."""
+    moves = int(page.evaluate("document.body.dataset.moves || '0'"))
+    action()
+    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+    return wait_ready(page)
+
+
+def play_cards(page, n: int) -> None:
+    """Play the first card of the hand ``n`` times (a table with some history)."""
+    for _ in range(n):
+        page.locator(".hand-card").first.click()
+        after_move(page, lambda: page.click("#confirm"))
+
+
+def shoot(page, name: str) -> None:
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.jpg"), type="jpeg", quality=85)
+
+
+def scores(page) -> list[int]:
+    return [int(x) for x in page.locator(".scoreboard strong").all_inner_texts()]
+
+
+def test_whole_match_by_mouse(page):
+    open_table(page)
+    rng = random.Random(3)
+    deals, plays = 0, 0
+    while True:
+        state = wait_ready(page)
+        if state == "match-over":
+            break
+        if state == "deal-over":
+            deals += 1
+            assert page.locator("#summary").is_visible()
+            assert "Deal won by" in page.locator("#summary").inner_text() or \
+                "nobody scores" in page.locator("#summary").inner_text()
+            after_move(page, lambda: page.click("#next-deal"))
+            continue
+        cards = page.locator(".hand-card")
+        k = rng.randrange(cards.count())
+        cards.nth(k).click()
+        assert cards.nth(k).get_attribute("aria-pressed") == "true"
+        if plays % 2:
+            after_move(page, cards.nth(k).click)  # a second click on the chosen card plays it
+        else:
+            after_move(page, lambda: page.click("#confirm"))
+        plays += 1
+    assert deals == 4 and plays == 45  # five deals of nine cards; the fifth ends the match
+    summary = page.locator("#summary").inner_text()
+    assert "win the match" in summary or "draw" in summary
+    assert page.locator(".tally tr").count() == 5
+    shoot(page, "web-match-over")
+    page.click("#summary-new-match")
+    wait_ready(page)
+    assert scores(page) == [0, 0]  # R2: a new match clears the scores
+
+
+def test_whole_match_by_keyboard(page):
+    open_table(page)
+    rng = random.Random(5)
+    plays = 0
+    while True:
+        state = wait_ready(page)
+        if state == "match-over":
+            assert page.evaluate("document.activeElement.id") == "summary-new-match"
+            break
+        if state == "deal-over":
+            assert page.evaluate("document.activeElement.id") == "next-deal"
+            after_move(page, lambda: page.keyboard.press("Enter"))
+            continue
+        focused = page.evaluate("document.activeElement.className")
+        assert "hand-card" in focused  # the hand takes the focus on your turn
+        outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+        assert outline != "none"  # focus is visible
+        for _ in range(rng.randrange(4)):
+            page.keyboard.press("ArrowRight")
+        page.keyboard.press("Enter")  # select
+        chosen = page.evaluate("document.activeElement.dataset.card")
+        if plays == 0:
+            page.keyboard.press("Escape")  # change the choice
+            assert page.locator(".hand-card[aria-pressed=true]").count() == 0
+            page.keyboard.press("Enter")
+        label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+        assert label and label != chosen  # cards are named for screen readers
+        after_move(page, lambda: page.keyboard.press("Enter"))  # play
+        plays += 1
+        assert page.locator(f".hand-card[data-card='{chosen}']").count() == 0
+    assert plays == 45
+    assert "match" in page.locator("#summary").inner_text()
+
+
+def test_arabic_is_laid_out_right_to_left_and_remembered(page):
+    open_table(page, lang=None)
+    play_cards(page, 3)
+    page.click("#last-trick-button")
+    page.locator(".hand-card").first.click()
+    shoot(page, "web-en")
+    page.keyboard.press("Escape")  # drop the choice: the next click chooses again
+    page.select_option("#language", "ar")
+    page.wait_for_selector("html[dir=rtl]", state="attached")
+    assert page.evaluate("document.documentElement.lang") == "ar"
+    assert page.locator("#open-rules").inner_text() == "القواعد"
+    side = page.locator(".side").bounding_box()
+    table = page.locator("#table").bounding_box()
+    assert side["x"] < table["x"]  # the score panel moves to the left
+    west = page.locator(".seat-west").bounding_box()
+    east = page.locator(".seat-east").bounding_box()
+    assert west["x"] < east["x"]  # the table keeps its compass: west is on your left
+    brand = page.locator(".brand").bounding_box()
+    assert brand["x"] > 640  # the title starts on the right
+    first = page.locator(".hand-card").first.bounding_box()
+    last = page.locator(".hand-card").last.bounding_box()
+    assert first["x"] > last["x"]  # the hand reads right to left
+    label = page.locator(".hand-card").first.get_attribute("aria-label")
+    assert any("\u0600" <= ch <= "\u06ff" for ch in label)  # card names in Arabic too
+    page.locator(".hand-card").first.click()
+    shoot(page, "web-ar")
+    page.reload()
+    wait_ready(page)
+    assert page.evaluate("document.documentElement.dir") == "rtl"
+    assert page.locator("#language").input_value() == "ar"
+
+
+def test_display_settings_apply_live_and_survive_a_reload(page):
+    open_table(page)
+    root = "getComputedStyle(document.documentElement).getPropertyValue"
+    before = page.evaluate(f"[{root}('--contrast'), {root}('--grain'), {root}('--tint')]")
+    filter_before = page.evaluate("getComputedStyle(document.getElementById('app')).filter")
+    for slider in ("contrast", "grain", "warmth"):
+        assert page.locator(f"#{slider}").input_value() == "50"  # default 50 %
+    page.click("#open-settings")
+    page.locator("#contrast").fill("80")
+    page.locator("#grain").fill("10")
+    page.locator("#warmth").fill("85")
+    after = page.evaluate(f"[{root}('--contrast'), {root}('--grain'), {root}('--tint')]")
+    assert all(a != b for a, b in zip(after, before))  # applied at once
+    assert page.evaluate("getComputedStyle(document.getElementById('app')).filter") != filter_before
+    assert page.locator("#contrast-out").inner_text() == "80%"
+    page.locator("#pace").fill("300")
+    page.keyboard.press("Escape")
+    play_cards(page, 2)
+    page.locator(".hand-card").first.click()
+    shoot(page, "web-en-settings")
+    page.reload()
+    wait_ready(page)
+    assert [page.locator(f"#{s}").input_value() for s in ("contrast", "grain", "warmth", "pace")] \
+        == ["80", "10", "85", "300"]
+    assert page.evaluate(f"[{root}('--contrast'), {root}('--grain'), {root}('--tint')]") == after
+    if SHOTS:
+        page.select_option("#language", "ar")
+        page.wait_for_selector("html[dir=rtl]", state="attached")
+        page.locator(".hand-card").first.click()
+        shoot(page, "web-ar-settings")
+        page.click("#open-rules")
+        shoot(page, "web-ar-rules")
+
+
+def test_reduced_motion_turns_animations_off(browser, server_url):
+    context = browser.new_context(reduced_motion="reduce")
+    page = context.new_page()
+    page.add_init_script("localStorage.setItem('aluette.pace', '0')")
+    page.goto(server_url)
+    wait_ready(page)
+    page.locator(".hand-card").first.click()
+    transform = page.evaluate(
+        "getComputedStyle(document.querySelector('.hand-card.selected')).transform")
+    assert transform == "none"
+    context.close()

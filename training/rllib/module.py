@@ -1,0 +1,132 @@
+"""The RLModules of the RLlib backend, and a trained module as a player.
+
+:class:`MaskedActorCritic` is the policy that learns. It has the SB3
+backend's shape (``network.trunk`` shared by the policy and value heads, then
+``network.pi`` / ``network.vf``) and masks the illegal cards in every forward
+pass, as RLlib's action-masking example does: the logits get
+``clamp(log(mask), FLOAT_MIN)`` added, so a sampled, greedy or trained action
+is never an illegal card. :class:`FixedPlayerModule` seats any player spec
+(``heuristic``, ``random``, an ONNX file) in RLlib's episodes; it is never
+trained. :class:`ModulePlayer` plays a trained module through the player
+protocol (evaluation, ``aluette eval``, the games).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch
+from ray.rllib.core.columns import Columns
+from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
+from ray.rllib.core.rl_module.rl_module import RLModule
+from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
+from ray.rllib.utils.torch_utils import FLOAT_MIN
+from torch import nn
+
+from aluette_env.players import BatchPlayer, act_batch, load_player
+
+
+def _mlp(n_in: int, widths, activation: str) -> tuple[nn.Sequential, int]:
+    act = nn.ReLU if activation == "relu" else nn.Tanh
+    layers: list[nn.Module] = []
+    for w in widths:
+        layers += [nn.Linear(n_in, int(w)), act()]
+        n_in = int(w)
+    return nn.Sequential(*layers), n_in
+
+
+class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
+    """``model_config``: ``trunk``, ``pi``, ``vf`` (layer widths), ``activation``.
+    Observations are dicts ``{"observation": [N, OBS_SIZE], "action_mask": [N, 48]}``,
+    the AEC env's format."""
+
+    def setup(self) -> None:
+        cfg = self.model_config
+        activation = cfg.get("activation", "relu")
+        n_obs = int(self.observation_space["observation"].shape[0])
+        self.trunk, n = _mlp(n_obs, cfg.get("trunk", [256]), activation)
+        pi, n_pi = _mlp(n, cfg.get("pi", [128]), activation)
+        self.pi = nn.Sequential(pi, nn.Linear(n_pi, int(self.action_space.n)))
+        if not self.inference_only:  # env runners only need the policy
+            vf, n_vf = _mlp(n, cfg.get("vf", [128]), activation)
+            self.vf = nn.Sequential(vf, nn.Linear(n_vf, 1))
+
+    def logits(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        """Masked logits: illegal cards at FLOAT_MIN (about -3.4e38)."""
+        return self._masked(self.trunk(observation.float()), action_mask)
+
+    def _masked(self, embeddings: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+        return self.pi(embeddings) + torch.clamp(torch.log(action_mask.float()), min=FLOAT_MIN)
+
+    def _forward(self, batch: dict, **kwargs) -> dict:
+        obs = batch[Columns.OBS]
+        return {Columns.ACTION_DIST_INPUTS: self.logits(obs["observation"], obs["action_mask"])}
+
+    def _forward_train(self, batch: dict, **kwargs) -> dict:
+        obs = batch[Columns.OBS]
+        embeddings = self.trunk(obs["observation"].float())
+        # The embeddings go back to the learner so the value head reuses the trunk.
+        return {Columns.ACTION_DIST_INPUTS: self._masked(embeddings, obs["action_mask"]),
+                Columns.EMBEDDINGS: embeddings}
+
+    def compute_values(self, batch: dict, embeddings=None) -> torch.Tensor:
+        if embeddings is None:
+            embeddings = self.trunk(batch[Columns.OBS]["observation"].float())
+        return self.vf(embeddings).squeeze(-1)
+
+
+class FixedPlayerModule(RLModule):
+    """A player spec (``model_config["spec"]``) at a seat; never trained (so not a
+    torch module: the learner gives it no optimizer)."""
+
+    def setup(self) -> None:
+        self._player = None
+
+    @property
+    def player(self):
+        if self._player is None:  # loaded where it plays, on the env runner
+            self._player = load_player(self.model_config["spec"],
+                                       seed=self.model_config.get("seed"))
+        return self._player
+
+    def _forward(self, batch: dict, **kwargs) -> dict:
+        obs = batch[Columns.OBS]
+        observation = np.asarray(_numpy(obs["observation"]), np.int8)
+        mask = np.asarray(_numpy(obs["action_mask"]), np.int8)
+        return {Columns.ACTIONS: np.asarray(act_batch(self.player, observation, mask), np.int64)}
+
+    def _forward_train(self, batch: dict, **kwargs):
+        raise NotImplementedError(f"{self.model_config['spec']} is a fixed player; "
+                                  f"it is never trained")
+
+    def get_state(self, *args, **kwargs) -> dict:
+        return {}
+
+    def set_state(self, state: dict) -> None:
+        pass
+
+
+def _numpy(x):
+    return x.cpu().numpy() if isinstance(x, torch.Tensor) else x
+
+
+class ModulePlayer(BatchPlayer):
+    """A :class:`MaskedActorCritic` as a player: greedy, or sampled from
+    softmax(logits / temperature) when ``temperature`` is set."""
+
+    def __init__(self, module: MaskedActorCritic, name: str = "rllib",
+                 temperature: float | None = None, seed: int | None = None):
+        self.module = module.eval()
+        self.name = name
+        self.temperature = 0.0 if temperature is None else float(temperature)
+        self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if len(observations) == 0:
+            return np.zeros(0, np.int64)
+        with torch.no_grad():
+            logits = self.module.logits(torch.as_tensor(np.asarray(observations)),
+                                        torch.as_tensor(np.asarray(masks)))
+            if self.temperature <= 0:
+                return logits.argmax(1).numpy()
+            probs = torch.softmax(logits / self.temperature, dim=1)
+            return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()

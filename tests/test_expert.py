@@ -15,7 +15,7 @@ from aluette_env.players.expert import (_I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
                                         _match_context, _prepare, _solve_worlds)
 from aluette_env.players.search import FastSolver, Position
 from aluette_env.vector import VectorGame
-from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, new_state
+from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state
 
 _STRENGTH = np.array(STRENGTH, np.int8)
 
@@ -51,7 +51,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
     keys = np.random.default_rng(0).random((worlds, 48))
     context, _ = _match_context(obs)
     _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
-                 a["unseen"], a["n_left"], a["plays"], context, st)
+                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
     deal = e.deal
     for g in range(worlds * int(info[_I_PLAYS])):
         codes = st.card_state[g]
@@ -92,7 +92,7 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     st = new_state(worlds * n_plays)
     context, _ = _match_context(obs)
     _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
-                 a["unseen"], a["n_left"], a["plays"], context, st)
+                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
     expected = np.zeros(n_plays)
     for w in range(worlds):
         codes = st.card_state[w * n_plays]

@@ -34,8 +34,8 @@ import numpy as np
 
 from ..game import STRENGTH
 from ..observation import OBS_SIZE, OFFSET, SLICES
-from ..vector.kernels import (IN_TRICK, PLAYED, SPOILED, UNUSED, new_results, new_state, njit,
-                              observe, play)
+from ..vector.kernels import (IN_TRICK, PLAYED, SPOILED, UNUSED, kernel_view, new_results,
+                              new_state, njit, observe, play)
 from . import SEED, BatchPlayer, Option, check_batch
 from .heuristic import WORK_SIZE, decide_v2
 from .search import FastSolver, solve
@@ -195,24 +195,24 @@ def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_
     for w in range(keys.shape[0]):
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         for j in range(n_plays):
-            g = w * n_plays + j
+            game = st[w * n_plays + j]
             for c in range(48):
-                st.card_state[g, c] = cards[c]
+                game.card_state[c] = cards[c]
             for k in range(n_unseen):
-                st.card_state[g, unseen[k]] = owner[k]
+                game.card_state[unseen[k]] = owner[k]
             for k in range(9):
-                st.trick_winners[g, k] = winners[k]
+                game.trick_winners[k] = winners[k]
             for s in range(4):
-                st.counts[g, s] = counts[s]
-                st.reached[g, s] = reached[s]
-                st.in_run[g, s] = in_run[s]
-            st.leader[g], st.to_act[g], st.n_in_trick[g] = leader, 0, n_in
-            st.trick_index[g] = t
-            st.best[g], st.best_seat[g] = info[_I_BEST], info[_I_BEST_SEAT]
-            st.tied[g] = info[_I_TIED] == 1
-            st.dealer[g], st.first_dealer[g], st.deal_index[g] = context[0], 0, context[1]
-            st.points[g, 0], st.points[g, 1] = context[2], context[3]
-            st.over[g] = False
+                game.counts[s] = counts[s]
+                game.reached[s] = reached[s]
+                game.in_run[s] = in_run[s]
+            game.leader, game.to_act, game.n_in_trick = leader, 0, n_in
+            game.trick_index = t
+            game.best, game.best_seat = info[_I_BEST], info[_I_BEST_SEAT]
+            game.tied = info[_I_TIED] == 1
+            game.dealer, game.first_dealer, game.deal_index = context[0], 0, context[1]
+            game.points[0], game.points[1] = context[2], context[3]
+            game.over = False
 
 
 @njit(cache=True)
@@ -223,35 +223,39 @@ def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, t
     actions = np.empty(n_games, np.int64)
     active = np.ones(n_games, np.bool_)
     value = np.zeros(n_games, np.int64)
+    rewards = np.zeros((n_games, 4), np.float32)
+    deal_done = np.zeros(n_games, np.bool_)
+    match_done = np.zeros(n_games, np.bool_)
     hand = np.zeros(48, np.int8)
     gone = np.zeros(48, np.int8)
     trick = np.zeros(4, np.int64)
     c_rel = np.zeros(4, np.int64)
     i_rel = np.zeros(4, np.bool_)
     work = np.zeros(WORK_SIZE, np.int64)
-    steps = 36 - 4 * st.trick_index[0] - st.n_in_trick[0]
+    steps = 36 - 4 * st[0].trick_index - st[0].n_in_trick
     for step in range(steps):
         for g in range(n_games):
             if step == 0:
                 actions[g] = plays[g % n_plays]
                 continue
-            seat = st.to_act[g]
+            game = st[g]
+            seat = game.to_act
             for r in range(4):
                 trick[r] = -1
-                c_rel[r] = st.counts[g, (seat + r) % 4]
-                i_rel[r] = st.in_run[g, (seat + r) % 4]
+                c_rel[r] = game.counts[(seat + r) % 4]
+                i_rel[r] = game.in_run[(seat + r) % 4] != 0
             for c in range(48):
-                code = st.card_state[g, c]
+                code = game.card_state[c]
                 hand[c] = 1 if code == seat else 0
                 gone[c] = 1 if code >= IN_TRICK else 0
                 if code >= IN_TRICK and code < PLAYED:
                     trick[(code - IN_TRICK - seat) % 4] = c
-            actions[g] = decide_v2(hand, gone, trick, c_rel, i_rel, st.trick_index[g],
+            actions[g] = decide_v2(hand, gone, trick, c_rel, i_rel, game.trick_index,
                                    strength, work)
-        play(st, num_deals, actions, active, strength, res)
+        play(st, num_deals, actions, active, strength, res, rewards, deal_done, match_done)
         for g in range(n_games):
-            if res.deal_done[g]:
-                value[g] = res.points[g, 0] - res.points[g, 1]
+            if deal_done[g]:
+                value[g] = res[g].points[0] - res[g].points[1]
     for g in range(n_games):
         totals[g % n_plays] += value[g]
 
@@ -298,7 +302,7 @@ class ExpertPlayer(BatchPlayer):
             self._policy = shipped_player()
         self._solver = FastSolver()
         chunk = min(WORLD_CHUNK, self.worlds) * 19
-        self._st, self._res = new_state(chunk), new_results(chunk)
+        self._st, self._res = kernel_view(new_state(chunk)), kernel_view(new_results(chunk))
         self._obs = np.zeros((chunk, OBS_SIZE), np.int8) if self._policy else None
         self._mask = np.zeros((chunk, 48), np.int8) if self._policy else None
         self._cards = np.zeros(48, np.int8)
@@ -356,14 +360,17 @@ class ExpertPlayer(BatchPlayer):
         obs, mask = self._obs[:n_games], self._mask[:n_games]
         active = np.ones(n_games, np.bool_)
         value = np.zeros(n_games, np.int64)
+        rewards = np.zeros((n_games, 4), np.float32)
+        deal_done = np.zeros(n_games, np.bool_)
+        match_done = np.zeros(n_games, np.bool_)
         actions = plays[np.arange(n_games) % n_plays].astype(np.int64)
-        for step in range(36 - 4 * int(st.trick_index[0]) - int(st.n_in_trick[0])):
+        for step in range(36 - 4 * int(st["trick_index"][0]) - int(st["n_in_trick"][0])):
             if step:
                 observe(st, num_deals, obs, mask)
                 actions = self._policy.act_batch(obs, mask)
-            play(st, num_deals, actions, active, _STRENGTH, res)
-            done = res.deal_done[:n_games]
-            value[done] = res.points[:n_games, 0][done] - res.points[:n_games, 1][done]
+            play(st, num_deals, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
+            points = res["points"][:n_games]
+            value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
         np.add.at(totals, np.arange(n_games) % n_plays, value)
 
 

@@ -1,5 +1,6 @@
-"""Players and evaluation speed: the heuristic's cost per move (single
-observation), and 10,000 duplicate deal pairs of heuristic vs random.
+"""Players and evaluation speed: the heuristics' cost per move (single
+observation and in batches), and 10,000 duplicate deal pairs of heuristic vs
+random. The expert's cost per move is in bench_search.py.
 
     python benchmarks/bench_players.py
 """
@@ -30,7 +31,7 @@ def per_move_us(player, n: int = 20000) -> float:
     return statistics.median(times) * 1e6
 
 
-def onnx_batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
+def batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
     game = VectorGame(n, seed=0)
     game.reset()
     player.act_batch(game.obs, game.mask)
@@ -41,14 +42,17 @@ def onnx_batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
 
 
 def main() -> None:
-    print(f"heuristic act(): median {per_move_us(HeuristicPlayer()):.1f} µs per move")
+    for version in (2, 1):
+        h = HeuristicPlayer(version=version)
+        print(f"heuristic v{version} act(): median {per_move_us(h):.1f} µs per move; batches "
+              f"{batch_throughput(h):,.0f} decisions/s")
     print(f"random act(): median {per_move_us(RandomPlayer(0)):.1f} µs per move")
     from aluette_env.players.onnx_policy import SHIPPED_MODEL
     if SHIPPED_MODEL.exists():
         from aluette_env.players import load_player
         ai = load_player("ai")
         print(f"shipped AI ({SHIPPED_MODEL.name}) act(): median {per_move_us(ai, 5000):.1f} µs "
-              f"per move; batch inference {onnx_batch_throughput(ai):,.0f} decisions/s")
+              f"per move; batch inference {batch_throughput(ai):,.0f} decisions/s")
         res = duplicate_eval("ai", "heuristic", deals=2000, seed=0)
         print(f"duplicate eval ai vs heuristic, 2,000 deal pairs: {res.wall_time_s:.2f} s")
     duplicate_eval("heuristic", "random", deals=50, seed=1)  # warm-up

@@ -1,6 +1,7 @@
-"""The perfect-information solver and the PIMC player: median time to solve
-the last 4, 5 and 6 tricks of random deals, nodes per second, and PIMC's
-cost per move at its default settings.
+"""The perfect-information solvers and the search players: median time to
+solve the last 4, 5 and 6 tricks of random deals (Python and numba solver),
+nodes per second, and the cost per move of PIMC and of the expert at their
+default settings.
 
     python benchmarks/bench_search.py [--positions 10]
 """
@@ -16,11 +17,12 @@ import numpy as np
 
 from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.game.rules import Deal, deal_cards
-from aluette_env.players.search import Position, SearchPlayer, Solver
+from aluette_env.players.expert import ExpertPlayer
+from aluette_env.players.search import FastSolver, Position, SearchPlayer, Solver
 from aluette_env.vector import VectorGame
 
 
-def solve_times(tricks_left: int, positions: int) -> tuple[float, float]:
+def solve_times(tricks_left: int, positions: int, fast: bool = False) -> tuple[float, float]:
     times, nodes = [], 0
     for seed in range(positions):
         rnd = random.Random(seed)
@@ -33,7 +35,7 @@ def solve_times(tricks_left: int, positions: int) -> tuple[float, float]:
         pos = Position.from_cards(deal.hands, deal.leader, counts=tuple(deal.counts),
                                   reached=tuple(deal.reached), in_run=tuple(deal.in_run),
                                   trick_index=len(deal.tricks))
-        solver = Solver()
+        solver = FastSolver() if fast else Solver()
         start = time.perf_counter()
         solver.value(pos)
         times.append(time.perf_counter() - start)
@@ -41,17 +43,17 @@ def solve_times(tricks_left: int, positions: int) -> tuple[float, float]:
     return statistics.median(times), nodes / sum(times)
 
 
-def pimc_move_times(moves: int = 180) -> tuple[list[float], list[float]]:
-    """Times of all moves, and of the moves in the solved endgame."""
-    player, heuristic = SearchPlayer(seed=0), HeuristicPlayer()
+def pimc_move_times(moves: int = 180, player=None) -> tuple[list[float], list[float]]:
+    """CPU times of all moves, and of the moves in the solved endgame."""
+    player, heuristic = player or SearchPlayer(seed=0), HeuristicPlayer()
     game = VectorGame(1, seed=1)
     game.reset()
     times, searched = [], []
     for k in range(moves):
         endgame = 9 - int(game.state.trick_index[0]) <= player.solve_tricks
-        start = time.perf_counter()
+        start = time.process_time()  # CPU time: other processes don't count
         a = player.act(game.obs[0], game.mask[0])
-        dt = time.perf_counter() - start
+        dt = time.process_time() - start
         times.append(dt)
         if endgame:
             searched.append(dt)
@@ -63,14 +65,22 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--positions", type=int, default=10)
     args = parser.parse_args(argv)
+    solve_times(4, 1, fast=True)  # compile
     for k in (4, 5, 6):
         med, nps = solve_times(k, args.positions)
-        print(f"solver, last {k} tricks: median {med * 1000:,.1f} ms, {nps:,.0f} nodes/s "
-              f"({args.positions} random positions)")
-    times, searched = pimc_move_times()
-    print(f"PIMC ({SearchPlayer().name}): all moves median {statistics.median(times) * 1000:.1f} ms, "
-          f"mean {statistics.mean(times) * 1000:.1f} ms; endgame (searched) moves median "
-          f"{statistics.median(searched) * 1000:.1f} ms, max {max(searched) * 1000:.0f} ms")
+        fmed, fnps = solve_times(k, args.positions, fast=True)
+        print(f"last {k} tricks ({args.positions} random positions): Python solver median "
+              f"{med * 1000:,.1f} ms, {nps:,.0f} nodes/s; numba solver median {fmed * 1000:,.2f} "
+              f"ms, {fnps:,.0f} nodes/s")
+    fmed, fnps = solve_times(7, args.positions, fast=True)
+    print(f"last 7 tricks: numba solver median {fmed * 1000:,.1f} ms, {fnps:,.0f} nodes/s")
+    for player in (SearchPlayer(seed=0), ExpertPlayer(seed=0)):
+        pimc_move_times(8, player)  # compile
+        times, searched = pimc_move_times(player=player)
+        print(f"{player.name}, CPU time per move: all moves median "
+              f"{statistics.median(times) * 1000:.1f} ms, "
+              f"mean {statistics.mean(times) * 1000:.1f} ms; endgame (solved) moves median "
+              f"{statistics.median(searched) * 1000:.1f} ms, max {max(searched) * 1000:.0f} ms")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,9 @@ import pytest
 import aluette_env
 from aluette_env.game.cards import card_id
 from aluette_env.players import Player, PlayerSpecError, load_player, register_player
-from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.evaluation import duplicate_eval
+from aluette_env.game import STRENGTH
+from aluette_env.players.heuristic import WORK_SIZE, HeuristicPlayer, decide_v2
 from aluette_env.players.random_player import RandomPlayer
 from conftest import hands_for_winners
 
@@ -130,11 +132,81 @@ def test_heuristic_makes_mordienne_with_a_late_run_of_sure_winners():
     assert res["winner"] == "player_0" and res["mordienne"] and res["points"]["team_0"] == 2
 
 
+# ---------------------------------------------------------------- heuristic version 2
+# Hand-built views of one seat (relative seats: 0 me, 1 left, 2 partner, 3 right).
+
+VALET_C, CAV_C, EIGHT_C, EIGHT_U = card_id(0, 9), card_id(0, 10), card_id(0, 7), card_id(1, 7)
+
+
+def v2_choice(hand, trick=None, gone=(), counts=(0, 0, 0, 0), in_run=(False,) * 4, t=0):
+    """decide_v2's card for a seat holding ``hand``; ``trick`` maps relative seat -> card."""
+    trick = trick or {}
+    h = np.zeros(48, np.int8)
+    h[list(hand)] = 1
+    g = np.zeros(48, np.int8)
+    g[list(gone) + list(trick.values())] = 1
+    tr = np.array([trick.get(r, -1) for r in range(4)], np.int64)
+    return decide_v2(h, g, tr, np.array(counts, np.int64), np.array(in_run, np.bool_), t,
+                     np.array(STRENGTH, np.int8), np.zeros(WORK_SIZE, np.int64))
+
+
+def test_v2_leads_the_middle_card_before_cashing_sure_winners():
+    # rule 3: no sure winner -> the median level (an 8 of FOUR_C, EIGHT_C, ROI_C)
+    assert v2_choice([FOUR_C, EIGHT_C, ROI_C]) == EIGHT_C
+    # rule 3 again: Monsieur is a sure winner, kept early in the deal
+    assert v2_choice([FOUR_C, EIGHT_C, ROI_C, MONSIEUR], counts=(1, 0, 0, 0)) == EIGHT_C
+    # rule 2: from the seventh trick, cash it
+    assert v2_choice([FOUR_C, EIGHT_C, MONSIEUR], counts=(1, 0, 0, 0), t=6) == MONSIEUR
+    # ... but not with nothing won and two sure winners (saved for a Mordienne run, R16)
+    assert v2_choice([FOUR_C, MADAME, MONSIEUR], t=6) == FOUR_C
+    # rule 1: sure winners for every remaining trick: run them, strongest first
+    assert v2_choice([MADAME, MONSIEUR], t=7) == MONSIEUR
+
+
+def test_v2_takes_over_from_a_partner_about_to_be_beaten():
+    # rule 4: the partner (seat 2) led a 4, the right opponent threw a Batons 3; the
+    # left opponent still plays and most unseen cards beat a 4: take the trick cheaply.
+    batons_3 = card_id(2, 2)
+    assert v2_choice([FIVE_C, ROI_C], trick={2: FOUR_C, 3: batons_3}) == FIVE_C
+    # rule 4: the partner's Monsieur cannot be beaten: throw the weakest
+    assert v2_choice([FIVE_C, ROI_C], trick={2: MONSIEUR, 3: batons_3}) == FIVE_C
+    assert v2_choice([SIX_C, ROI_C], trick={2: MONSIEUR, 3: batons_3}) == SIX_C
+    assert v2_choice([ROI_C, ACE_C], trick={2: MONSIEUR, 3: batons_3}) == ROI_C
+
+
+def test_v2_second_hand_plays_low_early_and_takes_cheap_tricks():
+    # rule 5: the right opponent led an 8; beating it costs a Roi: throw the 4
+    assert v2_choice([FOUR_U, ROI_C], trick={3: EIGHT_C}) == FOUR_U
+    # ... a 5 beats a led 4: take it
+    assert v2_choice([FIVE_C, ROI_C], trick={3: FOUR_U}) == FIVE_C
+    # rule 6: late in the deal, second hand takes the trick with its cheapest winner
+    assert v2_choice([FOUR_U, CAV_C, ROI_C], trick={3: EIGHT_C}, t=7) == CAV_C
+
+
+def test_v2_spoils_only_threatening_tricks():
+    # rule 7: the right opponent led an ace that can't be beaten; an equal ace spoils it (R11)
+    # when that trick would bring it level with our best count ...
+    assert v2_choice([FOUR_U, ACE_S], trick={3: ACE_C}, counts=(1, 0, 0, 0)) == ACE_S
+    # ... and not when the team is two tricks ahead
+    assert v2_choice([FOUR_U, ACE_S], trick={3: ACE_C}, counts=(2, 0, 0, 0)) == FOUR_U
+    # ... unless it would extend the opponent's Mordienne run (R16)
+    assert v2_choice([FOUR_U, ACE_S], trick={3: ACE_C}, counts=(2, 0, 0, 0),
+                     in_run=(False, False, False, True)) == ACE_S
+
+
+def test_v2_beats_version_1_and_both_versions_load_by_spec():
+    v1 = load_player("heuristic:version=1")
+    assert v1.version == 1 and v1.name == "heuristic:version=1"
+    assert load_player("heuristic").version == 2
+    res = duplicate_eval("heuristic", "heuristic:version=1", deals=1000, seed=3)
+    assert res.points_per_deal_ci95[0] > 0.2
+
+
 def test_player_specs():
     assert isinstance(load_player("random"), RandomPlayer)
     assert load_player("random:seed=5").seed == 5
     assert isinstance(load_player("heuristic"), HeuristicPlayer)
-    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: ai, heuristic, pimc, random"):
+    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: ai, expert, heuristic, pimc, random"):
         load_player("nobody")
     with pytest.raises(PlayerSpecError, match="models/missing.onnx: no such model file"):
         load_player("models/missing.onnx")
@@ -151,6 +223,8 @@ def test_player_specs():
     ("random:seed=abc", "option 'seed' got 'abc'"),
     ("random:seed=1,seed=2", "option 'seed' is given twice"),
     ("heuristic:seed=abc", "option 'seed' got 'abc'"),
+    ("heuristic:version=3", "option 'version' got '3'; allowed: 1 or 2"),
+    ("heuristic:version=two", "option 'version' got 'two'; allowed: 1 or 2"),
     ("pimc:worlds=0", "option 'worlds' got '0'; allowed: an integer from 1 to 4096"),
     ("pimc:worlds=1.5", "option 'worlds' got '1.5'"),
     ("pimc:depth_tricks=-1", "option 'depth_tricks'"),

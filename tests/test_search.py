@@ -10,8 +10,11 @@ import pytest
 import aluette_env
 from aluette_env.game.cards import STRENGTH, card_id
 from aluette_env.players import load_player
-from aluette_env.game.rules import Deal, deal_cards, team_of
-from aluette_env.players.search import Position, SearchPlayer, Solver, final_value, position_from_observation
+from aluette_env.game.rules import (NO_TRICKS, Deal, after_trick, deal_cards, deal_value, team_of,
+                                    team_value, trick_winner)
+from aluette_env.players.search import (FastSolver, Position, SearchPlayer, Solver, final_team_value,
+                                        final_value, level_trick_winner,
+                                        position_from_observation, tally_after_trick)
 
 
 def level(c):
@@ -63,21 +66,21 @@ def brute_force(deal: Deal) -> int:
     return max(values) if team_of(deal.to_act) == 0 else min(values)
 
 
-@pytest.mark.parametrize("seed", range(25))
-def test_solver_equals_brute_force_on_small_positions(seed):
+def random_position(seed: int, tricks_left: tuple[int, ...]) -> tuple[Deal, Position]:
+    """A deal played at random until ``tricks_left`` (one of) tricks remain, maybe
+    mid-trick, and its solver position."""
     rnd = random.Random(seed)
     deck = list(range(48))
     rnd.shuffle(deck)
     dealer = rnd.randrange(4)
     hands, unused = deal_cards(deck, dealer)
     deal = Deal(hands, dealer, unused)
-    stop = 9 * 4 - rnd.choice([8, 9, 10, 11, 12])  # 2-3 tricks left, maybe mid-trick
-    for _ in range(stop):
+    for _ in range(36 - 4 * rnd.choice(tricks_left) + rnd.randrange(4)):
         deal.play(rnd.choice(deal.legal_cards()))
     pos = Position.from_cards(deal.hands, deal.leader, deal.trick_cards, counts=tuple(deal.counts),
                               reached=tuple(deal.reached), in_run=tuple(deal.in_run),
                               trick_index=len(deal.tricks))
-    assert Solver().value(pos) == brute_force(deal)
+    return deal, pos
 
 
 def test_pimc_samples_consistent_worlds():
@@ -129,3 +132,40 @@ def test_pimc_moves_are_the_same_in_another_process():
                            check=True, env={"PYTHONHASHSEED": str(k), "PATH": ""}).stdout
             for k in (1, 2)]
     assert runs[0] == runs[1] and len(runs[0]) > 50
+
+
+# ---------------------------------------------------------------- the numba solver
+
+
+def test_numba_rule_helpers_match_the_game_core():
+    rnd = random.Random(0)
+    for _ in range(2000):
+        cards = rnd.sample(range(48), 4)
+        leader = rnd.randrange(4)
+        w = trick_winner(cards, leader)
+        assert level_trick_winner(np.array([STRENGTH[c] for c in cards]), leader) == \
+            (-1 if w is None else w)
+        winners = [rnd.choice([0, 1, 2, 3, None]) for _ in range(9)]
+        counts, reached, in_run = NO_TRICKS
+        c, r, i = np.array(counts), np.array(reached), np.array(in_run)
+        for index, w in enumerate(winners):
+            counts, reached, in_run = after_trick(counts, reached, in_run, w, index)
+            tally_after_trick(c, r, i, -1 if w is None else w, index)
+            assert (tuple(c), tuple(r), tuple(i)) == (counts, reached, in_run)
+        assert final_team_value(c, r, i) == team_value(deal_value(counts, reached, in_run))
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_solvers_equal_brute_force_on_small_positions(seed):
+    deal, pos = random_position(seed, (2, 3))  # 2-3 tricks left, maybe mid-trick
+    expected = brute_force(deal)
+    assert Solver().value(pos) == expected
+    assert FastSolver().value(pos) == expected
+
+
+def test_numba_solver_equals_the_python_solver_on_random_positions():
+    fast = FastSolver()  # one table for every position, as the expert uses it
+    for seed in range(150):
+        _, pos = random_position(1000 + seed, (1, 2, 3, 4, 5))
+        assert fast.move_values(pos) == Solver().move_values(pos), pos
+    assert fast.nodes > 0

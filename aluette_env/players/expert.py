@@ -1,0 +1,386 @@
+"""``expert``: a search player, Perfect Information Monte Carlo over sampled worlds.
+
+For each decision it samples ``worlds`` deals consistent with what its seat
+has seen (its hand and every card played; the unseen cards split at random
+between the three other hands and the twelve unused cards), and scores each
+of its distinct plays in every world:
+
+* while more than ``solve_tricks`` tricks remain, by a rollout: the world is
+  played to the end on the batched engine's kernels (the rules as
+  :mod:`aluette_env.vector` states them), every seat playing ``heuristic``
+  v2 from its own view (:func:`~aluette_env.players.heuristic.decide_v2`);
+  all worlds and plays of a decision are one batch;
+* once at most ``solve_tricks`` tricks remain, exactly, by the numba
+  perfect-information solver (:func:`~aluette_env.players.search.solve`),
+  over ``solve_worlds`` worlds (an exact solve costs far more than a rollout).
+
+It plays the card with the best mean over the worlds (ties: the weakest).
+Plays of equal worth in every world are tried once: two levels in its hand
+with no unseen card and no card of the trick at or between them.
+
+Deterministic for a seed: the worlds of a decision are drawn from the seed
+and the observation (not from the call order), so the same position gets the
+same move in any process. ``max_seconds`` > 0 stops sampling once a move has
+used that much time (at least 8 worlds); moves then depend on the machine's
+speed, so the default 0 keeps play reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+import zlib
+
+import numpy as np
+
+from ..game import STRENGTH
+from ..observation import OBS_SIZE, OFFSET, SLICES
+from ..vector.kernels import (IN_TRICK, PLAYED, SPOILED, UNUSED, kernel_view, new_results,
+                              new_state, njit, observe, play)
+from . import SEED, BatchPlayer, Option, check_batch
+from .heuristic import WORK_SIZE, decide_v2
+from .search import FastSolver, solve
+
+_STRENGTH = np.array(STRENGTH, np.int8)
+_HAND, _TRICK, _PLAYED = OFFSET["hand"], OFFSET["trick"], OFFSET["played"]
+_WINNERS, _COUNTS, _REACHED = OFFSET["trick_winners"], OFFSET["trick_counts"], OFFSET["reached"]
+_RUN, _LEADER, _TRICK_INDEX = OFFSET["in_run"], OFFSET["leader"], OFFSET["trick_index"]
+WORLD_CHUNK = 8  # worlds per compiled call: the granularity of max_seconds
+
+# info[] fields of a prepared decision
+_I_LEADER, _I_T, _I_N_IN, _I_BEST, _I_BEST_SEAT, _I_TIED, _I_UNSEEN, _I_PLAYS = range(8)
+
+
+@njit(cache=True)
+def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unseen, n_left,
+             plays, info):
+    """The observer's view as the engine's arrays, relative seats (observer = 0):
+    card codes (unseen cards UNUSED), trick winners, tally, the unseen cards, how
+    many cards each other seat still holds, and the plays worth trying."""
+    t = 0
+    for k in range(9):
+        if row[_TRICK_INDEX + k] == 1:
+            t = k
+    leader = 0
+    for r in range(4):
+        if row[_LEADER + r] == 1:
+            leader = r
+        n = 0
+        reached[r] = -1
+        for k in range(9):
+            n += row[_COUNTS + r * 9 + k]
+            if row[_REACHED + r * 9 + k] == 1:
+                reached[r] = k
+        counts[r] = n
+        in_run[r] = row[_RUN + r] == 1
+    for k in range(9):
+        winners[k] = -1
+        for r in range(5):
+            if row[_WINNERS + k * 5 + r] == 1:
+                winners[k] = SPOILED if r == 4 else r
+    trick = np.full(4, -1, np.int64)
+    for c in range(48):
+        cards[c] = UNUSED
+        if mask[c] == 1:
+            cards[c] = 0
+        for r in range(4):
+            if row[_PLAYED + r * 48 + c] == 1:
+                cards[c] = PLAYED + r
+            if row[_TRICK + r * 48 + c] == 1:
+                cards[c] = IN_TRICK + r
+                trick[r] = c
+    n_in = 0
+    best, best_seat, tied = -1, -1, 0
+    for k in range(4):
+        r = (leader + k) % 4
+        if trick[r] < 0:
+            break
+        n_in += 1
+        lv = strength[trick[r]]
+        if lv > best:
+            best, best_seat, tied = lv, r, 0
+        elif lv == best:
+            tied = 1
+    for r in range(1, 4):
+        n_left[r] = 9 - t - (1 if trick[r] >= 0 else 0)
+    n_unseen = 0
+    others = np.zeros(19, np.int64)  # unseen cards and trick cards, by level
+    for c in range(48):
+        if cards[c] == UNUSED:
+            unseen[n_unseen] = c
+            n_unseen += 1
+            others[strength[c]] += 1
+        elif cards[c] >= IN_TRICK and cards[c] < PLAYED:
+            others[strength[c]] += 1
+    # One play per class of my levels with no other card at or between them.
+    n_plays = 0
+    open_class = False
+    for lv in range(19):
+        if others[lv] > 0:
+            open_class = False
+        card = -1
+        for c in range(48):
+            if mask[c] == 1 and strength[c] == lv:
+                card = c
+                break
+        if card >= 0:
+            if not open_class:
+                plays[n_plays] = card
+                n_plays += 1
+            open_class = others[lv] == 0
+    info[_I_LEADER], info[_I_T], info[_I_N_IN] = leader, t, n_in
+    info[_I_BEST], info[_I_BEST_SEAT], info[_I_TIED] = best, best_seat, tied
+    info[_I_UNSEEN], info[_I_PLAYS] = n_unseen, n_plays
+
+
+@njit(cache=True)
+def _deal_world(keys, unseen, n_unseen, n_left, owner):
+    """owner[k]: the seat dealt the k-th unseen card in this world (4: unused);
+    the unseen cards are ranked by their random keys."""
+    order = np.argsort(keys[:n_unseen])
+    k = 0
+    for r in range(1, 4):
+        for _ in range(n_left[r]):
+            owner[order[k]] = r
+            k += 1
+    while k < n_unseen:
+        owner[order[k]] = UNUSED
+        k += 1
+
+
+@njit(cache=True)
+def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, plays, strength,
+                  zobrist, table_key, table_lo, table_hi, nodes, totals):
+    """Add each play's exact value in every world of ``keys`` to ``totals``."""
+    leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
+    n_unseen, n_plays = info[_I_UNSEEN], info[_I_PLAYS]
+    owner = np.empty(48, np.int64)
+    hands = np.zeros((4, 19), np.int64)
+    trick = np.zeros(4, np.int64)
+    c2, r2 = np.empty(4, np.int64), np.empty(4, np.int64)
+    i2 = np.empty(4, np.bool_)
+    for w in range(keys.shape[0]):
+        _deal_world(keys[w], unseen, n_unseen, n_left, owner)
+        hands[:, :] = 0
+        for c in range(48):
+            if cards[c] == 0:
+                hands[0, strength[c]] += 1
+        for k in range(n_unseen):
+            if owner[k] < 4:
+                hands[owner[k], strength[unseen[k]]] += 1
+        for c in range(48):
+            code = cards[c]
+            if code >= IN_TRICK and code < PLAYED:
+                trick[(code - IN_TRICK - leader) % 4] = strength[c]
+        for j in range(n_plays):
+            lv = strength[plays[j]]
+            hands[0, lv] -= 1
+            trick[n_in] = lv
+            c2[:] = counts
+            r2[:] = reached
+            i2[:] = in_run
+            totals[j] += solve(hands, trick, n_in + 1, leader, c2, r2, i2, t, -3, 3, zobrist,
+                               table_key, table_lo, table_hi, nodes)
+            hands[0, lv] += 1
+
+
+@njit(cache=True)
+def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_left, plays,
+                 context, st):
+    """Set up game w * n_plays + j of ``st`` as world w of ``keys`` with the
+    observer (seat 0) to play ``plays[j]``; ``context``: dealer, deal index and
+    both teams' match points, which only the observations of a policy read."""
+    leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
+    n_unseen, n_plays = info[_I_UNSEEN], info[_I_PLAYS]
+    owner = np.empty(48, np.int64)
+    for w in range(keys.shape[0]):
+        _deal_world(keys[w], unseen, n_unseen, n_left, owner)
+        for j in range(n_plays):
+            game = st[w * n_plays + j]
+            for c in range(48):
+                game.card_state[c] = cards[c]
+            for k in range(n_unseen):
+                game.card_state[unseen[k]] = owner[k]
+            for k in range(9):
+                game.trick_winners[k] = winners[k]
+            for s in range(4):
+                game.counts[s] = counts[s]
+                game.reached[s] = reached[s]
+                game.in_run[s] = in_run[s]
+            game.leader, game.to_act, game.n_in_trick = leader, 0, n_in
+            game.trick_index = t
+            game.best, game.best_seat = info[_I_BEST], info[_I_BEST_SEAT]
+            game.tied = info[_I_TIED] == 1
+            game.dealer, game.first_dealer, game.deal_index = context[0], 0, context[1]
+            game.points[0], game.points[1] = context[2], context[3]
+            game.over = False
+
+
+@njit(cache=True)
+def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, totals):
+    """Play games 0..n_games-1 of ``st`` to the end of the deal: first each
+    game's play, then heuristic v2 at every seat from its own view; add team 0's
+    points of game g to ``totals[g % n_plays]``."""
+    actions = np.empty(n_games, np.int64)
+    active = np.ones(n_games, np.bool_)
+    value = np.zeros(n_games, np.int64)
+    rewards = np.zeros((n_games, 4), np.float32)
+    deal_done = np.zeros(n_games, np.bool_)
+    match_done = np.zeros(n_games, np.bool_)
+    hand = np.zeros(48, np.int8)
+    gone = np.zeros(48, np.int8)
+    trick = np.zeros(4, np.int64)
+    c_rel = np.zeros(4, np.int64)
+    i_rel = np.zeros(4, np.bool_)
+    work = np.zeros(WORK_SIZE, np.int64)
+    steps = 36 - 4 * st[0].trick_index - st[0].n_in_trick
+    for step in range(steps):
+        for g in range(n_games):
+            if step == 0:
+                actions[g] = plays[g % n_plays]
+                continue
+            game = st[g]
+            seat = game.to_act
+            for r in range(4):
+                trick[r] = -1
+                c_rel[r] = game.counts[(seat + r) % 4]
+                i_rel[r] = game.in_run[(seat + r) % 4] != 0
+            for c in range(48):
+                code = game.card_state[c]
+                hand[c] = 1 if code == seat else 0
+                gone[c] = 1 if code >= IN_TRICK else 0
+                if code >= IN_TRICK and code < PLAYED:
+                    trick[(code - IN_TRICK - seat) % 4] = c
+            actions[g] = decide_v2(hand, gone, trick, c_rel, i_rel, game.trick_index,
+                                   strength, work)
+        play(st, num_deals, actions, active, strength, res, rewards, deal_done, match_done)
+        for g in range(n_games):
+            if deal_done[g]:
+                value[g] = res[g].points[0] - res[g].points[1]
+    for g in range(n_games):
+        totals[g % n_plays] += value[g]
+
+
+class ExpertPlayer(BatchPlayer):
+    """PIMC with heuristic-v2 rollouts and exact endgames (module docstring)."""
+
+    OPTIONS = {
+        "worlds": Option(int, 64, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+                         "an integer from 1 to 4096"),
+        "solve_tricks": Option(int, 5, "solve exactly once this many tricks remain",
+                               lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
+        "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
+                               "(each costs far more than a rollout)",
+                               lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
+        "rollout": Option(str, "heuristic", "policy of every seat in the rollouts: heuristic "
+                          "(v2, compiled) or ai (the shipped model, batched over the worlds)",
+                          lambda v: v in ("heuristic", "ai"), "heuristic or ai"),
+        "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
+                              lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
+        "seed": SEED,
+    }
+
+    def __init__(self, worlds: int = 64, solve_tricks: int = 5, solve_worlds: int = 32,
+                 rollout: str = "heuristic", max_seconds: float = 0.0, seed: int | None = None):
+        for key, value in (("worlds", worlds), ("solve_tricks", solve_tricks),
+                           ("solve_worlds", solve_worlds), ("rollout", rollout),
+                           ("max_seconds", max_seconds)):
+            option = self.OPTIONS[key]
+            if not option.check(value):
+                raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
+        self.worlds, self.solve_tricks = int(worlds), int(solve_tricks)
+        self.solve_worlds = int(solve_worlds)
+        self.max_seconds = float(max_seconds)
+        self.seed = 0 if seed is None else int(seed)
+        self.rollout = rollout
+        self.name = f"expert:worlds={worlds},solve_tricks={solve_tricks}," \
+            f"solve_worlds={solve_worlds}" + \
+            (f",rollout={rollout}" if rollout != "heuristic" else "") + \
+            (f",max_seconds={max_seconds:g}" if max_seconds else "")
+        self._policy = None
+        if rollout == "ai":
+            from .onnx_policy import shipped_player
+            self._policy = shipped_player()
+        self._solver = FastSolver()
+        chunk = min(WORLD_CHUNK, self.worlds) * 19
+        self._st, self._res = kernel_view(new_state(chunk)), kernel_view(new_results(chunk))
+        self._obs = np.zeros((chunk, OBS_SIZE), np.int8) if self._policy else None
+        self._mask = np.zeros((chunk, 48), np.int8) if self._policy else None
+        self._cards = np.zeros(48, np.int8)
+        self._winners = np.zeros(9, np.int8)
+        self._tally = (np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.bool_))
+        self._unseen = np.zeros(48, np.int64)
+        self._n_left = np.zeros(4, np.int64)
+        self._plays = np.zeros(19, np.int64)
+        self._info = np.zeros(8, np.int64)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs, masks = check_batch(observations, masks)
+        return np.array([self._decide(o, m) for o, m in zip(obs, masks)], np.int64)
+
+    def _decide(self, row: np.ndarray, mask: np.ndarray) -> int:
+        counts, reached, in_run = self._tally
+        info, plays = self._info, self._plays
+        _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
+                 self._unseen, self._n_left, plays, info)
+        n_plays = int(info[_I_PLAYS])
+        if n_plays == 1:
+            return int(plays[0])
+        # The worlds come from the seed and the position, never from the call order.
+        exact = 9 - int(info[_I_T]) <= self.solve_tricks
+        rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
+        keys = rng.random((self.solve_worlds if exact else self.worlds, 48))
+        context, num_deals = _match_context(row)
+        totals = np.zeros(n_plays)
+        start = time.perf_counter()
+        s = self._solver
+        for w0 in range(0, len(keys), WORLD_CHUNK):
+            chunk = keys[w0:w0 + WORLD_CHUNK]
+            if exact:
+                _solve_worlds(chunk, info, self._cards, counts, reached, in_run, self._unseen,
+                              self._n_left, plays, _STRENGTH, s.zobrist, s.table_key,
+                              s.table_lo, s.table_hi, s._nodes, totals)
+            else:
+                _fill_worlds(chunk, info, self._cards, self._winners, counts, reached, in_run,
+                             self._unseen, self._n_left, plays, context, self._st)
+                n_games = len(chunk) * n_plays
+                if self._policy is None:
+                    _heuristic_rollouts(n_games, n_plays, plays, num_deals, _STRENGTH,
+                                        self._st, self._res, totals)
+                else:
+                    self._policy_rollouts(n_games, n_plays, num_deals, totals)
+            if self.max_seconds and time.perf_counter() - start > self.max_seconds:
+                break
+        return int(plays[int(np.argmax(totals))])  # first maximum: the weakest play
+
+    def _policy_rollouts(self, n_games: int, n_plays: int, num_deals: int,
+                         totals: np.ndarray) -> None:
+        """As _heuristic_rollouts, every seat after the first play choosing by the
+        rollout policy from its observation (one batch over all games a step)."""
+        st, res, plays = self._st, self._res, self._plays
+        obs, mask = self._obs[:n_games], self._mask[:n_games]
+        active = np.ones(n_games, np.bool_)
+        value = np.zeros(n_games, np.int64)
+        rewards = np.zeros((n_games, 4), np.float32)
+        deal_done = np.zeros(n_games, np.bool_)
+        match_done = np.zeros(n_games, np.bool_)
+        actions = plays[np.arange(n_games) % n_plays].astype(np.int64)
+        for step in range(36 - 4 * int(st["trick_index"][0]) - int(st["n_in_trick"][0])):
+            if step:
+                observe(st, num_deals, obs, mask)
+                actions = self._policy.act_batch(obs, mask)
+            play(st, num_deals, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
+            points = res["points"][:n_games]
+            value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
+        np.add.at(totals, np.arange(n_games) % n_plays, value)
+
+
+def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:
+    """(dealer, deal index, own points, other team's points) and the match's
+    number of deals, from an observation (relative seats: observer = 0)."""
+    def first(name: str) -> int:
+        hot = np.flatnonzero(row[SLICES[name]])
+        return int(hot[0]) if len(hot) else 0
+    deal = first("deal")
+    context = np.array([first("dealer"), deal, int(row[SLICES["points_own"]].sum()),
+                        int(row[SLICES["points_opp"]].sum())], np.int64)
+    return context, deal + first("deals_left") + 1

@@ -1,0 +1,181 @@
+"""The expert search player: consistent worlds, exact endgames equal to the
+solver, legal and reproducible moves, checked spec options."""
+
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import aluette_env
+from aluette_env.game import STRENGTH
+from aluette_env.players import PlayerSpecError, load_player
+from aluette_env.players.expert import (_I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer, _fill_worlds,
+                                        _match_context, _prepare, _solve_worlds)
+from aluette_env.players.search import FastSolver, Position
+from aluette_env.vector import VectorGame
+from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state
+
+_STRENGTH = np.array(STRENGTH, np.int8)
+
+
+def position_after(plays: int, seed: int):
+    """A raw_env deal after ``plays`` random cards, and the observation of the seat to act."""
+    e = aluette_env.raw_env(num_deals=1)
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(plays):
+        e.step(int(rng.choice(e.deal.legal_cards())))
+    o = e.observe(e.agent_selection)
+    return e, e.deal.to_act, o["observation"], o["action_mask"]
+
+
+def prepared(obs, mask):
+    arrays = dict(cards=np.zeros(48, np.int8), winners=np.zeros(9, np.int8),
+                  counts=np.zeros(4, np.int64), reached=np.zeros(4, np.int64),
+                  in_run=np.zeros(4, np.bool_), unseen=np.zeros(48, np.int64),
+                  n_left=np.zeros(4, np.int64), plays=np.zeros(19, np.int64),
+                  info=np.zeros(8, np.int64))
+    _prepare(obs, mask, _STRENGTH, *arrays.values())
+    return arrays
+
+
+@pytest.mark.parametrize("plays", [0, 6, 17, 30])
+def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
+    e, seat, obs, mask = position_after(plays, seed=plays)
+    a = prepared(obs, mask)
+    info = a["info"]
+    worlds = 6
+    st = new_state(worlds * int(info[_I_PLAYS]))
+    keys = np.random.default_rng(0).random((worlds, 48))
+    context, _ = _match_context(obs)
+    _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
+                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
+    deal = e.deal
+    for g in range(worlds * int(info[_I_PLAYS])):
+        codes = st.card_state[g]
+        for rel in range(4):
+            real = (seat + rel) % 4
+            held = np.flatnonzero(codes == rel)
+            assert len(held) == len(deal.hands[real])  # every hand has its size
+            if rel == 0:
+                assert sorted(held) == sorted(deal.hands[seat])  # its own hand, exactly
+            played = [c for t in deal.tricks for c, pos in zip(t.cards, range(4))
+                      if (t.leader + pos) % 4 == real]
+            assert sorted(np.flatnonzero(codes == PLAYED + rel)) == sorted(played)
+        assert (codes == UNUSED).sum() == 12  # the unused cards stay twelve
+        assert [int(c) for c in np.flatnonzero((codes >= IN_TRICK) & (codes < PLAYED))] == \
+            sorted(deal.trick_cards)
+        assert list(st.counts[g]) == [deal.counts[(seat + r) % 4] for r in range(4)]
+    # the worlds differ: the unseen cards are really dealt at random
+    assert len({st.card_state[g].tobytes() for g in range(0, st.card_state.shape[0],
+                                                         int(info[_I_PLAYS]))}) > 1
+    played_total = sum(len(t.cards) for t in deal.tricks) + len(deal.trick_cards)
+    assert info[_I_T] == deal.trick_index
+    assert info[_I_UNSEEN] == 48 - len(deal.hands[seat]) - played_total
+
+
+@pytest.mark.parametrize("plays", [24, 27, 29, 33])
+def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
+    e, seat, obs, mask = position_after(plays, seed=100 + plays)
+    a = prepared(obs, mask)
+    info = a["info"]
+    worlds, n_plays = 5, int(info[_I_PLAYS])
+    keys = np.random.default_rng(1).random((worlds, 48))
+    fast = FastSolver()
+    totals = np.zeros(n_plays)
+    _solve_worlds(keys, info, a["cards"], a["counts"], a["reached"], a["in_run"], a["unseen"],
+                  a["n_left"], a["plays"], _STRENGTH, fast.zobrist, fast.table_key,
+                  fast.table_lo, fast.table_hi, fast._nodes, totals)
+    # The same worlds through the rules engine's state and the solver's interface.
+    st = new_state(worlds * n_plays)
+    context, _ = _match_context(obs)
+    _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
+                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
+    expected = np.zeros(n_plays)
+    for w in range(worlds):
+        codes = st.card_state[w * n_plays]
+        hands = [np.flatnonzero(codes == r) for r in range(4)]
+        leader = int(st.leader[w * n_plays])
+        trick = sorted((int((codes[c] - IN_TRICK - leader) % 4), c)
+                       for c in np.flatnonzero((codes >= IN_TRICK) & (codes < PLAYED)))
+        pos = Position.from_cards(hands, leader, [c for _, c in trick],
+                                  counts=tuple(a["counts"]), reached=tuple(a["reached"]),
+                                  in_run=tuple(bool(x) for x in a["in_run"]),
+                                  trick_index=int(info[_I_T]))
+        values = FastSolver().move_values(pos)
+        for j in range(n_plays):
+            expected[j] += values[STRENGTH[a["plays"][j]]]
+    assert totals.tolist() == expected.tolist()
+
+
+def test_expert_plays_legal_cards_reproducibly_for_a_seed():
+    p = load_player("expert:worlds=4,solve_tricks=3,seed=5")
+    assert isinstance(p, ExpertPlayer) and p.worlds == 4 and p.solve_tricks == 3 and p.seed == 5
+    twin = ExpertPlayer(worlds=4, solve_tricks=3, seed=5)
+    other = ExpertPlayer(worlds=4, solve_tricks=3, seed=6)
+    g = VectorGame(3, seed=2)
+    g.reset()
+    differs = False
+    for _ in range(72):
+        a = p.act_batch(g.obs, g.mask)
+        assert all(g.mask[i, a[i]] for i in range(3))
+        assert np.array_equal(a, twin.act_batch(g.obs, g.mask))
+        # one game at a time gives the same moves: nothing depends on the batch
+        assert [p.act(g.obs[i], g.mask[i]) for i in range(3)] == a.tolist()
+        differs |= not np.array_equal(a, other.act_batch(g.obs, g.mask))
+        g.step(a)
+    assert differs  # the seed matters
+
+
+def test_expert_moves_are_the_same_in_another_process():
+    code = ("from aluette_env.players.expert import ExpertPlayer\n"
+            "from aluette_env.vector import VectorGame\n"
+            "g = VectorGame(2, seed=9); g.reset()\n"
+            "p = ExpertPlayer(worlds=3, solve_tricks=2, seed=1)\n"
+            "out = []\n"
+            "for _ in range(36):\n"
+            "    a = p.act_batch(g.obs, g.mask); out += a.tolist(); g.step(a)\n"
+            "print(out)\n")
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           check=True, env={"PYTHONHASHSEED": str(k), "PATH": ""}).stdout
+            for k in (1, 2)]
+    assert runs[0] == runs[1] and len(runs[0]) > 50
+
+
+def test_expert_with_policy_rollouts_plays_legal_cards():
+    p = load_player("expert:worlds=2,solve_tricks=2,rollout=ai")
+    assert p.name == "expert:worlds=2,solve_tricks=2,solve_worlds=32,rollout=ai"
+    g = VectorGame(2, seed=4)
+    g.reset()
+    for _ in range(36):
+        a = p.act_batch(g.obs, g.mask)
+        assert all(g.mask[i, a[i]] for i in range(2))
+        g.step(a)
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("expert:worlds=0", "option 'worlds' got '0'; allowed: an integer from 1 to 4096"),
+    ("expert:worlds=many", "option 'worlds' got 'many'"),
+    ("expert:solve_tricks=8", "option 'solve_tricks' got '8'; allowed: an integer from 0"),
+    ("expert:rollout=random", "option 'rollout' got 'random'; allowed: heuristic or ai"),
+    ("expert:max_seconds=-1", "option 'max_seconds' got '-1'; allowed: a number of seconds"),
+    ("expert:solve_worlds=0", "option 'solve_worlds' got '0'; allowed: an integer from 1"),
+    ("expert:depth=2", "unknown option 'depth'; options: max_seconds, rollout, seed, "
+                       "solve_tricks, solve_worlds, worlds"),
+])
+def test_expert_spec_options_are_checked(spec, message):
+    with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
+        load_player(spec)
+    assert spec in str(err.value) and "\n" not in str(err.value)
+
+
+def test_expert_time_budget_still_plays_legal_cards():
+    p = load_player("expert:worlds=64,max_seconds=0.000001")
+    g = VectorGame(2, seed=3)
+    g.reset()
+    for _ in range(8):
+        a = p.act_batch(g.obs, g.mask)
+        assert all(g.mask[i, a[i]] for i in range(2))
+        g.step(a)

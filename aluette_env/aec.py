@@ -47,7 +47,7 @@ import numpy as np
 from gymnasium import logger, spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import BaseWrapper, wrappers
+from pettingzoo.utils import wrappers
 
 from .game import (
     AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
@@ -64,23 +64,25 @@ def env(**kwargs: Any) -> AECEnv:
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = _CardIdWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
+    e = _OrderEnforcingWrapper(e)
     return e
 
 
-class _CardIdWrapper(BaseWrapper):
-    """Refuses an action that is not a card id before PettingZoo's wrappers see it:
-    they would index the action mask with it (``True`` selects the whole mask and
-    fails with numpy's "truth value ... ambiguous") or assert without a message."""
+class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's OrderEnforcingWrapper that also refuses an action that is not a
+    card id before the inner wrappers see it: they would index the action mask with
+    it (``True`` selects the whole mask and fails with numpy's "truth value ...
+    ambiguous") or assert without a message. A subclass, not one more layer: every
+    wrapper layer costs each step its attribute delegation."""
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if action is not None or not (self.terminations[agent] or self.truncations[agent]):
-            try:
-                check_card(action)
-            except ValueError as err:
-                raise ValueError(f"{agent}'s action: {err}") from None
+        if self._has_reset:
+            agent = self.agent_selection
+            if action is not None or not (self.terminations[agent] or self.truncations[agent]):
+                try:
+                    check_card(action)
+                except ValueError as err:
+                    raise ValueError(f"{agent}'s action: {err}") from None
         super().step(action)
 
 

@@ -14,10 +14,11 @@ from __future__ import annotations
 import math
 import tempfile
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import yaml
 from pydantic import (
+    AfterValidator,
     BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator,
 )
 
@@ -25,6 +26,16 @@ _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
 
 #: Seeds are 32-bit: SB3 seeds NumPy's legacy generator, which takes no more.
 MAX_SEED = 2 ** 32 - 1
+
+
+def _check_seed(v: int) -> int:
+    if v > MAX_SEED:
+        raise ValueError(f"an integer from 0 to {MAX_SEED}")
+    return v
+
+
+#: A seed of the config (see MAX_SEED).
+Seed = Annotated[int, AfterValidator(_check_seed)]
 
 
 class ConfigError(ValueError):
@@ -105,7 +116,7 @@ class EvalConfig(BaseModel):
     interval: int = Field(1_000_000, ge=1, description="learner samples between evaluations")
     deals: int = Field(2000, ge=1, description="duplicate deal pairs per opponent")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
-    seed: int = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
+    seed: Seed = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
 
     @field_validator("opponents")
     @classmethod
@@ -114,13 +125,6 @@ class EvalConfig(BaseModel):
             raise ValueError("a list of one or more player specs (the first one picks best.zip)")
         if len(set(v)) != len(v):
             raise ValueError("each opponent once")
-        return v
-
-    @field_validator("seed")
-    @classmethod
-    def _seed(cls, v: int) -> int:
-        if v > MAX_SEED:
-            raise ValueError(f"an integer from 0 to {MAX_SEED}")
         return v
 
 
@@ -165,7 +169,7 @@ class TrainConfig(BaseModel):
         "sb3", description="'sb3': MaskablePPO in one process; 'rllib': Ray RLlib PPO, "
                            "one machine or a cluster")
     run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-    seed: int = Field(0, ge=0)
+    seed: Seed = Field(0, ge=0)
     total_timesteps: int = Field(10_000_000, ge=1, description="learner samples to train on")
     num_games: int = Field(1024, ge=1, le=100_000,
                            description="parallel games (SB3: n_envs; RLlib: lockstep matches "
@@ -187,13 +191,6 @@ class TrainConfig(BaseModel):
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")
         return self
-
-    @field_validator("seed")
-    @classmethod
-    def _seed(cls, v: int) -> int:
-        if v > MAX_SEED:
-            raise ValueError(f"an integer from 0 to {MAX_SEED}")
-        return v
 
 
 def _format_error(source: str, err: ValidationError) -> str:

@@ -7,6 +7,7 @@
 - :mod:`.sb3`: the Stable-Baselines3 / sb3-contrib MaskablePPO backend.
 - :mod:`.rllib`: the Ray RLlib PPO backend (``backend: rllib``; the optional
   ``[distributed]`` extra), one machine or a cluster.
+- :mod:`.players`: torch policies as players (greedy or sampled), for every backend.
 - :mod:`.export`: a trained policy as a torch-free ONNX player.
 - :mod:`.cli`: the ``aluette train`` / ``aluette export`` commands (entry points).
 

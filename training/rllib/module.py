@@ -22,7 +22,9 @@ from ray.rllib.core.rl_module.torch.torch_rl_module import TorchRLModule
 from ray.rllib.utils.torch_utils import FLOAT_MIN
 from torch import nn
 
-from aluette_env.players import BatchPlayer, act_batch, load_player
+from aluette_env.players import act_batch, load_player
+
+from ..players import LogitsPlayer
 
 
 def _mlp(n_in: int, widths, activation: str) -> tuple[nn.Sequential, int]:
@@ -109,24 +111,15 @@ def _numpy(x):
     return x.cpu().numpy() if isinstance(x, torch.Tensor) else x
 
 
-class ModulePlayer(BatchPlayer):
+class ModulePlayer(LogitsPlayer):
     """A :class:`MaskedActorCritic` as a player: greedy, or sampled from
     softmax(logits / temperature) when ``temperature`` is set."""
 
     def __init__(self, module: MaskedActorCritic, name: str = "rllib",
                  temperature: float | None = None, seed: int | None = None):
+        super().__init__(name, temperature, seed)
         self.module = module.eval()
-        self.name = name
-        self.temperature = 0.0 if temperature is None else float(temperature)
-        self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if len(observations) == 0:
-            return np.zeros(0, np.int64)
-        with torch.no_grad():
-            logits = self.module.logits(torch.as_tensor(np.asarray(observations)),
-                                        torch.as_tensor(np.asarray(masks)))
-            if self.temperature <= 0:
-                return logits.argmax(1).numpy()
-            probs = torch.softmax(logits / self.temperature, dim=1)
-            return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
+    def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
+        return self.module.logits(torch.as_tensor(np.asarray(observations)),
+                                  torch.as_tensor(np.asarray(masks)))

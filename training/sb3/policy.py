@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from aluette_env.players import BatchPlayer
+from ..players import LogitsPlayer
 
 #: Logit of an illegal card in exported models (finite, so ONNX runtimes and
 #: softmax stay well defined); players use -inf.
@@ -32,24 +32,16 @@ def masked_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         return mask_logits(policy_logits(policy, x), torch.as_tensor(masks))
 
 
-class PolicyPlayer(BatchPlayer):
-    """Greedy by default; ``temperature > 0`` samples from softmax(logits / T)."""
+class PolicyPlayer(LogitsPlayer):
+    """An SB3 actor-critic policy as a player (greedy unless ``temperature`` > 0)."""
 
     def __init__(self, policy, name: str = "policy", temperature: float | None = None,
                  seed: int | None = None):
+        super().__init__(name, temperature, seed)
         self.policy = policy
-        self.name = name
-        self.temperature = 0.0 if temperature is None else float(temperature)
-        self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
-    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        if len(observations) == 0:
-            return np.zeros(0, np.int64)
-        logits = masked_logits(self.policy, observations, masks)
-        if self.temperature <= 0:
-            return logits.argmax(1).numpy()
-        probs = torch.softmax(logits / self.temperature, dim=1)
-        return torch.multinomial(probs, 1, generator=self.generator)[:, 0].numpy()
+    def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
+        return masked_logits(self.policy, observations, masks)
 
 
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor  # noqa: E402

@@ -292,3 +292,20 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
     if cfg.logging.curve:
         plot_curve(state["evals"], run_dir / "learning_curve.png", cfg.run_name)
     return record
+
+
+@contextmanager
+def stop_requests(target: Any) -> Iterator[None]:
+    """While inside, SIGINT and SIGTERM set ``target.stop_requested`` instead of
+    interrupting: the trainer stops at its next safe point and checkpoints."""
+    import signal
+
+    def request_stop(signum, frame):
+        target.stop_requested = True
+
+    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)

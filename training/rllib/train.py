@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import tempfile
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ import torch
 from ..config import ConfigError, TrainConfig
 from ..runs import (
     CheckpointError, atomic_path, evaluate_run, open_run, publish_best, remove_partial_writes,
-    write_json,
+    stop_requests, write_json,
 )
 from .env import ACTION_SPACE, OBSERVATION_SPACE, LockstepMatches, aec_env
 from .module import FixedPlayerModule, MaskedActorCritic, ModulePlayer
@@ -318,18 +317,8 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             log(f"training {cfg.run_name} with RLlib for {cfg.total_timesteps:,} learner samples "
                 f"-> {run_dir}")
         trainer = Trainer(cfg, run_dir, state, algo, log)
-        previous = {}
-
-        def request_stop(signum, frame):
-            trainer.stop_requested = True
-
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, request_stop)
-        try:
+        with stop_requests(trainer):
             trainer.run()
-        finally:
-            for sig, handler in previous.items():
-                signal.signal(sig, handler)
     finally:
         if algo is not None:
             algo.stop()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import copy
 import json
-import signal
 import time
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from aluette_env.players import load_player
 from ..config import ConfigError, TrainConfig, selfplay_games
 from ..runs import (
     CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
-    publish_best, remove_partial_writes, write_json, write_text,
+    publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
@@ -363,14 +362,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             and cfg.selfplay.opponents.get("snapshots", 0) > 0:
         callback.init_callback(model)
         callback.add_snapshot()  # league games draw snapshots from the start
-    previous = {}
-
-    def request_stop(signum, frame):
-        callback.stop_requested = True
-
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, request_stop)
-    try:
+    with stop_requests(callback):
         remaining = cfg.total_timesteps - model.num_timesteps
         if remaining > 0:
             model.learn(total_timesteps=remaining, callback=callback,
@@ -380,9 +372,6 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
                                             state["evals"][-1]["timesteps"] != model.num_timesteps):
             callback.evaluate()
         callback.checkpoint()
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
     if callback.stop_requested:
         log(f"stopped by signal at {model.num_timesteps:,} samples; checkpoint saved to "
             f"{run_dir / 'latest.zip'}; resume with: aluette train CONFIG --resume {run_dir}")

@@ -309,3 +309,14 @@ def stop_requests(target: Any) -> Iterator[None]:
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
+
+
+def end_message(run_dir: Path, state: dict, timesteps: int, checkpoint: Path,
+                stopped: bool) -> str:
+    """The line a trainer prints when it returns: stopped (and how to resume) or done."""
+    if stopped:
+        return (f"stopped by signal at {timesteps:,} samples; checkpoint saved to {checkpoint}; "
+                f"resume with: aluette train CONFIG --resume {run_dir}")
+    best = state["best"]
+    return (f"done: {timesteps:,} samples; best vs {best['opponent']}: "
+            f"{best['points_per_deal']:+.3f} points/deal at {best['timesteps']:,} -> {run_dir}")

@@ -28,7 +28,7 @@ import torch
 from ..config import ConfigError, TrainConfig
 from ..runs import (
     CheckpointError, atomic_path, evaluate_run, open_run, publish_best, remove_partial_writes,
-    stop_requests, write_json,
+    end_message, stop_requests, write_json,
 )
 from .env import ACTION_SPACE, OBSERVATION_SPACE, LockstepMatches, aec_env
 from .module import FixedPlayerModule, MaskedActorCritic, ModulePlayer
@@ -325,11 +325,6 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         if started:
             import ray
             ray.shutdown()
-    if trainer.stop_requested:
-        log(f"stopped by signal at {state['timesteps']:,} samples; checkpoint saved to "
-            f"{run_dir / state['checkpoint']}; resume with: aluette train CONFIG --resume {run_dir}")
-    else:
-        best = state["best"]
-        log(f"done: {state['timesteps']:,} samples; best vs {best['opponent']}: "
-            f"{best['points_per_deal']:+.3f} points/deal at {best['timesteps']:,} -> {run_dir}")
+    log(end_message(run_dir, state, state["timesteps"], run_dir / state["checkpoint"],
+                    trainer.stop_requested))
     return run_dir

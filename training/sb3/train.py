@@ -23,7 +23,7 @@ from aluette_env.players import load_player
 from ..config import ConfigError, TrainConfig, selfplay_games
 from ..runs import (
     CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
-    publish_best, remove_partial_writes, stop_requests, write_json, write_text,
+    end_message, publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
@@ -372,11 +372,6 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
                                             state["evals"][-1]["timesteps"] != model.num_timesteps):
             callback.evaluate()
         callback.checkpoint()
-    if callback.stop_requested:
-        log(f"stopped by signal at {model.num_timesteps:,} samples; checkpoint saved to "
-            f"{run_dir / 'latest.zip'}; resume with: aluette train CONFIG --resume {run_dir}")
-    else:
-        best = state["best"]
-        log(f"done: {model.num_timesteps:,} samples; best vs {best['opponent']}: "
-            f"{best['points_per_deal']:+.3f} points/deal at {best['timesteps']:,} -> {run_dir}")
+    log(end_message(run_dir, state, model.num_timesteps, run_dir / "latest.zip",
+                    callback.stop_requested))
     return run_dir

@@ -332,9 +332,10 @@ class ExpertPlayer(BatchPlayer):
     """Policy-guided PIMC with policy rollouts and exact endgames (module docstring)."""
 
     OPTIONS = {
-        "worlds": Option(int, 48, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+        "worlds": Option(int, 144, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
                          "an integer from 1 to 4096"),
-        "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain",
+        "solve_tricks": Option(int, 0, "solve exactly once this many tricks remain "
+                               "(0: never; rollouts by the policy measured as strong)",
                                lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
         "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
                                "(each costs far more than a rollout)",
@@ -342,7 +343,7 @@ class ExpertPlayer(BatchPlayer):
         "rollout": Option(str, "ai", "policy of every seat in the rollouts: ai (the shipped "
                           "model, batched over worlds and plays) or heuristic (v2, compiled)",
                           lambda v: v in ("heuristic", "ai"), "heuristic or ai"),
-        "min_prob": Option(float, 0.03, "plays the shipped policy gives less probability "
+        "min_prob": Option(float, 0.02, "plays the shipped policy gives less probability "
                            "than this are not searched (0: search every play)",
                            lambda v: 0 <= v < 1, "a number from 0 to below 1"),
         "confidence": Option(float, 1.0, "leave the policy's play only for a play whose mean "
@@ -360,8 +361,8 @@ class ExpertPlayer(BatchPlayer):
         "seed": SEED,
     }
 
-    def __init__(self, worlds: int = 48, solve_tricks: int = 4, solve_worlds: int = 32,
-                 rollout: str = "ai", min_prob: float = 0.03, confidence: float = 1.0,
+    def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
+                 rollout: str = "ai", min_prob: float = 0.02, confidence: float = 1.0,
                  belief: float = 0.9, draws: int = 4, max_seconds: float = 0.0,
                  seed: int | None = None):
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,

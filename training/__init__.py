@@ -14,3 +14,11 @@
 May import: :mod:`aluette_env` and the training libraries; :mod:`aluette_env`
 never imports this package.
 """
+
+import os
+
+# Before torch loads OpenMP: its threads sleep, not spin, while they wait. On a
+# shared machine a spinning thread burns the core its sibling needs; measured
+# (benchmarks/bench_train.py, 2 torch threads, two other busy processes): 2,356
+# learner samples/s spinning, 26,784 sleeping. A user's own setting wins.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")

@@ -4,6 +4,8 @@
 - :mod:`.runs`: run folders (atomic writes, state, resume, the learning curve).
 - :mod:`.selfplay`: the learner's view on the batched engine and the opponent
   pool, shared by every backend.
+- :mod:`.imitation`: a rule-based player's demonstrations, for a behaviour-cloning
+  start (``pretrain``).
 - :mod:`.sb3`: the Stable-Baselines3 / sb3-contrib MaskablePPO backend.
 - :mod:`.rllib`: the Ray RLlib PPO backend (``backend: rllib``; the optional
   ``[distributed]`` extra), one machine or a cluster.

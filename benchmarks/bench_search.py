@@ -77,10 +77,11 @@ def main(argv: list[str] | None = None) -> None:
     for player in (SearchPlayer(seed=0), ExpertPlayer(seed=0)):
         pimc_move_times(8, player)  # compile
         times, searched = pimc_move_times(player=player)
-        print(f"{player.name}, CPU time per move: all moves median "
-              f"{statistics.median(times) * 1000:.1f} ms, "
-              f"mean {statistics.mean(times) * 1000:.1f} ms; endgame (solved) moves median "
-              f"{statistics.median(searched) * 1000:.1f} ms, max {max(searched) * 1000:.0f} ms")
+        solved = (f"; endgame (solved) moves median {statistics.median(searched) * 1000:.1f} "
+                  f"ms, max {max(searched) * 1000:.0f} ms" if searched else "")
+        print(f"{player.name}, CPU time per move over {len(times)} moves: median "
+              f"{statistics.median(times) * 1000:.1f} ms, mean "
+              f"{statistics.mean(times) * 1000:.1f} ms, max {max(times) * 1000:.0f} ms{solved}")
 
 
 if __name__ == "__main__":

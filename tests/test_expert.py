@@ -11,11 +11,13 @@ import pytest
 import aluette_env
 from aluette_env.game import STRENGTH
 from aluette_env.players import PlayerSpecError, load_player
-from aluette_env.players.expert import (_I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer, _fill_worlds,
+from aluette_env.observation import OBS_SIZE, SLICES
+from aluette_env.players.expert import (_I_N_IN, _I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
+                                        _classes, _deal_world, _fill_before_plays, _fill_worlds,
                                         _match_context, _prepare, _solve_worlds)
 from aluette_env.players.search import FastSolver, Position
 from aluette_env.vector import VectorGame
-from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state
+from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state, observe
 
 _STRENGTH = np.array(STRENGTH, np.int8)
 
@@ -84,16 +86,16 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     worlds, n_plays = 5, int(info[_I_PLAYS])
     keys = np.random.default_rng(1).random((worlds, 48))
     fast = FastSolver()
-    totals = np.zeros(n_plays)
+    values = np.zeros((worlds, n_plays))
     _solve_worlds(keys, info, a["cards"], a["counts"], a["reached"], a["in_run"], a["unseen"],
                   a["n_left"], a["plays"], _STRENGTH, fast.zobrist, fast.table_key,
-                  fast.table_lo, fast.table_hi, fast._nodes, totals)
+                  fast.table_lo, fast.table_hi, fast._nodes, values)
     # The same worlds through the rules engine's state and the solver's interface.
     st = new_state(worlds * n_plays)
     context, _ = _match_context(obs)
     _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
                  a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
-    expected = np.zeros(n_plays)
+    expected = np.zeros((worlds, n_plays))
     for w in range(worlds):
         codes = st.card_state[w * n_plays]
         hands = [np.flatnonzero(codes == r) for r in range(4)]
@@ -104,10 +106,10 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
                                   counts=tuple(a["counts"]), reached=tuple(a["reached"]),
                                   in_run=tuple(bool(x) for x in a["in_run"]),
                                   trick_index=int(info[_I_T]))
-        values = FastSolver().move_values(pos)
+        exact = FastSolver().move_values(pos)
         for j in range(n_plays):
-            expected[j] += values[STRENGTH[a["plays"][j]]]
-    assert totals.tolist() == expected.tolist()
+            expected[w, j] = exact[STRENGTH[a["plays"][j]]]
+    assert values.tolist() == expected.tolist()
 
 
 def test_expert_plays_legal_cards_reproducibly_for_a_seed():
@@ -144,9 +146,10 @@ def test_expert_moves_are_the_same_in_another_process():
     assert runs[0] == runs[1] and len(runs[0]) > 50
 
 
-def test_expert_with_policy_rollouts_plays_legal_cards():
-    p = load_player("expert:worlds=2,solve_tricks=2,rollout=ai")
-    assert p.name == "expert:worlds=2,solve_tricks=2,solve_worlds=32,rollout=ai"
+def test_expert_with_heuristic_rollouts_plays_legal_cards():
+    p = load_player("expert:worlds=2,solve_tricks=2,rollout=heuristic,belief=0")
+    assert p.name == "expert:worlds=2,solve_tricks=2,rollout=heuristic,belief=0"
+    assert load_player("expert").name == "expert"
     g = VectorGame(2, seed=4)
     g.reset()
     for _ in range(36):
@@ -162,8 +165,12 @@ def test_expert_with_policy_rollouts_plays_legal_cards():
     ("expert:rollout=random", "option 'rollout' got 'random'; allowed: heuristic or ai"),
     ("expert:max_seconds=-1", "option 'max_seconds' got '-1'; allowed: a number of seconds"),
     ("expert:solve_worlds=0", "option 'solve_worlds' got '0'; allowed: an integer from 1"),
-    ("expert:depth=2", "unknown option 'depth'; options: max_seconds, rollout, seed, "
-                       "solve_tricks, solve_worlds, worlds"),
+    ("expert:belief=1.5", "option 'belief' got '1.5'; allowed: a number from 0 to 1"),
+    ("expert:draws=0", "option 'draws' got '0'; allowed: an integer from 1 to 64"),
+    ("expert:min_prob=1", "option 'min_prob' got '1'; allowed: a number from 0 to below 1"),
+    ("expert:confidence=nan", "option 'confidence' got 'nan'"),
+    ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, max_seconds, "
+                       "min_prob, rollout, seed, solve_tricks, solve_worlds, worlds"),
 ])
 def test_expert_spec_options_are_checked(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
@@ -179,3 +186,131 @@ def test_expert_time_budget_still_plays_legal_cards():
         a = p.act_batch(g.obs, g.mask)
         assert all(g.mask[i, a[i]] for i in range(2))
         g.step(a)
+
+
+def test_worlds_before_this_tricks_plays_show_each_player_what_it_saw():
+    """The belief model asks the policy what each seat of the current trick would
+    have played from its own view: rebuilt from any sampled world, that view is
+    the real one except for the hand, which holds the card it played."""
+    for plays in (2, 3, 11, 23):  # two or three cards already in the trick
+        e = aluette_env.raw_env(num_deals=1)
+        e.reset(seed=plays)
+        rng = np.random.default_rng(plays)
+        seen = []
+        for _ in range(plays):
+            agent = e.agent_selection
+            seen.append(e.observe(agent)["observation"].copy())
+            e.step(int(rng.choice(e.deal.legal_cards())))
+        obs = e.observe(e.agent_selection)["observation"]
+        mask = e.observe(e.agent_selection)["action_mask"]
+        a = prepared(obs, mask)
+        info = a["info"]
+        n_in = int(info[_I_N_IN])
+        assert n_in == len(e.deal.trick_cards) >= 2
+        worlds = 5
+        keys = np.random.default_rng(3).random((worlds, 48))
+        context, num_deals = _match_context(obs)
+        st = kernel_view(new_state(worlds * n_in))
+        _fill_before_plays(keys, info, a["cards"], a["winners"], a["counts"], a["reached"],
+                           a["in_run"], a["unseen"], a["n_left"], context, _STRENGTH, st)
+        rebuilt = np.zeros((worlds * n_in, OBS_SIZE), np.int8)
+        legal = np.zeros((worlds * n_in, 48), np.int8)
+        observe(st, num_deals, rebuilt, legal)
+        hand = SLICES["hand"]
+        for w in range(worlds):
+            for k in range(n_in):
+                real = seen[plays - n_in + k]
+                mine = rebuilt[w * n_in + k]
+                outside = np.ones(OBS_SIZE, bool)
+                outside[hand] = False
+                assert np.array_equal(mine[outside], real[outside])
+                assert mine[hand][e.deal.trick_cards[k]] == 1  # it holds the card it played
+                assert mine[hand].sum() == real[hand].sum()
+        # the worlds really differ in the hands they rebuild
+        assert len({rebuilt[w * n_in][hand].tobytes() for w in range(worlds)}) > 1
+
+
+class _Lowest:
+    """A stub policy: certain to play its weakest legal card."""
+
+    def logits(self, obs, masks):
+        weakest = np.where(masks > 0, -_STRENGTH[None, :].astype(np.float32), -np.inf)
+        return np.where(weakest == weakest.max(1, keepdims=True), 0.0, -1e9).astype(np.float32)
+
+
+def _believed(led_weakest: bool, belief: float = 1.0):
+    """The leader leads its weakest (or strongest) card; then the worlds the
+    expert keeps under a policy certain to lead the weakest card."""
+    e = aluette_env.raw_env(num_deals=1)
+    e.reset(seed=8)
+    hand = e.deal.hands[e.deal.to_act]
+    e.step(min(hand, key=lambda c: STRENGTH[c]) if led_weakest else
+           max(hand, key=lambda c: STRENGTH[c]))
+    seat, led = e.deal.to_act, e.deal.trick_cards[0]
+    o = e.observe(e.agent_selection)
+    a = prepared(o["observation"], o["action_mask"])
+    p = ExpertPlayer(worlds=16, belief=belief, draws=8, seed=1)
+    p._policy = _Lowest()
+    p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
+    p._winners[:] = a["winners"]
+    for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
+        mine[:] = theirs
+    context, num_deals = _match_context(o["observation"])
+    keys, weights = p._believed_worlds(np.random.default_rng(0), 16, a["info"], context,
+                                       num_deals)
+    assert weights.sum() == 16 and len(keys) == len(weights)
+    leader = (e.deal.leader - seat) % 4
+    owner = np.empty(48, np.int64)
+    weakest = []
+    for k in keys:
+        _deal_world(k, a["unseen"], int(a["info"][_I_UNSEEN]), a["n_left"], owner)
+        held = [int(a["unseen"][j]) for j in range(int(a["info"][_I_UNSEEN]))
+                if owner[j] == leader]
+        weakest.append(min(STRENGTH[c] for c in held))
+    return STRENGTH[led], weakest, weights
+
+
+def test_belief_keeps_only_worlds_where_the_trick_was_played_as_modelled():
+    led, weakest, _ = _believed(led_weakest=True)
+    assert min(weakest) >= led  # no kept world has the leader hold a weaker card
+    # with no belief, worlds where the leader held a weaker card are kept too
+    led, weakest, weights = _believed(led_weakest=True, belief=0.0)
+    assert min(weakest) < led
+
+
+def test_belief_keeps_every_world_alike_when_none_explains_the_trick():
+    led, weakest, weights = _believed(led_weakest=False)  # the leader led its strongest card
+    assert min(weakest) < led and len(weights) > 8  # drawn alike, not collapsed onto one
+
+
+def test_the_policys_play_stands_unless_another_gains_significantly():
+    p = ExpertPlayer(worlds=4, confidence=1.0)
+    cands = np.array([5, 9, 20])
+    flat = np.array([[0.0, 0, 0], [1, 1, 1], [2, 2, 2], [0, 0, 0]])
+    assert p._choose(flat, np.ones(4), 1, cands, favourite=10) == 10  # the policy's own card
+    noisy = np.array([[0.0, 3, 0], [0, -2, 0], [0, 3, 0], [0, -2, 0]]).T[[1, 0, 2]].T
+    assert p._choose(noisy, np.ones(4), 1, cands, favourite=10) == 10  # gain 0.5 ± 1.4
+    sure = np.array([[1.0, 0, 0], [2, 1, 1], [1, 0, 0], [2, 1, 1]])
+    assert p._choose(sure, np.ones(4), 1, cands, favourite=10) == 5  # +1 in every world
+    # weights count: a world weighted twice counts as two
+    assert p._choose(sure, np.array([2.0, 1, 1, 1]), 1, cands, favourite=10) == 5
+    assert ExpertPlayer(worlds=4, confidence=0)._choose(noisy, np.ones(4), 1, cands, 10) == 5
+
+
+def test_play_classes_cover_every_legal_card_with_the_policys_probability():
+    e, seat, obs, mask = position_after(9, seed=4)
+    a = prepared(obs, mask)
+    n_plays = int(a["info"][_I_PLAYS])
+    probs = np.where(mask > 0, np.random.default_rng(0).random(48), 0)
+    probs /= probs.sum()
+    class_prob, card_class = np.zeros(19), np.zeros(48, np.int64)
+    _classes(mask, a["plays"], n_plays, _STRENGTH, probs, class_prob, card_class)
+    assert np.isclose(class_prob[:n_plays].sum(), 1.0)
+    for c in range(48):
+        if mask[c]:
+            j = card_class[c]
+            rep = a["plays"][j]
+            assert STRENGTH[rep] <= STRENGTH[c]  # the class's play is its weakest card
+            assert j + 1 == n_plays or STRENGTH[a["plays"][j + 1]] > STRENGTH[c]
+        else:
+            assert card_class[c] == -1

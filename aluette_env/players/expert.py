@@ -1,22 +1,33 @@
-"""``expert``: a search player, Perfect Information Monte Carlo over sampled worlds.
+"""``expert``: a search player guided by the shipped policy, Perfect Information
+Monte Carlo over belief-weighted worlds.
 
-For each decision it samples ``worlds`` deals consistent with what its seat
-has seen (its hand and every card played; the unseen cards split at random
-between the three other hands and the twelve unused cards), and scores each
-of its distinct plays in every world:
+For each decision:
 
-* while more than ``solve_tricks`` tricks remain, by a rollout: the world is
-  played to the end on the batched engine's kernels (the rules as
-  :mod:`aluette_env.vector` states them), every seat playing ``heuristic``
-  v2 from its own view (:func:`~aluette_env.players.heuristic.decide_v2`);
-  all worlds and plays of a decision are one batch;
-* once at most ``solve_tricks`` tricks remain, exactly, by the numba
+* **Candidates.** The shipped policy (``ai``) scores the legal cards; plays it
+  gives less than ``min_prob`` are not searched. Plays of equal worth in every
+  world are tried once: two levels in its hand with no unseen card and no card
+  of the trick at or between them.
+* **Worlds.** It samples deals consistent with what its seat has seen (its
+  hand and every card played; the unseen cards split at random between the
+  three other hands and the twelve unused cards). When cards are already in
+  the trick, it draws ``draws`` times more worlds than it searches and keeps
+  them in proportion to how likely each player of the trick was to play its
+  card in that world: the policy from that player's own view (rebuilt as it
+  stood before its card), mixed with a uniform choice (``belief``), so a
+  world where the partner would have won the trick but did not weighs little.
+* **Values.** While more than ``solve_tricks`` tricks remain, each world and
+  candidate is rolled out to the end of the deal on the batched engine's
+  kernels (the rules as :mod:`aluette_env.vector` states them), every seat
+  playing the policy from its own view (``rollout=heuristic``: heuristic v2,
+  compiled); all worlds and candidates of a decision are one batch. Once at
+  most ``solve_tricks`` tricks remain, exactly, by the numba
   perfect-information solver (:func:`~aluette_env.players.search.solve`),
-  over ``solve_worlds`` worlds (an exact solve costs far more than a rollout).
-
-It plays the card with the best mean over the worlds (ties: the weakest).
-Plays of equal worth in every world are tried once: two levels in its hand
-with no unseen card and no card of the trick at or between them.
+  over ``solve_worlds`` worlds.
+* **Choice.** It keeps the policy's own card unless another play's mean gain
+  over it, paired world by world, exceeds ``confidence`` standard errors:
+  search corrects the policy where the evidence is clear, and otherwise
+  leaves its judgement (which reads the table better than uniform worlds do)
+  alone.
 
 Deterministic for a seed: the worlds of a decision are drawn from the seed
 and the observation (not from the call order), so the same position gets the
@@ -149,8 +160,8 @@ def _deal_world(keys, unseen, n_unseen, n_left, owner):
 
 @njit(cache=True)
 def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, plays, strength,
-                  zobrist, table_key, table_lo, table_hi, nodes, totals):
-    """Add each play's exact value in every world of ``keys`` to ``totals``."""
+                  zobrist, table_key, table_lo, table_hi, nodes, values):
+    """``values[w, j]``: the exact value of play j in world w of ``keys``."""
     leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
     n_unseen, n_plays = info[_I_UNSEEN], info[_I_PLAYS]
     owner = np.empty(48, np.int64)
@@ -178,17 +189,39 @@ def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, pl
             c2[:] = counts
             r2[:] = reached
             i2[:] = in_run
-            totals[j] += solve(hands, trick, n_in + 1, leader, c2, r2, i2, t, -3, 3, zobrist,
+            values[w, j] = solve(hands, trick, n_in + 1, leader, c2, r2, i2, t, -3, 3, zobrist,
                                table_key, table_lo, table_hi, nodes)
             hands[0, lv] += 1
+
+
+@njit(cache=True)
+def _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run, leader,
+               t, context):
+    """One game record as a sampled world (the unseen cards dealt by ``owner``)
+    of the observer's view; ``context``: dealer, deal index and both teams'
+    match points, which only the observations of a policy read. The caller
+    sets who is to act and the trick so far."""
+    for c in range(48):
+        game.card_state[c] = cards[c]
+    for k in range(n_unseen):
+        game.card_state[unseen[k]] = owner[k]
+    for k in range(9):
+        game.trick_winners[k] = winners[k]
+    for s in range(4):
+        game.counts[s] = counts[s]
+        game.reached[s] = reached[s]
+        game.in_run[s] = in_run[s]
+    game.leader, game.trick_index = leader, t
+    game.dealer, game.first_dealer, game.deal_index = context[0], 0, context[1]
+    game.points[0], game.points[1] = context[2], context[3]
+    game.over = False
 
 
 @njit(cache=True)
 def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_left, plays,
                  context, st):
     """Set up game w * n_plays + j of ``st`` as world w of ``keys`` with the
-    observer (seat 0) to play ``plays[j]``; ``context``: dealer, deal index and
-    both teams' match points, which only the observations of a policy read."""
+    observer (seat 0) to play ``plays[j]``."""
     leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
     n_unseen, n_plays = info[_I_UNSEEN], info[_I_PLAYS]
     owner = np.empty(48, np.int64)
@@ -196,33 +229,53 @@ def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         for j in range(n_plays):
             game = st[w * n_plays + j]
-            for c in range(48):
-                game.card_state[c] = cards[c]
-            for k in range(n_unseen):
-                game.card_state[unseen[k]] = owner[k]
-            for k in range(9):
-                game.trick_winners[k] = winners[k]
-            for s in range(4):
-                game.counts[s] = counts[s]
-                game.reached[s] = reached[s]
-                game.in_run[s] = in_run[s]
-            game.leader, game.to_act, game.n_in_trick = leader, 0, n_in
-            game.trick_index = t
+            _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run,
+                       leader, t, context)
+            game.to_act, game.n_in_trick = 0, n_in
             game.best, game.best_seat = info[_I_BEST], info[_I_BEST_SEAT]
             game.tied = info[_I_TIED] == 1
-            game.dealer, game.first_dealer, game.deal_index = context[0], 0, context[1]
-            game.points[0], game.points[1] = context[2], context[3]
-            game.over = False
 
 
 @njit(cache=True)
-def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, totals):
+def _fill_before_plays(keys, info, cards, winners, counts, reached, in_run, unseen, n_left,
+                       context, strength, st):
+    """Game w * n_in + k of ``st``: world w of ``keys`` as it stood before the
+    k-th card of the current trick was played (that card and the later ones
+    back in their players' hands), that card's player to act."""
+    leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
+    n_unseen = info[_I_UNSEEN]
+    owner = np.empty(48, np.int64)
+    trick = np.full(4, -1, np.int64)  # trick card by position
+    for c in range(48):
+        code = cards[c]
+        if code >= IN_TRICK and code < PLAYED:
+            trick[(code - IN_TRICK - leader) % 4] = c
+    for w in range(keys.shape[0]):
+        _deal_world(keys[w], unseen, n_unseen, n_left, owner)
+        for k in range(n_in):
+            game = st[w * n_in + k]
+            _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run,
+                       leader, t, context)
+            best, best_seat, tied = -1, -1, False
+            for j in range(n_in):
+                seat = (leader + j) % 4
+                if j >= k:
+                    game.card_state[trick[j]] = seat
+                elif strength[trick[j]] > best:
+                    best, best_seat, tied = strength[trick[j]], seat, False
+                elif strength[trick[j]] == best:
+                    tied = True
+            game.to_act, game.n_in_trick = (leader + k) % 4, k
+            game.best, game.best_seat, game.tied = best, best_seat, tied
+
+
+@njit(cache=True)
+def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, value):
     """Play games 0..n_games-1 of ``st`` to the end of the deal: first each
-    game's play, then heuristic v2 at every seat from its own view; add team 0's
-    points of game g to ``totals[g % n_plays]``."""
+    game's play (``plays[g % n_plays]``), then heuristic v2 at every seat from
+    its own view; ``value[g]``: team 0's points minus team 1's in game g."""
     actions = np.empty(n_games, np.int64)
     active = np.ones(n_games, np.bool_)
-    value = np.zeros(n_games, np.int64)
     rewards = np.zeros((n_games, 4), np.float32)
     deal_done = np.zeros(n_games, np.bool_)
     match_done = np.zeros(n_games, np.bool_)
@@ -256,55 +309,87 @@ def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, t
         for g in range(n_games):
             if deal_done[g]:
                 value[g] = res[g].points[0] - res[g].points[1]
-    for g in range(n_games):
-        totals[g % n_plays] += value[g]
+
+
+@njit(cache=True)
+def _classes(mask, plays, n_plays, strength, probs, class_prob, card_class):
+    """Each legal card's play class (the last play at or below its level: a
+    class is a run of levels with no other card at or between them) and each
+    class's total policy probability."""
+    for j in range(n_plays):
+        class_prob[j] = 0.0
+    for c in range(48):
+        card_class[c] = -1
+        if mask[c] == 1:
+            j = 0
+            while j + 1 < n_plays and strength[plays[j + 1]] <= strength[c]:
+                j += 1
+            card_class[c] = j
+            class_prob[j] += probs[c]
 
 
 class ExpertPlayer(BatchPlayer):
-    """PIMC with heuristic-v2 rollouts and exact endgames (module docstring)."""
+    """Policy-guided PIMC with policy rollouts and exact endgames (module docstring)."""
 
     OPTIONS = {
-        "worlds": Option(int, 64, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+        "worlds": Option(int, 144, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
                          "an integer from 1 to 4096"),
-        "solve_tricks": Option(int, 5, "solve exactly once this many tricks remain",
+        "solve_tricks": Option(int, 0, "solve exactly once this many tricks remain "
+                               "(0: never; rollouts by the policy measured as strong)",
                                lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
         "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
                                "(each costs far more than a rollout)",
                                lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
-        "rollout": Option(str, "heuristic", "policy of every seat in the rollouts: heuristic "
-                          "(v2, compiled) or ai (the shipped model, batched over the worlds)",
+        "rollout": Option(str, "ai", "policy of every seat in the rollouts: ai (the shipped "
+                          "model, batched over worlds and plays) or heuristic (v2, compiled)",
                           lambda v: v in ("heuristic", "ai"), "heuristic or ai"),
+        "min_prob": Option(float, 0.02, "plays the shipped policy gives less probability "
+                           "than this are not searched (0: search every play)",
+                           lambda v: 0 <= v < 1, "a number from 0 to below 1"),
+        "confidence": Option(float, 1.0, "leave the policy's play only for a play whose mean "
+                             "gain over it across the worlds exceeds this many standard "
+                             "errors (0: the best mean)",
+                             lambda v: 0 <= v <= 10, "a number from 0 to 10"),
+        "belief": Option(float, 0.9, "weight of the shipped policy in the model of how the "
+                         "other seats chose this trick's cards, which weights the worlds "
+                         "(the rest: any legal card alike; 0: worlds unweighted)",
+                         lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+        "draws": Option(int, 4, "worlds drawn per world searched, to be weighted by belief",
+                        lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
         "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                               lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
         "seed": SEED,
     }
 
-    def __init__(self, worlds: int = 64, solve_tricks: int = 5, solve_worlds: int = 32,
-                 rollout: str = "heuristic", max_seconds: float = 0.0, seed: int | None = None):
-        for key, value in (("worlds", worlds), ("solve_tricks", solve_tricks),
-                           ("solve_worlds", solve_worlds), ("rollout", rollout),
-                           ("max_seconds", max_seconds)):
+    def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
+                 rollout: str = "ai", min_prob: float = 0.02, confidence: float = 1.0,
+                 belief: float = 0.9, draws: int = 4, max_seconds: float = 0.0,
+                 seed: int | None = None):
+        values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
+                  "rollout": rollout, "min_prob": min_prob, "confidence": confidence,
+                  "belief": belief, "draws": draws, "max_seconds": max_seconds}
+        for key, value in values.items():
             option = self.OPTIONS[key]
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
         self.worlds, self.solve_tricks = int(worlds), int(solve_tricks)
         self.solve_worlds = int(solve_worlds)
+        self.rollout = rollout
+        self.min_prob, self.confidence = float(min_prob), float(confidence)
+        self.belief, self.draws = float(belief), int(draws)
         self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else int(seed)
-        self.rollout = rollout
-        self.name = f"expert:worlds={worlds},solve_tricks={solve_tricks}," \
-            f"solve_worlds={solve_worlds}" + \
-            (f",rollout={rollout}" if rollout != "heuristic" else "") + \
-            (f",max_seconds={max_seconds:g}" if max_seconds else "")
-        self._policy = None
-        if rollout == "ai":
-            from .onnx_policy import shipped_player
-            self._policy = shipped_player()
+        # The name is the spec: the options that differ from their defaults.
+        changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
+                   for k, v in values.items() if v != self.OPTIONS[k].default]
+        self.name = "expert" + (":" + ",".join(changed) if changed else "")
+        from .onnx_policy import shipped_player
+        self._policy = shipped_player()
         self._solver = FastSolver()
-        chunk = min(WORLD_CHUNK, self.worlds) * 19
+        chunk = min(WORLD_CHUNK, max(self.worlds, self.solve_worlds)) * 19
         self._st, self._res = kernel_view(new_state(chunk)), kernel_view(new_results(chunk))
-        self._obs = np.zeros((chunk, OBS_SIZE), np.int8) if self._policy else None
-        self._mask = np.zeros((chunk, 48), np.int8) if self._policy else None
+        self._obs = np.zeros((chunk, OBS_SIZE), np.int8)
+        self._mask = np.zeros((chunk, 48), np.int8)
         self._cards = np.zeros(48, np.int8)
         self._winners = np.zeros(9, np.int8)
         self._tally = (np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.bool_))
@@ -312,54 +397,129 @@ class ExpertPlayer(BatchPlayer):
         self._n_left = np.zeros(4, np.int64)
         self._plays = np.zeros(19, np.int64)
         self._info = np.zeros(8, np.int64)
+        self._before = None  # worlds before this trick's plays, grown on demand
+        self._class_prob = np.zeros(19)
+        self._card_class = np.zeros(48, np.int64)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(observations, masks)
-        return np.array([self._decide(o, m) for o, m in zip(obs, masks)], np.int64)
+        if len(obs) == 0:
+            return np.zeros(0, np.int64)
+        probs = _policy_probs(self._policy, obs, masks)
+        return np.array([self._decide(o, m, p) for o, m, p in zip(obs, masks, probs)], np.int64)
 
-    def _decide(self, row: np.ndarray, mask: np.ndarray) -> int:
+    def _decide(self, row: np.ndarray, mask: np.ndarray, probs: np.ndarray) -> int:
         counts, reached, in_run = self._tally
         info, plays = self._info, self._plays
         _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
                  self._unseen, self._n_left, plays, info)
+        favourite = int(np.argmax(probs))
         n_plays = int(info[_I_PLAYS])
         if n_plays == 1:
-            return int(plays[0])
+            return favourite
+        _classes(mask, plays, n_plays, _STRENGTH, probs, self._class_prob, self._card_class)
+        # Search only the plays the policy finds plausible (its own always).
+        home = int(self._card_class[favourite])
+        keep = [j for j in range(n_plays)
+                if j == home or self._class_prob[j] >= self.min_prob]
+        if len(keep) == 1:
+            return favourite
+        candidates = plays[keep].copy()
+        home = keep.index(home)
+        plays[:len(keep)] = candidates
+        info[_I_PLAYS] = n_plays = len(keep)
         # The worlds come from the seed and the position, never from the call order.
         exact = 9 - int(info[_I_T]) <= self.solve_tricks
         rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
-        keys = rng.random((self.solve_worlds if exact else self.worlds, 48))
+        n_worlds = self.solve_worlds if exact else self.worlds
         context, num_deals = _match_context(row)
-        totals = np.zeros(n_plays)
+        if self.belief > 0 and info[_I_N_IN] > 0:
+            keys, weights = self._believed_worlds(rng, n_worlds, info, context, num_deals)
+        else:
+            keys, weights = rng.random((n_worlds, 48)), np.ones(n_worlds)
+        values = np.zeros((len(keys), n_plays))
         start = time.perf_counter()
         s = self._solver
+        done = 0
         for w0 in range(0, len(keys), WORLD_CHUNK):
             chunk = keys[w0:w0 + WORLD_CHUNK]
+            out = values[w0:w0 + len(chunk)]
             if exact:
                 _solve_worlds(chunk, info, self._cards, counts, reached, in_run, self._unseen,
                               self._n_left, plays, _STRENGTH, s.zobrist, s.table_key,
-                              s.table_lo, s.table_hi, s._nodes, totals)
+                              s.table_lo, s.table_hi, s._nodes, out)
             else:
                 _fill_worlds(chunk, info, self._cards, self._winners, counts, reached, in_run,
                              self._unseen, self._n_left, plays, context, self._st)
-                n_games = len(chunk) * n_plays
-                if self._policy is None:
-                    _heuristic_rollouts(n_games, n_plays, plays, num_deals, _STRENGTH,
-                                        self._st, self._res, totals)
+                value = np.zeros(len(chunk) * n_plays, np.int64)
+                if self.rollout == "heuristic":
+                    _heuristic_rollouts(len(value), n_plays, plays, num_deals, _STRENGTH,
+                                        self._st, self._res, value)
                 else:
-                    self._policy_rollouts(n_games, n_plays, num_deals, totals)
+                    self._policy_rollouts(len(value), n_plays, num_deals, value)
+                out[:] = value.reshape(len(chunk), n_plays)
+            done = w0 + len(chunk)
             if self.max_seconds and time.perf_counter() - start > self.max_seconds:
                 break
-        return int(plays[int(np.argmax(totals))])  # first maximum: the weakest play
+        return self._choose(values[:done], weights[:done], home, candidates, favourite)
+
+    def _believed_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
+                         context: np.ndarray, num_deals: int) -> tuple[np.ndarray, np.ndarray]:
+        """``n_worlds`` draws (with repeats merged: distinct worlds and their
+        counts) from ``draws`` times as many uniform worlds, each kept in
+        proportion to how likely the modelled seats were to play this trick's
+        cards in it: the policy from each seat's own view, mixed with a uniform
+        choice among its legal cards (``belief``)."""
+        counts, reached, in_run = self._tally
+        n_in = int(info[_I_N_IN])
+        keys = rng.random((n_worlds * self.draws, 48))
+        rows = len(keys) * n_in
+        if self._before is None or len(self._before) < rows:
+            self._before = kernel_view(new_state(rows))
+            self._before_res = (np.zeros((rows, OBS_SIZE), np.int8), np.zeros((rows, 48), np.int8))
+        st, (obs, mask) = self._before[:rows], (a[:rows] for a in self._before_res)
+        _fill_before_plays(keys, info, self._cards, self._winners, counts, reached, in_run,
+                           self._unseen, self._n_left, context, _STRENGTH, st)
+        observe(st, num_deals, obs, mask)
+        trick = np.full(4, -1)
+        for c in np.flatnonzero((self._cards >= IN_TRICK) & (self._cards < PLAYED)):
+            trick[(int(self._cards[c]) - IN_TRICK - int(info[_I_LEADER])) % 4] = c
+        played = np.tile(trick[:n_in], len(keys))
+        probs = _policy_probs(self._policy, obs, mask)[np.arange(rows), played]
+        legal = mask.sum(1)
+        model = self.belief * probs + (1 - self.belief) / np.maximum(legal, 1)
+        like = model.reshape(len(keys), n_in).prod(1)
+        if not like.sum() > 0:  # no drawn world explains the trick: keep them alike
+            like = np.ones(len(keys))
+        # Systematic resampling: deterministic given rng, low variance.
+        cum = np.cumsum(like / like.sum())
+        picks = np.searchsorted(cum, (rng.random() + np.arange(n_worlds)) / n_worlds)
+        picks, weights = np.unique(np.minimum(picks, len(keys) - 1), return_counts=True)
+        return keys[picks], weights.astype(np.float64)
+
+    def _choose(self, values: np.ndarray, weights: np.ndarray, home: int,
+                candidates: np.ndarray, favourite: int) -> int:
+        """The policy's play, unless another play gains over it, paired world by
+        world (weighted), by more than ``confidence`` standard errors (then the
+        best mean)."""
+        gain = values - values[:, home:home + 1]
+        w = weights / weights.sum()
+        mean = w @ gain
+        # Variance of a weighted mean of independent worlds: sum of w_i^2 (g_i - mean)^2.
+        n_eff = 1.0 / float(w @ w)
+        se = np.sqrt((w ** 2) @ (gain - mean) ** 2 * n_eff / max(n_eff - 1, 1e-9))
+        best = int(np.argmax(mean))  # first maximum: the weakest play
+        if best == home or mean[best] <= self.confidence * se[best]:
+            return favourite
+        return int(candidates[best])
 
     def _policy_rollouts(self, n_games: int, n_plays: int, num_deals: int,
-                         totals: np.ndarray) -> None:
+                         value: np.ndarray) -> None:
         """As _heuristic_rollouts, every seat after the first play choosing by the
         rollout policy from its observation (one batch over all games a step)."""
         st, res, plays = self._st, self._res, self._plays
         obs, mask = self._obs[:n_games], self._mask[:n_games]
         active = np.ones(n_games, np.bool_)
-        value = np.zeros(n_games, np.int64)
         rewards = np.zeros((n_games, 4), np.float32)
         deal_done = np.zeros(n_games, np.bool_)
         match_done = np.zeros(n_games, np.bool_)
@@ -371,7 +531,14 @@ class ExpertPlayer(BatchPlayer):
             play(st, num_deals, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
             points = res["points"][:n_games]
             value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
-        np.add.at(totals, np.arange(n_games) % n_plays, value)
+
+
+def _policy_probs(policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The policy's probability of each card ([N, 48]; 0 for illegal cards)."""
+    logits = policy.logits(obs, masks).astype(np.float64)
+    z = np.where(masks > 0, np.nan_to_num(logits, nan=-1e300, posinf=1e300), -np.inf)
+    probs = np.exp(z - z.max(1, keepdims=True))
+    return probs / probs.sum(1, keepdims=True)
 
 
 def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:

@@ -12,10 +12,9 @@ needs before it starts: an empty file, settings that only fail together
 from __future__ import annotations
 
 import math
-import typing
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -247,7 +246,7 @@ def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
         if field is None:
             return None
         # An optional section (``PretrainConfig | None``) is its model.
-        kinds = [t for t in typing.get_args(field.annotation) if t is not type(None)] \
+        kinds = [t for t in get_args(field.annotation) if t is not type(None)] \
             or [field.annotation]
         if not (isinstance(kinds[0], type) and issubclass(kinds[0], BaseModel)):
             return None

@@ -43,6 +43,9 @@ def write(tmp_path, text):
     ("network:\n  activation: gelu\n", "'network.activation': Input should be 'relu' or 'tanh'"),
     ("- a\n- b\n", "top level must be a mapping"),
     ("ppo: [\n", "not valid YAML"),
+    ("pretrain:\n  player: ai\n", "'pretrain.player': a rule-based player (heuristic"),
+    ("pretrain:\n  steps: 9\n", "unknown key 'pretrain.steps' (allowed here: player, samples"),
+    ("backend: rllib\npretrain: {}\n", "'pretrain': not supported by backend rllib"),
 ])
 def test_config_errors_name_file_key_and_allowed(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -397,3 +400,38 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
                         build_env(cfg, pool, seed=0), tmp_path)
     with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
         load_onnx_weights(small.policy, v1)
+
+
+def test_pretraining_clones_the_rule_based_players_cards():
+    from training.imitation import demonstrations
+    from training.sb3.policy import PolicyPlayer
+    from training.sb3.train import build_env, build_model, pretrain_policy
+    cfg = load_config(QUICK, ["logging.tensorboard=false"])
+    pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    model = build_model(cfg, build_env(cfg, pool, seed=0), ROOT)
+    heuristic = HeuristicPlayer()
+    held_out = demonstrations(heuristic, 2000, num_games=16, seed=1)
+
+    def agreement():
+        played = PolicyPlayer(model.policy).act_batch(held_out.observations, held_out.masks)
+        return (played == held_out.actions).mean()
+
+    before = agreement()
+    fit = pretrain_policy(model.policy, demonstrations(heuristic, 40_000, num_games=64, seed=0),
+                          epochs=4, batch_size=512, learning_rate=3e-3, vf_coef=0.5, seed=0,
+                          log=lambda _: None)
+    assert before < 0.4 and agreement() > 0.75 and fit["agreement"] > 0.75
+
+
+def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path):
+    proc = run_train("--set", f"output_dir={tmp_path}", "--set", "total_timesteps=4096",
+                     "--set", "pretrain.samples=10000")
+    assert proc.returncode == 0, proc.stderr
+    # 10,000 rounded up to whole matches: two of 180 decisions in each of 48 games
+    assert "pretrain: 17,280 decisions of heuristic" in proc.stdout
+    state = json.loads((tmp_path / "quick" / "state.json").read_text())
+    assert state["pretrain"]["samples"] == 17280
+    first = state["evals"][0]  # the clone, before any self-play sample
+    assert first["timesteps"] == 0 and first["wall_time_s"] >= state["pretrain"]["seconds"]
+    assert state["evals"][-1]["timesteps"] == 4096

@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
 import yaml
 from pydantic import (
@@ -81,6 +81,32 @@ class NetworkConfig(BaseModel):
     def _widths(cls, v: list[int]) -> list[int]:
         if not v or any(w < 1 or w > 4096 for w in v):
             raise ValueError("a list of 1 or more layer widths, each 1-4096")
+        return v
+
+
+class PretrainConfig(BaseModel):
+    """A behaviour-cloning start ("kickstarting") before self-play: the policy learns
+    a rule-based player's cards, and its value head the returns that followed, on
+    matches that player plays at all four seats (``training.imitation``). Its time
+    counts in the run's wall time. Only rule-based players: cloning a trained
+    model would carry that model's training into the run."""
+
+    model_config = _STRICT
+    player: str = Field("heuristic", description="the rule-based player imitated: heuristic, "
+                                                 "heuristic:version=1")
+    samples: int = Field(2_000_000, ge=1, le=50_000_000,
+                         description="decisions recorded (rounded up to whole matches)")
+    epochs: int = Field(2, ge=1, le=100, description="passes over the demonstrations")
+    batch_size: int = Field(4096, ge=2, description="minibatch size")
+    learning_rate: float = Field(1e-3, gt=0, le=1, description="Adam step size")
+
+    @field_validator("player")
+    @classmethod
+    def _rule_based(cls, v: str) -> str:
+        from .imitation import RULE_BASED
+        if v.partition(":")[0] not in RULE_BASED:
+            raise ValueError(f"a rule-based player ({', '.join(RULE_BASED)}, with options); "
+                             f"a trained model would carry its training into the run")
         return v
 
 
@@ -179,6 +205,9 @@ class TrainConfig(BaseModel):
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     network: NetworkConfig = Field(default_factory=NetworkConfig)
+    pretrain: PretrainConfig | None = Field(
+        None, description="a behaviour-cloning start from a rule-based player (SB3 backend); "
+                          "unset: the policy starts from random weights")
     selfplay: SelfPlayConfig = Field(default_factory=SelfPlayConfig)
     eval: EvalConfig = Field(default_factory=EvalConfig)
     checkpoint: CheckpointConfig = Field(default_factory=CheckpointConfig)
@@ -187,6 +216,8 @@ class TrainConfig(BaseModel):
 
     @model_validator(mode="after")
     def _backend_settings(self) -> "TrainConfig":
+        if self.backend == "rllib" and self.pretrain is not None:
+            raise ValueError("'pretrain': not supported by backend rllib; remove it")
         if self.backend == "rllib" and self.ppo.target_kl is not None:
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")
@@ -212,10 +243,14 @@ def _format_error(source: str, err: ValidationError) -> str:
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
     for key in loc:
         field = model.model_fields.get(str(key))
-        if field is None or not (isinstance(field.annotation, type)
-                                 and issubclass(field.annotation, BaseModel)):
+        if field is None:
             return None
-        model = field.annotation
+        # An optional section (``PretrainConfig | None``) is its model.
+        kinds = [t for t in get_args(field.annotation) if t is not type(None)] \
+            or [field.annotation]
+        if not (isinstance(kinds[0], type) and issubclass(kinds[0], BaseModel)):
+            return None
+        model = kinds[0]
     return model
 
 
@@ -338,6 +373,8 @@ def player_specs(cfg: TrainConfig) -> dict[str, str]:
              if k not in POLICY_ENTRIES}
     if cfg.selfplay.partner != "latest":
         specs["selfplay.partner"] = cfg.selfplay.partner
+    if cfg.pretrain is not None:
+        specs["pretrain.player"] = cfg.pretrain.player
     specs.update({f"eval.opponents[{i}]": spec for i, spec in enumerate(cfg.eval.opponents)})
     return specs
 

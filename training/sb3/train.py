@@ -27,7 +27,7 @@ from ..runs import (
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
-from .policy import CardTrunk, PolicyPlayer
+from .policy import ILLEGAL_LOGIT, CardTrunk, PolicyPlayer, mask_logits
 from .vecenv import SelfPlayVecEnv, TableVecEnv
 
 
@@ -106,6 +106,61 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
                                   cfg.env.num_deals, seed=seed))
 
 
+def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,
+                    vf_coef: float, seed: int, log=print) -> dict:
+    """Behaviour cloning (``pretrain`` in the config): fit the policy's masked
+    action distribution to the demonstrated cards (cross-entropy) and its value
+    head to the returns that followed (squared error, weighted ``vf_coef`` as in
+    PPO), with its own Adam. Returns the last epoch's mean losses and how often
+    the greedy card is the demonstrated one."""
+    rng = np.random.default_rng(seed)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    policy.set_training_mode(True)
+    n = len(demos)
+    for epoch in range(epochs):
+        totals = np.zeros(3)
+        order = rng.permutation(n)
+        for start in range(0, n, batch_size):
+            idx = order[start:start + batch_size]
+            obs = torch.as_tensor(demos.observations[idx], dtype=torch.float32)
+            actions = torch.as_tensor(demos.actions[idx])
+            features = policy.extract_features(obs, policy.pi_features_extractor)
+            latent_pi, latent_vf = policy.mlp_extractor(features)
+            logits = mask_logits(policy.action_net(latent_pi), torch.as_tensor(demos.masks[idx]),
+                                 fill=ILLEGAL_LOGIT)
+            cross_entropy = torch.nn.functional.cross_entropy(logits, actions)
+            value_loss = torch.nn.functional.mse_loss(policy.value_net(latent_vf).flatten(),
+                                                      torch.as_tensor(demos.returns[idx]))
+            optimizer.zero_grad()
+            (cross_entropy + vf_coef * value_loss).backward()
+            optimizer.step()
+            agreement = (logits.argmax(1) == actions).float().mean()
+            totals += len(idx) * np.array([cross_entropy.item(), value_loss.item(),
+                                           agreement.item()])
+        cross_entropy, value_loss, agreement = totals / n
+        log(f"pretrain epoch {epoch + 1}/{epochs}: cross-entropy {cross_entropy:.3f}, value "
+            f"loss {value_loss:.3f}, greedy card = demonstrated {agreement:.1%}")
+    policy.set_training_mode(False)
+    return {"cross_entropy": cross_entropy, "value_loss": value_loss, "agreement": agreement}
+
+
+def pretrain(cfg: TrainConfig, policy, log=print) -> dict:
+    """The config's behaviour-cloning start (``pretrain``): demonstrations of its
+    rule-based player, then :func:`pretrain_policy`. Returns what it did, for
+    ``state.json``."""
+    from ..imitation import demonstrations
+    pc = cfg.pretrain
+    start = time.perf_counter()
+    demos = demonstrations(load_player(pc.player, seed=cfg.seed), pc.samples, cfg.num_games,
+                           cfg.env.num_deals, seed=cfg.seed)
+    recorded = time.perf_counter() - start
+    log(f"pretrain: {len(demos):,} decisions of {pc.player} recorded in {recorded:.1f} s")
+    fit = pretrain_policy(policy, demos, pc.epochs, pc.batch_size, pc.learning_rate,
+                          cfg.ppo.vf_coef, cfg.seed, log)
+    return {"player": pc.player, "samples": len(demos),
+            "seconds": time.perf_counter() - start, **fit}
+
+
 def load_onnx_weights(policy, path: str) -> None:
     """Start ``policy`` from an exported model's weights (its ONNX initializers are
     named after the SB3 policy's parameters: trunk, policy head, action layer);
@@ -158,6 +213,8 @@ class TrainCallback(BaseCallback):
 
     def _on_training_start(self) -> None:
         n = self.num_timesteps
+        if n == 0 and "pretrain" in self.state and not self.state["evals"]:
+            self.evaluate()  # where the clone starts: the curve's first point
         self._n_last = n
         self._next = {k: (n // every + 1) * every for k, every in (
             ("snapshot", self.cfg.selfplay.snapshot_interval),
@@ -355,6 +412,10 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             load_onnx_weights(model.policy, cfg.network.warm_start)
         log(f"training {cfg.run_name} for {cfg.total_timesteps:,} learner samples -> {run_dir}"
             + (f" (warm start: {cfg.network.warm_start})" if cfg.network.warm_start else ""))
+        if cfg.pretrain is not None:
+            state["pretrain"] = pretrain(cfg, model.policy, log)
+            # The clone's time is part of the run's: the curve's wall time starts here.
+            state["wall_time_s"] += state["pretrain"]["seconds"]
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)
 
     callback = TrainCallback(cfg, run_dir, pool, state)

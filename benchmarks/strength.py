@@ -74,7 +74,8 @@ def table(deals: int, seed: int, log=print) -> str:
                     f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / "
                     f"{res.match_loss_rate:.3f} |")
     head = (f"Duplicate evaluation, seed {seed} (`aluette eval --team-a A --team-b B "
-            f"--deals PAIRS --seed {seed}`; bold: the 95 % CI excludes 0). Regenerate with "
+            f"--deals PAIRS --seed {seed}`; bold: the 95 % CI excludes 0; `ai` is v2 and "
+            f"`heuristic` v2, `:version=1` their first versions). Regenerate with "
             f"`make strength`.\n\n"
             "| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | "
             "deal win rate | match win / draw / loss |\n|---|---|---|---|---|---|")

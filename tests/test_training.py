@@ -3,6 +3,7 @@ signals. Runs configs/quick.yaml with small overrides; nothing here depends
 on wall-clock speed."""
 
 import json
+import os
 
 import signal
 import subprocess
@@ -62,6 +63,19 @@ def test_config_cli_error_exit_code_2(tmp_path, capsys):
     assert len(err) == 1 and "ppo.n_epochs" in err[0] and str(path) in err[0]
     assert cli_main(["train", str(tmp_path / "missing.yaml")]) == 2
     assert cli_main(["train", str(QUICK), "--set", "eval.deals=zero"]) == 2
+
+
+def test_torch_threads_sleep_only_when_other_processes_hold_the_cores():
+    from training import omp_wait_policy
+    assert omp_wait_policy(load=4.2, cpus=2) == "PASSIVE"
+    assert omp_wait_policy(load=2.0, cpus=2) == "PASSIVE"
+    assert omp_wait_policy(load=1.4, cpus=2) is None  # idle, or our own last run
+    assert omp_wait_policy(load=0.1, cpus=16) is None
+    code = "import os, training; print(os.environ['OMP_WAIT_POLICY'])"
+    mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**os.environ, "OMP_WAIT_POLICY": "ACTIVE"},
+                          check=True).stdout.strip()
+    assert mine == "ACTIVE"  # a user's own setting wins
 
 
 def test_shipped_configs_are_valid_and_overrides_apply():

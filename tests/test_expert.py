@@ -38,7 +38,7 @@ def prepared(obs, mask):
                   counts=np.zeros(4, np.int64), reached=np.zeros(4, np.int64),
                   in_run=np.zeros(4, np.bool_), unseen=np.zeros(48, np.int64),
                   n_left=np.zeros(4, np.int64), plays=np.zeros(19, np.int64),
-                  info=np.zeros(8, np.int64))
+                  trick=np.zeros(4, np.int64), info=np.zeros(8, np.int64))
     _prepare(obs, mask, _STRENGTH, *arrays.values())
     return arrays
 
@@ -211,8 +211,9 @@ def test_worlds_before_this_tricks_plays_show_each_player_what_it_saw():
         keys = np.random.default_rng(3).random((worlds, 48))
         context, num_deals = _match_context(obs)
         st = kernel_view(new_state(worlds * n_in))
-        _fill_before_plays(keys, info, a["cards"], a["winners"], a["counts"], a["reached"],
-                           a["in_run"], a["unseen"], a["n_left"], context, _STRENGTH, st)
+        _fill_before_plays(keys, info, a["cards"], a["trick"], a["winners"], a["counts"],
+                           a["reached"], a["in_run"], a["unseen"], a["n_left"], context,
+                           _STRENGTH, st)
         rebuilt = np.zeros((worlds * n_in, OBS_SIZE), np.int8)
         legal = np.zeros((worlds * n_in, 48), np.int8)
         observe(st, num_deals, rebuilt, legal)
@@ -233,9 +234,10 @@ def test_worlds_before_this_tricks_plays_show_each_player_what_it_saw():
 class _Lowest:
     """A stub policy: certain to play its weakest legal card."""
 
-    def logits(self, obs, masks):
-        weakest = np.where(masks > 0, -_STRENGTH[None, :].astype(np.float32), -np.inf)
-        return np.where(weakest == weakest.max(1, keepdims=True), 0.0, -1e9).astype(np.float32)
+    def probabilities(self, obs, masks):
+        weakest = np.where(masks > 0, -_STRENGTH[None, :].astype(np.float64), -np.inf)
+        p = (weakest == weakest.max(1, keepdims=True)).astype(np.float64)
+        return p / p.sum(1, keepdims=True)
 
 
 def _believed(led_weakest: bool, belief: float = 1.0):
@@ -252,6 +254,7 @@ def _believed(led_weakest: bool, belief: float = 1.0):
     p = ExpertPlayer(worlds=16, belief=belief, draws=8, seed=1)
     p._policy = _Lowest()
     p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
+    p._trick[:] = a["trick"]
     p._winners[:] = a["winners"]
     for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
         mine[:] = theirs

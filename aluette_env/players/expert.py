@@ -63,10 +63,11 @@ _I_LEADER, _I_T, _I_N_IN, _I_BEST, _I_BEST_SEAT, _I_TIED, _I_UNSEEN, _I_PLAYS = 
 
 @njit(cache=True)
 def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unseen, n_left,
-             plays, info):
+             plays, trick, info):
     """The observer's view as the engine's arrays, relative seats (observer = 0):
     card codes (unseen cards UNUSED), trick winners, tally, the unseen cards, how
-    many cards each other seat still holds, and the plays worth trying."""
+    many cards each other seat still holds, the plays worth trying, and each
+    seat's card in the current trick (-1: none yet)."""
     t = 0
     for k in range(9):
         if row[_TRICK_INDEX + k] == 1:
@@ -88,7 +89,7 @@ def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unsee
         for r in range(5):
             if row[_WINNERS + k * 5 + r] == 1:
                 winners[k] = SPOILED if r == 4 else r
-    trick = np.full(4, -1, np.int64)
+    trick[:] = -1
     for c in range(48):
         cards[c] = UNUSED
         if mask[c] == 1:
@@ -237,19 +238,14 @@ def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_
 
 
 @njit(cache=True)
-def _fill_before_plays(keys, info, cards, winners, counts, reached, in_run, unseen, n_left,
-                       context, strength, st):
+def _fill_before_plays(keys, info, cards, trick, winners, counts, reached, in_run, unseen,
+                       n_left, context, strength, st):
     """Game w * n_in + k of ``st``: world w of ``keys`` as it stood before the
     k-th card of the current trick was played (that card and the later ones
     back in their players' hands), that card's player to act."""
     leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
     n_unseen = info[_I_UNSEEN]
     owner = np.empty(48, np.int64)
-    trick = np.full(4, -1, np.int64)  # trick card by position
-    for c in range(48):
-        code = cards[c]
-        if code >= IN_TRICK and code < PLAYED:
-            trick[(code - IN_TRICK - leader) % 4] = c
     for w in range(keys.shape[0]):
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         for k in range(n_in):
@@ -259,11 +255,12 @@ def _fill_before_plays(keys, info, cards, winners, counts, reached, in_run, unse
             best, best_seat, tied = -1, -1, False
             for j in range(n_in):
                 seat = (leader + j) % 4
+                card = trick[seat]
                 if j >= k:
-                    game.card_state[trick[j]] = seat
-                elif strength[trick[j]] > best:
-                    best, best_seat, tied = strength[trick[j]], seat, False
-                elif strength[trick[j]] == best:
+                    game.card_state[card] = seat
+                elif strength[card] > best:
+                    best, best_seat, tied = strength[card], seat, False
+                elif strength[card] == best:
                     tied = True
             game.to_act, game.n_in_trick = (leader + k) % 4, k
             game.best, game.best_seat, game.tied = best, best_seat, tied
@@ -396,8 +393,9 @@ class ExpertPlayer(BatchPlayer):
         self._unseen = np.zeros(48, np.int64)
         self._n_left = np.zeros(4, np.int64)
         self._plays = np.zeros(19, np.int64)
+        self._trick = np.zeros(4, np.int64)  # each seat's card in the current trick
         self._info = np.zeros(8, np.int64)
-        self._before = None  # worlds before this trick's plays, grown on demand
+        self._before = None  # worlds before this trick's plays (state, obs, mask), grown on demand
         self._class_prob = np.zeros(19)
         self._card_class = np.zeros(48, np.int64)
 
@@ -405,14 +403,14 @@ class ExpertPlayer(BatchPlayer):
         obs, masks = check_batch(observations, masks)
         if len(obs) == 0:
             return np.zeros(0, np.int64)
-        probs = _policy_probs(self._policy, obs, masks)
+        probs = self._policy.probabilities(obs, masks)
         return np.array([self._decide(o, m, p) for o, m, p in zip(obs, masks, probs)], np.int64)
 
     def _decide(self, row: np.ndarray, mask: np.ndarray, probs: np.ndarray) -> int:
         counts, reached, in_run = self._tally
         info, plays = self._info, self._plays
         _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
-                 self._unseen, self._n_left, plays, info)
+                 self._unseen, self._n_left, plays, self._trick, info)
         favourite = int(np.argmax(probs))
         n_plays = int(info[_I_PLAYS])
         if n_plays == 1:
@@ -474,18 +472,16 @@ class ExpertPlayer(BatchPlayer):
         n_in = int(info[_I_N_IN])
         keys = rng.random((n_worlds * self.draws, 48))
         rows = len(keys) * n_in
-        if self._before is None or len(self._before) < rows:
-            self._before = kernel_view(new_state(rows))
-            self._before_res = (np.zeros((rows, OBS_SIZE), np.int8), np.zeros((rows, 48), np.int8))
-        st, (obs, mask) = self._before[:rows], (a[:rows] for a in self._before_res)
-        _fill_before_plays(keys, info, self._cards, self._winners, counts, reached, in_run,
-                           self._unseen, self._n_left, context, _STRENGTH, st)
+        if self._before is None or len(self._before[0]) < rows:
+            self._before = (kernel_view(new_state(rows)), np.zeros((rows, OBS_SIZE), np.int8),
+                            np.zeros((rows, 48), np.int8))
+        st, obs, mask = (a[:rows] for a in self._before)
+        _fill_before_plays(keys, info, self._cards, self._trick, self._winners, counts, reached,
+                           in_run, self._unseen, self._n_left, context, _STRENGTH, st)
         observe(st, num_deals, obs, mask)
-        trick = np.full(4, -1)
-        for c in np.flatnonzero((self._cards >= IN_TRICK) & (self._cards < PLAYED)):
-            trick[(int(self._cards[c]) - IN_TRICK - int(info[_I_LEADER])) % 4] = c
-        played = np.tile(trick[:n_in], len(keys))
-        probs = _policy_probs(self._policy, obs, mask)[np.arange(rows), played]
+        # The trick's cards in the order played (seat leader, leader + 1, ...).
+        played = np.tile(self._trick[(int(info[_I_LEADER]) + np.arange(n_in)) % 4], len(keys))
+        probs = self._policy.probabilities(obs, mask)[np.arange(rows), played]
         legal = mask.sum(1)
         model = self.belief * probs + (1 - self.belief) / np.maximum(legal, 1)
         like = model.reshape(len(keys), n_in).prod(1)
@@ -531,14 +527,6 @@ class ExpertPlayer(BatchPlayer):
             play(st, num_deals, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
             points = res["points"][:n_games]
             value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
-
-
-def _policy_probs(policy, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The policy's probability of each card ([N, 48]; 0 for illegal cards)."""
-    logits = policy.logits(obs, masks).astype(np.float64)
-    z = np.where(masks > 0, np.nan_to_num(logits, nan=-1e300, posinf=1e300), -np.inf)
-    probs = np.exp(z - z.max(1, keepdims=True))
-    return probs / probs.sum(1, keepdims=True)
 
 
 def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:

@@ -106,24 +106,38 @@ class OnnxPlayer(BatchPlayer):
         observations, masks = check_batch(observations, masks)
         return self._choose(self.logits(observations, masks), masks)
 
+    def probabilities(self, observations: np.ndarray, masks: np.ndarray,
+                      temperature: float = 1.0) -> np.ndarray:
+        """Each card's probability under the model at ``temperature`` ([N, 48];
+        0 for an illegal card)."""
+        return _softmax(_masked(self.logits(observations, masks), masks), temperature)
+
     def _choose(self, logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        # The mask is applied here, not trusted to the model; a non-finite logit
-        # of a legal card counts as the weakest legal choice (or the strongest: +inf).
-        legal = np.asarray(masks) > 0
-        finite = np.nan_to_num(np.asarray(logits, np.float64), nan=-1e300, posinf=1e300,
-                               neginf=-1e300)
-        z = np.where(legal, finite, -np.inf)
+        z = _masked(logits, masks)
         if self.temperature is None:
             return z.argmax(1)
-        z = (z - z.max(1, keepdims=True)) / self.temperature
-        p = np.exp(z)
-        p /= p.sum(1, keepdims=True)
+        p = _softmax(z, self.temperature)
+        legal = np.asarray(masks) > 0
         u = self.rng.random((len(p), 1))
         choice = np.minimum((p.cumsum(1) < u).sum(1), np.int64(NUM_CARDS - 1))
         # Rounding can step onto an illegal card after the last legal one.
         bad = ~legal[np.arange(len(p)), choice]
         choice[bad] = z[bad].argmax(1)
         return choice
+
+
+def _masked(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """Float64 logits with the illegal cards at -inf. The mask is applied here,
+    not trusted to the model; a non-finite logit of a legal card counts as the
+    weakest legal choice (or the strongest: +inf)."""
+    finite = np.nan_to_num(np.asarray(logits, np.float64), nan=-1e300, posinf=1e300,
+                           neginf=-1e300)
+    return np.where(np.asarray(masks) > 0, finite, -np.inf)
+
+
+def _softmax(z: np.ndarray, temperature: float) -> np.ndarray:
+    p = np.exp((z - z.max(1, keepdims=True)) / temperature)
+    return p / p.sum(1, keepdims=True)
 
 
 def _check_model(path: Path, session, metadata: dict[str, str]) -> None:

@@ -22,7 +22,7 @@ from .cards import (
 from .rules import (
     DEFAULT_NUM_DEALS, HAND_SIZE, NO_TRICKS, NUM_TRICKS, NUM_UNUSED, Deal, DealRecord, DealScore,
     Match, Trick, after_trick, check_hands, deal_cards, deal_order, deal_result, deal_value,
-    leading_seat, match_result, reach_order, score_deal, team_points, team_value, trick_winner,
+    leading_seat, match_result, mordienne_chance, reach_order, score_deal, team_points, team_value, trick_winner,
 )
 from .seats import AGENTS, NUM_SEATS, SEAT, TEAMS, next_seat, partner_of, seat_of, team_of
 
@@ -31,6 +31,6 @@ __all__ = [
     "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TRICKS", "NUM_UNUSED", "SEAT", "STRENGTH",
     "TEAMS", "Deal", "DealRecord", "DealScore", "Match", "Trick", "after_trick", "card_name",
     "check_card", "check_hands", "deal_cards", "deal_order", "deal_result", "deal_value",
-    "describe", "leading_seat", "match_result", "next_seat", "partner_of", "reach_order",
+    "describe", "leading_seat", "match_result", "mordienne_chance", "next_seat", "partner_of", "reach_order",
     "score_deal", "seat_of", "short_name", "team_of", "team_points", "team_value", "trick_winner",
 ]

@@ -158,6 +158,27 @@ def deal_value(counts: Sequence[int], reached: Sequence[int],
     return DealScore(winner, 2 if mordienne else 1, mordienne)
 
 
+def mordienne_chance(counts: Sequence[int], reached: Sequence[int], in_run: Sequence[bool],
+                     tricks_played: int) -> int | None:
+    """R16 for people: the seat whose run of two or more tricks, nothing won
+    before it, would score Mordienne if it took every remaining trick (and so
+    won the deal, R13-R14); None when no run can score. Once the deal is over
+    (``tricks_played`` 9) that is the deal winner's Mordienne, if it made one.
+    The web game, the terminal and the renderer show the Mordienne line only
+    for this seat."""
+    remaining = NUM_TRICKS - tricks_played
+    for s in range(NUM_SEATS):
+        if in_run[s] and counts[s] >= 2:
+            if remaining == 0:
+                return s if leading_seat(counts, reached) == s else None
+            c = list(counts)
+            r = list(reached)
+            c[s] += remaining
+            r[s] = NUM_TRICKS - 1
+            return s if leading_seat(c, r) == s else None
+    return None
+
+
 def team_value(score: DealScore) -> int:
     """A deal's points from team 0's side: +points if team 0 scored, -points if team 1."""
     if score.winner is None:

@@ -92,6 +92,8 @@ def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
 SLICES, SHAPES, OBS_SIZE = _layout()
 #: Offsets of each field, for the incremental writers.
 OFFSET = {name: s.start for name, s in SLICES.items()}
+#: Row length of each field (its last dimension): field[r, k] is at OFFSET + r * ROW + k.
+ROW = {name: shape[-1] for name, shape in SHAPES.items()}
 
 #: The global state (``raw_env.state()``): all four hands by absolute seat,
 #: the twelve unused cards, then player_0's public view (its observation
@@ -202,6 +204,80 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     }
 
 
+# ---------------------------------------------------------------------------- compiled reader
+
+#: Card location codes written by :func:`read_view` (and used by the batched
+#: engine's state, :mod:`aluette_env.vector.kernels`): 0-3 in that seat's hand
+#: (a reader knows only its own, 0), ``UNSEEN`` not seen by the reader (another
+#: hand or the twelve unused cards), ``IN_TRICK + seat`` in the trick in
+#: progress, ``PLAYED + seat`` played in an earlier trick of this deal.
+UNSEEN = NUM_SEATS
+IN_TRICK = NUM_SEATS + 1
+PLAYED = IN_TRICK + NUM_SEATS
+#: A spoiled trick in ``trick_winners``: the field's last column (R11).
+SPOILED_COLUMN = NUM_SEATS
+
+_R_HAND = OFFSET["hand"]
+_R_TRICK, _R_TRICK_ROW = OFFSET["trick"], ROW["trick"]
+_R_PLAYED, _R_PLAYED_ROW = OFFSET["played"], ROW["played"]
+_R_WINNERS, _R_WINNERS_ROW = OFFSET["trick_winners"], ROW["trick_winners"]
+_R_COUNTS, _R_COUNTS_ROW = OFFSET["trick_counts"], ROW["trick_counts"]
+_R_REACHED, _R_REACHED_ROW = OFFSET["reached"], ROW["reached"]
+_R_RUN, _R_LEADER = OFFSET["in_run"], OFFSET["leader"]
+_R_TRICK_INDEX, _R_TRICK_INDEX_LEN = OFFSET["trick_index"], ROW["trick_index"]
+
+
+def read_view(row, cards, trick, winners, counts, reached, in_run):
+    """One observation vector read into arrays, in relative seats (the reader
+    is seat 0): the one reader of observations for players and search, written
+    from this module's layout and compiled by numba where players need it
+    (:mod:`aluette_env._jit`). Fills
+
+    - ``cards`` [48]: each card's location code (0 in the reader's hand,
+      ``UNSEEN``, ``IN_TRICK + seat``, ``PLAYED + seat``);
+    - ``trick`` [4]: each seat's card in the trick in progress, -1 for none yet;
+    - ``winners`` [9]: each finished trick's winning seat, ``SPOILED_COLUMN``
+      for a spoiled trick, -1 for tricks not finished;
+    - ``counts``, ``reached`` (-1: no trick yet) and ``in_run`` [4]: the tally;
+
+    and returns ``(trick_index, leader)`` of the trick in progress (0 and 0
+    once the match is over and those fields are empty)."""
+    for r in range(NUM_SEATS):
+        trick[r] = -1
+    for c in range(NUM_CARDS):
+        code = 0 if row[_R_HAND + c] == 1 else UNSEEN
+        for r in range(NUM_SEATS):
+            if row[_R_PLAYED + r * _R_PLAYED_ROW + c] == 1:
+                code = PLAYED + r
+            if row[_R_TRICK + r * _R_TRICK_ROW + c] == 1:
+                code = IN_TRICK + r
+                trick[r] = c
+        cards[c] = code
+    for k in range(NUM_TRICKS):
+        winners[k] = -1
+        for col in range(_R_WINNERS_ROW):
+            if row[_R_WINNERS + k * _R_WINNERS_ROW + col] == 1:
+                winners[k] = col
+    for r in range(NUM_SEATS):
+        n = 0
+        reached[r] = -1
+        for k in range(_R_COUNTS_ROW):
+            n += row[_R_COUNTS + r * _R_COUNTS_ROW + k]
+            if row[_R_REACHED + r * _R_REACHED_ROW + k] == 1:
+                reached[r] = k
+        counts[r] = n
+        in_run[r] = row[_R_RUN + r] == 1
+    t = 0
+    for k in range(_R_TRICK_INDEX_LEN):
+        if row[_R_TRICK_INDEX + k] == 1:
+            t = k
+    leader = 0
+    for r in range(NUM_SEATS):
+        if row[_R_LEADER + r] == 1:
+            leader = r
+    return t, leader
+
+
 # ---------------------------------------------------------------------------- incremental
 
 # Flat offsets in the (4, OBS_SIZE) buffer, indexed [seat][observer]: where
@@ -214,18 +290,18 @@ def _per_seat(field: str, stride: int = 1) -> list[list[int]]:
             for s in range(NUM_SEATS)]
 
 
-_TRICK = _per_seat("trick", NUM_CARDS)
-_PLAYED = _per_seat("played", NUM_CARDS)
-_COUNTS = _per_seat("trick_counts", NUM_TRICKS)
-_REACHED = _per_seat("reached", NUM_TRICKS)
+_TRICK = _per_seat("trick", ROW["trick"])
+_PLAYED = _per_seat("played", ROW["played"])
+_COUNTS = _per_seat("trick_counts", ROW["trick_counts"])
+_REACHED = _per_seat("reached", ROW["reached"])
 _WON = _per_seat("won_a_trick")
 _IN_RUN = _per_seat("in_run")
 _LEADER = _per_seat("leader")
 _TO_ACT = _per_seat("to_act")
 _DEALER = _per_seat("dealer")
-_WINNERS = _per_seat("trick_winners")  # + trick_index * 5 (relative seat column)
-_WINNERS_STRIDE = NUM_SEATS + 1
-_SPOILED = [o * OBS_SIZE + OFFSET["trick_winners"] + NUM_SEATS for o in range(NUM_SEATS)]
+_WINNERS = _per_seat("trick_winners")  # + trick_index * ROW (relative seat column)
+_WINNERS_STRIDE = ROW["trick_winners"]
+_SPOILED = [o * OBS_SIZE + OFFSET["trick_winners"] + SPOILED_COLUMN for o in range(NUM_SEATS)]
 _TRICK_INDEX = [o * OBS_SIZE + OFFSET["trick_index"] for o in range(NUM_SEATS)]
 _HAND = [o * OBS_SIZE + OFFSET["hand"] for o in range(NUM_SEATS)]
 _BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]

@@ -15,7 +15,7 @@ from aluette_env.observation import OBS_SIZE, SLICES
 from aluette_env.players.expert import (_I_N_IN, _I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
                                         _classes, _deal_world, _fill_before_plays, _fill_worlds,
                                         _match_context, _prepare, _solve_worlds)
-from aluette_env.players.search import FastSolver, Position
+from aluette_env.players.solver import Position, Solver
 from aluette_env.vector import VectorGame
 from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state, observe
 
@@ -85,11 +85,10 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     info = a["info"]
     worlds, n_plays = 5, int(info[_I_PLAYS])
     keys = np.random.default_rng(1).random((worlds, 48))
-    fast = FastSolver()
+    fast = Solver()
     values = np.zeros((worlds, n_plays))
     _solve_worlds(keys, info, a["cards"], a["counts"], a["reached"], a["in_run"], a["unseen"],
-                  a["n_left"], a["plays"], _STRENGTH, fast.zobrist, fast.table_key,
-                  fast.table_lo, fast.table_hi, fast._nodes, values)
+                  a["n_left"], a["plays"], _STRENGTH, *fast.tables, values)
     # The same worlds through the rules engine's state and the solver's interface.
     st = new_state(worlds * n_plays)
     context, _ = _match_context(obs)
@@ -106,7 +105,7 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
                                   counts=tuple(a["counts"]), reached=tuple(a["reached"]),
                                   in_run=tuple(bool(x) for x in a["in_run"]),
                                   trick_index=int(info[_I_T]))
-        exact = FastSolver().move_values(pos)
+        exact = Solver().move_values(pos)
         for j in range(n_plays):
             expected[w, j] = exact[STRENGTH[a["plays"][j]]]
     assert values.tolist() == expected.tolist()
@@ -170,7 +169,16 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:min_prob=1", "option 'min_prob' got '1'; allowed: a number from 0 to below 1"),
     ("expert:confidence=nan", "option 'confidence' got 'nan'"),
     ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, max_seconds, "
-                       "min_prob, rollout, seed, solve_tricks, solve_worlds, worlds"),
+                       "min_prob, policy, rollout, seed, solve_tricks, solve_worlds, worlds"),
+    ("expert:policy=none", "policy=none plays its rollouts by the heuristic: set "
+                           "rollout=heuristic"),
+    ("expert:policy=heuristic", "policy must be an ONNX policy (ai, ai:version=N or an "
+                                "exported .onnx file) or none, got 'heuristic'"),
+    ("expert:policy=nobody.onnx", "policy 'nobody.onnx': nobody.onnx: no such model file"),
+    ("pimc:worlds=0", "option 'worlds' got '0'; allowed: an integer from 1 to 4096"),
+    ("pimc:depth_tricks=1", "unknown option 'depth_tricks'; options: max_seconds, seed, "
+                            "solve_tricks, worlds"),
+    ("pimc:solve_tricks=9", "option 'solve_tricks' got '9'; allowed: an integer from 0"),
 ])
 def test_expert_spec_options_are_checked(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
@@ -317,3 +325,61 @@ def test_play_classes_cover_every_legal_card_with_the_policys_probability():
             assert j + 1 == n_plays or STRENGTH[a["plays"][j + 1]] > STRENGTH[c]
         else:
             assert card_class[c] == -1
+
+
+def test_pimc_is_the_expert_without_a_policy():
+    p = load_player("pimc:worlds=4,solve_tricks=3")
+    assert isinstance(p, ExpertPlayer) and p._policy is None
+    assert p.name == "pimc:worlds=4,solve_tricks=3" and p.solve_worlds == 4
+    twin = load_player("pimc:worlds=4,solve_tricks=3")
+    g = VectorGame(2, seed=2)
+    g.reset()
+    for _ in range(36):
+        a = p.act_batch(g.obs, g.mask)
+        assert all(g.mask[i, a[i]] for i in range(2))
+        assert np.array_equal(a, twin.act_batch(g.obs, g.mask))
+        g.step(a)
+
+
+def test_a_guiding_policy_can_be_any_exported_model():
+    p = load_player("expert:policy=ai:version=1,worlds=2")
+    assert p._policy.name == "ai:version=1" and p.name == "expert:worlds=2,policy=ai:version=1"
+    g = VectorGame(1, seed=5)
+    g.reset()
+    assert g.mask[0, p.act(g.obs[0], g.mask[0])] == 1
+
+
+def test_card_values_cover_every_legal_card_and_name_the_expert_choice():
+    e, seat, obs, mask = position_after(13, seed=21)
+    p = ExpertPlayer(worlds=16, seed=3)
+    cv = p.card_values(obs, mask)
+    assert cv.cards.tolist() == np.flatnonzero(mask).tolist() and cv.worlds == 16
+    assert cv.best in cv.cards.tolist()
+    i = cv.cards.tolist().index(cv.best)
+    assert cv.stderr[i] == 0 and np.all(cv.stderr >= 0) and np.all(np.abs(cv.value) <= 2)
+    # cards of one strength are one play: one estimate
+    for a in range(len(cv.cards)):
+        for b in range(len(cv.cards)):
+            if STRENGTH[cv.cards[a]] == STRENGTH[cv.cards[b]]:
+                assert cv.value[a] == cv.value[b]
+    # the same decision gets the same estimate (seeded by the position)
+    again = ExpertPlayer(worlds=16, seed=3).card_values(obs, mask)
+    assert again.value.tolist() == cv.value.tolist() and again.best == cv.best
+
+
+def test_card_values_use_only_what_the_seat_knows():
+    """Two deals that differ only in cards hidden from the leader: same estimate."""
+    rng = np.random.default_rng(11)
+    deck = rng.permutation(48)
+    mine, rest = deck[:9].tolist(), deck[9:].tolist()
+    other = rest[::-1]  # the other hands and the unused cards, dealt differently
+    values = []
+    for hidden in (rest, other):
+        e = aluette_env.raw_env(num_deals=1)
+        hands = [mine, hidden[0:9], hidden[9:18], hidden[18:27]]
+        e.reset(seed=0, options={"first_dealer": "player_3", "deals": [hands]})
+        o = e.observe("player_0")
+        cv = ExpertPlayer(worlds=8, seed=1).card_values(o["observation"], o["action_mask"])
+        values.append((cv.value.tolist(), cv.stderr.tolist(), cv.best))
+    assert values[0] == values[1]
+

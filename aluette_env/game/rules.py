@@ -13,11 +13,23 @@ R14 tie-break) and ``in_run`` (the seat's wins are one run ending with the
 last finished trick: it can still make Mordienne, R16). :func:`after_trick`
 updates them, :func:`leading_seat` and :func:`deal_value` read them.
 
+**One statement, many speeds.** The rules that every part needs at speed
+(:func:`card_beats` and :func:`trick_winner_of_levels` R10-R11,
+:func:`record_trick` R13/R14/R16, :func:`is_ahead` / :func:`first_to_reach`
+R13-R14, :func:`deal_points` R13-R16, :func:`dealer_of` R6) are written as
+small functions over ints and indexable sequences, in the subset of Python
+that numba compiles: :mod:`aluette_env._jit` registers these same functions
+with numba, and the batched engine's kernels, the solver and the expert call
+them from compiled code. The tuple-based functions below them
+(:func:`trick_winner`, :func:`after_trick`, :func:`leading_seat`,
+:func:`deal_value`...) are their readable forms for Python callers.
+
 The hot path (``Deal.play``) is written for speed: an env step is one call.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple, Sequence
 
@@ -79,6 +91,99 @@ def check_hands(hands: Sequence[Sequence[int]]) -> list[list[int]]:
     return out
 
 
+# --------------------------------------------------------------------------- the rules at speed
+# Ints and indexable sequences only (lists, tuples, numpy arrays): numba compiles
+# these very functions for the engine, the solver and the expert (see _jit).
+# NO_SEAT stands for "nobody": a spoiled trick's winner, no deal winner.
+
+NO_SEAT = -1
+
+
+def card_beats(n_before: int, best: int, best_pos: int, tied: bool, level: int,
+               pos: int) -> tuple[int, int, bool]:
+    """R10-R11, one card at a time: the trick's highest strength so far, who
+    played it (``pos``: a seat or a position, the caller's choice) and whether it
+    is shared, after a card of strength ``level`` joins ``n_before`` cards."""
+    if n_before == 0 or level > best:
+        return level, pos, False
+    if level == best:
+        return best, best_pos, True  # R11: a shared highest card spoils the trick
+    return best, best_pos, tied
+
+
+def trick_winner_of_levels(levels, n: int, leader: int) -> int:
+    """R10-R11: the seat of the single highest of the ``n`` strength levels
+    played from ``leader``, or NO_SEAT when the highest is shared (spoiled)."""
+    best, best_pos, tied = -1, -1, False
+    for k in range(n):
+        best, best_pos, tied = card_beats(k, best, best_pos, tied, levels[k], k)
+    return NO_SEAT if tied else (leader + best_pos) % NUM_SEATS
+
+
+def record_trick(counts, reached, in_run, winner: int, index: int) -> None:
+    """The tally after trick ``index`` (0-8) went to ``winner`` (NO_SEAT:
+    spoiled), in place. R13 one more trick for the winner; R14 it reached that
+    count at ``index``; R16 its run is alive if it had won nothing before or its
+    run was alive, and every other seat's run ends (a spoiled trick ends every
+    run)."""
+    if winner < 0:
+        for s in range(NUM_SEATS):
+            in_run[s] = False
+        return
+    live = counts[winner] == 0 or in_run[winner] != 0
+    for s in range(NUM_SEATS):
+        in_run[s] = False
+    in_run[winner] = live
+    counts[winner] += 1
+    reached[winner] = index
+
+
+def is_ahead(counts, reached, a: int, b: int) -> bool:
+    """R13-R14: seat ``a`` ranks before seat ``b``: more tricks, or as many and
+    reached that count first."""
+    return counts[a] > counts[b] or (counts[a] == counts[b] and reached[a] < reached[b])
+
+
+def first_to_reach(counts, reached) -> int:
+    """R13-R14: the seat that would win the deal if it ended now (most tricks,
+    ties to whoever reached that count first), NO_SEAT while nobody has a trick."""
+    winner = NO_SEAT
+    for s in range(NUM_SEATS):
+        if counts[s] > 0 and (winner < 0 or is_ahead(counts, reached, s, winner)):
+            winner = s
+    return winner
+
+
+def deal_points(counts, reached, in_run) -> tuple[int, int, bool]:
+    """R13-R16 from the tally after the ninth trick: (winner seat or NO_SEAT,
+    0/1/2 points, Mordienne). R15 nobody scores when every trick was spoiled;
+    R16 two points for a run of at least two tricks that reaches the end with
+    nothing won before it."""
+    winner = first_to_reach(counts, reached)
+    if winner < 0:
+        return NO_SEAT, 0, False
+    mordienne = in_run[winner] != 0 and counts[winner] >= 2
+    return winner, 2 if mordienne else 1, mordienne
+
+
+def team0_value(winner: int, points: int) -> int:
+    """A deal's points from team 0's side (R1: seats 0 and 2): +points when
+    team 0 scored, -points when team 1 did, 0 for nobody."""
+    if winner < 0:
+        return 0
+    return points if team_of(winner) == 0 else -points
+
+
+def dealer_of(first_dealer: int, deal_index: int) -> int:
+    """R6: the dealer moves one seat clockwise each deal."""
+    return (first_dealer + deal_index) % NUM_SEATS
+
+
+def first_leader(dealer: int) -> int:
+    """R6: the player to the dealer's left leads the first trick."""
+    return next_seat(dealer)
+
+
 # --------------------------------------------------------------------------- tricks
 
 
@@ -86,14 +191,8 @@ def trick_winner(cards: Sequence[int], leader: int) -> int | None:
     """R10-R11: the seat whose card is the single highest, or None when two or
     more cards tie for highest (a spoiled trick). ``cards`` in play order from
     ``leader``."""
-    best, best_pos, tied = -1, -1, False
-    for pos, card in enumerate(cards):
-        s = STRENGTH[card]
-        if s > best:
-            best, best_pos, tied = s, pos, False
-        elif s == best:
-            tied = True
-    return None if tied else (leader + best_pos) % NUM_SEATS
+    winner = trick_winner_of_levels([STRENGTH[c] for c in cards], len(cards), leader)
+    return None if winner < 0 else winner
 
 
 # --------------------------------------------------------------------------- scoring
@@ -117,33 +216,24 @@ def after_trick(counts: Sequence[int], reached: Sequence[int], in_run: Sequence[
     R16 its run is alive if it had won nothing before or its run was alive, and
     every other seat's run ends (a spoiled trick ends every run).
     """
-    if winner is None:
-        return tuple(counts), tuple(reached), (False, False, False, False)
-    live = counts[winner] == 0 or in_run[winner]
-    c = list(counts)
-    c[winner] += 1
-    r = list(reached)
-    r[winner] = index
-    run = [False, False, False, False]
-    run[winner] = live
+    c, r, run = list(counts), list(reached), list(in_run)
+    record_trick(c, r, run, NO_SEAT if winner is None else winner, index)
     return tuple(c), tuple(r), tuple(run)
 
 
 def leading_seat(counts: Sequence[int], reached: Sequence[int]) -> int | None:
     """R13-R14: the seat that would win the deal if it ended now (most tricks,
     ties to whoever reached that count first), or None while nobody has a trick."""
-    winner = None
-    for s in range(NUM_SEATS):
-        if counts[s] and (winner is None or counts[s] > counts[winner] or
-                          (counts[s] == counts[winner] and reached[s] < reached[winner])):
-            winner = s
-    return winner
+    winner = first_to_reach(counts, reached)
+    return None if winner < 0 else winner
 
 
 def reach_order(counts: Sequence[int], reached: Sequence[int]) -> list[int]:
     """Seats with a trick, best first by R13-R14 (most tricks, then first to reach)."""
-    return sorted((s for s in range(NUM_SEATS) if counts[s]),
-                  key=lambda s: (-counts[s], reached[s]))
+    ahead = functools.cmp_to_key(
+        lambda a, b: -1 if is_ahead(counts, reached, a, b) else
+        (1 if is_ahead(counts, reached, b, a) else 0))
+    return sorted((s for s in range(NUM_SEATS) if counts[s]), key=ahead)
 
 
 def deal_value(counts: Sequence[int], reached: Sequence[int],
@@ -151,11 +241,8 @@ def deal_value(counts: Sequence[int], reached: Sequence[int],
     """R13-R16 from the tally after the ninth trick: the winner, 0/1/2 points
     (R15 nobody when every trick was spoiled; R16 two with Mordienne: a run of
     at least two tricks that reaches the end, nothing won before it)."""
-    winner = leading_seat(counts, reached)
-    if winner is None:
-        return DealScore(None, 0, False)
-    mordienne = bool(in_run[winner]) and counts[winner] >= 2
-    return DealScore(winner, 2 if mordienne else 1, mordienne)
+    winner, points, mordienne = deal_points(counts, reached, in_run)
+    return DealScore(None if winner < 0 else winner, points, bool(mordienne))
 
 
 def mordienne_chance(counts: Sequence[int], reached: Sequence[int], in_run: Sequence[bool],
@@ -181,9 +268,7 @@ def mordienne_chance(counts: Sequence[int], reached: Sequence[int], in_run: Sequ
 
 def team_value(score: DealScore) -> int:
     """A deal's points from team 0's side: +points if team 0 scored, -points if team 1."""
-    if score.winner is None:
-        return 0
-    return score.points if team_of(score.winner) == 0 else -score.points
+    return team0_value(NO_SEAT if score.winner is None else score.winner, score.points)
 
 
 def score_deal(trick_winners: Sequence[int | None]) -> DealScore:
@@ -230,7 +315,7 @@ class Deal:
         for seat, hand in enumerate(hands):
             for card in hand:
                 self.holder[card] = seat
-        self.leader = next_seat(dealer)  # R6
+        self.leader = first_leader(dealer)  # R6
         self.to_act = self.leader
         self.trick_cards: list[int] = []
         self.tricks: list[Trick] = []
@@ -334,7 +419,7 @@ class Match:
 
     @property
     def dealer(self) -> int:
-        return (self.first_dealer + self.deal_index) % NUM_SEATS
+        return dealer_of(self.first_dealer, self.deal_index)  # R6
 
     @property
     def over(self) -> bool:

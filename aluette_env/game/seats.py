@@ -20,11 +20,6 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
-def partner_of(seat: int) -> int:
-    """R1: partners sit opposite."""
-    return (seat + 2) & 3
-
-
 def next_seat(seat: int) -> int:
     """Clockwise neighbour, the player to ``seat``'s left (R1, R6)."""
     return (seat + 1) & 3

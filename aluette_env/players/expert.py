@@ -34,27 +34,39 @@ and the observation (not from the call order), so the same position gets the
 same move in any process. ``max_seconds`` > 0 stops sampling once a move has
 used that much time (at least 8 worlds); moves then depend on the machine's
 speed, so the default 0 keeps play reproducible.
+
+``policy`` names the guiding policy (``ai``, the shipped model, by default;
+``ai:version=1`` or an exported ``.onnx`` file), or ``none`` for plain PIMC:
+every play searched, worlds unweighted, heuristic rollouts, the best mean.
+The spec ``pimc`` is that preset (:func:`pimc`).
+
+:meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
+card (mean points for the player's team and standard errors), for hints,
+reviews and training targets.
+
+The observation is read by :func:`aluette_env.observation.read_view`, and
+every rule (trick winner, tally, scoring) is the game core's own function,
+compiled through :mod:`aluette_env._jit`.
 """
 
 from __future__ import annotations
 
 import time
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
-from ..game import STRENGTH
-from ..observation import OBS_SIZE, OFFSET, SLICES
-from ..vector.kernels import (IN_TRICK, PLAYED, SPOILED, UNUSED, kernel_view, new_results,
-                              new_state, njit, observe, play)
-from . import SEED, BatchPlayer, Option, check_batch
+from .._jit import njit
+from ..game import STRENGTH, card_beats
+from ..observation import IN_TRICK, OBS_SIZE, PLAYED, SLICES, UNSEEN, read_view
+from ..vector.kernels import kernel_view, new_results, new_state, observe, play
+from . import SEED, BatchPlayer, Option, PlayerSpecError, check_batch, load_player
 from .heuristic import WORK_SIZE, decide_v2
-from .search import FastSolver, solve
+from .solver import Solver, solve
 
 _STRENGTH = np.array(STRENGTH, np.int8)
-_HAND, _TRICK, _PLAYED = OFFSET["hand"], OFFSET["trick"], OFFSET["played"]
-_WINNERS, _COUNTS, _REACHED = OFFSET["trick_winners"], OFFSET["trick_counts"], OFFSET["reached"]
-_RUN, _LEADER, _TRICK_INDEX = OFFSET["in_run"], OFFSET["leader"], OFFSET["trick_index"]
+UNUSED = UNSEEN  # engine card code of a card outside every hand
 WORLD_CHUNK = 8  # worlds per compiled call: the granularity of max_seconds
 
 # info[] fields of a prepared decision
@@ -68,50 +80,15 @@ def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unsee
     card codes (unseen cards UNUSED), trick winners, tally, the unseen cards, how
     many cards each other seat still holds, the plays worth trying, and each
     seat's card in the current trick (-1: none yet)."""
-    t = 0
-    for k in range(9):
-        if row[_TRICK_INDEX + k] == 1:
-            t = k
-    leader = 0
-    for r in range(4):
-        if row[_LEADER + r] == 1:
-            leader = r
-        n = 0
-        reached[r] = -1
-        for k in range(9):
-            n += row[_COUNTS + r * 9 + k]
-            if row[_REACHED + r * 9 + k] == 1:
-                reached[r] = k
-        counts[r] = n
-        in_run[r] = row[_RUN + r] == 1
-    for k in range(9):
-        winners[k] = -1
-        for r in range(5):
-            if row[_WINNERS + k * 5 + r] == 1:
-                winners[k] = SPOILED if r == 4 else r
-    trick[:] = -1
-    for c in range(48):
-        cards[c] = UNUSED
-        if mask[c] == 1:
-            cards[c] = 0
-        for r in range(4):
-            if row[_PLAYED + r * 48 + c] == 1:
-                cards[c] = PLAYED + r
-            if row[_TRICK + r * 48 + c] == 1:
-                cards[c] = IN_TRICK + r
-                trick[r] = c
+    t, leader = read_view(row, cards, trick, winners, counts, reached, in_run)
     n_in = 0
-    best, best_seat, tied = -1, -1, 0
+    best, best_seat, tied = -1, -1, False
     for k in range(4):
         r = (leader + k) % 4
         if trick[r] < 0:
             break
+        best, best_seat, tied = card_beats(n_in, best, best_seat, tied, strength[trick[r]], r)
         n_in += 1
-        lv = strength[trick[r]]
-        if lv > best:
-            best, best_seat, tied = lv, r, 0
-        elif lv == best:
-            tied = 1
     for r in range(1, 4):
         n_left[r] = 9 - t - (1 if trick[r] >= 0 else 0)
     n_unseen = 0
@@ -140,7 +117,7 @@ def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unsee
                 n_plays += 1
             open_class = others[lv] == 0
     info[_I_LEADER], info[_I_T], info[_I_N_IN] = leader, t, n_in
-    info[_I_BEST], info[_I_BEST_SEAT], info[_I_TIED] = best, best_seat, tied
+    info[_I_BEST], info[_I_BEST_SEAT], info[_I_TIED] = best, best_seat, 1 if tied else 0
     info[_I_UNSEEN], info[_I_PLAYS] = n_unseen, n_plays
 
 
@@ -258,10 +235,9 @@ def _fill_before_plays(keys, info, cards, trick, winners, counts, reached, in_ru
                 card = trick[seat]
                 if j >= k:
                     game.card_state[card] = seat
-                elif strength[card] > best:
-                    best, best_seat, tied = strength[card], seat, False
-                elif strength[card] == best:
-                    tied = True
+                else:
+                    best, best_seat, tied = card_beats(j, best, best_seat, tied, strength[card],
+                                                       seat)
             game.to_act, game.n_in_trick = (leader + k) % 4, k
             game.best, game.best_seat, game.tied = best, best_seat, tied
 
@@ -325,6 +301,25 @@ def _classes(mask, plays, n_plays, strength, probs, class_prob, card_class):
             class_prob[j] += probs[c]
 
 
+@dataclass(frozen=True)
+class CardValues:
+    """The search's estimate for every legal card of one decision.
+
+    ``cards``: the legal card ids (ascending); ``value``: the mean points of the
+    deal for the deciding seat's team (its points minus the other team's) if it
+    plays that card; ``stderr``: the standard error of that card's value minus
+    the value of ``best`` (paired world by world: 0 for ``best`` itself and for
+    cards worth exactly the same in every world); ``best``: the card the expert
+    plays. Cards of equal worth in every world (equal strength, or no unseen
+    card between them) share one estimate. ``worlds``: worlds searched."""
+
+    cards: np.ndarray
+    value: np.ndarray
+    stderr: np.ndarray
+    best: int
+    worlds: int
+
+
 class ExpertPlayer(BatchPlayer):
     """Policy-guided PIMC with policy rollouts and exact endgames (module docstring)."""
 
@@ -337,17 +332,21 @@ class ExpertPlayer(BatchPlayer):
         "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
                                "(each costs far more than a rollout)",
                                lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
-        "rollout": Option(str, "ai", "policy of every seat in the rollouts: ai (the shipped "
-                          "model, batched over worlds and plays) or heuristic (v2, compiled)",
+        "policy": Option(str, "ai", "the guiding policy: ai (the shipped model), "
+                         "ai:version=N, an exported .onnx file, or none (plain PIMC: every "
+                         "play searched, worlds unweighted, heuristic rollouts)",
+                         lambda v: bool(v.strip()), "ai, ai:version=N, a .onnx path or none"),
+        "rollout": Option(str, "ai", "policy of every seat in the rollouts: ai (the guiding "
+                          "policy, batched over worlds and plays) or heuristic (v2, compiled)",
                           lambda v: v in ("heuristic", "ai"), "heuristic or ai"),
-        "min_prob": Option(float, 0.02, "plays the shipped policy gives less probability "
+        "min_prob": Option(float, 0.02, "plays the guiding policy gives less probability "
                            "than this are not searched (0: search every play)",
                            lambda v: 0 <= v < 1, "a number from 0 to below 1"),
         "confidence": Option(float, 1.0, "leave the policy's play only for a play whose mean "
                              "gain over it across the worlds exceeds this many standard "
                              "errors (0: the best mean)",
                              lambda v: 0 <= v <= 10, "a number from 0 to 10"),
-        "belief": Option(float, 0.9, "weight of the shipped policy in the model of how the "
+        "belief": Option(float, 0.9, "weight of the guiding policy in the model of how the "
                          "other seats chose this trick's cards, which weights the worlds "
                          "(the rest: any legal card alike; 0: worlds unweighted)",
                          lambda v: 0 <= v <= 1, "a number from 0 to 1"),
@@ -359,16 +358,23 @@ class ExpertPlayer(BatchPlayer):
     }
 
     def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
-                 rollout: str = "ai", min_prob: float = 0.02, confidence: float = 1.0,
-                 belief: float = 0.9, draws: int = 4, max_seconds: float = 0.0,
-                 seed: int | None = None):
+                 policy: str = "ai", rollout: str = "ai", min_prob: float = 0.02,
+                 confidence: float = 1.0, belief: float = 0.9, draws: int = 4,
+                 max_seconds: float = 0.0, seed: int | None = None):
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
-                  "rollout": rollout, "min_prob": min_prob, "confidence": confidence,
-                  "belief": belief, "draws": draws, "max_seconds": max_seconds}
+                  "policy": policy, "rollout": rollout, "min_prob": min_prob,
+                  "confidence": confidence, "belief": belief, "draws": draws,
+                  "max_seconds": max_seconds}
         for key, value in values.items():
             option = self.OPTIONS[key]
+            if not isinstance(value, option.kind) and not (option.kind is float and
+                                                           isinstance(value, int)):
+                raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
+        if policy == "none" and rollout == "ai":
+            raise ValueError("policy=none plays its rollouts by the heuristic: set "
+                             "rollout=heuristic (rollout=ai needs a policy)")
         self.worlds, self.solve_tricks = int(worlds), int(solve_tricks)
         self.solve_worlds = int(solve_worlds)
         self.rollout = rollout
@@ -380,9 +386,8 @@ class ExpertPlayer(BatchPlayer):
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                    for k, v in values.items() if v != self.OPTIONS[k].default]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")
-        from .onnx_policy import shipped_player
-        self._policy = shipped_player()
-        self._solver = FastSolver()
+        self._policy = None if policy == "none" else _guiding_policy(policy)
+        self._solver = Solver()
         chunk = min(WORLD_CHUNK, max(self.worlds, self.solve_worlds)) * 19
         self._st, self._res = kernel_view(new_state(chunk)), kernel_view(new_results(chunk))
         self._obs = np.zeros((chunk, OBS_SIZE), np.int8)
@@ -403,26 +408,76 @@ class ExpertPlayer(BatchPlayer):
         obs, masks = check_batch(observations, masks)
         if len(obs) == 0:
             return np.zeros(0, np.int64)
-        probs = self._policy.probabilities(obs, masks)
+        probs = self._probabilities(obs, masks)
         return np.array([self._decide(o, m, p) for o, m, p in zip(obs, masks, probs)], np.int64)
 
+    def card_values(self, observation: np.ndarray, action_mask: np.ndarray) -> CardValues:
+        """The search's estimate for every legal card of this decision (every play
+        is searched, whatever ``min_prob``), computed from this seat's observation
+        only, exactly as a move."""
+        obs, masks = check_batch(np.asarray(observation)[None, :],
+                                 np.asarray(action_mask)[None, :])
+        row, mask = obs[0], masks[0]
+        probs = self._probabilities(obs, masks)[0]
+        legal = np.flatnonzero(mask)
+        found = self._search(row, mask, probs, min_prob=0.0)
+        if found is None:  # one play: every legal card is worth the same
+            best = self._decide(row, mask, probs)
+            zeros = np.zeros(len(legal))
+            return CardValues(legal, zeros, zeros, best, 0)
+        values, weights, home, candidates, favourite = found
+        w = weights / weights.sum()
+        mean = w @ values
+        best = self._choose(values, weights, home, candidates, favourite)
+        # The expert's card as the reference of the paired standard errors.
+        ref = int(self._card_class[best])
+        gain = values - values[:, ref:ref + 1]
+        g_mean = w @ gain
+        n_eff = 1.0 / float(w @ w)
+        se = np.sqrt((w ** 2) @ (gain - g_mean) ** 2 * n_eff / max(n_eff - 1, 1e-9))
+        cls = self._card_class[legal]
+        return CardValues(legal, mean[cls].astype(np.float64), se[cls].astype(np.float64),
+                          best, len(values))
+
+    def _probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        if self._policy is not None:
+            return self._policy.probabilities(obs, masks)
+        # No policy: the weakest legal card is the default play (plain PIMC keeps it
+        # unless another play has a better mean).
+        weakest = np.where(masks > 0, _STRENGTH[None, :] * 64 + np.arange(48)[None, :], 1 << 20)
+        probs = np.zeros(masks.shape)
+        probs[np.arange(len(masks)), weakest.argmin(1)] = 1.0
+        return probs
+
     def _decide(self, row: np.ndarray, mask: np.ndarray, probs: np.ndarray) -> int:
+        found = self._search(row, mask, probs, self.min_prob if self._policy else 0.0)
+        if found is None:
+            return int(np.argmax(probs))
+        return self._choose(*found)
+
+    def _search(self, row: np.ndarray, mask: np.ndarray, probs: np.ndarray, min_prob: float):
+        """The searched plays' values in each world, or None when only one play is
+        worth searching: (values [worlds, plays], world weights, the policy's play
+        among them, the plays' cards, the policy's card)."""
         counts, reached, in_run = self._tally
         info, plays = self._info, self._plays
         _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
                  self._unseen, self._n_left, plays, self._trick, info)
         favourite = int(np.argmax(probs))
         n_plays = int(info[_I_PLAYS])
-        if n_plays == 1:
-            return favourite
         _classes(mask, plays, n_plays, _STRENGTH, probs, self._class_prob, self._card_class)
+        if n_plays == 1:
+            return None
         # Search only the plays the policy finds plausible (its own always).
         home = int(self._card_class[favourite])
-        keep = [j for j in range(n_plays)
-                if j == home or self._class_prob[j] >= self.min_prob]
+        keep = [j for j in range(n_plays) if j == home or self._class_prob[j] >= min_prob]
         if len(keep) == 1:
-            return favourite
+            return None
         candidates = plays[keep].copy()
+        renumber = np.full(n_plays, -1, np.int64)
+        renumber[keep] = np.arange(len(keep))
+        self._card_class[:] = np.where(self._card_class >= 0,
+                                       renumber[np.maximum(self._card_class, 0)], -1)
         home = keep.index(home)
         plays[:len(keep)] = candidates
         info[_I_PLAYS] = n_plays = len(keep)
@@ -431,21 +486,19 @@ class ExpertPlayer(BatchPlayer):
         rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
         n_worlds = self.solve_worlds if exact else self.worlds
         context, num_deals = _match_context(row)
-        if self.belief > 0 and info[_I_N_IN] > 0:
+        if self._policy is not None and self.belief > 0 and info[_I_N_IN] > 0:
             keys, weights = self._believed_worlds(rng, n_worlds, info, context, num_deals)
         else:
             keys, weights = rng.random((n_worlds, 48)), np.ones(n_worlds)
         values = np.zeros((len(keys), n_plays))
         start = time.perf_counter()
-        s = self._solver
         done = 0
         for w0 in range(0, len(keys), WORLD_CHUNK):
             chunk = keys[w0:w0 + WORLD_CHUNK]
             out = values[w0:w0 + len(chunk)]
             if exact:
                 _solve_worlds(chunk, info, self._cards, counts, reached, in_run, self._unseen,
-                              self._n_left, plays, _STRENGTH, s.zobrist, s.table_key,
-                              s.table_lo, s.table_hi, s._nodes, out)
+                              self._n_left, plays, _STRENGTH, *self._solver.tables, out)
             else:
                 _fill_worlds(chunk, info, self._cards, self._winners, counts, reached, in_run,
                              self._unseen, self._n_left, plays, context, self._st)
@@ -459,7 +512,7 @@ class ExpertPlayer(BatchPlayer):
             done = w0 + len(chunk)
             if self.max_seconds and time.perf_counter() - start > self.max_seconds:
                 break
-        return self._choose(values[:done], weights[:done], home, candidates, favourite)
+        return values[:done], weights[:done], home, candidates, favourite
 
     def _believed_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
                          context: np.ndarray, num_deals: int) -> tuple[np.ndarray, np.ndarray]:
@@ -539,3 +592,38 @@ def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:
     context = np.array([first("dealer"), deal, int(row[SLICES["points_own"]].sum()),
                         int(row[SLICES["points_opp"]].sum())], np.int64)
     return context, deal + first("deals_left") + 1
+
+
+def _guiding_policy(spec: str):
+    """The ONNX policy named by ``spec`` (its card probabilities guide the search)."""
+    try:
+        player = load_player(spec)
+    except PlayerSpecError as err:
+        raise ValueError(f"policy {spec!r}: {err}") from None
+    if not hasattr(player, "probabilities"):
+        raise ValueError(f"policy must be an ONNX policy (ai, ai:version=N or an exported "
+                         f".onnx file) or none, got {spec!r}")
+    return player
+
+
+def pimc(worlds: int = 16, solve_tricks: int = 4, max_seconds: float = 0.0,
+         seed: int | None = None) -> ExpertPlayer:
+    """The spec ``pimc``: plain Perfect Information Monte Carlo, a preset of
+    :class:`ExpertPlayer` (``policy=none``): ``worlds`` uniform worlds per
+    decision, every play searched, heuristic rollouts until ``solve_tricks``
+    tricks remain and exact solving after, the best mean (the weakest card on
+    ties). A baseline for the expert, which adds the policy's guidance."""
+    player = ExpertPlayer(worlds=worlds, solve_worlds=worlds, solve_tricks=solve_tricks,
+                          policy="none", rollout="heuristic", min_prob=0.0, confidence=0.0,
+                          belief=0.0, max_seconds=max_seconds, seed=seed)
+    player.name = f"pimc:worlds={worlds},solve_tricks={solve_tricks}"
+    return player
+
+
+pimc.OPTIONS = {  # type: ignore[attr-defined]
+    "worlds": ExpertPlayer.OPTIONS["worlds"],
+    "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain (0: never)",
+                           lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
+    "max_seconds": ExpertPlayer.OPTIONS["max_seconds"],
+    "seed": SEED,
+}

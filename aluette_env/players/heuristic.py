@@ -12,43 +12,30 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..game import STRENGTH
-from ..observation import OFFSET
-from ..vector.kernels import njit
+from .._jit import njit
+from ..game import STRENGTH, card_beats
+from ..observation import IN_TRICK, UNSEEN, read_view
 from . import SEED, BatchPlayer, Option, check_batch
 
 _STRENGTH = np.array(STRENGTH, np.int8)
-_HAND, _TRICK, _PLAYED = OFFSET["hand"], OFFSET["trick"], OFFSET["played"]
-_COUNTS, _RUN, _LEADER = OFFSET["trick_counts"], OFFSET["in_run"], OFFSET["leader"]
-_TRICK_INDEX = OFFSET["trick_index"]
-_REACHED = OFFSET["reached"]
 
 
 @njit(cache=True)
 def _heuristic(obs, mask, strength, out):
+    # The observation, read: the trick in progress by relative seat (0 me, 1 left,
+    # 2 partner, 3 right), each card's location, the tally.
+    cards = np.empty(48, np.int64)
+    trick = np.empty(4, np.int64)
+    winners = np.empty(9, np.int64)
+    counts = np.zeros(4, np.int64)
+    reached = np.zeros(4, np.int64)
+    in_run = np.zeros(4, np.bool_)
     for i in range(obs.shape[0]):
-        row = obs[i]
-        # The trick in progress: cards by relative seat (0 me, 1 left, 2 partner, 3 right).
-        trick = np.full(4, -1, np.int64)
+        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run)
         unseen_max = -1
         for c in range(48):
-            seen = row[_HAND + c] == 1
-            for r in range(4):
-                if row[_TRICK + r * 48 + c] == 1:
-                    trick[r] = c
-                    seen = True
-                if row[_PLAYED + r * 48 + c] == 1:
-                    seen = True
-            if not seen and strength[c] > unseen_max:
+            if cards[c] == UNSEEN and strength[c] > unseen_max:
                 unseen_max = strength[c]
-        counts = np.zeros(4, np.int64)
-        for r in range(4):
-            for k in range(9):
-                counts[r] += row[_COUNTS + r * 9 + k]
-        t = 0
-        for k in range(9):
-            if row[_TRICK_INDEX + k] == 1:
-                t = k
         remaining = 9 - t
         # My cards, weakest first (ties: lowest id), and how many are sure winners.
         weakest, strongest, n_sure = -1, -1, 0
@@ -64,13 +51,10 @@ def _heuristic(obs, mask, strength, out):
         best, best_rel, tied = -1, -1, False
         for r in range(1, 4):
             if trick[r] >= 0:
+                best, best_rel, tied = card_beats(n_in, best, best_rel, tied,
+                                                  strength[trick[r]], r)
                 n_in += 1
-                s = strength[trick[r]]
-                if s > best:
-                    best, best_rel, tied = s, r, False
-                elif s == best:
-                    tied = True
-        my_run = counts[0] == 0 or row[_RUN] == 1
+        my_run = counts[0] == 0 or in_run[0]
         choice = weakest
         if n_in == 0:
             # Leading. A late run of sure winners to the end can make Mordienne
@@ -107,7 +91,7 @@ def _heuristic(obs, mask, strength, out):
                     # An opponent is winning and can't be beaten: spoil it with an
                     # equal card (R11) when its trick would threaten the deal.
                     our = max(counts[0], counts[2])
-                    threat = counts[best_rel] + 1 >= our or row[_RUN + best_rel] == 1
+                    threat = counts[best_rel] + 1 >= our or in_run[best_rel]
                     match = -1
                     for c in range(48):
                         if mask[i, c] == 1 and strength[c] == best:
@@ -253,11 +237,7 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
     best, best_rel, tied = -1, -1, False
     for k in range(n_in):
         r = 4 - n_in + k
-        lv = strength[trick[r]]
-        if lv > best:
-            best, best_rel, tied = lv, r, False
-        elif lv == best:
-            tied = True
+        best, best_rel, tied = card_beats(k, best, best_rel, tied, strength[trick[r]], r)
     last = n_in == 3
     # Opponents still to play: the left one unless this seat is last.
     later_cards = 0 if last else remaining
@@ -287,44 +267,21 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
 
 
 @njit(cache=True)
-def view_from_observation(row, mask, hand, gone, trick, counts, in_run):
-    """Fill the arguments of :func:`decide_v2` from an observation vector; returns
-    the trick index."""
-    for r in range(4):
-        trick[r] = -1
-    for c in range(48):
-        hand[c] = mask[c]
-        g = 0
-        for r in range(4):
-            if row[_TRICK + r * 48 + c] == 1:
-                trick[r] = c
-                g = 1
-            if row[_PLAYED + r * 48 + c] == 1:
-                g = 1
-        gone[c] = g
-    for r in range(4):
-        n = 0
-        for k in range(9):
-            n += row[_COUNTS + r * 9 + k]
-        counts[r] = n
-        in_run[r] = row[_RUN + r] == 1
-    t = 0
-    for k in range(9):
-        if row[_TRICK_INDEX + k] == 1:
-            t = k
-    return t
-
-
-@njit(cache=True)
 def _heuristic_v2(obs, mask, strength, out):
     hand = np.zeros(48, np.int8)
     gone = np.zeros(48, np.int8)
+    cards = np.empty(48, np.int64)
     trick = np.zeros(4, np.int64)
+    winners = np.empty(9, np.int64)
     counts = np.zeros(4, np.int64)
+    reached = np.zeros(4, np.int64)
     in_run = np.zeros(4, np.bool_)
     work = np.zeros(WORK_SIZE, np.int64)
     for i in range(obs.shape[0]):
-        t = view_from_observation(obs[i], mask[i], hand, gone, trick, counts, in_run)
+        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run)
+        for c in range(48):
+            hand[c] = mask[i, c]
+            gone[c] = 1 if cards[c] >= IN_TRICK else 0
         out[i] = decide_v2(hand, gone, trick, counts, in_run, t, strength, work)
 
 

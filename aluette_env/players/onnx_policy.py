@@ -44,11 +44,6 @@ class ModelError(PlayerSpecError):
     """A missing, truncated, non-ONNX or mismatched model (one-line message)."""
 
 
-def read_metadata(path: str | os.PathLike) -> dict[str, str]:
-    import onnxruntime as ort
-    return dict(_session(path, ort).get_modelmeta().custom_metadata_map)
-
-
 def _session(path, ort):
     path = Path(path)
     if not path.exists():

@@ -1,10 +1,13 @@
-"""The numba kernels of the batched engine: the rules' one allowed second statement.
+"""The numba kernels of the batched engine: N games stepped in compiled loops.
 
-:mod:`aluette_env.game` states each rule once in plain Python; these loops
-restate R5 and R9-R16 over arrays of N games so that no Python code runs per
-game. ``tests/test_vector.py`` pins them to the game core (2,000 deals played
-through both, every observation, reward and result compared), and the same
-functions run as plain Python when numba is missing or disabled.
+The kernels hold the state of N games in arrays and loop over them so that no
+Python code runs per game; every rule they apply is a call to the game core's
+own function (``card_beats``, ``record_trick``, ``deal_points``,
+``dealer_of``, ``first_leader``: :mod:`aluette_env.game.rules`, compiled
+through :mod:`aluette_env._jit`), so the rules are not restated here.
+``tests/test_vector.py`` still pins the engine to the game core (2,000 deals
+played through both, every observation, reward and result compared), and
+the same functions run as plain Python when numba is missing or disabled.
 
 The state of N games is one record array of the named structure
 :data:`GAME_STATE` (one record per game; a kernel reads ``g = st[i]``,
@@ -14,34 +17,28 @@ The state of N games is one record array of the named structure
 earlier trick of this deal. ``SPOILED`` marks a spoiled trick in
 ``trick_winners`` (-1: not played yet).
 
-May import: numpy, numba, :mod:`aluette_env.game` and the observation layout.
+May import: numpy, :mod:`aluette_env._jit`, :mod:`aluette_env.game` and the
+observation layout.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..game import HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, deal_order
-from ..observation import MAX_DEALS, MAX_POINTS, OFFSET
+from .._jit import COMPILED as _COMPILED
+from .._jit import HAVE_NUMBA, njit
+from ..game import (
+    HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, card_beats, deal_order, deal_points,
+    dealer_of, first_leader, record_trick, team_of,
+)
+from ..observation import (
+    IN_TRICK, MAX_DEALS, MAX_POINTS, OFFSET, PLAYED, ROW, SPOILED_COLUMN, UNSEEN,
+)
 
-try:
-    from numba import config as _numba_config
-    from numba import njit
-    HAVE_NUMBA = True
-    _COMPILED = not _numba_config.DISABLE_JIT
-except ImportError:  # the same code runs as plain Python: correct, but slow
-    HAVE_NUMBA = _COMPILED = False
-
-    def njit(*args, **kwargs):
-        if args and callable(args[0]):
-            return args[0]
-        return lambda f: f
-
-# Card codes and trick-winner codes (module constants: numba folds them).
-UNUSED = 4
-IN_TRICK = 5
-PLAYED = 9
-SPOILED = 4
+# Card codes (the observation reader's location codes, absolute seats here) and
+# trick-winner codes (module constants: numba folds them).
+UNUSED = UNSEEN
+SPOILED = SPOILED_COLUMN
 NO_CARD = -1
 DEALT = NUM_SEATS * HAND_SIZE  # 36 cards dealt, the rest unused (R5)
 SEAT_BITS = NUM_SEATS - 1  # seat arithmetic modulo 4 as a bit mask (NUM_SEATS is 4)
@@ -66,7 +63,8 @@ _O_DEAL = OFFSET["deal"]
 _O_DEALS_LEFT = OFFSET["deals_left"]
 _O_POINTS_OWN = OFFSET["points_own"]
 _O_POINTS_OPP = OFFSET["points_opp"]
-_WINNERS_STRIDE = NUM_SEATS + 1
+_TRICK_ROW, _PLAYED_ROW = ROW["trick"], ROW["played"]
+_WINNERS_ROW, _COUNTS_ROW, _REACHED_ROW = ROW["trick_winners"], ROW["trick_counts"], ROW["reached"]
 
 
 #: One game's state: a numpy structured dtype, so N games are one record array
@@ -157,13 +155,8 @@ def play(st, num_deals, actions, active, strength, res, rewards, deal_done, matc
         seat = int(g.to_act)
         card = actions[i]
         g.card_state[card] = IN_TRICK + seat
-        strength_now = strength[card]
-        if g.n_in_trick == 0 or strength_now > g.best:
-            g.best = strength_now
-            g.best_seat = seat
-            g.tied = False
-        elif strength_now == g.best:
-            g.tied = True  # R11: a shared highest card spoils the trick
+        g.best, g.best_seat, g.tied = card_beats(g.n_in_trick, g.best, g.best_seat, g.tied,
+                                                 strength[card], seat)  # R10, R11
         g.n_in_trick += 1
         if g.n_in_trick < NUM_SEATS:
             g.to_act = (seat + 1) & SEAT_BITS
@@ -173,43 +166,29 @@ def play(st, num_deals, actions, active, strength, res, rewards, deal_done, matc
         for c in range(NUM_CARDS):
             if IN_TRICK <= g.card_state[c] < PLAYED:
                 g.card_state[c] += PLAYED - IN_TRICK
-        if g.tied:
-            g.trick_winners[t] = SPOILED
-            for s in range(NUM_SEATS):
-                g.in_run[s] = 0
+        w = -1 if g.tied else int(g.best_seat)
+        record_trick(g.counts, g.reached, g.in_run, w, t)  # R13, R14, R16
+        if w < 0:
+            g.trick_winners[t] = SPOILED  # R11: the same leader leads again
         else:
-            w = int(g.best_seat)
             g.trick_winners[t] = w
-            live = 1 if g.counts[w] == 0 or g.in_run[w] != 0 else 0
-            for s in range(NUM_SEATS):
-                g.in_run[s] = 0
-            g.in_run[w] = live
-            g.counts[w] += 1
-            g.reached[w] = t
-            g.leader = w
+            g.leader = w  # R10
         g.to_act = g.leader
         g.n_in_trick = 0
         g.trick_index = t + 1
         if t + 1 < NUM_TRICKS:
             continue
-        # The deal is over: R13 most tricks, R14 first to reach, R15, R16.
-        winner = -1
-        for s in range(NUM_SEATS):
-            if g.counts[s] == 0:
-                continue
-            if winner < 0 or g.counts[s] > g.counts[winner] or (
-                    g.counts[s] == g.counts[winner] and g.reached[s] < g.reached[winner]):
-                winner = s
-        mordienne = winner >= 0 and g.in_run[winner] != 0 and g.counts[winner] >= 2
-        pts = 0 if winner < 0 else (2 if mordienne else 1)
+        # The deal is over: R13-R16.
+        winner, pts, mordienne = deal_points(g.counts, g.reached, g.in_run)
         r = res[i]
         r.points[0] = 0
         r.points[1] = 0
         if winner >= 0:
-            r.points[winner & 1] = pts
-            g.points[winner & 1] += pts
+            team = team_of(winner)
+            r.points[team] = pts
+            g.points[team] += pts
             for s in range(NUM_SEATS):
-                rewards[i, s] = pts if (s & 1) == (winner & 1) else -pts
+                rewards[i, s] = pts if team_of(s) == team else -pts
         for k in range(NUM_TRICKS):
             r.winners[k] = g.trick_winners[k]
         for s in range(NUM_SEATS):
@@ -241,10 +220,10 @@ def start_deals(st, games, hands):
             g.in_run[s] = 0
         for t in range(NUM_TRICKS):
             g.trick_winners[t] = NO_CARD
-        d = (int(g.first_dealer) + int(g.deal_index)) & SEAT_BITS
+        d = dealer_of(int(g.first_dealer), int(g.deal_index))  # R6
         g.dealer = d
-        g.leader = (d + 1) & SEAT_BITS
-        g.to_act = (d + 1) & SEAT_BITS
+        g.leader = first_leader(d)
+        g.to_act = g.leader
         g.n_in_trick = 0
         g.trick_index = 0
 
@@ -276,22 +255,22 @@ def observe(st, num_deals, obs, mask):
             if code == o:
                 row[_O_HAND + c] = 1
             elif code >= PLAYED:
-                row[_O_PLAYED + ((code - PLAYED - o) & SEAT_BITS) * NUM_CARDS + c] = 1
+                row[_O_PLAYED + ((code - PLAYED - o) & SEAT_BITS) * _PLAYED_ROW + c] = 1
             elif code >= IN_TRICK:
-                row[_O_TRICK + ((code - IN_TRICK - o) & SEAT_BITS) * NUM_CARDS + c] = 1
+                row[_O_TRICK + ((code - IN_TRICK - o) & SEAT_BITS) * _TRICK_ROW + c] = 1
         for t in range(NUM_TRICKS):
             w = int(g.trick_winners[t])
             if w < 0:
                 break
             col = SPOILED if w == SPOILED else (w - o) & SEAT_BITS
-            row[_O_WINNERS + t * _WINNERS_STRIDE + col] = 1
+            row[_O_WINNERS + t * _WINNERS_ROW + col] = 1
         for s in range(NUM_SEATS):
             r = (s - o) & SEAT_BITS
             n = int(g.counts[s])
             for k in range(n):
-                row[_O_COUNTS + r * NUM_TRICKS + k] = 1
+                row[_O_COUNTS + r * _COUNTS_ROW + k] = 1
             if n > 0:
-                row[_O_REACHED + r * NUM_TRICKS + int(g.reached[s])] = 1
+                row[_O_REACHED + r * _REACHED_ROW + int(g.reached[s])] = 1
                 row[_O_WON + r] = 1
             if g.in_run[s] != 0:
                 row[_O_RUN + r] = 1

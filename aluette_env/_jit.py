@@ -1,0 +1,50 @@
+"""numba's decorator, and the game core's speed-critical rules registered with numba.
+
+Compiled code in this package (the batched engine's kernels, the solver, the
+heuristic and the expert) calls the rules of :mod:`aluette_env.game.rules`
+(``card_beats``, ``trick_winner_of_levels``, ``record_trick``, ``is_ahead``,
+``first_to_reach``, ``deal_points``, ``team0_value``, ``dealer_of``,
+``first_leader``) and the observation reader of :mod:`aluette_env.observation`
+by their own names: importing this module registers those plain functions
+with numba (``register_jitable``), so each rule is written once, in the
+standard-library core, and compiled where it is called. Without numba (or
+with ``NUMBA_DISABLE_JIT=1``) ``njit`` is the identity and the same code runs
+as plain Python.
+
+May import: numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
+"""
+
+from __future__ import annotations
+
+from .game import rules, seats
+from . import observation
+
+try:
+    from numba import config as _numba_config
+    from numba import njit
+    from numba.extending import register_jitable
+    HAVE_NUMBA = True
+    COMPILED = not _numba_config.DISABLE_JIT
+except ImportError:  # the same code runs as plain Python: correct, but slow
+    HAVE_NUMBA = COMPILED = False
+
+    def njit(*args, **kwargs):
+        if args and callable(args[0]):
+            return args[0]
+        return lambda f: f
+
+    def register_jitable(fn):
+        return fn
+
+#: The plain functions that compiled code may call (registered once, here).
+SHARED = (
+    seats.team_of, seats.next_seat,
+    rules.card_beats, rules.trick_winner_of_levels, rules.record_trick, rules.is_ahead,
+    rules.first_to_reach, rules.deal_points, rules.team0_value, rules.dealer_of,
+    rules.first_leader,
+    observation.read_view,
+)
+for _fn in SHARED:
+    register_jitable(_fn)
+
+__all__ = ["COMPILED", "HAVE_NUMBA", "SHARED", "njit"]

@@ -7,15 +7,25 @@ finds it once this package's env module is loaded (PettingZoo's registry
 entry point). Attributes load lazily (PEP 562): ``import aluette_env`` and
 ``import aluette_env.game`` import no third-party module.
 
-Layout (each package's docstring says what it may import):
+Layout, lowest layer first: a module imports only from its own layer and the
+layers above it in this list (``tests/test_layers.py`` reads the import
+graph and enforces it; each module's docstring says what it may import):
 
-- :mod:`aluette_env.game`: the pure rules (standard library only).
-- :mod:`aluette_env.observation`: the observation layout and encoders (numpy).
-- :mod:`aluette_env.env`: the PettingZoo AEC environment.
-- :mod:`aluette_env.vector`: the batched engine (numba kernels).
-- :mod:`aluette_env.players`: the player protocol, spec registry and players.
-- :mod:`aluette_env.evaluation`: duplicate evaluation and leagues.
-- :mod:`aluette_env.apps`: the ``aluette`` command and the games for people.
+1. :mod:`aluette_env.game`: the pure rules (standard library only), and
+   :mod:`aluette_env.models` (the shipped policy files).
+2. :mod:`aluette_env.observation`: the observation layout, encoders and the
+   one observation reader (numpy).
+3. :mod:`aluette_env._jit`: numba's decorator and the core's rules
+   registered for compiled code.
+4. :mod:`aluette_env.render`: text rendering of a table.
+5. :mod:`aluette_env.aec`: the PettingZoo AEC environment.
+6. :mod:`aluette_env.vector`: the batched engine (numba kernels).
+7. :mod:`aluette_env.players`: the player protocol, spec registry and players
+   (the search players roll out on the batched engine).
+8. :mod:`aluette_env.evaluation`: duplicate evaluation and leagues.
+9. :mod:`aluette_env.apps`: the ``aluette`` command and the games for people.
+
+The ``training`` package sits above all of them.
 """
 
 from __future__ import annotations

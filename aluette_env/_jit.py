@@ -16,8 +16,8 @@ May import: numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
 
 from __future__ import annotations
 
-from .game import rules, seats
 from . import observation
+from .game import rules, seats
 
 try:
     from numba import config as _numba_config

@@ -48,7 +48,8 @@ May import: numpy and :mod:`aluette_env.game`.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -5,12 +5,11 @@ random positions; the rules it applies are the game core's own."""
 import random
 
 import pytest
+from solver_oracle import PySolver, brute_force, final_value
 
 from aluette_env.game.cards import STRENGTH, card_id
 from aluette_env.game.rules import Deal, deal_cards
 from aluette_env.players.solver import Position, Solver
-
-from solver_oracle import PySolver, brute_force, final_value
 
 
 def level(c):

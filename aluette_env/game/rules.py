@@ -3,9 +3,8 @@ tricks, deal scoring and the five-deal match.
 
 No numpy, gymnasium or torch here: the PettingZoo environment, the batched
 engine, the players, the search, the games and training all build on these
-functions, so there is one statement of each rule (the numba kernels of
-:mod:`aluette_env.vector` are the one second statement, pinned by an
-equivalence test). Seats are ints 0-3 (see :mod:`.seats`).
+functions, so there is one statement of each rule (docs/RULES.md lists where
+each one lives and who calls it). Seats are ints 0-3 (see :mod:`.seats`).
 
 The tally of a deal in progress is three 4-tuples: ``counts`` (tricks won per
 seat), ``reached`` (trick index of each seat's latest win, -1 for none: the
@@ -30,8 +29,9 @@ The hot path (``Deal.play``) is written for speed: an env step is one call.
 from __future__ import annotations
 
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, Sequence
+from typing import Any, NamedTuple
 
 from .cards import NUM_CARDS, STRENGTH, check_card, describe
 from .seats import AGENTS, NUM_SEATS, TEAMS, next_seat, team_of
@@ -300,8 +300,20 @@ class Deal:
     R13-R16.
     """
 
-    __slots__ = ("dealer", "hands", "unused", "leader", "to_act", "trick_cards",
-                 "tricks", "trick_winners", "counts", "reached", "holder", "in_run")
+    __slots__ = (
+        "counts",
+        "dealer",
+        "hands",
+        "holder",
+        "in_run",
+        "leader",
+        "reached",
+        "to_act",
+        "trick_cards",
+        "trick_winners",
+        "tricks",
+        "unused",
+    )
 
     def __init__(self, hands: Sequence[Sequence[int]], dealer: int,
                  unused: Sequence[int] | None = None):

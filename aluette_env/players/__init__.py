@@ -23,8 +23,10 @@ numba, pettingzoo or torch. Each factory declares its options in
 player is loaded, and a bad spec raises :class:`PlayerSpecError` naming the
 spec, the option and what is allowed.
 
-May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.observation`
-(player modules may add numba or onnxruntime; never torch or pettingzoo).
+May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.observation`;
+player modules may add :mod:`aluette_env._jit` (numba), onnxruntime, and the
+batched engine :mod:`aluette_env.vector` (the search players' rollouts);
+never torch, gymnasium or pettingzoo.
 """
 
 from __future__ import annotations

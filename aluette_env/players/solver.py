@@ -46,7 +46,7 @@ class Position:
     trick_index: int = 0
 
     @classmethod
-    def from_cards(cls, hands, leader, trick_cards=(), **kw) -> "Position":
+    def from_cards(cls, hands, leader, trick_cards=(), **kw) -> Position:
         return cls(tuple(tuple(sorted(STRENGTH[c] for c in h)) for h in hands), leader,
                    tuple(STRENGTH[c] for c in trick_cards), **kw)
 

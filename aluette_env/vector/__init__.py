@@ -1,7 +1,7 @@
 """Batched Aluette: N independent matches stepped at once, for self-play.
 
 Each game is a match of ``num_deals`` deals (R2, R5-R16), with exactly the
-rules of :mod:`aluette_env.rules` and the observation encoding of
+rules of :mod:`aluette_env.game.rules` and the observation encoding of
 :mod:`aluette_env.observation` (same ``OBS_VERSION``, bit for bit). The state
 is a few small arrays per game (under 200 bytes; the observation buffer adds
 ``OBS_SIZE`` bytes); the hot path is compiled with numba into one loop over
@@ -24,11 +24,12 @@ decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
 The state of all games is one record array of the named structure
-:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]), stepped by the numba kernels of :mod:`.kernels`, the one
-second statement of the rules (pinned to :mod:`aluette_env.game` by
-``tests/test_vector.py``).
+:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]), stepped by the numba kernels of :mod:`.kernels`, which
+apply the game core's own rule functions, compiled (pinned to the core by
+``tests/test_vector.py`` too).
 
-May import: numpy, numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
+May import: numpy, :mod:`aluette_env._jit`, :mod:`aluette_env.game`,
+:mod:`aluette_env.observation`.
 """
 
 from __future__ import annotations
@@ -38,12 +39,22 @@ from typing import Any
 import numpy as np
 
 from ..game import (
-    HAND_SIZE, NUM_CARDS, NUM_SEATS, DealRecord, DealScore, check_hands, deal_result,
-    describe, match_result, seat_of, team_points,
+    HAND_SIZE,
+    NUM_CARDS,
+    NUM_SEATS,
+    DealRecord,
+    DealScore,
+    check_hands,
+    deal_result,
+    describe,
+    match_result,
+    seat_of,
+    team_points,
 )
 from ..observation import MAX_DEALS, OBS_SIZE
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY
+
 
 def _is_int(x: Any) -> bool:
     return isinstance(x, (int, np.integer)) and not isinstance(x, (bool, np.bool_))

@@ -279,6 +279,19 @@ def read_view(row, cards, trick, winners, counts, reached, in_run):
     return t, leader
 
 
+def read_match(row) -> tuple[int, int, int, int, int]:
+    """The match context of one observation vector: (dealer's relative seat,
+    0-based deal index, deals in the match, the reader's team's points, the
+    other team's points); 0 for an empty field (the match is over)."""
+    def first(name: str) -> int:
+        hot = np.flatnonzero(np.asarray(row[SLICES[name]]))
+        return int(hot[0]) if len(hot) else 0
+    deal = first("deal")
+    return (first("dealer"), deal, deal + first("deals_left") + 1,
+            int(np.asarray(row[SLICES["points_own"]]).sum()),
+            int(np.asarray(row[SLICES["points_opp"]]).sum()))
+
+
 # ---------------------------------------------------------------------------- incremental
 
 # Flat offsets in the (4, OBS_SIZE) buffer, indexed [seat][observer]: where

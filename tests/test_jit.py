@@ -26,7 +26,9 @@ from aluette_env.game import (
     trick_winner,
     trick_winner_of_levels,
 )
-from aluette_env.observation import IN_TRICK, PLAYED, decode_observation, read_view
+from aluette_env.observation import (
+    IN_TRICK, PLAYED, decode_observation, read_match, read_view,
+)
 
 pytestmark = pytest.mark.skipif(not _jit.COMPILED, reason="numba is not compiling")
 
@@ -124,4 +126,6 @@ def test_the_observation_reader_compiled_equals_plain_python():
         assert counts.tolist() == d["trick_counts"] and in_run.tolist() == d["in_run"]
         assert [None if x < 0 else int(x) for x in reached] == d["reached"]
         assert (t, leader) == (d["trick_index"], d["leader"])
+        assert read_match(row) == (d["dealer"], d["deal"], d["deal"] + d["deals_left"],
+                                   d["points_own"], d["points_opp"])
         e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))

@@ -59,7 +59,7 @@ import numpy as np
 
 from .._jit import njit
 from ..game import STRENGTH, card_beats
-from ..observation import IN_TRICK, OBS_SIZE, PLAYED, SLICES, UNSEEN, read_view
+from ..observation import IN_TRICK, OBS_SIZE, PLAYED, UNSEEN, read_match, read_view
 from ..vector.kernels import kernel_view, new_results, new_state, observe, play
 from . import SEED, BatchPlayer, Option, PlayerSpecError, check_batch, load_player
 from .heuristic import WORK_SIZE, decide_v2
@@ -585,13 +585,8 @@ class ExpertPlayer(BatchPlayer):
 def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:
     """(dealer, deal index, own points, other team's points) and the match's
     number of deals, from an observation (relative seats: observer = 0)."""
-    def first(name: str) -> int:
-        hot = np.flatnonzero(row[SLICES[name]])
-        return int(hot[0]) if len(hot) else 0
-    deal = first("deal")
-    context = np.array([first("dealer"), deal, int(row[SLICES["points_own"]].sum()),
-                        int(row[SLICES["points_opp"]].sum())], np.int64)
-    return context, deal + first("deals_left") + 1
+    dealer, deal, num_deals, own, opp = read_match(row)
+    return np.array([dealer, deal, own, opp], np.int64), num_deals
 
 
 def _guiding_policy(spec: str):

@@ -31,6 +31,7 @@ _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: the default player of the games.
 SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
+SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1) or 2 "

@@ -12,12 +12,7 @@ import copy
 from dataclasses import dataclass, field
 
 from aluette_env.game.rules import (
-    Deal,
-    after_trick,
-    deal_value,
-    team_of,
-    team_value,
-    trick_winner_of_levels,
+    Deal, after_trick, deal_value, team_of, team_value, trick_winner_of_levels,
 )
 from aluette_env.players.solver import Position
 

@@ -26,30 +26,13 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import COMPILED as _COMPILED
-from .._jit import njit
+from .._jit import HAVE_NUMBA, njit  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
-    HAND_SIZE,
-    NUM_CARDS,
-    NUM_SEATS,
-    NUM_TRICKS,
-    STRENGTH,
-    card_beats,
-    deal_order,
-    deal_points,
-    dealer_of,
-    first_leader,
-    record_trick,
-    team_of,
+    HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, card_beats, deal_order, deal_points,
+    dealer_of, first_leader, record_trick, team_of,
 )
 from ..observation import (
-    IN_TRICK,
-    MAX_DEALS,
-    MAX_POINTS,
-    OFFSET,
-    PLAYED,
-    ROW,
-    SPOILED_COLUMN,
-    UNSEEN,
+    IN_TRICK, MAX_DEALS, MAX_POINTS, OFFSET, PLAYED, ROW, SPOILED_COLUMN, UNSEEN,
 )
 
 # Card codes (the observation reader's location codes, absolute seats here) and

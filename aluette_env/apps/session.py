@@ -384,7 +384,8 @@ class Narrator:
         """The trick in progress: who led it, who is winning it or that it is spoiled."""
         status = (self.t("Spoiled so far: the highest cards are equal.") if winning is None
                   else self.t("Winning now: {seat}.", seat=self.seat(winning)))
-        return f"{self.t('Led by {seat}.', seat=self.seat(leader))} {status}"
+        led = self.t("Led by {seat}.", seat=self.seat(leader))
+        return f"{led} {status}"
 
     def why(self, why: dict[str, Any], winner: int | None) -> str:
         """Which card won and what it beat, or which cards tied and spoiled it."""

@@ -472,6 +472,8 @@ class Narrator:
                     "status": self.trick_so_far(ev["leader"], ev["winning"])}
         if kind == "trick":
             return {**ev, "text": self.trick_done(ev, ev["next_leader"]),
+                    "leader_text": "" if ev["next_leader"] is None else
+                    self.leader(ev["next_leader"]),
                     "mordienne_text": self.mordienne(ev["mordienne"])}
         if kind == "deal_over":
             return {**ev, "text": self.summary(ev["summary"])}
@@ -491,8 +493,9 @@ class Narrator:
             trick = self.leader(v["deal"]["leader"])
         return {
             "trick": trick,
+            # The last trick explained, with who leads now (R10-R11).
             "last_trick": None if v["last_trick"] is None else
-            self.why(v["last_trick"]["why"], v["last_trick"]["winner"]),
+            self.trick_done(v["last_trick"], None if v["deal"]["done"] else v["deal"]["leader"]),
             "mordienne": self.mordienne(v["mordienne"]),
             "summary": self.summary(v["summary"]) if v["summary"] else [],
             "history": [self.history(h) for h in v["match"]["history"]],

@@ -24,7 +24,8 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
     lines = []
     deal_no = min(match.deal_index + 1, match.num_deals) if not match.over else match.num_deals
     status = "match over" if match.over else f"trick {deal.trick_index + 1}/9"
-    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} · {status}")
+    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} "
+                 f"· {status}")
     lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "
                  f"team_1 (player_1+player_3) {match.points[1]}")
     order = reach_order(deal.counts, deal.reached)

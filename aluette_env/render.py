@@ -15,6 +15,12 @@ from .game import (
 )
 
 
+def hand_order(hand: Sequence[int]) -> list[int]:
+    """A hand as every display shows it (this text, the terminal and the web
+    game): strongest first by the rank order (R7-R8), then by card id."""
+    return sorted(hand, key=lambda c: (-STRENGTH[c], c))
+
+
 def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
                  show_hands: Sequence[str] = (), lang: str = "en") -> str:
     """The table: match score, dealer, trick counts and who reached them first,
@@ -54,6 +60,6 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
     for a in show_hands:
-        hand = sorted(deal.hands[SEAT[a]], key=lambda c: (-STRENGTH[c], c))
+        hand = hand_order(deal.hands[SEAT[a]])
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)

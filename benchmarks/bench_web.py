@@ -252,7 +252,7 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  server time     p50 {pct(wall_ms, 0.5):.2f} ms   p99 {pct(wall_ms, 0.99):.2f} ms"
           f"   max {max(wall_ms):.2f} ms   (wall; target p99 < 50 ms)")
     print(f"  server CPU      p50 {pct(cpu_ms, 0.5):.2f} ms   p99 {pct(cpu_ms, 0.99):.2f} ms"
-          f"   max {max(cpu_ms):.2f} ms   (the server thread's CPU time per request)")
+          f"   max {max(cpu_ms):.2f} ms   (the event loop's CPU time per request, moves aside)")
     print(f"  client latency  p50 {pct(client_ms, 0.5):.2f} ms   p99 {pct(client_ms, 0.99):.2f} ms"
           f"   (includes queueing behind the other {args.sessions - 1} sessions)")
     print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))

@@ -202,7 +202,7 @@ class AiWorkers:
     def close(self) -> None:
         with self._lock:
             if self._pool is not None:
-                self._pool.shutdown(wait=False, cancel_futures=True)
+                self._pool.shutdown(wait=True, cancel_futures=True)
                 self._pool = None
 
 
@@ -524,9 +524,10 @@ class SecurityHeaders:
 class ServerTiming:
     """Pure ASGI middleware: ``Server-Timing: app;dur=<ms>, cpu;dur=<ms>`` on
     every answer: the wall time from the request reaching the app to its answer,
-    and the CPU time the server's thread spent meanwhile (on a busy machine the
-    wall time also counts the moments the process waited for a core). What
-    ``bench_web.py`` reports."""
+    and the CPU time the event loop's thread spent meanwhile (moves run in
+    worker threads and processes, so this is the request's handling without
+    them; on a busy machine the wall time also counts the moments the process
+    waited for a core). What ``bench_web.py`` reports."""
 
     def __init__(self, app, starlette_app: Starlette):
         self.app = app

@@ -10,7 +10,15 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .game import AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, reach_order
+from .game import (
+    AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance, reach_order,
+)
+
+
+def hand_order(hand: Sequence[int]) -> list[int]:
+    """A hand as every display shows it (this text, the terminal and the web
+    game): strongest first by the rank order (R7-R8), then by card id."""
+    return sorted(hand, key=lambda c: (-STRENGTH[c], c))
 
 
 def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
@@ -22,14 +30,19 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
     lines = []
     deal_no = min(match.deal_index + 1, match.num_deals) if not match.over else match.num_deals
     status = "match over" if match.over else f"trick {deal.trick_index + 1}/9"
-    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} · {status}")
+    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} "
+                 f"· {status}")
     lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "
                  f"team_1 (player_1+player_3) {match.points[1]}")
     order = reach_order(deal.counts, deal.reached)
+    # R16, as the games for people show it: only a run that can still score.
+    chance = mordienne_chance(deal.counts, deal.reached, deal.in_run, len(deal.tricks))
     lines.append("Tricks won (ties go to whoever reached the number first):")
     for s in range(NUM_SEATS):
         mark = " (ahead in the deal)" if order and s == order[0] else ""
-        mark += " *Mordienne run*" if deal.in_run[s] and deal.counts[s] >= 2 else ""
+        if s == chance:
+            mark += (" *Mordienne: 2 points*" if deal.done else
+                     " *Mordienne run: 2 points if it takes every trick left*")
         lines.append(f"  {AGENTS[s]}: {deal.counts[s]} trick(s){mark}")
     tw = "".join("X" if w is None else str(w) for w in deal.trick_winners)
     lines.append(f"Trick winners so far: {tw or '-'}   (digit = player, X = spoiled)")
@@ -47,6 +60,6 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
     for a in show_hands:
-        hand = sorted(deal.hands[SEAT[a]], key=lambda c: (-STRENGTH[c], c))
+        hand = hand_order(deal.hands[SEAT[a]])
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)

@@ -17,18 +17,23 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[dev,distributed]'
 	touch $(STAMP)
 
+# Tests spread over every core (pytest-xdist); files with an expensive shared fixture
+# or resource stay on one worker (tests/conftest.py, WORKER_GROUPS).
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadgroup
 
+# Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
+# command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# Rewrites the README strength table (benchmarks/strength.py: players, seed, pairs).
+# Writes docs/STRENGTH.md and the README's short strength table
+# (benchmarks/strength.py: players, seed, pairs).
 strength: $(STAMP)
-	$(PY) benchmarks/strength.py --readme README.md
+	$(PY) benchmarks/strength.py --out docs/STRENGTH.md --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -60,7 +60,7 @@ def main(argv: list[str] | None = None) -> None:
     n = per_rollout * args.rollouts
     print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {model.n_envs:,} learner seats, "
           f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
-          f"threads; {args.rollouts} rollouts of {per_rollout:,} samples after a warm-up one.\n")
+          f"threads; {args.rollouts} × {per_rollout:,} samples timed, after a warm-up rollout.\n")
     print("| learner samples/s (wall) | CPUs busy | learner samples per CPU-second |\n"
           "|---:|---:|---:|")
     print(f"| {n / dt:,.0f} | {cpu / dt:.2f} | {n / cpu:,.0f} |")

@@ -1,5 +1,4 @@
-"""Shared helpers for building Aluette deals by hand, and how the tests split
-over pytest-xdist workers (``make test`` runs ``pytest -n auto --dist loadgroup``)."""
+"""Shared helpers for building Aluette deals by hand."""
 
 from __future__ import annotations
 
@@ -25,7 +24,7 @@ def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
     hands: list[list[int]] = [[] for _ in range(4)]
     for w in winners:
         if w is None:
-            level = next(lv for lv in sorted({STRENGTH[c] for c in deck}, reverse=True)
+            level = next(lv for lv in sorted(set(STRENGTH[c] for c in deck), reverse=True)
                          if sum(STRENGTH[c] == lv for c in deck) >= 2)
             pair = [c for c in deck if STRENGTH[c] == level][:2]
             for c in pair:
@@ -51,26 +50,6 @@ def play_scripted(env, hands_in_order: list[list[int]]):
         env.step(card)
         rewards.append(dict(env.rewards))
     return rewards
-
-
-#: Test files whose tests must all run in one worker, by xdist group: each builds an
-#: expensive module fixture (a training run, a Ray cluster, a server and a browser)
-#: that every worker would otherwise build again, or holds a resource two workers
-#: must not share. A file may say the same with ``pytestmark = pytest.mark.xdist_group(...)``.
-WORKER_GROUPS = {
-    "test_export.py": "trained_quick_run",
-    "test_rllib.py": "ray",
-    "test_web_browser.py": "browser",
-    "test_layout.py": "wheel_build",
-}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist reads the marks (its own modifyitems)
-def pytest_collection_modifyitems(config, items):
-    for item in items:
-        group = WORKER_GROUPS.get(item.path.name)
-        if group and not any(item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(group))
 
 
 @pytest.fixture

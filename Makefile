@@ -17,18 +17,24 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[dev,distributed]'
 	touch $(STAMP)
 
+# Tests spread over every core (pytest-xdist), a whole file to one worker: module
+# fixtures (a training run, Ray, a browser) are built once. Not --dist loadgroup:
+# with pytest 9.2 and xdist 3.8 its xdist_group marks are silently ignored.
 test: $(STAMP)
-	$(PY) -m pytest
+	$(PY) -m pytest -n auto --dist loadfile
 
+# Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
+# command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.
 bench: $(STAMP)
 	$(PY) benchmarks/run_all.py
 
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# Rewrites the README strength table (benchmarks/strength.py: players, seed, pairs).
+# Writes docs/STRENGTH.md and the README's short strength table
+# (benchmarks/strength.py: players, seed, pairs).
 strength: $(STAMP)
-	$(PY) benchmarks/strength.py --readme README.md
+	$(PY) benchmarks/strength.py --out docs/STRENGTH.md --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

@@ -1,65 +1,67 @@
-"""Players and evaluation speed: the heuristics' cost per move (single
-observation and in batches), and 10,000 duplicate deal pairs of heuristic vs
-random. The expert's cost per move is in bench_search.py.
+"""Players and evaluation speed: each fixed player's cost per move (one
+observation at a time) and its throughput in batches, and the cost of duplicate
+evaluations. The search players' cost per move is in bench_search.py.
 
-    python benchmarks/bench_players.py
+    python benchmarks/bench_players.py [--moves 20000] [--deals 10000]
+
+Prints markdown tables. Every figure is CPU time of this process (the players
+run on one thread), so other load on the machine does not change it.
 """
 
 from __future__ import annotations
 
-import statistics
+import argparse
 import time
 
 import numpy as np
 
 from aluette_env.evaluation import duplicate_eval
-from aluette_env.players.heuristic import HeuristicPlayer
-from aluette_env.players.random_player import RandomPlayer
+from aluette_env.players import load_player
 from aluette_env.vector import VectorGame
 
 
-def per_move_us(player, n: int = 20000) -> float:
+def per_move_us(player, n: int) -> float:
+    """Mean CPU µs of ``act`` over n single observations of real positions."""
     game = VectorGame(256, seed=0)
     game.reset()
     obs, masks = game.obs.copy(), game.mask.copy()
     player.act(obs[0], masks[0])  # compile
-    times = []
+    start = time.process_time()
     for i in range(n):
-        t = time.perf_counter()
         player.act(obs[i % 256], masks[i % 256])
-        times.append(time.perf_counter() - t)
-    return statistics.median(times) * 1e6
+    return (time.process_time() - start) / n * 1e6
 
 
 def batch_throughput(player, n: int = 4096, repeat: int = 20) -> float:
     game = VectorGame(n, seed=0)
     game.reset()
     player.act_batch(game.obs, game.mask)
-    start = time.perf_counter()
+    start = time.process_time()
     for _ in range(repeat):
         player.act_batch(game.obs, game.mask)
-    return n * repeat / (time.perf_counter() - start)
+    return n * repeat / (time.process_time() - start)
 
 
-def main() -> None:
-    for version in (2, 1):
-        h = HeuristicPlayer(version=version)
-        print(f"heuristic v{version} act(): median {per_move_us(h):.1f} µs per move; batches "
-              f"{batch_throughput(h):,.0f} decisions/s")
-    print(f"random act(): median {per_move_us(RandomPlayer(0)):.1f} µs per move")
-    from aluette_env.players.onnx_policy import SHIPPED_MODEL
-    if SHIPPED_MODEL.exists():
-        from aluette_env.players import load_player
-        ai = load_player("ai")
-        print(f"shipped AI ({SHIPPED_MODEL.name}) act(): median {per_move_us(ai, 5000):.1f} µs "
-              f"per move; batch inference {batch_throughput(ai):,.0f} decisions/s")
-        res = duplicate_eval("ai", "heuristic", deals=2000, seed=0)
-        print(f"duplicate eval ai vs heuristic, 2,000 deal pairs: {res.wall_time_s:.2f} s")
-    duplicate_eval("heuristic", "random", deals=50, seed=1)  # warm-up
-    res = duplicate_eval("heuristic", "random", deals=10000, seed=0)
-    lo, hi = res.points_per_deal_ci95
-    print(f"duplicate eval heuristic vs random, 10,000 deal pairs (720,000 decisions): "
-          f"{res.wall_time_s:.2f} s; points/deal {res.points_per_deal:+.4f} [{lo:+.4f}, {hi:+.4f}]")
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--moves", type=int, default=20000, help="single moves timed per player")
+    parser.add_argument("--deals", type=int, default=10000, help="deal pairs per evaluation")
+    args = parser.parse_args(argv)
+    print("| player | CPU µs a move (one observation) | decisions per CPU-second "
+          "(batches of 4,096) |\n|---|---:|---:|")
+    for spec in ("random", "heuristic", "heuristic:version=1", "ai", "ai:version=1"):
+        player = load_player(spec, seed=0)
+        moves = args.moves if spec.startswith(("random", "heuristic")) else args.moves // 4
+        print(f"| `{spec}` | {per_move_us(player, moves):.1f} | {batch_throughput(player):,.0f} |",
+              flush=True)
+    print("\n| duplicate evaluation (`aluette eval`) | deal pairs | decisions | CPU time |\n"
+          "|---|---:|---:|---:|")
+    for a, b in (("heuristic", "random"), ("ai", "heuristic")):
+        duplicate_eval(a, b, deals=20, seed=1)  # warm-up
+        start = time.process_time()
+        duplicate_eval(a, b, deals=args.deals, seed=0)
+        print(f"| `{a}` vs `{b}` | {args.deals:,} | {72 * args.deals:,} | "
+              f"{time.process_time() - start:.2f} s |", flush=True)
 
 
 if __name__ == "__main__":

@@ -3,7 +3,9 @@ solve the last 4, 5 and 6 tricks of random deals (Python and numba solver),
 nodes per second, and the cost per move of PIMC and of the expert at their
 default settings.
 
-    python benchmarks/bench_search.py [--positions 10]
+    python benchmarks/bench_search.py [--positions 10] [--moves 180]
+
+Prints markdown tables. Every figure is CPU time of this process (one thread).
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ import time
 
 import numpy as np
 
-from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.game.rules import Deal, deal_cards
 from aluette_env.players.expert import ExpertPlayer
+from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.search import FastSolver, Position, SearchPlayer, Solver
 from aluette_env.vector import VectorGame
 
@@ -36,9 +38,9 @@ def solve_times(tricks_left: int, positions: int, fast: bool = False) -> tuple[f
                                   reached=tuple(deal.reached), in_run=tuple(deal.in_run),
                                   trick_index=len(deal.tricks))
         solver = FastSolver() if fast else Solver()
-        start = time.perf_counter()
+        start = time.process_time()
         solver.value(pos)
-        times.append(time.perf_counter() - start)
+        times.append(time.process_time() - start)
         nodes += solver.nodes
     return statistics.median(times), nodes / sum(times)
 
@@ -63,25 +65,27 @@ def pimc_move_times(moves: int = 180, player=None) -> tuple[list[float], list[fl
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--positions", type=int, default=10)
+    parser.add_argument("--positions", type=int, default=10, help="random positions per row")
+    parser.add_argument("--moves", type=int, default=180, help="moves timed per search player")
     args = parser.parse_args(argv)
     solve_times(4, 1, fast=True)  # compile
-    for k in (4, 5, 6):
-        med, nps = solve_times(k, args.positions)
+    print(f"Exact value of the rest of a deal, median CPU time over {args.positions} random "
+          f"positions:\n")
+    print("| tricks left | Python solver | its nodes/s | numba solver | its nodes/s |\n"
+          "|---:|---:|---:|---:|---:|")
+    for k in (4, 5, 6, 7):
+        med, nps = solve_times(k, args.positions) if k < 7 else (None, None)
         fmed, fnps = solve_times(k, args.positions, fast=True)
-        print(f"last {k} tricks ({args.positions} random positions): Python solver median "
-              f"{med * 1000:,.1f} ms, {nps:,.0f} nodes/s; numba solver median {fmed * 1000:,.2f} "
-              f"ms, {fnps:,.0f} nodes/s")
-    fmed, fnps = solve_times(7, args.positions, fast=True)
-    print(f"last 7 tricks: numba solver median {fmed * 1000:,.1f} ms, {fnps:,.0f} nodes/s")
+        python = f"{med * 1000:,.1f} ms | {nps:,.0f}" if med is not None else "— | —"
+        print(f"| {k} | {python} | {fmed * 1000:,.2f} ms | {fnps:,.0f} |", flush=True)
+    print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
+          f"a game against `heuristic`:\n")
+    print("| player | median | mean | worst |\n|---|---:|---:|---:|")
     for player in (SearchPlayer(seed=0), ExpertPlayer(seed=0)):
         pimc_move_times(8, player)  # compile
-        times, searched = pimc_move_times(player=player)
-        solved = (f"; endgame (solved) moves median {statistics.median(searched) * 1000:.1f} "
-                  f"ms, max {max(searched) * 1000:.0f} ms" if searched else "")
-        print(f"{player.name}, CPU time per move over {len(times)} moves: median "
-              f"{statistics.median(times) * 1000:.1f} ms, mean "
-              f"{statistics.mean(times) * 1000:.1f} ms, max {max(times) * 1000:.0f} ms{solved}")
+        times, _ = pimc_move_times(args.moves, player)
+        print(f"| `{player.name}` | {statistics.median(times) * 1000:.1f} ms | "
+              f"{statistics.mean(times) * 1000:.1f} ms | {max(times) * 1000:.0f} ms |", flush=True)
 
 
 if __name__ == "__main__":

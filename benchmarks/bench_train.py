@@ -4,6 +4,8 @@ Also prints how many CPUs the process kept busy: on a shared machine the
 other load slows it, and samples per CPU-second say what the code costs.
 
     python benchmarks/bench_train.py [--rollouts 6] [--config C] [--set key.path=value]
+
+Prints a markdown table.
 """
 
 from __future__ import annotations
@@ -56,10 +58,12 @@ def main(argv: list[str] | None = None) -> None:
         model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
         dt, cpu = time.perf_counter() - start, time.process_time() - cpu
     n = per_rollout * args.rollouts
-    print(f"training end-to-end ({Path(args.config).name}: {cfg.num_games} games, "
-          f"{model.n_envs} learner seats, {cfg.torch_threads} torch threads, trunk "
-          f"{cfg.network.trunk}, {cfg.ppo.n_epochs} epochs): {n / dt:,.0f} learner samples/s; "
-          f"{cpu / dt:.2f} CPUs busy, {n / cpu:,.0f} samples per CPU-second")
+    print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {model.n_envs:,} learner seats, "
+          f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
+          f"threads; {args.rollouts} × {per_rollout:,} samples timed, after a warm-up rollout.\n")
+    print("| learner samples/s (wall) | CPUs busy | learner samples per CPU-second |\n"
+          "|---:|---:|---:|")
+    print(f"| {n / dt:,.0f} | {cpu / dt:.2f} | {n / cpu:,.0f} |")
 
 
 if __name__ == "__main__":

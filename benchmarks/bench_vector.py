@@ -2,7 +2,10 @@
 included) for N = 1, 64, 1,024 and 16,384 games on one core, and where the
 time of a step goes.
 
-    python benchmarks/bench_vector.py [--seconds 2]
+    python benchmarks/bench_vector.py [--seconds 2] [--profile-steps 2000]
+
+Prints markdown tables. Rates are per second of this process's CPU time (numba
+and numpy on one thread), so other load on the machine does not lower them.
 """
 
 from __future__ import annotations
@@ -26,11 +29,11 @@ def steps_per_second(n: int, seconds: float) -> float:
     game = VectorGame(n, seed=0)
     game.reset()
     game.step(first_legal(game.mask))  # compile / warm up
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
+    steps, start = 0, time.process_time()
+    while time.process_time() - start < seconds:
         game.step(first_legal(game.mask))
         steps += n
-    return steps / (time.perf_counter() - start)
+    return steps / (time.process_time() - start)
 
 
 def profile(n: int = 1024, steps: int = 2000) -> None:
@@ -40,39 +43,44 @@ def profile(n: int = 1024, steps: int = 2000) -> None:
                            "deal new hands", "write observations + masks"], 0.0)
     keys = list(parts)
     for _ in range(steps):
-        t0 = time.perf_counter()
+        t0 = time.process_time()
         a = first_legal(game.mask)
-        t1 = time.perf_counter()
+        t1 = time.process_time()
         kernels.find_illegal(game._st, a, game._everyone)
-        t2 = time.perf_counter()
+        t2 = time.process_time()
         kernels.play(game._st, game.num_deals, a, game._everyone, kernels.STRENGTH_ARRAY,
                      game._res, game.rewards, game.deal_done, game.match_done)
-        t3 = time.perf_counter()
+        t3 = time.process_time()
         done = np.flatnonzero(game.deal_done)
         ended = game.match_done[done]
         game._deal(done[~ended])
         game._new_matches(done[ended])
-        t4 = time.perf_counter()
+        t4 = time.process_time()
         game._observe()
-        t5 = time.perf_counter()
+        t5 = time.process_time()
         for k, dt in zip(keys, (t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4)):
             parts[k] += dt
     total = sum(parts.values())
-    print(f"where a step's time goes at N={n} ({total / steps * 1e6:.0f} µs per batch step):")
+    print(f"\nWhere the time of one batch step goes at N = {n:,} "
+          f"({total / steps * 1e6:.0f} µs of CPU a step, {steps:,} steps):\n")
+    print("| part | share | µs a step |\n|---|---:|---:|")
     for k, v in parts.items():
-        print(f"  {k:32s} {100 * v / total:5.1f} %  ({v / steps * 1e6:6.1f} µs)")
+        print(f"| {k} | {100 * v / total:.1f} % | {v / steps * 1e6:.1f} |")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=2.0)
+    parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds per row")
+    parser.add_argument("--profile-steps", type=int, default=2000)
     args = parser.parse_args(argv)
-    print(f"numba: {'yes' if kernels.HAVE_NUMBA else 'no (pure-Python fallback)'}")
+    kind = "numba kernels" if kernels.HAVE_NUMBA else "pure-Python fallback (numba missing)"
+    print(f"`VectorGame`, {kind}, one thread; the first legal card each step, observations "
+          f"and masks written every step.\n")
+    print("| N games | agent-steps per CPU-second | bytes per game |\n|---:|---:|---:|")
     for n in (1, 64, 1024, 16384):
-        g = VectorGame(n)
-        print(f"VectorGame N={n:>6}: {steps_per_second(n, args.seconds):>12,.0f} agent-steps/s "
-              f"(observations + masks), {g.bytes_per_game():.0f} bytes per game")
-    profile()
+        rate = steps_per_second(n, args.seconds)
+        print(f"| {n:,} | {rate:,.0f} | {VectorGame(n).bytes_per_game():.0f} |", flush=True)
+    profile(steps=args.profile_steps)
 
 
 if __name__ == "__main__":

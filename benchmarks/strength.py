@@ -1,12 +1,15 @@
-"""The README strength table (``make strength``): duplicate evaluations of the
-project's players against each other, written between the README's
-``<!-- strength:begin -->`` and ``<!-- strength:end -->`` markers.
+"""The strength tables (``make strength``): duplicate evaluations of the
+project's players against each other. The full table goes to
+``docs/STRENGTH.md``; a short one (the rows of ``SHORT``) replaces the README's
+section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
 
-    python benchmarks/strength.py [--deals 10000] [--seed 0] [--readme README.md]
+    python benchmarks/strength.py [--deals 10000] [--seed 0] [--out docs/STRENGTH.md]
+                                  [--readme README.md]
 
-A pairing whose player spec does not load here (a player not built yet, such as
-``expert`` or ``heuristic:version=1`` on an older checkout) is skipped with a
-printed note, and its row left out of the table.
+``--out -`` prints the page instead, ``--readme -`` leaves the README alone.
+Search players (``expert``) play fewer pairs (about 35 ms of CPU a move): their
+rows' own counts, or ``--deals`` when that is smaller. A pairing whose player
+spec does not load here is skipped with a printed note, and its row left out.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from aluette_env.players import PlayerSpecError, load_player
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
 
-#: (team A, team B, pairs: None = --deals, else that many: search players are slow).
+#: (team A, team B, pairs: None = --deals, else at most that many: search players are slow).
 PAIRINGS = [
     ("ai", "ai:version=1", None),
     ("ai", "heuristic", None),
@@ -40,6 +43,10 @@ PAIRINGS = [
     ("expert", "heuristic", 300),
     ("expert", "random", 100),
 ]
+#: The README's short table: one row per step of the ladder.
+SHORT = [("expert", "ai"), ("ai", "ai:version=1"), ("ai", "heuristic"), ("heuristic", "random")]
+HEAD = ("| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | deal win rate | "
+        "match win / draw / loss |\n|---|---|---|---|---|---|")
 
 
 def loads(spec: str) -> str | None:
@@ -55,52 +62,72 @@ def fmt(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
 
-def table(deals: int, seed: int, log=print) -> str:
-    rows = []
+def rows(deals: int, seed: int, log=print) -> dict[tuple[str, str], str]:
+    """A markdown table row per pairing that loads here, by (team A, team B)."""
+    out = {}
     for a, b, pairs in PAIRINGS:
         why = loads(a) or loads(b)
         if why:
             log(f"note: skipped {a} vs {b}: {why}")
             continue
-        n = pairs or deals
+        n = min(pairs, deals) if pairs else deals
         t0 = time.perf_counter()
         res = duplicate_eval(a, b, deals=n, seed=seed)
         lo, hi = res.points_per_deal_ci95
         log(f"{a} vs {b}: {res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] over {n:,} pairs "
             f"({time.perf_counter() - t0:.0f} s)")
         bold = "**" if lo > 0 or hi < 0 else ""
-        rows.append(f"| `{a}` | `{b}` | {n:,} | {bold}{fmt(res.points_per_deal)}{bold} "
-                    f"[{fmt(lo)}, {fmt(hi)}] | {res.deal_win_rate:.3f} | "
-                    f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / "
-                    f"{res.match_loss_rate:.3f} |")
-    head = (f"Duplicate evaluation, seed {seed} (`aluette eval --team-a A --team-b B "
-            f"--deals PAIRS --seed {seed}`; bold: the 95 % CI excludes 0; `ai` is v2 and "
-            f"`heuristic` v2, `:version=1` their first versions). Regenerate with "
-            f"`make strength`.\n\n"
-            "| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | "
-            "deal win rate | match win / draw / loss |\n|---|---|---|---|---|---|")
-    return head + "\n" + "\n".join(rows)
+        out[a, b] = (f"| `{a}` | `{b}` | {n:,} | {bold}{fmt(res.points_per_deal)}{bold} "
+                     f"[{fmt(lo)}, {fmt(hi)}] | {res.deal_win_rate:.3f} | "
+                     f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / "
+                     f"{res.match_loss_rate:.3f} |")
+    return out
+
+
+def page(table: dict[tuple[str, str], str], seed: int) -> str:
+    return (f"# Strength\n\nDuplicate evaluation of every pair of the project's players, "
+            f"seed {seed}: each row is `aluette eval --team-a A --team-b B --deals PAIRS "
+            f"--seed {seed}`. Written by `make strength` (`python benchmarks/strength.py`).\n\n"
+            f"Points per deal are team A's minus team B's, over deal pairs (every deal played "
+            f"twice with the same hands, the teams swapping seats), with a 95 % confidence "
+            f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy v2, "
+            f"`heuristic` the rule-based player v2, `:version=1` their first versions, "
+            f"`expert` the search over `ai`.\n\n{HEAD}\n" + "\n".join(table.values()) + "\n")
+
+
+def short(table: dict[tuple[str, str], str], seed: int) -> str:
+    lines = [table[pair] for pair in SHORT if pair in table]
+    return (f"{HEAD}\n" + "\n".join(lines) + f"\n\nSeed {seed}; bold: the 95 % CI excludes 0. "
+            f"Every pairing: [docs/STRENGTH.md](docs/STRENGTH.md). Regenerate both with "
+            f"`make strength`.")
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10000, help="deal pairs per pairing")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default=str(ROOT / "docs" / "STRENGTH.md"),
+                        help="the page of every pairing ('-': print it)")
     parser.add_argument("--readme", default=str(ROOT / "README.md"),
-                        help="the file whose marked section is rewritten ('-': print only)")
+                        help="the file whose marked section gets the short table ('-': none)")
     args = parser.parse_args(argv)
-    text = table(args.deals, args.seed)
-    if args.readme == "-":
-        print(text)
-        return
-    path = Path(args.readme)
-    old = path.read_text()
-    if BEGIN not in old or END not in old:
-        raise SystemExit(f"{path}: no {BEGIN} ... {END} section to rewrite")
-    new = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),
-                 lambda m: f"{BEGIN}\n{text}\n{END}", old, flags=re.S)
-    path.write_text(new)
-    print(f"rewrote the strength table in {path}")
+    if args.deals < 1:
+        parser.error(f"--deals: at least 1 (got {args.deals})")
+    readme = None if args.readme == "-" else Path(args.readme)
+    if readme is not None and (BEGIN not in readme.read_text() or END not in readme.read_text()):
+        parser.error(f"{readme}: no {BEGIN} ... {END} section to rewrite")
+    table = rows(args.deals, args.seed)
+    if args.out == "-":
+        print(page(table, args.seed))
+    else:
+        Path(args.out).write_text(page(table, args.seed))
+        print(f"wrote {args.out}")
+    if readme is not None:
+        text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),
+                      lambda m: f"{BEGIN}\n{short(table, args.seed)}\n{END}", readme.read_text(),
+                      flags=re.DOTALL)
+        readme.write_text(text)
+        print(f"rewrote the short strength table in {readme}")
 
 
 if __name__ == "__main__":

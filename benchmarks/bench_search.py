@@ -1,7 +1,6 @@
-"""The perfect-information solvers and the search players: median time to
-solve the last 4, 5 and 6 tricks of random deals (Python and numba solver),
-nodes per second, and the cost per move of PIMC and of the expert at their
-default settings.
+"""The perfect-information solver and the search players: median time to
+solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
+per move of `pimc` and of the expert at their default settings.
 
     python benchmarks/bench_search.py [--positions 10] [--moves 180]
 
@@ -18,13 +17,13 @@ import time
 import numpy as np
 
 from aluette_env.game.rules import Deal, deal_cards
-from aluette_env.players.expert import ExpertPlayer
+from aluette_env.players.expert import ExpertPlayer, pimc
 from aluette_env.players.heuristic import HeuristicPlayer
-from aluette_env.players.search import FastSolver, Position, SearchPlayer, Solver
+from aluette_env.players.solver import Position, Solver
 from aluette_env.vector import VectorGame
 
 
-def solve_times(tricks_left: int, positions: int, fast: bool = False) -> tuple[float, float]:
+def solve_times(tricks_left: int, positions: int) -> tuple[float, float]:
     times, nodes = [], 0
     for seed in range(positions):
         rnd = random.Random(seed)
@@ -37,7 +36,7 @@ def solve_times(tricks_left: int, positions: int, fast: bool = False) -> tuple[f
         pos = Position.from_cards(deal.hands, deal.leader, counts=tuple(deal.counts),
                                   reached=tuple(deal.reached), in_run=tuple(deal.in_run),
                                   trick_index=len(deal.tricks))
-        solver = FastSolver() if fast else Solver()
+        solver = Solver()
         start = time.process_time()
         solver.value(pos)
         times.append(time.process_time() - start)
@@ -47,7 +46,7 @@ def solve_times(tricks_left: int, positions: int, fast: bool = False) -> tuple[f
 
 def pimc_move_times(moves: int = 180, player=None) -> tuple[list[float], list[float]]:
     """CPU times of all moves, and of the moves in the solved endgame."""
-    player, heuristic = player or SearchPlayer(seed=0), HeuristicPlayer()
+    player, heuristic = player or pimc(seed=0), HeuristicPlayer()
     game = VectorGame(1, seed=1)
     game.reset()
     times, searched = [], []
@@ -68,20 +67,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--positions", type=int, default=10, help="random positions per row")
     parser.add_argument("--moves", type=int, default=180, help="moves timed per search player")
     args = parser.parse_args(argv)
-    solve_times(4, 1, fast=True)  # compile
+    solve_times(4, 1)  # compile
     print(f"Exact value of the rest of a deal, median CPU time over {args.positions} random "
           f"positions:\n")
-    print("| tricks left | Python solver | its nodes/s | numba solver | its nodes/s |\n"
-          "|---:|---:|---:|---:|---:|")
+    print("| tricks left | solver | nodes/s |\n|---:|---:|---:|")
     for k in (4, 5, 6, 7):
-        med, nps = solve_times(k, args.positions) if k < 7 else (None, None)
-        fmed, fnps = solve_times(k, args.positions, fast=True)
-        python = f"{med * 1000:,.1f} ms | {nps:,.0f}" if med is not None else "— | —"
-        print(f"| {k} | {python} | {fmed * 1000:,.2f} ms | {fnps:,.0f} |", flush=True)
+        med, nps = solve_times(k, args.positions)
+        print(f"| {k} | {med * 1000:,.2f} ms | {nps:,.0f} |", flush=True)
     print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
-    for player in (SearchPlayer(seed=0), ExpertPlayer(seed=0)):
+    for player in (pimc(seed=0), ExpertPlayer(seed=0)):
         pimc_move_times(8, player)  # compile
         times, _ = pimc_move_times(args.moves, player)
         print(f"| `{player.name}` | {statistics.median(times) * 1000:.1f} ms | "

@@ -21,7 +21,7 @@ For each decision:
   playing the policy from its own view (``rollout=heuristic``: heuristic v2,
   compiled); all worlds and candidates of a decision are one batch. Once at
   most ``solve_tricks`` tricks remain, exactly, by the numba
-  perfect-information solver (:func:`~aluette_env.players.search.solve`),
+  perfect-information solver (:func:`~aluette_env.players.solver.solve`),
   over ``solve_worlds`` worlds.
 * **Choice.** It keeps the policy's own card unless another play's mean gain
   over it, paired world by world, exceeds ``confidence`` standard errors:

@@ -202,7 +202,7 @@ class _NewStackNotice(logging.Filter):
 
 def save_module(module_state: dict, cfg: TrainConfig, timesteps: int, path: Path) -> None:
     """The learner module alone, as tensors (loadable with ``weights_only=True``)."""
-    state = {k: torch.as_tensor(np.asarray(v)) for k, v in module_state.items()}
+    state = {k: torch.as_tensor(np.array(v)) for k, v in module_state.items()}
     with atomic_path(path) as tmp:
         torch.save({"backend": BACKEND, "timesteps": timesteps, "model_config": network_config(cfg),
                     "state": state}, tmp)

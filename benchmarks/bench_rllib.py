@@ -13,7 +13,8 @@ the SB3 time-to-strength run, trained by RLlib with ``backend: rllib``):
 3. training end to end, learner samples/s with 0, 1 and 2 env runners and one
    learner in the driver, next to SB3 on the same config, each split into
    sampling and learning (``LearnerGroup.update`` for RLlib, ``model.train``
-   for SB3); "alone" is the rate divided by its share.
+   for SB3); "alone" is the rate divided by its share; and learner samples per
+   CPU-second of every process involved (driver and env runners).
 """
 
 from __future__ import annotations
@@ -99,39 +100,48 @@ def remote_sampling(cfg, runners: int, rounds: int) -> tuple[float, float]:
         algo.stop()
 
 
-def rllib_row(cfg, iterations: int) -> tuple[float, float, float]:
-    """(learner samples/s, sampling share, learning share) over ``iterations``."""
+def rllib_row(cfg, iterations: int) -> tuple[float, float, float, float]:
+    """(learner samples/s, sampling share, learning share, samples per CPU-second of
+    the driver and the env runners together) over ``iterations``."""
     from training.rllib.train import build_algorithm, learner_samples
+
+    def cpu(algo) -> float:
+        return time.process_time() + sum(algo.env_runner_group.foreach_env_runner(
+            lambda r: time.process_time(), local_env_runner=False))
+
     algo = build_algorithm(cfg)
     try:
         algo.train()  # warm-up: numba compile, actor start, first sync
         watch = Stopwatch(algo.learner_group, "update")
         samples = 0
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu(algo)
         for _ in range(iterations):
             samples += learner_samples(algo.train())
-        total = time.perf_counter() - t0
+        total, cpu_s = time.perf_counter() - t0, cpu(algo) - cpu0
     finally:
         algo.stop()
-    return samples / total, (total - watch.seconds) / total, watch.seconds / total
+    return samples / total, (total - watch.seconds) / total, watch.seconds / total, \
+        samples / cpu_s
 
 
-def sb3_row(cfg, rollouts: int) -> tuple[float, float, float]:
+def sb3_row(cfg, rollouts: int) -> tuple[float, float, float, float]:
     from bench_train import warm_model
     with tempfile.TemporaryDirectory() as tmp:
         model, per_rollout = warm_model(cfg, Path(tmp))
         watch = Stopwatch(model, "train")
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)
-        total = time.perf_counter() - t0
-    return per_rollout * rollouts / total, (total - watch.seconds) / total, watch.seconds / total
+        total, cpu_s = time.perf_counter() - t0, time.process_time() - cpu0
+    n = per_rollout * rollouts
+    return n / total, (total - watch.seconds) / total, watch.seconds / total, n / cpu_s
 
 
-def print_row(what: str, rate: float, sampling: float, learning: float) -> None:
-    """The rate, its split, and what each part alone would sustain (rate / share)."""
-    print(f"  {what:40s} {rate:8,.0f} learner samples/s = sampling {sampling:4.0%} + "
-          f"learning {learning:4.0%} (alone: sampling {rate / sampling:8,.0f}/s, "
-          f"learning {rate / learning:8,.0f}/s)", flush=True)
+def print_row(what: str, rate: float, sampling: float, learning: float, per_cpu: float) -> None:
+    """The rate, its split, what each part alone would sustain (rate / share), and
+    learner samples per CPU-second."""
+    print(f"  {what:34s} {rate:7,.0f} learner samples/s = sampling {sampling:4.0%} + "
+          f"learning {learning:4.0%} (alone: sampling {rate / sampling:7,.0f}/s, learning "
+          f"{rate / learning:7,.0f}/s); {per_cpu:7,.0f} per CPU-second", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:

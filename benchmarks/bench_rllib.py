@@ -1,12 +1,20 @@
-"""RLlib backend speed: learner samples/s with 0, 1 and 2 env runners next to the
-SB3 backend in the same run, each split into sampling and learning; and the
-sampling speed of the two multi-agent envs (lockstep batched engine vs AEC).
+"""RLlib backend speed against the SB3 backend, in one run on the same machine.
 
-    python benchmarks/bench_rllib.py [--iterations 3] [--config configs/rllib.yaml]
+    python benchmarks/bench_rllib.py [--iterations 3] [--config configs/default.yaml]
 
-Learning time is measured around ``LearnerGroup.update`` (RLlib) and
-``model.train`` (SB3); sampling is the rest of an iteration (env runners,
-episode transfer, weight sync for RLlib; ``collect_rollouts`` for SB3).
+Prints three tables, all from one config (default: ``configs/default.yaml``,
+the SB3 time-to-strength run, trained by RLlib with ``backend: rllib``):
+
+1. sampling by one env runner on its own (no learning): learner samples per
+   second of wall time and per CPU-second of the sampling process (a figure that
+   other load on a shared machine changes little);
+2. sampling by 1 and 2 remote env runners together (no learning), and what the
+   second one adds as a share of one runner's rate;
+3. training end to end, learner samples/s with 0, 1 and 2 env runners and one
+   learner in the driver, next to SB3 on the same config, each split into
+   sampling and learning (``LearnerGroup.update`` for RLlib, ``model.train``
+   for SB3); "alone" is the rate divided by its share; and learner samples per
+   CPU-second of every process involved (driver and env runners).
 """
 
 from __future__ import annotations
@@ -42,93 +50,135 @@ class Stopwatch:
         setattr(obj, name, timed)
 
 
-def rllib_row(cfg, iterations: int) -> tuple[float, float, float]:
-    """(learner samples/s, sampling share, learning share) over ``iterations``."""
-    from training.rllib.seating import LEARNER
+def rllib_config(cfg, runners: int):
+    c = cfg.model_copy(deep=True)
+    c.backend = "rllib"
+    c.rllib.num_env_runners = runners
+    c.rllib.num_learners = 0
+    return c
+
+
+def one_runner(cfg, rounds: int) -> tuple[float, float]:
+    """(samples/s, samples per CPU-second) of one env runner in this process, one
+    torch thread (as a remote runner with its one CPU)."""
+    from training.rllib.runner import local_runner
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    runner = local_runner(cfg)
+    try:
+        runner.sample()  # warm-up: numba compile, allocations
+        n, t0, cpu = 0, time.perf_counter(), time.process_time()
+        for _ in range(rounds):
+            n += sum(len(e) for e in runner.sample())
+        dt, cpu = time.perf_counter() - t0, time.process_time() - cpu
+    finally:
+        torch.set_num_threads(threads)
+    return n / dt, n / cpu
+
+
+def remote_sampling(cfg, runners: int, rounds: int) -> tuple[float, float]:
+    """(samples/s, samples per CPU-second of a runner) of ``runners`` remote env
+    runners sampling together (no learning)."""
     from training.rllib.train import build_algorithm
-    algo = build_algorithm(cfg, [])
+
+    def sample(runner):
+        t0 = time.process_time()
+        n = sum(len(e) for e in runner.sample())
+        return n, time.process_time() - t0
+
+    algo = build_algorithm(rllib_config(cfg, runners))
+    try:
+        group = algo.env_runner_group
+        group.foreach_env_runner(sample, local_env_runner=False)  # warm-up
+        t0 = time.perf_counter()
+        n = cpu = 0.0
+        for _ in range(rounds):
+            for samples, seconds in group.foreach_env_runner(sample, local_env_runner=False):
+                n, cpu = n + samples, cpu + seconds
+        return n / (time.perf_counter() - t0), n / cpu
+    finally:
+        algo.stop()
+
+
+def rllib_row(cfg, iterations: int) -> tuple[float, float, float, float]:
+    """(learner samples/s, sampling share, learning share, samples per CPU-second of
+    the driver and the env runners together) over ``iterations``."""
+    from training.rllib.train import build_algorithm, learner_samples
+
+    def cpu(algo) -> float:
+        return time.process_time() + sum(algo.env_runner_group.foreach_env_runner(
+            lambda r: time.process_time(), local_env_runner=False))
+
+    algo = build_algorithm(cfg)
     try:
         algo.train()  # warm-up: numba compile, actor start, first sync
         watch = Stopwatch(algo.learner_group, "update")
         samples = 0
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), cpu(algo)
         for _ in range(iterations):
-            result = algo.train()
-            samples += int(result["env_runners"]["num_module_steps_sampled"].get(LEARNER, 0))
-        total = time.perf_counter() - t0
+            samples += learner_samples(algo.train())
+        total, cpu_s = time.perf_counter() - t0, cpu(algo) - cpu0
     finally:
         algo.stop()
-    return samples / total, (total - watch.seconds) / total, watch.seconds / total
+    return samples / total, (total - watch.seconds) / total, watch.seconds / total, \
+        samples / cpu_s
 
 
-def sb3_row(cfg, rollouts: int) -> tuple[float, float, float]:
+def sb3_row(cfg, rollouts: int) -> tuple[float, float, float, float]:
     from bench_train import warm_model
     with tempfile.TemporaryDirectory() as tmp:
         model, per_rollout = warm_model(cfg, Path(tmp))
         watch = Stopwatch(model, "train")
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)
-        total = time.perf_counter() - t0
-    return per_rollout * rollouts / total, (total - watch.seconds) / total, watch.seconds / total
+        total, cpu_s = time.perf_counter() - t0, time.process_time() - cpu0
+    n = per_rollout * rollouts
+    return n / total, (total - watch.seconds) / total, watch.seconds / total, n / cpu_s
 
 
-def env_sampling(cfg, env: str, envs_per_runner: int, steps: int) -> float:
-    """Agent steps/s of the driver's env runner alone (no learning)."""
-    from training.rllib.train import build_algorithm
-    cfg = cfg.model_copy(deep=True)
-    cfg.rllib.env, cfg.rllib.num_env_runners = env, 0
-    cfg.rllib.num_envs_per_env_runner = envs_per_runner
-    algo = build_algorithm(cfg, [])
-    try:
-        runner = algo.env_runner_group.local_env_runner
-        runner.sample(num_timesteps=steps // 4)  # warm-up
-        t0 = time.perf_counter()
-        episodes = runner.sample(num_timesteps=steps)
-        dt = time.perf_counter() - t0
-        n = sum(len(e) for ep in episodes for e in ep.agent_episodes.values())
-    finally:
-        algo.stop()
-    return n / dt
-
-
-def print_row(what: str, rate: float, sampling: float, learning: float) -> None:
-    """The rate, its split, and what each part alone would sustain (rate / share)."""
-    print(f"  {what:32s} {rate:8,.0f} learner samples/s = sampling {sampling:4.0%} + "
-          f"learning {learning:4.0%} (alone: sampling {rate / sampling:8,.0f}/s, "
-          f"learning {rate / learning:8,.0f}/s)", flush=True)
+def print_row(what: str, rate: float, sampling: float, learning: float, per_cpu: float) -> None:
+    """The rate, its split, what each part alone would sustain (rate / share), and
+    learner samples per CPU-second."""
+    print(f"  {what:34s} {rate:7,.0f} learner samples/s = sampling {sampling:4.0%} + "
+          f"learning {learning:4.0%} (alone: sampling {rate / sampling:7,.0f}/s, learning "
+          f"{rate / learning:7,.0f}/s); {per_cpu:7,.0f} per CPU-second", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--iterations", type=int, default=3)
-    parser.add_argument("--config", default=str(ROOT / "configs" / "rllib.yaml"))
-    parser.add_argument("--sb3-config", default=str(ROOT / "configs" / "default.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     args = parser.parse_args(argv)
     import ray
 
+    from training.rllib.runner import samples_per_round
+
     cfg = load_config(args.config)
+    name = Path(args.config).name
+    rllib = rllib_config(cfg, 1)
     torch.set_num_threads(cfg.torch_threads)
-    ray.init(address="local", num_cpus=max(cfg.rllib.num_cpus, 3), include_dashboard=False,
+    print(f"{name}: {cfg.num_games} games, {samples_per_round(rllib):,} learner samples per "
+          f"round of whole matches, trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs")
+    rate, per_cpu = one_runner(rllib, args.iterations)
+    print(f"1. one env runner on its own: {rate:,.0f} learner samples/s "
+          f"({per_cpu:,.0f} per CPU-second)", flush=True)
+    ray.init(address="local", num_cpus=max(rllib.rllib.num_cpus, 3), include_dashboard=False,
              logging_level="ERROR")
     try:
-        print(f"env sampling, one env runner, {Path(args.config).name} network "
-              f"{cfg.network.trunk}:")
-        for env, k in (("batched", 1), ("aec", 16)):
-            what = f"{cfg.num_games} lockstep matches" if env == "batched" else \
-                f"{k} AEC envs (one match each)"
-            rate = env_sampling(cfg, env, k, 16_384)
-            print(f"  rllib.env={env:8s} {what:32s} {rate:9,.0f} agent steps/s", flush=True)
-        print(f"training, {args.iterations} iterations of {cfg.rllib.train_batch_size:,} "
-              f"agent steps (learner samples/s, share of time sampling / learning):")
+        one, one_cpu = remote_sampling(cfg, 1, args.iterations)
+        two, two_cpu = remote_sampling(cfg, 2, args.iterations)
+        print(f"2. remote env runners sampling together: 1 runner {one:,.0f}/s ({one_cpu:,.0f} "
+              f"per CPU-second), 2 runners {two:,.0f}/s ({two_cpu:,.0f} per CPU-second of "
+              f"each); the second adds {(two - one) / one:.0%} of one runner's rate",
+              flush=True)
+        print(f"3. training, {args.iterations} iterations after a warm-up (learner samples/s, "
+              f"share of time sampling / learning):")
         for runners in (0, 1, 2):
-            c = cfg.model_copy(deep=True)
-            c.rllib.num_env_runners = runners
-            print_row(f"rllib, {runners} env runners", *rllib_row(c, args.iterations))
+            print_row(f"rllib, {runners} env runners, 1 learner",
+                      *rllib_row(rllib_config(cfg, runners), args.iterations))
     finally:
         ray.shutdown()
-    sb3 = load_config(args.sb3_config)
-    print_row(f"sb3 ({Path(args.sb3_config).name}, {sb3.num_games} games)",
-              *sb3_row(sb3, args.iterations))
+    print_row(f"sb3 ({name}, {cfg.num_games} games)", *sb3_row(cfg, args.iterations))
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
-"""The RLlib backend (training/rllib): env adapter, masks, seating, and one quick
-run (configs/rllib_quick.yaml, a module fixture) that trains, checkpoints,
-resumes after SIGKILL and after Ctrl-C, exports to ONNX and beats ``random``.
-An illegal card raises in the engine, so every finished run proves the masks held.
+"""The RLlib backend (training/rllib): the table env runner (its batches against
+the engine, the league's seating, determinism), the multi-agent env, the checks
+made before Ray starts, and one quick run (configs/rllib_quick.yaml, a module
+fixture) that trains, checkpoints, resumes after SIGKILL (falling back to an older
+checkpoint) and after SIGTERM, exports to ONNX and beats ``random``; then one run
+on a local two-node Ray cluster with two learners. An illegal card raises in
+the engine, so every finished run proves the masks held.
 """
 
 from __future__ import annotations
@@ -26,7 +29,6 @@ from aluette_env.players import load_player  # noqa: E402
 from aluette_env.vector import VectorGame  # noqa: E402
 from training.config import ConfigError, load_config  # noqa: E402
 from training.rllib.env import LockstepMatches, game_and_seat  # noqa: E402
-from training.rllib.seating import LEARNER, Seating  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "rllib_quick.yaml"
@@ -77,32 +79,88 @@ def test_lockstep_env_refuses_an_illegal_card():
         env.step({agent: illegal})
 
 
-class _Episode:
-    def __init__(self, id_: str):
-        self.id_ = id_
+# -- the table env runner, in this process (no Ray started) -------------------------------
+
+SMALL = ["num_games=6", "env.num_deals=2", "rllib.train_batch_size=64", "ppo.batch_size=64",
+         "selfplay.opponents={latest: 0.5, heuristic: 0.5}"]
 
 
-def test_seating_gives_one_learner_seat_partner_and_one_opponent_per_match():
-    cfg = load_config(QUICK, ["selfplay.opponents={heuristic: 1}", "selfplay.partner=random"])
-    seating = Seating(cfg, [])
-    seen_seats = set()
-    for e in range(40):
-        episode = _Episode(f"{e:032x}")
-        for g in range(4):
-            modules = [seating(f"{g}:player_{s}", episode) for s in range(4)]
-            learner = modules.index(LEARNER)
-            seen_seats.add(learner)
-            assert modules.count(LEARNER) == 1
-            assert modules[(learner + 2) % 4] == "fixed_1"  # random, the partner
-            assert {modules[(learner + 1) % 4], modules[(learner + 3) % 4]} == {"fixed_0"}
-    assert seen_seats == {0, 1, 2, 3}
-    # Snapshots are drawn only once filled; before that their weight goes to latest.
-    cfg = load_config(QUICK, ["selfplay.opponents={snapshots: 1}"])
-    assert set(Seating(cfg, []).modules[i] for i, p in
-               enumerate(Seating(cfg, []).probabilities) if p > 0) == {LEARNER}
-    filled = Seating(cfg, ["snapshot_0"])
-    assert {filled.modules[i] for i, p in enumerate(filled.probabilities) if p > 0} == {"snapshot_0"}
+def small_runner(*overrides: str, seed: int = 0):
+    from training.rllib.runner import local_runner
+    cfg = load_config(QUICK, SMALL + list(overrides))
+    return local_runner(cfg, seed=seed), cfg
 
+
+def test_runner_batches_are_the_engines_matches_and_every_card_is_legal():
+    """Replays the sampled episodes on a twin engine (same seed, the league's heuristic
+    at the other seats): observations, masks and rewards are the engine's, each on the
+    column's own decision; every learner card is legal; the seating is as configured."""
+    runner, _ = small_runner()
+    episodes = runner.sample()
+    games = runner.games
+    T = 2 * 9  # decisions of one seat in a two-deal match
+    # 3 self-play games (latest: 0.5 of 6) with 4 learner seats, 3 league games with 2.
+    assert games.learner[:3].all() and (games.learner[3:].sum(1) == 2).all()
+    for g in range(3, 6):  # the learner holds team g % 2, the heuristic the other
+        assert games.learner[g, g % 2] and games.learner[g, g % 2 + 2]
+    names = [name for name, _ in runner.pool.players()]
+    assert {names[k] for k in games.opponent[3:]} == {"heuristic"}
+    assert len(episodes) == 18 and all(e.is_terminated and len(e) == T for e in episodes)
+    twin = VectorGame(6, num_deals=2, seed=0, auto_reset=True)
+    twin.reset(seed=0)
+    heuristic = load_player("heuristic", seed=0)
+    obs = [e.get_observations() for e in episodes]
+    acts = [e.get_actions() for e in episodes]
+    expected = np.zeros((18, T))
+    made = np.zeros(18, np.int64)
+    rows = np.arange(6)
+    for _ in range(4 * T):
+        cols = games.column[rows, twin.to_act.astype(np.int64)]
+        actions = np.zeros(6, np.int64)
+        for g in np.flatnonzero(cols >= 0):
+            c, k = cols[g], made[cols[g]]
+            assert (obs[c]["observation"][k] == twin.obs[g]).all()
+            assert (obs[c]["action_mask"][k] == twin.mask[g]).all()
+            actions[g] = acts[c][k]
+            assert twin.mask[g, actions[g]] == 1
+            made[c] += 1
+        others = np.flatnonzero(cols < 0)
+        actions[others] = heuristic.act_batch(twin.obs[others], twin.mask[others])
+        points, deal_done, match_done = twin.step(actions)
+        for g in np.flatnonzero(deal_done):
+            for seat in range(4):
+                if games.column[g, seat] >= 0:
+                    c = games.column[g, seat]
+                    expected[c, made[c] - 1] += points[g, seat]
+    assert match_done.all() and (made == T).all()
+    got = np.array([e.get_rewards() for e in episodes])
+    assert (got == expected).all() and np.abs(got).sum() > 0
+    assert (got[:12].reshape(3, 4, T).sum((1, 2)) == 0).all()  # self-play: zero-sum
+
+
+def test_runner_batch_is_determined_by_the_seed():
+    def batch(seed):
+        runner, _ = small_runner(seed=seed)
+        return np.array([e.get_actions() for e in runner.sample()])
+
+    first = batch(3)
+    assert (first == batch(3)).all() and (first != batch(4)).any()
+
+
+def test_runner_seats_snapshots_and_fixed_players_by_their_weights():
+    runner, cfg = small_runner("num_games=40",
+                               "selfplay.opponents={latest: 0.5, snapshots: 0.25, random: 0.25}")
+    from training.rllib.train import learner_spec, network_config
+    state = learner_spec(network_config(cfg)).build().get_state()
+    assert runner.set_league([("snapshot_7.pt", state)]) == ["snapshot_7.pt"]
+    episodes = runner.sample()
+    names = [name for name, _ in runner.pool.players()]
+    drawn = [names[k] for k in runner.games.opponent[20:]]
+    assert set(drawn) == {"snapshot_7.pt", "random"}  # league games never draw latest
+    assert len(episodes) == 20 * 4 + 20 * 2
+    snapshot = runner.pool.snapshots[0][1]
+    assert snapshot.temperature == 1.0 and all(
+        np.allclose(v.numpy(), state[k]) for k, v in snapshot.module.state_dict().items())
 
 def test_rllib_configs_load_and_settings_the_backend_cannot_honour_are_refused(capsys):
     for name in ("rllib", "rllib_quick"):
@@ -114,8 +172,42 @@ def test_rllib_configs_load_and_settings_the_backend_cannot_honour_are_refused(c
         load_config(QUICK, ["ppo.batch_size=16384"])
     with pytest.raises(ConfigError, match=r"unknown key 'rllib.num_gpus' \(allowed here: address"):
         load_config(QUICK, ["rllib.num_gpus=1"])
+    with pytest.raises(ConfigError, match=r"backend rllib trains every seat .* \(got True and "
+                                          r"'random'\)"):
+        load_config(QUICK, ["selfplay.partner=random"])
     assert cli_main(["train", str(ROOT / "configs" / "quick.yaml"), "--address", "h:6379"]) == 2
     assert "--address: only for backend rllib" in capsys.readouterr().err
+
+
+# -- what Ray cannot do is refused before it starts ---------------------------------------
+
+
+def test_a_run_ray_cannot_place_or_reach_is_refused_before_ray_starts(tmp_path, capsys):
+    def train(*sets: str) -> str:
+        args = ["train", str(QUICK), "--set", f"output_dir={tmp_path}"]
+        for item in sets:
+            args += ["--set", item] if "=" in item else [item]
+        assert cli_main(args) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1, err
+        return err
+
+    for item, asked in (("rllib.num_env_runners=3", 3), ("rllib.num_env_runners=100", 100),
+                        ("rllib.num_learners=4", 4)):
+        err = train(item)
+        assert f"need {asked} CPUs" in err and "the embedded Ray (rllib.num_cpus" in err
+        assert "has 2" in err
+    assert "connection refused" in train("--address", "127.0.0.1:1")
+    for _ in range(2):  # no run folder is left to block the same command
+        assert "not an address" in train("--address", "not an address")
+    assert not (tmp_path / "rllib-quick").exists()
+
+
+def test_unreachable_host_fails_in_one_line(monkeypatch):
+    from training.rllib import train as rllib_train
+    monkeypatch.setattr(rllib_train, "CONNECT_TIMEOUT_S", 0.5)
+    with pytest.raises(ConfigError, match=r"cannot join the Ray cluster at '192.0.2.1:6379'"):
+        rllib_train.check_address("192.0.2.1:6379")  # TEST-NET-1: never routed
 
 
 # -- one quick run, reused --------------------------------------------------------------
@@ -131,7 +223,7 @@ def quick_run(tmp_path_factory) -> Path:
     return out / "rllib-quick"
 
 
-def test_quick_run_folder_has_checkpoints_metrics_and_curve(quick_run):
+def test_quick_run_folder_has_checkpoints_metrics_and_curve(quick_run, capsys):
     run = quick_run
     state = json.loads((run / "state.json").read_text())
     cfg = load_config(QUICK)
@@ -139,8 +231,9 @@ def test_quick_run_folder_has_checkpoints_metrics_and_curve(quick_run):
     assert (run / state["checkpoint"] / "rllib_checkpoint.json").exists()
     assert len(list((run / "rllib").glob("checkpoint_*"))) <= cfg.checkpoint.keep
     assert (run / "latest.pt").exists() and (run / "best.pt").exists()
-    # More snapshots than slots were taken: the ring of slots is full (oldest first).
-    assert sorted(state["snapshots"]) == [f"snapshot_{k}" for k in range(cfg.selfplay.pool_size)]
+    # More snapshots were taken than the pool holds: it holds the newest, on disk.
+    assert len(state["snapshots"]) == cfg.selfplay.pool_size
+    assert sorted(p.name for p in (run / "pool").iterdir()) == sorted(state["snapshots"])
     lines = (run / "metrics.jsonl").read_text().splitlines()
     assert len(lines) == len(state["evals"]) >= 2
     assert set(state["evals"][-1]["results"]) == {"heuristic", "random"}
@@ -150,6 +243,15 @@ def test_quick_run_folder_has_checkpoints_metrics_and_curve(quick_run):
     proc = subprocess.run(train_cmd("--set", f"output_dir={run.parent}"), capture_output=True,
                           text=True, timeout=120, cwd=ROOT)
     assert proc.returncode == 2 and "already holds a run" in proc.stderr
+    # Resuming it with a config of the other backend says so.
+    assert cli_main(["train", str(ROOT / "configs" / "quick.yaml"), "--resume", str(run),
+                     "--force"]) == 2
+    assert "is a run of backend rllib, " in capsys.readouterr().err
+    # Evaluating it prints no RLlib deprecation notices.
+    proc = subprocess.run([sys.executable, "-m", "aluette_env", "eval", "--team-a", str(run),
+                           "--team-b", "random", "--deals", "10", "--quiet"],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT, check=False)
+    assert proc.returncode == 0 and "Deprecat" not in proc.stderr, proc.stderr[-2000:]
 
 
 def test_quick_run_beats_random_and_exports_to_the_onnx_contract(quick_run, tmp_path):
@@ -199,7 +301,20 @@ def _end_session(proc) -> None:
         pass
 
 
-def test_resume_after_sigkill_then_ctrl_c_stops_cleanly(quick_run, tmp_path):
+def _session_ended(proc, timeout: float = 60) -> bool:
+    """Whether every process of ``proc``'s session (the driver and what Ray started
+    from it) is gone, waiting up to ``timeout`` seconds."""
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        try:
+            os.killpg(proc.pid, 0)
+        except ProcessLookupError:
+            return True
+        time.sleep(0.5)
+    return False
+
+
+def test_resume_after_sigkill_falls_back_then_sigterm_stops_and_ends_ray(quick_run, tmp_path):
     run = tmp_path / "rllib-quick"
     shutil.copytree(quick_run, run)
     before = json.loads((run / "state.json").read_text())["timesteps"]
@@ -211,25 +326,32 @@ def test_resume_after_sigkill_then_ctrl_c_stops_cleanly(quick_run, tmp_path):
     try:
         killed_at = _wait_for_checkpoint_after(run, before, proc)
         proc.send_signal(signal.SIGKILL)  # the driver only, mid-training
-        proc.communicate(timeout=60)
+        out, _ = proc.communicate(timeout=60)
     finally:
         _end_session(proc)
+    assert "`ray stop`" in out  # how to end what a kill -9 leaves behind
     state = json.loads((run / "state.json").read_text())
     assert state["timesteps"] >= killed_at and (run / state["checkpoint"]).is_dir()
-    # Resume from whatever the kill left; Ctrl-C (SIGINT to the whole process group).
+    # The newest checkpoint lost: the resume falls back to the older one, saying so.
+    shutil.rmtree(run / state["checkpoint"])
+    older = max((run / "rllib").glob("checkpoint_*"), key=lambda p: int(p.name.split("_")[1]))
+    steps = int(older.name.split("_")[1])
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
-        _wait_for_checkpoint_after(run, state["timesteps"], proc)
-        os.killpg(proc.pid, signal.SIGINT)
+        _wait_for_checkpoint_after(run, state["timesteps"], proc)  # past the lost one
+        proc.send_signal(signal.SIGTERM)  # the driver only: it must end Ray's processes
         out, err = proc.communicate(timeout=300)
+        ended = _session_ended(proc)
     finally:
         _end_session(proc)
     assert proc.returncode == 0, err[-3000:]
-    assert f"resuming {run} at {state['timesteps']:,} samples" in out
+    assert f"falling back to {older.name} ({steps:,} samples" in out
+    assert f"resuming {run} at {steps:,} samples" in out
     assert "stopped by signal" in out
+    assert ended, "Ray processes outlived the driver stopped by SIGTERM"
     final = json.loads((run / "state.json").read_text())
-    assert final["timesteps"] > state["timesteps"] and (run / final["checkpoint"]).is_dir()
+    assert final["timesteps"] > steps and (run / final["checkpoint"]).is_dir()
     assert not list((run / "rllib").glob(".tmp_*"))
 
 
@@ -240,3 +362,41 @@ def test_package_and_rllib_loader_import_no_ray():
             "print('ray' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+# -- more than one node ---------------------------------------------------------------------
+
+
+def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(tmp_path):
+    """A local Ray cluster of two nodes: the head (where the driver is) has no CPU for
+    actors, so the env runner and both learners go to the worker node; then the run
+    resumes from its checkpoint on the same cluster."""
+    import ray
+    from ray.cluster_utils import Cluster
+
+    from training.rllib.train import train
+
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    worker = cluster.add_node(num_cpus=3)
+    try:
+        head = cluster.head_node.node_id
+        assert head != worker.node_id
+        cfg = load_config(QUICK, [
+            f"output_dir={tmp_path}", "num_games=8", "env.num_deals=1",
+            "rllib.num_env_runners=1", "rllib.num_learners=2",
+            "rllib.train_batch_size=128", "ppo.batch_size=32", "total_timesteps=150",
+            "eval.opponents=[random]", "eval.deals=20", "logging.tensorboard=false"])
+        lines: list[str] = []
+        run = train(cfg, address=cluster.address, log=lines.append)
+        placed = next(line for line in lines if "env runners on" in line)
+        assert placed == f"1 env runners on 1 Ray node(s): {worker.node_id[:12]}", placed
+        state = json.loads((run / "state.json").read_text())
+        assert state["timesteps"] == 180 and (run / state["checkpoint"]).is_dir()
+        assert not ray.is_initialized()  # the driver left the cluster; the cluster stays
+        cfg.total_timesteps = 300
+        lines.clear()
+        train(cfg, resume=run, address=cluster.address, log=lines.append)
+        assert f"resuming {run} at 180 samples" in "\n".join(lines)
+        assert json.loads((run / "state.json").read_text())["timesteps"] == 360
+    finally:
+        cluster.shutdown()

@@ -28,6 +28,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         cfg = load_config(args.config, args.set)
         resume = Path(args.resume) if args.resume else None
+        if resume is not None:
+            check_backend(resume, cfg.backend, args.config)
         if cfg.backend == "rllib":
             try:
                 from .rllib.train import train as train_rllib
@@ -44,6 +46,23 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, CheckpointError) as err:
         raise cli.UsageError(str(err)) from None
     return 0
+
+
+def check_backend(run_dir: Path, backend: str, config: str) -> None:
+    """A run resumes only with a config of its own backend (ConfigError naming both)."""
+    import json
+
+    from .config import ConfigError
+    try:
+        state = json.loads((run_dir / "state.json").read_text())
+    except (OSError, ValueError):
+        return  # open_run says what is wrong with the folder
+    if isinstance(state, dict) and state.get("checkpoint"):
+        theirs = state.get("backend", "sb3")
+        if theirs != backend:
+            raise ConfigError(f"{run_dir} is a run of backend {theirs}, {config} has backend "
+                              f"{backend}; resume it with a config of backend {theirs} (its "
+                              f"own: {run_dir / 'config.yaml'})")
 
 
 #: Entry point ``aluette.commands: train``.

@@ -182,11 +182,12 @@ class RLlibConfig(BaseModel):
                                          description="envs per env runner, stepped together")
     num_learners: int = Field(0, ge=0, le=1024,
                               description="learner processes; 0: learn in the driver")
-    env: Literal["batched", "aec"] = Field(
-        "batched", description="'batched': num_games lockstep matches of the batched engine "
-                               "per env; 'aec': one match of the PettingZoo AEC env per env")
+    env: Literal["batched"] = Field(
+        "batched", description="'batched': each env runner plays num_games whole matches of "
+                               "the batched engine at a time (training/rllib/runner.py)")
     train_batch_size: int = Field(16384, ge=64,
-                                  description="agent steps (all seats) sampled per iteration")
+                                  description="learner samples per iteration, rounded up to "
+                                              "whole matches of num_games per env runner")
 
 
 class TrainConfig(BaseModel):
@@ -218,6 +219,11 @@ class TrainConfig(BaseModel):
     def _backend_settings(self) -> "TrainConfig":
         if self.backend == "rllib" and self.pretrain is not None:
             raise ValueError("'pretrain': not supported by backend rllib; remove it")
+        if self.backend == "rllib" and not (self.selfplay.all_seats
+                                            and self.selfplay.partner == "latest"):
+            raise ValueError("backend rllib trains every seat the policy plays: set "
+                             "'selfplay.all_seats' to true and 'selfplay.partner' to 'latest' "
+                             f"(got {self.selfplay.all_seats!r} and {self.selfplay.partner!r})")
         if self.backend == "rllib" and self.ppo.target_kl is not None:
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")

@@ -1,5 +1,8 @@
 """Aluette as an RLlib ``MultiAgentEnv``: matches of the batched engine in lockstep.
 
+The training backend does not use it (it samples through :mod:`.runner`, far
+faster); it is here for RLlib setups of your own that map each seat to a module.
+
 Every match is exactly ``36 * num_deals`` plays long, so ``num_games`` matches
 started together also end together: one RLlib episode is ``num_games``
 matches played side by side on one :class:`~aluette_env.vector.VectorGame`,
@@ -9,8 +12,7 @@ PettingZoo wrapper, a step observes only the seat to act in each match, with
 the AEC env's observation dict (``observation``, ``action_mask``); rewards are
 the engine's, by seat (team deal points when a deal ends, zero-sum), and
 RLlib adds a seat's rewards to its next step. :func:`aec_env` gives the other
-choice, one AEC env per episode through RLlib's PettingZoo wrapper
-(``rllib.env: aec``); ``benchmarks/bench_rllib.py`` measures both.
+choice, one AEC env per episode through RLlib's PettingZoo wrapper.
 """
 
 from __future__ import annotations

@@ -13,6 +13,8 @@ protocol (evaluation, ``aluette eval``, the games).
 
 from __future__ import annotations
 
+import logging
+
 import numpy as np
 import torch
 from ray.rllib.core.columns import Columns
@@ -25,6 +27,10 @@ from torch import nn
 from aluette_env.players import act_batch, load_player
 
 from ..players import LogitsPlayer
+
+# RLlib warns of its own deprecated internals whenever a module is built (every
+# eval and export of an RLlib run): nothing a user of this project can act on.
+logging.getLogger("ray._common.deprecation").setLevel(logging.ERROR)
 
 
 def _mlp(n_in: int, widths, activation: str) -> tuple[nn.Sequential, int]:
@@ -57,7 +63,8 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         return self._masked(self.trunk(observation.float()), action_mask)
 
     def _masked(self, embeddings: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
-        return self.pi(embeddings) + torch.clamp(torch.log(action_mask.float()), min=FLOAT_MIN)
+        # = logits + clamp(log(mask), FLOAT_MIN), without the log.
+        return self.pi(embeddings).masked_fill(action_mask == 0, FLOAT_MIN)
 
     def _forward(self, batch: dict, **kwargs) -> dict:
         obs = batch[Columns.OBS]

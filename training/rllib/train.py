@@ -1,25 +1,35 @@
 """Self-play training on Ray RLlib (new API stack), from the same config files.
 
-Read top to bottom: start Ray (embedded, or join a cluster), build PPO with
-the lockstep multi-agent env (:mod:`.env`), the masked actor-critic and the
-fixed players (:mod:`.module`) and the seating (:mod:`.seating`); then loop
-``algo.train()`` and, between iterations, copy snapshots into the pool slots,
-evaluate (duplicate deals against fixed players), checkpoint atomically, log
-to TensorBoard and stop cleanly on SIGINT/SIGTERM. The run folder is the SB3
-backend's (:mod:`training.runs`) with RLlib's own checkpoints for resuming:
+Read top to bottom: check what the run asks of Ray before starting it (CPUs,
+the cluster address), start Ray (embedded, or join a cluster), build PPO with
+the table env runner (:mod:`.runner`: whole matches of the batched engine,
+the SB3 backend's all-seat league) and the masked actor-critic
+(:mod:`.module`); then loop ``algo.train()`` and, between iterations, take
+snapshots into the league, evaluate (duplicate deals against fixed players),
+checkpoint atomically, log to TensorBoard and stop cleanly on SIGINT/SIGTERM.
+The run folder is the SB3 backend's (:mod:`training.runs`) with RLlib's own
+checkpoints for resuming:
 
-- ``rllib/checkpoint_<samples>/``: ``Algorithm.save_to_path`` (modules,
+- ``rllib/checkpoint_<samples>/``: ``Algorithm.save_to_path`` (module,
   optimizer, connector and metrics state); ``state.json`` names the latest;
+- ``pool/snapshot_<samples>.pt``: the league's past snapshots (``state.json``
+  names those in the pool);
 - ``latest.pt`` / ``best.pt``: the learner module alone (``torch.save`` of its
   state and network config), what players and ``aluette export`` load.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 import os
+import re
 import shutil
+import signal
+import socket
 import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -27,14 +37,20 @@ import torch
 
 from ..config import ConfigError, TrainConfig
 from ..runs import (
-    CheckpointError, atomic_path, evaluate_run, open_run, publish_best, remove_partial_writes,
-    end_message, stop_requests, write_json,
+    CheckpointError, atomic_path, checkpoint_steps, end_message, evaluate_run, open_run, prune,
+    publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
-from .env import ACTION_SPACE, OBSERVATION_SPACE, LockstepMatches, aec_env
-from .module import FixedPlayerModule, MaskedActorCritic, ModulePlayer
-from .seating import LEARNER, Seating, fixed_modules, snapshot_modules
+from .env import ACTION_SPACE, OBSERVATION_SPACE
+from .module import MaskedActorCritic, ModulePlayer
 
 BACKEND = "rllib"
+#: The module that learns (RLlib's single-agent module id).
+LEARNER = "default_policy"
+#: Seconds to wait for a cluster address to answer before giving up.
+CONNECT_TIMEOUT_S = 5.0
+#: After a kill -9 of the driver, what ends the Ray processes it started.
+CLEANUP_HINT = ("if this process is killed with kill -9, end the Ray processes it started "
+                "with `ray stop` (it stops every Ray on this machine)")
 
 
 def network_config(cfg: TrainConfig) -> dict:
@@ -47,64 +63,125 @@ def learner_spec(model_config: dict):
                         observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE)
 
 
+# -- before Ray starts ------------------------------------------------------------------
+
+
+def cpus_needed(cfg: TrainConfig) -> int:
+    """CPUs the run reserves in Ray: one per env runner and one per learner process
+    (the driver, sampling with 0 runners or learning with 0 learners, reserves none)."""
+    return cfg.rllib.num_env_runners + cfg.rllib.num_learners
+
+
+def check_cpus(cfg: TrainConfig, available: float, where: str) -> None:
+    """ConfigError when Ray could never place the run's actors (it would wait forever)."""
+    r = cfg.rllib
+    if cpus_needed(cfg) > available:
+        raise ConfigError(
+            f"rllib.num_env_runners={r.num_env_runners} and rllib.num_learners="
+            f"{r.num_learners} need {cpus_needed(cfg)} CPUs (one each), but {where} has "
+            f"{available:g}; lower them, or raise "
+            + ("rllib.num_cpus" if where.startswith("the embedded") else "the cluster's CPUs"))
+
+
+def resolve_address(cfg: TrainConfig, address: str | None) -> str | None:
+    return address or cfg.rllib.address or os.environ.get("RAY_ADDRESS") or None
+
+
+def check_address(address: str) -> None:
+    """``address`` is ``auto`` or ``HOST:PORT`` and something listens there; else
+    ConfigError naming the cause, within CONNECT_TIMEOUT_S."""
+    where = f"cannot join the Ray cluster at {address!r} (from --address, rllib.address or " \
+            f"RAY_ADDRESS)"
+    if address == "auto":
+        return
+    m = re.fullmatch(r"(?:ray://)?\[?([A-Za-z0-9._\-:]*[A-Za-z0-9])\]?:(\d{1,5})", address)
+    if not m or not 0 < int(m.group(2)) < 65536:
+        raise ConfigError(f"{where}: not an address; expected HOST:PORT (e.g. 10.0.0.5:6379) "
+                          f"or 'auto'")
+    host, port = m.group(1), int(m.group(2))
+    try:
+        with socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S):
+            pass
+    except socket.gaierror:
+        raise ConfigError(f"{where}: unknown host {host!r}") from None
+    except ConnectionRefusedError:
+        raise ConfigError(f"{where}: connection refused, nothing listens on port {port} there "
+                          f"(start the head with `ray start --head --port={port}`)") from None
+    except TimeoutError:
+        raise ConfigError(f"{where}: no answer within {CONNECT_TIMEOUT_S:g} s (host down, "
+                          f"or the port is filtered)") from None
+    except OSError as err:
+        raise ConfigError(f"{where}: {err.strerror or err}") from None
+
+
+@contextmanager
+def interruptible_start():
+    """While Ray starts: SIGTERM interrupts like Ctrl-C, so the ``finally`` that
+    stops Ray still runs (the default SIGTERM would leave its processes behind)."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def start_ray(cfg: TrainConfig, address: str | None = None, log=print) -> bool:
     """Join ``address`` (or ``rllib.address``, or RAY_ADDRESS), else start an embedded
     Ray with ``rllib.num_cpus``. Returns whether this call started Ray."""
     import ray
     if ray.is_initialized():
         return False
-    address = address or cfg.rllib.address or os.environ.get("RAY_ADDRESS")
-    quiet = dict(include_dashboard=False, log_to_driver=True, logging_level="ERROR",
-                 configure_logging=True)
+    address = resolve_address(cfg, address)
+    quiet = {"include_dashboard": False, "log_to_driver": True, "logging_level": "ERROR",
+             "configure_logging": True}
     if address:
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, RuntimeError, ValueError) as err:
-            hint = "" if os.environ.get("RAY_AUTH_MODE") else \
-                " (a cluster from `ray start` checks tokens: export RAY_AUTH_MODE=token)"
+            text = " ".join(str(err).split())
+            auth = re.search(r"auth|token", text, re.IGNORECASE)
+            hint = " (a cluster from `ray start` checks tokens: export RAY_AUTH_MODE=token)" \
+                if auth and not os.environ.get("RAY_AUTH_MODE") else ""
             raise ConfigError(f"cannot join the Ray cluster at {address!r} (from --address, "
-                              f"rllib.address or RAY_ADDRESS): {err}{hint}") from None
-        log(f"joined the Ray cluster at {address}: "
-            f"{ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+                              f"rllib.address or RAY_ADDRESS): {text[:300]}{hint}") from None
+        cpus = ray.cluster_resources().get("CPU", 0)
+        log(f"joined the Ray cluster at {address}: {cpus:.0f} CPUs")
+        try:
+            check_cpus(cfg, cpus, f"the cluster at {address}")
+        except ConfigError:
+            ray.shutdown()
+            raise
     else:
         # "local": a new Ray of our own, even if `ray start` left a cluster running here.
         ray.init(address="local", num_cpus=cfg.rllib.num_cpus, **quiet)
     return True
 
 
-def build_algorithm(cfg: TrainConfig, filled_snapshots: list[str]):
-    """PPO on the new API stack: every module, the env and the PPO settings."""
-    from ray.rllib.algorithms.ppo import PPOConfig
-    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    from ray.tune.registry import register_env
+# -- the algorithm --------------------------------------------------------------------
 
-    register_env("aluette-aec", aec_env)
-    net = network_config(cfg)
-    specs = {LEARNER: learner_spec(net)}
-    for module_id in snapshot_modules(cfg):
-        specs[module_id] = learner_spec(net)
-    for spec, module_id in fixed_modules(cfg).items():
-        specs[module_id] = RLModuleSpec(module_class=FixedPlayerModule,
-                                        model_config={"spec": spec, "seed": cfg.seed},
-                                        observation_space=OBSERVATION_SPACE,
-                                        action_space=ACTION_SPACE)
+
+def build_algorithm(cfg: TrainConfig, seed: int | None = None):
+    """PPO on the new API stack with the table env runner (:mod:`.runner`); ``seed``
+    (default ``cfg.seed``) seeds the deals and draws of the runners."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from .runner import TableEnvRunner
+    logging.getLogger("ray.rllib.algorithms.algorithm_config").addFilter(_NewStackNotice())
     r, ppo = cfg.rllib, cfg.ppo
-    env = LockstepMatches if r.env == "batched" else "aluette-aec"
     config = (
         PPOConfig()
-        .environment(env, env_config={"num_games": cfg.num_games, "num_deals": cfg.env.num_deals,
-                                      "seed": cfg.seed},
-                     # RLlib's check steps random (illegal) cards, which the engine refuses.
+        .environment(observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
+                     env_config={"train_config": cfg.model_dump(),
+                                 "seed": cfg.seed if seed is None else seed},
                      disable_env_checking=True)
-        .env_runners(num_env_runners=r.num_env_runners,
-                     num_envs_per_env_runner=r.num_envs_per_env_runner,
-                     gym_env_vectorize_mode="sync", rollout_fragment_length="auto",
-                     num_cpus_per_env_runner=1)
+        .env_runners(env_runner_cls=TableEnvRunner, num_env_runners=r.num_env_runners,
+                     num_envs_per_env_runner=1, num_cpus_per_env_runner=1,
+                     create_env_on_local_worker=r.num_env_runners == 0)
         .learners(num_learners=r.num_learners)
-        .multi_agent(policies=set(specs), policy_mapping_fn=Seating(cfg, filled_snapshots),
-                     policies_to_train=[LEARNER], count_steps_by="agent_steps")
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs=specs))
+        .rl_module(rl_module_spec=learner_spec(network_config(cfg)))
         .training(train_batch_size_per_learner=r.train_batch_size // max(1, r.num_learners),
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,
                   lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
@@ -116,22 +193,24 @@ def build_algorithm(cfg: TrainConfig, filled_snapshots: list[str]):
     return config.build_algo()
 
 
-def set_seating(algo, seating: Seating) -> None:
-    """A new agent-to-module mapping on every env runner (as ``Algorithm.add_module`` does)."""
-    def apply(env_runner, fn=seating):
-        env_runner.config._is_frozen = False
-        env_runner.config.multi_agent(policy_mapping_fn=fn)
-        env_runner.config._is_frozen = True
+class _NewStackNotice(logging.Filter):
+    """Drops RLlib's notice that PPO runs on its new API stack (chosen here on purpose)."""
 
-    algo.env_runner_group.foreach_env_runner(apply)
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "on the new API stack" not in record.getMessage()
 
 
 def save_module(module_state: dict, cfg: TrainConfig, timesteps: int, path: Path) -> None:
     """The learner module alone, as tensors (loadable with ``weights_only=True``)."""
-    state = {k: torch.as_tensor(np.asarray(v)) for k, v in module_state.items()}
+    state = {k: torch.as_tensor(np.array(v)) for k, v in module_state.items()}
     with atomic_path(path) as tmp:
         torch.save({"backend": BACKEND, "timesteps": timesteps, "model_config": network_config(cfg),
                     "state": state}, tmp)
+
+
+def learner_samples(result: dict) -> int:
+    """Learner samples of one ``algo.train()`` (every decision of a learner seat)."""
+    return int(result["env_runners"]["num_env_steps_sampled"])
 
 
 class Trainer:
@@ -141,6 +220,7 @@ class Trainer:
         self.cfg, self.run_dir, self.state, self.algo, self.log = cfg, run_dir, state, algo, log
         self.stop_requested = False
         self.eval_module = learner_spec(network_config(cfg)).build()
+        self.snapshots: list[tuple[str, dict]] = []
         self.writer = None
         if cfg.logging.tensorboard:
             from torch.utils.tensorboard import SummaryWriter
@@ -162,6 +242,8 @@ class Trainer:
 
     def run(self) -> None:
         cfg = self.cfg
+        if not self.snapshots and cfg.selfplay.opponents.get("snapshots", 0) > 0:
+            self.add_snapshot()  # league games draw snapshots from the start
         bar = None
         if cfg.logging.progress_bar:
             from tqdm import tqdm
@@ -172,13 +254,12 @@ class Trainer:
                 t0 = time.perf_counter()
                 result = self.algo.train()
                 seconds = time.perf_counter() - t0
-                sampled = result["env_runners"]["num_module_steps_sampled"]
-                learner_steps = int(sampled.get(LEARNER, 0))
-                self.state["timesteps"] += learner_steps
-                self.log_iteration(result, learner_steps / seconds)
+                n = learner_samples(result)
+                self.state["timesteps"] += n
+                self.log_iteration(result, n / seconds)
                 if bar is not None:
-                    bar.update(learner_steps)
-                    bar.set_postfix_str(f"{learner_steps / seconds:,.0f} samples/s")
+                    bar.update(n)
+                    bar.set_postfix_str(f"{n / seconds:,.0f} samples/s")
                 self.between_iterations()
             if not self.stop_requested and (not self.state["evals"] or
                                             self.state["evals"][-1]["timesteps"] != self.timesteps):
@@ -207,7 +288,7 @@ class Trainer:
     def log_iteration(self, result: dict, rate: float) -> None:
         """TensorBoard: CleanRL's groups (charts/, losses/) and RLlib's timers."""
         self.scalar("charts/samples_per_second", rate)
-        returns = result["env_runners"].get("module_episode_returns_mean", {})
+        returns = result["env_runners"].get("module_episode_return_mean", {})
         if LEARNER in returns:
             self.scalar("charts/episodic_return", returns[LEARNER])
         learner = result.get("learners", {}).get(LEARNER, {})
@@ -221,18 +302,39 @@ class Trainer:
             if theirs in timers:
                 self.scalar(f"timers/{ours}", timers[theirs])
 
-    # -- pool, evaluation, checkpoints ----------------------------------------------
+    # -- league, evaluation, checkpoints ----------------------------------------------
+
+    def push_league(self) -> None:
+        """The snapshots to every env runner (they redraw their league opponents)."""
+        snapshots = list(self.snapshots)
+        self.algo.env_runner_group.foreach_env_runner(lambda r: r.set_league(snapshots))
+
+    def load_league(self) -> None:
+        """The pool snapshots ``state.json`` names, from ``pool/`` (a damaged one is
+        left out, said in the log: an opponent less is no reason to lose the run)."""
+        for name in list(self.state["snapshots"]):
+            path = self.run_dir / "pool" / name
+            try:
+                record = torch.load(path, map_location="cpu", weights_only=True)
+                self.snapshots.append((name, {k: v.numpy() for k, v in record["state"].items()}))
+            except Exception as err:  # noqa: BLE001 - any damage to the file
+                self.log(f"{path}: missing or corrupt pool snapshot ({type(err).__name__}); "
+                         f"left out of the pool")
+                self.state["snapshots"].remove(name)
+        if self.snapshots:
+            self.push_league()
 
     def add_snapshot(self) -> None:
-        """Copy the learner into the oldest snapshot slot (an empty one first)."""
-        filled: list[str] = self.state["snapshots"]
-        slots = snapshot_modules(self.cfg)
-        grow = len(filled) < len(slots)
-        slot = slots[len(filled)] if grow else filled.pop(0)
-        filled.append(slot)
-        self.algo.set_weights({slot: self.learner_state()})
-        if grow:  # the seating draws only from filled slots
-            set_seating(self.algo, Seating(self.cfg, filled))
+        """The learner as it is now into the league (the oldest leaves a full pool)."""
+        n = self.timesteps
+        name = f"snapshot_{n}.pt"
+        weights = {k: np.asarray(v) for k, v in self.learner_state().items()}
+        save_module(weights, self.cfg, n, self.run_dir / "pool" / name)
+        self.snapshots = [s for s in self.snapshots if s[0] != name] + [(name, weights)]
+        self.snapshots = self.snapshots[-self.cfg.selfplay.pool_size:]
+        # The file of a dropped snapshot stays until state.json stops naming it (prune).
+        self.state["snapshots"] = [s[0] for s in self.snapshots]
+        self.push_league()
 
     def evaluate(self) -> dict:
         cfg = self.cfg
@@ -255,8 +357,9 @@ class Trainer:
 
     def checkpoint(self) -> None:
         """RLlib checkpoint to a temporary folder renamed into place, then state.json
-        (the commit point: it names the checkpoint), then latest.pt, best.pt and the
-        pruning: a kill at any point leaves a state.json whose checkpoint exists."""
+        (the commit point: it names the checkpoint and the pool), then latest.pt,
+        best.pt and the pruning: a kill at any point leaves a state.json whose
+        checkpoint and snapshots exist."""
         n = self.timesteps
         folder = self.run_dir / "rllib"
         folder.mkdir(exist_ok=True)
@@ -277,53 +380,132 @@ class Trainer:
         publish_best(self.run_dir, self.state, suffix=".pt")
         for pending in self.run_dir.glob("best_*.pt"):  # bests state.json does not record
             pending.unlink(missing_ok=True)
-        numbered = sorted(folder.glob("checkpoint_*"), key=lambda p: int(p.name.split("_")[1]))
+        prune(self.run_dir, self.state, self.cfg.checkpoint.keep)  # the pool's files
+        numbered = sorted(folder.glob("checkpoint_*"), key=checkpoint_steps)
         for old in numbered[:-self.cfg.checkpoint.keep]:
             if old != final:
                 shutil.rmtree(old, ignore_errors=True)
+
+
+# -- resuming ---------------------------------------------------------------------------
+
+
+def readable(checkpoint: Path) -> bool:
+    return (checkpoint / "rllib_checkpoint.json").is_file()
+
+
+def resume_candidates(run_dir: Path, state: dict) -> list[Path]:
+    """The checkpoint ``state.json`` names, then the older numbered ones, newest
+    first, that look complete; CheckpointError when none does."""
+    named = run_dir / state["checkpoint"]
+    n = state["timesteps"]
+    older = sorted((p for p in (run_dir / "rllib").glob("checkpoint_*")
+                    if p != named and 0 < checkpoint_steps(p) <= n and readable(p)),
+                   key=checkpoint_steps, reverse=True)
+    candidates = ([named] if readable(named) else []) + older
+    if not candidates:
+        raise CheckpointError(f"{named}: missing or incomplete RLlib checkpoint, and no older "
+                              f"readable one in {run_dir / 'rllib'}")
+    return candidates
+
+
+def roll_back(run_dir: Path, state: dict, checkpoint: Path, log) -> None:
+    """Make ``state`` the state of an older checkpoint (the fallback), said in the log."""
+    steps = checkpoint_steps(checkpoint)
+    named = run_dir / state["checkpoint"]
+    why = "is missing or incomplete" if not readable(named) else "cannot be restored"
+    log(f"{named} {why}; falling back to {checkpoint.name} ({steps:,} samples, state.json "
+        f"said {state['timesteps']:,})")
+    state["timesteps"] = steps
+    state["checkpoint"] = f"rllib/{checkpoint.name}"
+    state["evals"] = [e for e in state["evals"] if e["timesteps"] <= steps]
+    write_text(run_dir / "metrics.jsonl", "".join(json.dumps(e) + "\n" for e in state["evals"]))
+    write_json(run_dir / "state.json", state)  # it names a checkpoint that exists again
+
+
+def restore(algo, run_dir: Path, state: dict, candidates: list[Path], log) -> None:
+    """Restore the first candidate that RLlib can read; fall back to older ones."""
+    for checkpoint in candidates:
+        try:
+            algo.restore_from_path(str(checkpoint.resolve()))
+        except Exception as err:  # noqa: BLE001 - any damage to the checkpoint files
+            log(f"{checkpoint}: corrupt RLlib checkpoint ({type(err).__name__}); trying an "
+                f"older one")
+            continue
+        if checkpoint != run_dir / state["checkpoint"]:
+            roll_back(run_dir, state, checkpoint, log)
+        return
+    raise CheckpointError(f"{run_dir}: no RLlib checkpoint of this run can be restored "
+                          f"(tried {', '.join(c.name for c in candidates)})")
+
+
+def forget_new_run(run_dir: Path) -> None:
+    """Remove what :func:`open_run` wrote for a run that never started, so the same
+    command can run again (only those files; the folder only if then empty)."""
+    for name in ("state.json", "config.yaml"):
+        (run_dir / name).unlink(missing_ok=True)
+    try:
+        run_dir.rmdir()
+    except OSError:
+        pass
 
 
 def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
           address: str | None = None, log=print) -> Path:
     """Train (or resume) a run with RLlib; returns its folder. Raises ConfigError /
     CheckpointError with one-line messages."""
+    import ray
+    address = resolve_address(cfg, address)
+    if address and not ray.is_initialized():
+        check_address(address)
+    elif not address:
+        check_cpus(cfg, cfg.rllib.num_cpus,
+                   f"the embedded Ray (rllib.num_cpus; this machine has {os.cpu_count()} CPUs)")
     run_dir, state = open_run(cfg, resume, force)
-    checkpoint = None
+    candidates: list[Path] = []
     if state["checkpoint"] is not None:  # something was trained: continue from it
         if state.get("backend") != BACKEND:
             raise CheckpointError(f"{run_dir}: not a run of backend rllib (its checkpoint is "
                                   f"{state['checkpoint']}); resume it with its own config")
-        checkpoint = run_dir / state["checkpoint"]
-        if not (checkpoint / "rllib_checkpoint.json").is_file():
-            raise CheckpointError(f"{checkpoint}: missing or incomplete RLlib checkpoint")
+        candidates = resume_candidates(run_dir, state)
     state["backend"] = BACKEND
     remove_partial_writes(run_dir)
     for leftover in (run_dir / "rllib").glob(".tmp_*"):  # a checkpoint cut short by a kill
         shutil.rmtree(leftover, ignore_errors=True)
     torch.set_num_threads(cfg.torch_threads)
-    started = start_ray(cfg, address, log)
-    algo = None
+    started, algo, trainer = False, None, None
     try:
-        algo = build_algorithm(cfg, state["snapshots"])
-        if checkpoint is not None:
+        with interruptible_start():
             try:
-                algo.restore_from_path(str(checkpoint.resolve()))
-            except Exception as err:  # noqa: BLE001 - any damage to the checkpoint files
-                raise CheckpointError(f"{checkpoint}: corrupt RLlib checkpoint "
-                                      f"({type(err).__name__}: {err})") from None
-            log(f"resuming {run_dir} at {state['timesteps']:,} samples "
-                f"({len(state['snapshots'])} snapshots in the pool)")
-        else:
-            log(f"training {cfg.run_name} with RLlib for {cfg.total_timesteps:,} learner samples "
-                f"-> {run_dir}")
-        trainer = Trainer(cfg, run_dir, state, algo, log)
+                started = start_ray(cfg, address, log)
+            except BaseException:
+                if resume is None:
+                    forget_new_run(run_dir)
+                raise
+            if started and not address:
+                log(CLEANUP_HINT)
+            seed = cfg.seed + (checkpoint_steps(candidates[0]) if candidates else 0)
+            algo = build_algorithm(cfg, seed)
+            if candidates:
+                restore(algo, run_dir, state, candidates, log)
+                log(f"resuming {run_dir} at {state['timesteps']:,} samples "
+                    f"({len(state['snapshots'])} snapshots in the pool)")
+            else:
+                log(f"training {cfg.run_name} with RLlib for {cfg.total_timesteps:,} learner "
+                    f"samples -> {run_dir}")
+            if cfg.rllib.num_env_runners:
+                nodes = algo.env_runner_group.foreach_env_runner(lambda r: r.node_id(),
+                                                                 local_env_runner=False)
+                log(f"{len(nodes)} env runners on {len(set(nodes))} Ray node(s): "
+                    + ", ".join(n[:12] for n in nodes))
+            trainer = Trainer(cfg, run_dir, state, algo, log)
+            trainer.load_league()
         with stop_requests(trainer):
             trainer.run()
     finally:
         if algo is not None:
             algo.stop()
         if started:
-            import ray
             ray.shutdown()
     log(end_message(run_dir, state, state["timesteps"], run_dir / state["checkpoint"],
                     trainer.stop_requested))

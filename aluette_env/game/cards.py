@@ -109,7 +109,9 @@ def card_name(card: int, lang: str = "en") -> str:
     elif lang == "fr":
         base = f"{RANKS_FR[rank]} de {SUITS_FR[suit]}"
     else:
-        raise ValueError(f"unknown language {lang!r}; use 'en' or 'fr'")
+        raise ValueError(f"lang {lang!r}: the game core names cards in 'en' and 'fr' only; "
+                         f"aluette_env.apps.i18n.card_name names them in every language of "
+                         f"the apps")
     title = _NAMED.get(card)
     return f"{base} — {title}" if title else base
 

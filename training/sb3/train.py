@@ -418,6 +418,8 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
                 state["snapshots"].remove(name)
                 continue
             pool.snapshots.append((name, frozen_player(snap, name)))
+        while len(pool.snapshots) > cfg.selfplay.pool_size:  # a forced resume may lower it
+            state["snapshots"].remove(pool.snapshots.pop(0)[0])
         n = len(pool.snapshots)
         log(f"resuming {run_dir} at {model.num_timesteps:,} samples "
             f"({n} snapshot{'' if n == 1 else 's'} in the pool)")

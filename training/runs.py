@@ -14,7 +14,14 @@ before it; a file ``state.json`` no longer names is deleted only after the
 new ``state.json`` is in place (:func:`prune`), and ``latest.zip`` and
 ``best.zip`` (from the ``best_<steps>.zip`` saved at the evaluation) are
 copies made after it. On resume, leftovers of an
-interrupted write are removed and :func:`prune` runs again.
+interrupted write are removed and :func:`prune` runs again. A ``state.json``
+that is damaged or missing is rebuilt from the newest readable checkpoint the
+backend lists (:func:`open_run`'s ``find_checkpoints``) and ``metrics.jsonl``.
+
+Resuming checks first, writes after: the folders must take new files, the
+config may differ only where a resume can apply it (:data:`FIXED_ON_RESUME`
+never; others with ``force``). A resumed run whose first evaluation opponent
+changed starts a new best against it: ``best`` compares like with like.
 
 May import: the standard library, numpy, yaml, matplotlib (for the curve),
 :mod:`aluette_env`;
@@ -138,8 +145,8 @@ def rebuild_state(run_dir: Path, cfg: TrainConfig, checkpoint: str, steps: int) 
     """A ``state.json`` for a run whose own is damaged, from what else the run
     holds: the checkpoint ``checkpoint`` (at ``steps`` samples), the evaluations of
     ``metrics.jsonl`` up to it (the best among them against the first evaluation
-    opponent), the newest ``pool/`` snapshots up to it. Wall time is the last
-    evaluation's."""
+    opponent), the newest ``pool/`` snapshots up to it (SB3's; an RLlib pool
+    restarts empty). Wall time is the last evaluation's."""
     run_dir = Path(run_dir)
     evals = [e for e in read_metrics(run_dir) if e["timesteps"] <= steps]
     main = cfg.eval.opponents[0]
@@ -155,6 +162,8 @@ def rebuild_state(run_dir: Path, cfg: TrainConfig, checkpoint: str, steps: int) 
     state.update(timesteps=steps, checkpoint=checkpoint, evals=evals, best=best,
                  snapshots=[p.name for p in pool[-cfg.selfplay.pool_size:]],
                  wall_time_s=evals[-1]["wall_time_s"] if evals else 0.0)
+    if cfg.backend != "sb3":  # the key RLlib runs carry (an SB3 state has none)
+        state["backend"] = cfg.backend
     return state
 
 

@@ -531,13 +531,13 @@ def test_resuming_a_read_only_run_is_refused_before_any_training(tiny_run, tmp_p
     assert (run / "state.json").read_text() == state
 
 
-def test_a_start_that_never_trained_can_be_started_again(tmp_path):
+def test_a_start_that_never_trained_can_be_started_again(tmp_path, capsys):
     from training.runs import open_run
     cfg = load_config(QUICK, [f"output_dir={tmp_path}"])
-    run, _ = open_run(cfg, log=lambda _: None)  # e.g. a start that failed on its cluster
-    said = []
-    assert open_run(cfg, log=said.append)[0] == run
-    assert said == [f"{run}: a start that never reached its first checkpoint; starting over in it"]
+    run, _ = open_run(cfg)  # e.g. a start that failed on its cluster
+    assert open_run(cfg)[0] == run
+    assert capsys.readouterr().out == (f"{run}: a start that never reached its first "
+                                       f"checkpoint; starting over in it\n")
     (run / "checkpoint_8.zip").write_bytes(b"")  # something trained: the run is kept
     with pytest.raises(ConfigError, match="already holds a run; resume it with --resume"):
-        open_run(cfg, log=said.append)
+        open_run(cfg)

@@ -311,12 +311,13 @@ def _resume_state(run_dir: Path, cfg: TrainConfig, find_checkpoints
 def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
              find_checkpoints: Callable[[Path], list[tuple[str, int]]] | None = None,
              log: Callable[[str], None] = print,
-             force_hint: str = "pass --force to resume anyway") -> tuple[Path, dict]:
+             force_hint: str | None = None) -> tuple[Path, dict]:
     """The run folder and its state: a new one for ``cfg``, or ``resume`` checked
     against ``cfg`` (ConfigError when the configs differ, unless ``force``; never
     for :data:`FIXED_ON_RESUME`). Nothing is written before every check passed.
     ``find_checkpoints`` lists the backend's readable checkpoints, newest first,
-    to rebuild a damaged ``state.json``."""
+    to rebuild a damaged ``state.json``; ``force_hint`` says how the caller's user
+    resumes a run whose config differs (default: pass --force)."""
     from .config import read_yaml
     if resume is not None:
         run_dir = Path(resume)
@@ -325,7 +326,7 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         check_writable(run_dir)
         rebuilt = None
         if (run_dir / "config.yaml").exists() and not (run_dir / "state.json").exists() \
-                and not list(run_dir.glob("*.zip")):
+                and not list(run_dir.glob("*.zip")) and not (run_dir / "rllib").exists():
             # Stopped between writing config.yaml and the first state.json.
             state = new_state()
         else:
@@ -347,7 +348,8 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         blocking = [d for d in diff if not d.startswith(RESUMABLE_CHANGES)]
         if blocking and not force:
             raise ConfigError(f"{run_dir}: the config differs from the run's "
-                              f"({'; '.join(blocking[:5])}); {force_hint}")
+                              f"({'; '.join(blocking[:5])}); "
+                              f"{force_hint or 'pass --force to resume anyway'}")
         backend = state.get("backend", "sb3" if state["checkpoint"] else None)
         if backend is not None and backend != cfg.backend:
             raise ConfigError(f"{run_dir}: a run of backend {backend}, and the config says "

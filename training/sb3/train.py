@@ -376,7 +376,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     does to resume a run whose config differs; default: pass --force)."""
     torch.set_num_threads(cfg.torch_threads)
     run_dir, state = open_run(cfg, resume, force, find_checkpoints=readable_checkpoints, log=log,
-                              **({"force_hint": force_hint} if force_hint else {}))
+                              force_hint=force_hint)
     start_from = None
     if resume is not None:
         remove_partial_writes(run_dir)

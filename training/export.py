@@ -100,7 +100,7 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     from aluette_env.observation import OBS_SIZE, OBS_VERSION
     from aluette_env.players.onnx_policy import OnnxPlayer
 
-    from .runs import atomic_path
+    from .runs import CheckpointError, atomic_path
 
     path, net, reference, steps = policy_source(spec)
     backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"
@@ -112,15 +112,19 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         "project_version": aluette_env.__version__,
         "steps_trained": str(steps),
         "checkpoint": path.name,
-        "training_config": (run_dir / "config.yaml").read_text()
+        "training_config": (run_dir / "config.yaml").read_text(errors="replace")
         if (run_dir / "config.yaml").exists() else "",
         "evaluation": "",
     }
     if (run_dir / "state.json").exists():
-        state = json.loads((run_dir / "state.json").read_text())
-        best = state.get("best") or {}
-        evals = [e for e in state.get("evals", []) if e["timesteps"] == best.get("timesteps")]
-        if path.stem != "best" and state.get("evals"):
+        from .runs import read_state
+        try:
+            state = read_state(run_dir)
+        except CheckpointError:  # a damaged state.json: the model itself is intact
+            state = {"best": None, "evals": []}
+        best = state["best"] or {}
+        evals = [e for e in state["evals"] if e.get("timesteps") == best.get("timesteps")]
+        if path.stem != "best" and state["evals"]:
             evals = state["evals"][-1:]
         meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
 

@@ -541,3 +541,23 @@ def test_a_start_that_never_trained_can_be_started_again(tmp_path, capsys):
     (run / "checkpoint_8.zip").write_bytes(b"")  # something trained: the run is kept
     with pytest.raises(ConfigError, match="already holds a run; resume it with --resume"):
         open_run(cfg)
+
+
+def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoint(tmp_path,
+                                                                                  capsys):
+    from training.config import to_yaml
+    from training.runs import open_run
+    cfg = load_config(ROOT / "configs" / "rllib_quick.yaml", [f"output_dir={tmp_path}"])
+    run = tmp_path / cfg.run_name
+    for steps, complete in ((4096, True), (8192, True), (12288, False)):
+        folder = run / "rllib" / f"checkpoint_{steps}"
+        folder.mkdir(parents=True)
+        if complete:
+            (folder / "rllib_checkpoint.json").write_text("{}")
+    (run / "config.yaml").write_text(to_yaml(cfg))
+    (run / "state.json").write_text('{"timesteps": 8192, "wall_')
+    _, state = open_run(cfg, resume=run)
+    assert "rebuilt it from rllib/checkpoint_8192 (8,192 samples)" in capsys.readouterr().out
+    assert (state["timesteps"], state["checkpoint"], state["backend"]) == \
+        (8192, "rllib/checkpoint_8192", "rllib")
+    assert json.loads((run / "state.json").read_text()) == state

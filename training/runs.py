@@ -286,6 +286,16 @@ def _never_trained(run_dir: Path) -> bool:
             and not list(run_dir.glob("*.pt")) and not (run_dir / "rllib").exists())
 
 
+def rllib_checkpoints(run_dir: Path) -> list[tuple[str, int]]:
+    """(name, samples) of the complete RLlib checkpoints (``rllib/checkpoint_<samples>``
+    holding ``rllib_checkpoint.json``), newest first: the RLlib backend's default
+    ``find_checkpoints``."""
+    found = [(f"rllib/{p.name}", checkpoint_steps(p))
+             for p in (Path(run_dir) / "rllib").glob("checkpoint_*")
+             if (p / "rllib_checkpoint.json").is_file()]
+    return sorted((f for f in found if f[1] > 0), key=lambda f: f[1], reverse=True)
+
+
 def _resume_state(run_dir: Path, cfg: TrainConfig, find_checkpoints
                   ) -> tuple[dict, str | None]:
     """The state of ``run_dir`` and None; or, for a damaged ``state.json``, one
@@ -319,6 +329,8 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     to rebuild a damaged ``state.json``; ``force_hint`` says how the caller's user
     resumes a run whose config differs (default: pass --force)."""
     from .config import read_yaml
+    if find_checkpoints is None and cfg.backend == "rllib":
+        find_checkpoints = rllib_checkpoints
     if resume is not None:
         run_dir = Path(resume)
         if not run_dir.is_dir():

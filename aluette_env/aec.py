@@ -229,6 +229,8 @@ class raw_env(AECEnv):
     # -- step -------------------------------------------------------------------
 
     def step(self, action: Any) -> None:
+        if self.match is None:
+            raise RuntimeError(f"step({action!r}) before reset(): call reset() first")
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -18,10 +18,12 @@ import pytest
 
 import aluette_env
 from aluette_env.apps.cli import main
+from aluette_env.game.cards import card_name
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.vector import VectorGame
-from training.config import ConfigError, load_config
+from training.config import ConfigError, load_config, to_yaml
+from training.runs import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
@@ -50,6 +52,12 @@ def tmp(tmp_path_factory) -> Path:
     (d / "empty.yaml").write_text("")
     (d / "comments.yaml").write_text("# nothing but a comment\n")
     (d / "a_file").write_text("x")
+    (d / "latin1.yaml").write_bytes(b"run_name: caf\xe9\n")
+    (d / "braces.yaml").write_text("{}\n")
+    (d / "twice.yaml").write_text("run_name: a\nppo:\n  n_steps: 8\n  n_steps: 16\n")
+    never_trained = json.dumps(new_state())
+    rllib_state = json.dumps({**new_state(), "timesteps": 8, "checkpoint": "rllib/checkpoint_8",
+                              "backend": "rllib"})
     runs = {
         "empty_state": ("{}", "run_name: quick\n"),
         "list_state": ("[]", "run_name: quick\n"),
@@ -58,12 +66,16 @@ def tmp(tmp_path_factory) -> Path:
                       '"evals": []}', "run_name: quick\n"),
         "empty_config": (json.dumps({"timesteps": 0, "wall_time_s": 0, "best": None,
                                      "snapshots": [], "evals": []}), ""),
+        # Real configs: a run of quick.yaml and one of rllib_quick.yaml, nothing trained.
+        "quick_run": (never_trained, to_yaml(load_config(QUICK))),
+        "rllib_run": (rllib_state, to_yaml(load_config(ROOT / "configs" / "rllib_quick.yaml"))),
+        "latin1_run": (never_trained, "run_name: caf\xe9\n"),
     }
     for name, (state, config) in runs.items():
         run = d / name
         run.mkdir()
         (run / "state.json").write_text(state)
-        (run / "config.yaml").write_text(config)
+        (run / "config.yaml").write_bytes(config.encode("latin-1"))
     _onnx_model(d / "bad_version.onnx", version="abc")
     _onnx_model(d / "bad_shape.onnx", obs_size=10)
     _onnx_model(d / "bad_names.onnx", obs_name="obs")
@@ -119,6 +131,36 @@ CLI_ROWS = [
     (["train", "{quick}", "--resume", "{tmp}/empty_config"], "config.yaml"),
     (["export", "{tmp}/none.zip", "--out", "{tmp}/x.onnx"], "none.zip"),
     (["export", "{tmp}/none.zip", "--out", "{tmp}/x.txt"], ".onnx"),
+    # Budgets have upper bounds, checked before any work.
+    (["train", "{quick}", "--set", "total_timesteps=100000000000000000000"], "total_timesteps"),
+    (["train", "{quick}", "--set", "total_timesteps=1.0e+20"], "total_timesteps"),
+    (["train", "{quick}", "--set", "eval.deals=1000000000"], "eval.deals"),
+    (["exploit", "random", "--timesteps", "100000000000000000000"], "--timesteps"),
+    (["exploit", "random", "--deals", "1000000000"], "--deals"),
+    (["exploit", "random", "--seed", "-1"], "--seed"),
+    (["export", "{tmp}/none.zip", "--out", "{tmp}/x.onnx", "--verify", "1000000000"],
+     "--verify"),
+    # Files that are not what they claim, refused in one line.
+    (["train", "{tmp}/latin1.yaml"], "latin1.yaml: not UTF-8"),
+    (["train", "{tmp}/braces.yaml"], "braces.yaml: the config file is empty"),
+    (["train", "{tmp}/twice.yaml"], "'n_steps' is given twice"),
+    (["train", "{quick}", "--resume", "{tmp}/latin1_run"], "latin1_run/config.yaml: not UTF-8"),
+    (["train", "{quick}", "--set", "network.warm_start={tmp}/bad_version.onnx"], "obs_version"),
+    (["train", "{quick}", "--set", "network.warm_start={tmp}"], "is a folder"),
+    (["exploit", "random", "--warm-start", "{tmp}"], "is a folder"),
+    (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_version"),
+    # A resume that cannot apply a setting refuses it, even forced, naming the key.
+    (["train", "{quick}", "--resume", "{tmp}/quick_run", "--force", "--set",
+      "network.trunk=[128]"], "network.trunk: [64] -> [128]"),
+    (["train", "{quick}", "--resume", "{tmp}/quick_run", "--force", "--set",
+      "pretrain.samples=1000"], "pretrain"),
+    (["train", "{quick}", "--resume", "{tmp}/rllib_run", "--force"], "backend: 'rllib' -> 'sb3'"),
+    # Export: a run with nothing trained, an --out that cannot be written (before any work).
+    (["export", "{tmp}/rllib_run", "--out", "{tmp}/x.onnx"], "rllib_run: a run of backend rllib "
+                                                              "with no trained model"),
+    (["export", "{tmp}/quick_run", "--out", "{tmp}/x.onnx"], "no trained model"),
+    (["export", "{tmp}/quick_run", "--out", "/nonexistent/dir/x.onnx"], "/nonexistent/dir"),
+    (["export", "{tmp}/quick_run", "--out", "{tmp}/a_file/x.onnx"], "a_file"),
 ]
 
 
@@ -132,7 +174,9 @@ def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
     lines = captured.err.strip().splitlines()
     assert len(lines) == 1, captured.err
     assert culprit in lines[0] and "Traceback" not in captured.err
-    assert not (tmp / "x.onnx").exists()
+    assert not (tmp / "x.onnx").exists() and not Path("/nonexistent").exists()
+    assert json.loads((tmp / "quick_run" / "state.json").read_text()) == new_state()
+    assert "trunk:\n  - 64\n" in (tmp / "quick_run" / "config.yaml").read_text()
 
 
 def test_bare_command_prints_usage_and_version_prints_version(capsys):
@@ -200,6 +244,7 @@ API_ROWS = [
     ("raw step(True)", _step(True), ValueError, "True"),
     ("raw step('x')", _step("x"), ValueError, "'x'"),
     ("raw step(-1)", _step(-1), ValueError, "-1"),
+    ("raw step before reset", lambda: aluette_env.raw_env().step(0), RuntimeError, "reset()"),
     ("reset seed=-1", _reset(seed=-1), ValueError, "seed"),
     ("reset seed=1.5", _reset(seed=1.5), ValueError, "seed"),
     ("reset options list", _reset([1]), ValueError, "options"),
@@ -254,6 +299,11 @@ API_ROWS = [
                                      active=[True]), ValueError, "active"),
     ("VG active ints", _vector(lambda: VectorGame(2), actions=np.zeros(2, int),
                                active=np.ones(2, int)), ValueError, "active"),
+    ("VG deal_result(5) of 2 games", lambda: VectorGame(2).deal_result(5), ValueError,
+     "0 to 1, got 5"),
+    ("VG deal_result(-1)", lambda: VectorGame(2).deal_result(-1), ValueError, "got -1"),
+    ("VG match_result(2.0)", lambda: VectorGame(2).match_result(2.0), ValueError, "2.0"),
+    ("card_name lang xx", lambda: card_name(2, lang="xx"), ValueError, "apps.i18n.card_name"),
     ("VG illegal card", _vector(lambda: VectorGame(2), options={"deals": [HANDS],
                                                               "first_dealer": 3},
                                 actions=np.array([47, 47])), ValueError, "not in player_0's hand"),
@@ -327,6 +377,16 @@ CONFIG_ROWS = [
     ("batch leaves one sample", _config("ppo.n_steps=3", "num_games=3", "ppo.batch_size=23"),
      "'ppo.batch_size'"),
     ("unknown key", _config("ppo.lr=0.1"), "'ppo.lr'"),
+    ("not UTF-8", _config(path="{tmp}/latin1.yaml"), "not UTF-8"),
+    ("just {}", _config(path="{tmp}/braces.yaml"), "empty"),
+    ("key twice", _config(path="{tmp}/twice.yaml"), "given twice (lines 3 and 4)"),
+    ("total_timesteps 1e20", _config("total_timesteps=100000000000000000000"),
+     "'total_timesteps'"),
+    ("eval.interval 1e20", _config("eval.interval=100000000000000000000"), "'eval.interval'"),
+    ("rollout too large", _config("ppo.n_steps=100000", "num_games=1000"), "'ppo.n_steps'"),
+    ("warm start version abc", _config("network.warm_start={tmp}/bad_version.onnx"),
+     "'network.warm_start'"),
+    ("warm start folder", _config("network.warm_start={tmp}"), "'network.warm_start'"),
     ("not a section", _config("ppo.n_steps.x=1"), "--set"),
 ]
 

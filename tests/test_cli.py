@@ -81,3 +81,29 @@ def test_league_help_states_the_default_deal_count(capsys):
         main(["league", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "deal pairs per pairing, 1 to 1,000,000 (default: 1000)" in out
+
+
+@pytest.mark.parametrize("command,budget", [
+    ("eval", "deal pairs, 1 to 1,000,000"),
+    ("league", "deal pairs per pairing, 1 to 1,000,000"),
+    ("train", "total_timesteps is 1 to 10,000,000,000 learner samples"),
+    ("exploit", "learner samples to train on, 1 to 10,000,000,000"),
+    ("exploit", "final evaluation, 1 to 1,000,000"),
+    ("export", "check against the trained policy, 1 to 100,000"),
+])
+def test_every_budget_states_its_upper_bound_in_help(command, budget, capsys):
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    assert budget in " ".join(capsys.readouterr().out.split())
+
+
+def test_plugins_use_the_public_command_api():
+    """The commands of ``training`` are built from :mod:`aluette_env.commands`, the
+    documented plugin API, and the CLI module still exposes its names."""
+    from importlib import metadata
+
+    from aluette_env import commands
+    from aluette_env.apps import cli
+    for ep in metadata.entry_points(group="aluette.commands"):
+        assert isinstance(ep.load(), commands.Command), ep.name
+    assert cli.Command is commands.Command and cli.UsageError is commands.UsageError

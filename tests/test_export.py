@@ -110,3 +110,14 @@ def test_shipped_model_is_small_and_loads():
     assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
     p = load_player("ai")
     assert p.metadata["obs_version"] == str(OBS_VERSION)
+
+
+def test_a_run_with_a_damaged_state_json_still_exports(trained_run, tmp_path, capsys):
+    import shutil
+    run = tmp_path / "run"
+    shutil.copytree(trained_run, run)
+    (run / "state.json").write_text((run / "state.json").read_text()[:60])
+    assert cli_main(["export", str(run), "--out", str(tmp_path / "x.onnx"), "--verify", "10"]) == 0
+    assert "verified on 10 positions" in capsys.readouterr().out
+    meta = {p.key: p.value for p in onnx.load(str(tmp_path / "x.onnx")).metadata_props}
+    assert meta["evaluation"] == "" and meta["checkpoint"] == "best.zip"

@@ -449,3 +449,115 @@ def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path):
     first = state["evals"][0]  # the clone, before any self-play sample
     assert first["timesteps"] == 0 and first["wall_time_s"] >= state["pretrain"]["seconds"]
     assert state["evals"][-1]["timesteps"] == 4096
+
+
+# ------------------------------------------------- resume faults (one tiny run, copied)
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A finished run of 512 samples (evaluated once, against heuristic and random),
+    trained once for the tests below; each test works on a copy."""
+    out = tmp_path_factory.mktemp("tiny")
+    argv = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={out}",
+                                                       "total_timesteps=512"]
+                                   for a in ("--set", o)]]
+    assert cli_main(argv) == 0
+    return out / "quick"
+
+
+def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    import shutil
+    copy = tmp_path / "quick"
+    shutil.copytree(run, copy)
+    base = [a for o in TINY + [f"output_dir={run.parent}"] for a in ("--set", o)]
+    return copy, ["train", str(QUICK), *base, "--resume", str(copy)]
+
+
+def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(tiny_run, tmp_path,
+                                                                             capsys):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    assert cli_main([*resume, "--force", "--set", "eval.opponents=[random]",
+                     "--set", "total_timesteps=768", "--set", "selfplay.pool_size=1"]) == 0
+    out = capsys.readouterr().out
+    assert "best model so far scored against heuristic" in out and "done: 768 samples" in out
+    assert "at 512 samples (1 snapshot in the pool)" in out
+    state = json.loads((run / "state.json").read_text())
+    assert [sorted(e["results"]) for e in state["evals"]] == [["heuristic", "random"],
+                                                               ["random"]]
+    # best is against random now: the scores against heuristic do not compete with it.
+    assert state["best"]["opponent"] == "random" and state["best"]["timesteps"] == 768
+    assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(tiny_run, tmp_path, capsys, damage):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    before = json.loads((run / "state.json").read_text())
+    if damage == "truncated":
+        (run / "state.json").write_text((run / "state.json").read_text()[:40])
+    else:
+        (run / "state.json").unlink()
+    assert cli_main([*resume, "--set", "total_timesteps=512"]) == 0
+    out = capsys.readouterr().out
+    assert "rebuilt it from checkpoint_512.zip (512 samples), 1 evaluations" in out
+    assert f"{run} is finished at 512 samples" in out
+    after = json.loads((run / "state.json").read_text())
+    for key in ("timesteps", "checkpoint", "evals", "best", "snapshots"):
+        assert after[key] == before[key], key
+
+
+def _read_only(folder: Path):
+    """Make ``folder`` refuse new files, also to root (immutable), or skip."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return lambda: folder.chmod(0o755)
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr: cannot make a folder read-only")
+    return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("folder", [".", "pool"])
+def test_resuming_a_read_only_run_is_refused_before_any_training(tiny_run, tmp_path, capsys,
+                                                                folder):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    state = (run / "state.json").read_text()
+    undo = _read_only(run / folder)
+    try:
+        assert cli_main([*resume, "--set", "total_timesteps=768"]) == 2
+    finally:
+        undo()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"aluette: error: {run / folder}: cannot write")
+    assert (run / "state.json").read_text() == state
+
+
+def test_a_start_that_never_trained_can_be_started_again(tmp_path, capsys):
+    from training.runs import open_run
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}"])
+    run, _ = open_run(cfg)  # e.g. a start that failed on its cluster
+    assert open_run(cfg)[0] == run
+    assert capsys.readouterr().out == (f"{run}: a start that never reached its first "
+                                       f"checkpoint; starting over in it\n")
+    (run / "checkpoint_8.zip").write_bytes(b"")  # something trained: the run is kept
+    with pytest.raises(ConfigError, match="already holds a run; resume it with --resume"):
+        open_run(cfg)
+
+
+def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoint(tmp_path,
+                                                                                  capsys):
+    from training.config import to_yaml
+    from training.runs import open_run
+    cfg = load_config(ROOT / "configs" / "rllib_quick.yaml", [f"output_dir={tmp_path}"])
+    run = tmp_path / cfg.run_name
+    for steps, complete in ((4096, True), (8192, True), (12288, False)):
+        folder = run / "rllib" / f"checkpoint_{steps}"
+        folder.mkdir(parents=True)
+        if complete:
+            (folder / "rllib_checkpoint.json").write_text("{}")
+    (run / "config.yaml").write_text(to_yaml(cfg))
+    (run / "state.json").write_text('{"timesteps": 8192, "wall_')
+    _, state = open_run(cfg, resume=run)
+    assert "rebuilt it from rllib/checkpoint_8192 (8,192 samples)" in capsys.readouterr().out
+    assert (state["timesteps"], state["checkpoint"], state["backend"]) == \
+        (8192, "rllib/checkpoint_8192", "rllib")
+    assert json.loads((run / "state.json").read_text()) == state

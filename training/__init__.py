@@ -11,10 +11,13 @@
   ``[distributed]`` extra), one machine or a cluster.
 - :mod:`.players`: torch policies as players (greedy or sampled), for every backend.
 - :mod:`.export`: a trained policy as a torch-free ONNX player.
-- :mod:`.cli`: the ``aluette train`` / ``aluette export`` commands (entry points).
+- :mod:`.cli`, :mod:`.export`, :mod:`.exploit`: the ``aluette train`` / ``export``
+  / ``exploit`` commands, registered as ``aluette.commands`` entry points through
+  the public plugin API :mod:`aluette_env.commands`.
 
-May import: :mod:`aluette_env` and the training libraries; :mod:`aluette_env`
-never imports this package.
+May import: :mod:`aluette_env` (of its apps, only :mod:`aluette_env.commands`) and
+the training libraries; :mod:`aluette_env` never imports this package (it finds
+the commands, players and loaders through entry points).
 """
 
 import os

@@ -2,7 +2,7 @@
 
 import sys
 
-from aluette_env.apps.cli import main
+from aluette_env.commands import run_command
 
 if __name__ == "__main__":
-    sys.exit(main(["train", *sys.argv[1:]]))
+    sys.exit(run_command(["train", *sys.argv[1:]]))

@@ -5,18 +5,22 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from aluette_env.apps import cli
+from aluette_env.commands import Command, UsageError
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", metavar="CONFIG.yaml", help="a training config (see configs/)")
+    from .config import MAX_TIMESTEPS
+    p.add_argument("config", metavar="CONFIG.yaml",
+                   help=f"a training config (see configs/); its budget total_timesteps is 1 to "
+                        f"{MAX_TIMESTEPS:,} learner samples")
     p.add_argument("--resume", metavar="RUN_DIR",
                    help="continue this run folder where it stopped (default: start a new run)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
                    help="override a config value (repeatable), e.g. --set ppo.n_epochs=4 "
                         "(default: none)")
     p.add_argument("--force", action="store_true",
-                   help="resume even though the config differs from the run's")
+                   help="resume even though the config differs from the run's (never the "
+                        "backend, network or pretrain: the checkpoint holds what they built)")
     p.add_argument("--address", metavar="RAY_ADDRESS",
                    help="backend rllib: the Ray cluster to join (default: rllib.address, "
                         "then RAY_ADDRESS, else an embedded local Ray)")
@@ -44,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
             from .sb3.train import train
             train(cfg, resume=resume, force=args.force)
     except (ConfigError, CheckpointError) as err:
-        raise cli.UsageError(str(err)) from None
+        raise UsageError(str(err)) from None
     return 0
 
 
@@ -66,4 +70,4 @@ def check_backend(run_dir: Path, backend: str, config: str) -> None:
 
 
 #: Entry point ``aluette.commands: train``.
-COMMAND = cli.Command("self-play training from a config file", add_arguments, run)
+COMMAND = Command("self-play training from a config file", add_arguments, run)

@@ -4,9 +4,11 @@ A run is described by one YAML file (``configs/*.yaml``) plus optional
 ``--set key.path=value`` overrides. Unknown keys, wrong types and values out
 of range are refused with :class:`ConfigError`, one line naming the file, the
 key path and what is allowed. :func:`load_config` checks everything a run
-needs before it starts: an empty file, settings that only fail together
-(a minibatch larger than a rollout), every player spec the config names
-(loaded once) and a writable ``output_dir``.
+needs before it starts: a file that is not UTF-8 text, an empty file or one
+that sets nothing, a key given twice, settings that only fail together (a
+minibatch larger than a rollout), every budget against its upper bound, every
+player spec the config names (loaded once), the warm-start model and a
+writable ``output_dir``.
 """
 
 from __future__ import annotations
@@ -22,10 +24,16 @@ from pydantic import (
     BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator,
 )
 
+from aluette_env.commands import MAX_EVAL_DEALS, MAX_SEED
+
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
 
-#: Seeds are 32-bit: SB3 seeds NumPy's legacy generator, which takes no more.
-MAX_SEED = 2 ** 32 - 1
+#: Most learner samples one run may train on (and the largest interval): ten
+#: billion, about a thousand times the default run; days of a large cluster.
+MAX_TIMESTEPS = 10_000_000_000
+#: Most samples of one SB3 rollout (ppo.n_steps x learner seats): the rollout
+#: buffer holds each observation as float32, about 2.6 KB, so 4 M take ~10 GB.
+MAX_ROLLOUT = 4_000_000
 
 
 def _check_seed(v: int) -> int:
@@ -52,8 +60,10 @@ class PPOConfig(BaseModel):
 
     model_config = _STRICT
     learning_rate: float = Field(3e-4, gt=0, le=1)
-    n_steps: int = Field(32, ge=1, description="learner decisions per game per rollout")
-    batch_size: int = Field(4096, ge=2, description="minibatch size of the PPO update")
+    n_steps: int = Field(32, ge=1, le=MAX_ROLLOUT,
+                         description="learner decisions per game per rollout")
+    batch_size: int = Field(4096, ge=2, le=MAX_ROLLOUT,
+                            description="minibatch size of the PPO update")
     n_epochs: int = Field(3, ge=1, le=100)
     gamma: float = Field(1.0, gt=0, le=1, description="1.0: deal points count fully")
     gae_lambda: float = Field(0.95, ge=0, le=1)
@@ -115,7 +125,8 @@ class SelfPlayConfig(BaseModel):
 
     model_config = _STRICT
     pool_size: int = Field(10, ge=1, le=1000, description="past snapshots kept as opponents")
-    snapshot_interval: int = Field(500_000, ge=1, description="learner samples between snapshots")
+    snapshot_interval: int = Field(500_000, ge=1, le=MAX_TIMESTEPS,
+                                   description="learner samples between snapshots")
     opponents: dict[str, float] = Field(
         default_factory=lambda: {"latest": 0.3, "snapshots": 0.5, "heuristic": 0.2},
         description="weights per opposing team, drawn per game at each match start: "
@@ -139,8 +150,10 @@ class SelfPlayConfig(BaseModel):
 
 class EvalConfig(BaseModel):
     model_config = _STRICT
-    interval: int = Field(1_000_000, ge=1, description="learner samples between evaluations")
-    deals: int = Field(2000, ge=1, description="duplicate deal pairs per opponent")
+    interval: int = Field(1_000_000, ge=1, le=MAX_TIMESTEPS,
+                          description="learner samples between evaluations")
+    deals: int = Field(2000, ge=1, le=MAX_EVAL_DEALS,
+                       description="duplicate deal pairs per opponent")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
     seed: Seed = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
 
@@ -156,8 +169,10 @@ class EvalConfig(BaseModel):
 
 class CheckpointConfig(BaseModel):
     model_config = _STRICT
-    interval: int = Field(1_000_000, ge=1, description="learner samples between checkpoints")
-    keep: int = Field(3, ge=1, description="numbered checkpoints kept besides latest and best")
+    interval: int = Field(1_000_000, ge=1, le=MAX_TIMESTEPS,
+                          description="learner samples between checkpoints")
+    keep: int = Field(3, ge=1, le=1000,
+                      description="numbered checkpoints kept besides latest and best")
 
 
 class LoggingConfig(BaseModel):
@@ -197,7 +212,8 @@ class TrainConfig(BaseModel):
                            "one machine or a cluster")
     run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
     seed: Seed = Field(0, ge=0)
-    total_timesteps: int = Field(10_000_000, ge=1, description="learner samples to train on")
+    total_timesteps: int = Field(10_000_000, ge=1, le=MAX_TIMESTEPS,
+                                 description="learner samples to train on")
     num_games: int = Field(1024, ge=1, le=100_000,
                            description="parallel games (SB3: n_envs; RLlib: lockstep matches "
                                        "per env)")
@@ -281,33 +297,87 @@ def apply_overrides(data: dict[str, Any], overrides: list[str], source: str) -> 
     return data
 
 
-def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
-    """Read, override and validate a config file; ConfigError on any problem."""
-    path = Path(path)
-    source = str(path)
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the
+    last one silently)."""
+
+    def construct_mapping(self, node, deep=False):
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            key = self.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            if isinstance(key, (str, int, float, bool)) and key in seen:
+                raise _DuplicateKey(f"key {key!r} is given twice (lines {seen[key]} and {line})")
+            if isinstance(key, (str, int, float, bool)):
+                seen[key] = line
+        return super().construct_mapping(node, deep=deep)
+
+
+class _DuplicateKey(yaml.YAMLError):
+    pass
+
+
+def read_yaml(path: Path, source: str) -> Any:
+    """The YAML document of a config file (a key given twice refused); ConfigError
+    naming the file when it cannot be read, is not UTF-8 text or not valid YAML."""
     try:
-        text = path.read_text()
+        raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise ConfigError(f"{source}: no such config file") from None
+    except IsADirectoryError:
+        raise ConfigError(f"{source}: is a folder, not a config file") from None
     except OSError as err:
         raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
     try:
-        data = yaml.safe_load(text)
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = raw[:err.start].count(b"\n") + 1
+        raise ConfigError(f"{source}: not UTF-8 text (byte 0x{raw[err.start]:02x} at line "
+                          f"{line}); save it as UTF-8") from None
+    try:
+        return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+    except _DuplicateKey as err:
+        raise ConfigError(f"{source}: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)
         where = f" at line {mark.line + 1}" if mark else ""
         raise ConfigError(f"{source}: not valid YAML{where}") from None
-    if data is None:
-        # An empty file would silently start a full default run.
-        raise ConfigError(f"{source}: the config file is empty; start from configs/default.yaml "
-                          f"or configs/quick.yaml")
+
+
+def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainConfig:
+    """Read, override and validate a config file; ConfigError on any problem."""
+    path = Path(path)
+    source = str(path)
+    data = read_yaml(path, source)
+    if data is None or data == {}:
+        # An empty file (or ``{}``) would silently start a full default run.
+        raise ConfigError(f"{source}: the config file is empty (it sets nothing); start from "
+                          f"configs/default.yaml or configs/quick.yaml")
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of settings")
     data = apply_overrides(data, overrides or [], source)
     cfg = validate(data, source)
     check_output_dir(cfg, source)
     check_players(cfg, source)
+    check_warm_start(cfg, source)
     return cfg
+
+
+def check_warm_start(cfg: TrainConfig, source: str) -> None:
+    """``network.warm_start`` is an exported policy this environment can play (the
+    checks ``aluette eval`` makes: its observation version and sizes)."""
+    path = cfg.network.warm_start
+    if path is None:
+        return
+    from aluette_env.players import PlayerSpecError
+    from aluette_env.players.onnx_policy import OnnxPlayer
+    if Path(path).is_dir():
+        raise ConfigError(f"{source}: 'network.warm_start': {path} is a folder; give an exported "
+                          f".onnx model (aluette export RUN --out MODEL.onnx)")
+    try:
+        OnnxPlayer(path)
+    except PlayerSpecError as err:
+        raise ConfigError(f"{source}: 'network.warm_start': {err}") from None
 
 
 def selfplay_games(cfg: TrainConfig) -> int:
@@ -339,6 +409,10 @@ def validate(data: dict[str, Any], source: str) -> TrainConfig:
                               f"steps (got {cfg.ppo.batch_size})")
         return cfg  # the rollout below is SB3's (n_steps x n_envs)
     rollout = cfg.ppo.n_steps * learner_seats(cfg)
+    if rollout > MAX_ROLLOUT:
+        raise ConfigError(f"{source}: 'ppo.n_steps': one rollout, ppo.n_steps x learner seats = "
+                          f"{rollout:,} samples, may hold at most {MAX_ROLLOUT:,} (its buffer "
+                          f"lives in memory); lower ppo.n_steps or num_games")
     if cfg.ppo.batch_size > rollout:
         seats = "learner seats" if cfg.selfplay.all_seats else "num_games"
         raise ConfigError(f"{source}: 'ppo.batch_size': at most one rollout, ppo.n_steps x "

@@ -10,7 +10,10 @@ from pathlib import Path
 
 import numpy as np
 
-from aluette_env.apps import cli
+from aluette_env.commands import Command, UsageError, bounded_int, writable_file
+
+#: Most positions ``--verify`` may check (each runs the policy twice, in torch and ONNX).
+MAX_VERIFY = 100_000
 
 
 class ExportError(ValueError):
@@ -36,6 +39,28 @@ def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 
 
+def run_backend(spec: str) -> str | None:
+    """The backend of a run folder (from its ``config.yaml``), None for a file; a
+    CheckpointError when the folder has nothing trained to export yet."""
+    import yaml
+
+    from .runs import CheckpointError
+    p = Path(spec)
+    if not p.is_dir():
+        return None
+    try:
+        saved = yaml.safe_load((p / "config.yaml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        saved = None
+    backend = saved.get("backend", "sb3") if isinstance(saved, dict) else None
+    models = [*p.glob("*.zip"), *p.glob("*.pt")]
+    if backend and not models:
+        raise CheckpointError(f"{p}: a run of backend {backend} with no trained model yet "
+                              f"(no checkpoint); train it first: aluette train CONFIG --resume "
+                              f"{p}")
+    return backend
+
+
 def policy_source(spec: str):
     """(checkpoint path, torch module (observation, action_mask) -> logits with the
     illegal cards at ILLEGAL_LOGIT, greedy actions of the trained policy itself,
@@ -43,7 +68,7 @@ def policy_source(spec: str):
     import torch
 
     from .rllib.players import is_rllib_run
-    if is_rllib_run(spec) or str(spec).endswith(".pt"):
+    if run_backend(spec) == "rllib" or is_rllib_run(spec) or str(spec).endswith(".pt"):
         from .rllib.players import export_source
         return export_source(spec)
     from .sb3.checkpoints import load_model, resolve_checkpoint
@@ -75,7 +100,7 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     from aluette_env.observation import OBS_SIZE, OBS_VERSION
     from aluette_env.players.onnx_policy import OnnxPlayer
 
-    from .runs import atomic_path
+    from .runs import CheckpointError, atomic_path
 
     path, net, reference, steps = policy_source(spec)
     backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"
@@ -87,15 +112,19 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         "project_version": aluette_env.__version__,
         "steps_trained": str(steps),
         "checkpoint": path.name,
-        "training_config": (run_dir / "config.yaml").read_text()
+        "training_config": (run_dir / "config.yaml").read_text(errors="replace")
         if (run_dir / "config.yaml").exists() else "",
         "evaluation": "",
     }
     if (run_dir / "state.json").exists():
-        state = json.loads((run_dir / "state.json").read_text())
-        best = state.get("best") or {}
-        evals = [e for e in state.get("evals", []) if e["timesteps"] == best.get("timesteps")]
-        if path.stem != "best" and state.get("evals"):
+        from .runs import read_state
+        try:
+            state = read_state(run_dir)
+        except CheckpointError:  # a damaged state.json: the model itself is intact
+            state = {"best": None, "evals": []}
+        best = state["best"] or {}
+        evals = [e for e in state["evals"] if e.get("timesteps") == best.get("timesteps")]
+        if path.stem != "best" and state["evals"]:
             evals = state["evals"][-1:]
         meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
 
@@ -119,35 +148,36 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
             raise ExportError(f"verification failed: the ONNX model chose differently from the "
                               f"{backend} on {len(bad)} of {len(obs)} positions "
                               f"(first at position {bad[0]}); nothing was written")
-    return {**meta, "verified_positions": len(obs)}
+    return {**meta, "verified_positions": len(obs), "verified_against": backend}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("checkpoint", metavar="CHECKPOINT_OR_RUN",
                    help="an SB3 checkpoint .zip, an RLlib policy .pt, or a run folder of "
                         "either backend (its best model)")
-    p.add_argument("--out", required=True, metavar="PATH.onnx",
-                   help="the ONNX file to write (required)")
-    p.add_argument("--verify", type=cli.positive_int, default=1000,
-                   help="positions from real games to check against the trained policy")
+    p.add_argument("--out", required=True, metavar="PATH.onnx", type=writable_file,
+                   help="the ONNX file to write, in a folder that exists (required)")
+    p.add_argument("--verify", type=bounded_int(1, MAX_VERIFY), default=1000,
+                   help=f"positions from real games to check against the trained policy, "
+                        f"1 to {MAX_VERIFY:,}")
 
 
 def run(args: argparse.Namespace) -> int:
     from .runs import CheckpointError
     if not args.out.endswith(".onnx"):
-        raise cli.UsageError(f"--out {args.out!r}: the file name must end in .onnx")
+        raise UsageError(f"--out {args.out!r}: the file name must end in .onnx")
     try:
         meta = export_policy(args.checkpoint, args.out, verify=args.verify)
     except (CheckpointError, ExportError) as err:
-        raise cli.UsageError(str(err)) from None
+        raise UsageError(str(err)) from None
     except OSError as err:
-        raise cli.UsageError(f"cannot write {args.out}: {err.strerror}") from None
+        raise UsageError(f"cannot write {args.out}: {err.strerror}") from None
     size = Path(args.out).stat().st_size
     print(f"exported {args.checkpoint} ({int(meta['steps_trained']):,} steps) -> {args.out} "
           f"({size / 1024:.0f} KiB); verified on {meta['verified_positions']} positions: "
-          f"greedy ONNX actions equal the SB3 policy's deterministic actions")
+          f"greedy ONNX actions equal the {meta['verified_against']}'s deterministic actions")
     return 0
 
 
 #: Entry point ``aluette.commands: export``.
-COMMAND = cli.Command("export a trained policy to ONNX", add_arguments, run)
+COMMAND = Command("export a trained policy to ONNX", add_arguments, run)

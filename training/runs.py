@@ -14,7 +14,14 @@ before it; a file ``state.json`` no longer names is deleted only after the
 new ``state.json`` is in place (:func:`prune`), and ``latest.zip`` and
 ``best.zip`` (from the ``best_<steps>.zip`` saved at the evaluation) are
 copies made after it. On resume, leftovers of an
-interrupted write are removed and :func:`prune` runs again.
+interrupted write are removed and :func:`prune` runs again. A ``state.json``
+that is damaged or missing is rebuilt from the newest readable checkpoint the
+backend lists (:func:`open_run`'s ``find_checkpoints``) and ``metrics.jsonl``.
+
+Resuming checks first, writes after: the folders must take new files, the
+config may differ only where a resume can apply it (:data:`FIXED_ON_RESUME`
+never; others with ``force``). A resumed run whose first evaluation opponent
+changed starts a new best against it: ``best`` compares like with like.
 
 May import: the standard library, numpy, yaml, matplotlib (for the curve),
 :mod:`aluette_env`;
@@ -113,6 +120,53 @@ def new_state() -> dict:
             "checkpoint": None}
 
 
+def read_metrics(run_dir: Path) -> list[dict]:
+    """The evaluation records of ``metrics.jsonl`` that can be read (a damaged line is
+    skipped), in step order."""
+    path = Path(run_dir) / "metrics.jsonl"
+    records = []
+    try:
+        lines = path.read_text(errors="replace").splitlines()
+    except OSError:
+        return []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(record, dict) and isinstance(record.get("timesteps"), int) \
+                and isinstance(record.get("results"), dict) \
+                and isinstance(record.get("wall_time_s"), (int, float)):
+            records.append(record)
+    return sorted(records, key=lambda r: r["timesteps"])
+
+
+def rebuild_state(run_dir: Path, cfg: TrainConfig, checkpoint: str, steps: int) -> dict:
+    """A ``state.json`` for a run whose own is damaged, from what else the run
+    holds: the checkpoint ``checkpoint`` (at ``steps`` samples), the evaluations of
+    ``metrics.jsonl`` up to it (the best among them against the first evaluation
+    opponent), the newest ``pool/`` snapshots up to it (SB3's; an RLlib pool
+    restarts empty). Wall time is the last evaluation's."""
+    run_dir = Path(run_dir)
+    evals = [e for e in read_metrics(run_dir) if e["timesteps"] <= steps]
+    main = cfg.eval.opponents[0]
+    scored = [e for e in evals if main in e["results"]]
+    best = None
+    if scored:
+        top = max(scored, key=lambda e: e["results"][main]["points_per_deal"])
+        best = {"timesteps": top["timesteps"], "opponent": main,
+                "points_per_deal": top["results"][main]["points_per_deal"]}
+    pool = sorted((p for p in (run_dir / "pool").glob("snapshot_*.pt")
+                   if 0 <= checkpoint_steps(p) <= steps), key=checkpoint_steps)
+    state = new_state()
+    state.update(timesteps=steps, checkpoint=checkpoint, evals=evals, best=best,
+                 snapshots=[p.name for p in pool[-cfg.selfplay.pool_size:]],
+                 wall_time_s=evals[-1]["wall_time_s"] if evals else 0.0)
+    if cfg.backend != "sb3":  # the key RLlib runs carry (an SB3 state has none)
+        state["backend"] = cfg.backend
+    return state
+
+
 def checkpoint_steps(path: Path) -> int:
     """The sample count in a numbered checkpoint's name (``checkpoint_<steps>.zip``)."""
     try:
@@ -165,6 +219,31 @@ def prune(run_dir: Path, state: dict, keep: int) -> None:
             old.unlink(missing_ok=True)
 
 
+def unwritable(folder: Path) -> str | None:
+    """Why this process cannot create files in ``folder`` (None when it can): a real
+    write, since permission bits do not tell (root, read-only mounts)."""
+    try:
+        with tempfile.NamedTemporaryFile(dir=folder, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        return err.strerror or type(err).__name__
+    return None
+
+
+def check_writable(run_dir: Path) -> None:
+    """The run folder and the folders a resumed run writes in (``pool/``, ``rllib/``,
+    ``tb/`` and its logs) take new files; ConfigError naming the first that does not."""
+    run_dir = Path(run_dir)
+    folders = [run_dir] + [run_dir / sub for sub in ("pool", "rllib", "tb")]
+    folders += sorted(p for p in (run_dir / "tb").glob("*") if p.is_dir())
+    for folder in folders:
+        if folder.is_dir():
+            why = unwritable(folder)
+            if why:
+                raise ConfigError(f"{folder}: cannot write in the run folder ({why}); make it "
+                                  f"writable or copy the run elsewhere and resume the copy")
+
+
 def copy_file(src: Path, dst: Path) -> None:
     """Atomic copy (``latest.zip`` from the checkpoint ``state.json`` names)."""
     import shutil
@@ -174,6 +253,14 @@ def copy_file(src: Path, dst: Path) -> None:
 
 #: Settings a resumed run may change without --force: where it stops.
 RESUMABLE_CHANGES = ("total_timesteps",)
+#: Settings no resume may change, even forced: the checkpoint holds what they built
+#: (the backend's files, the network's layers, the start it took).
+FIXED_ON_RESUME = {
+    "backend": "the checkpoints are that backend's",
+    "network.": "the checkpoint holds the network it was built with; a new network starts "
+                "from fresh weights in a new run",
+    "pretrain": "the behaviour-cloning start happened when the run began",
+}
 
 
 def config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
@@ -188,39 +275,116 @@ def config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
     return out
 
 
-def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False
-             ) -> tuple[Path, dict]:
+def _never_trained(run_dir: Path) -> bool:
+    """A run folder that a start left before anything was trained (a start that
+    failed, or was stopped, before its first checkpoint)."""
+    try:
+        state = read_state(run_dir)
+    except CheckpointError:
+        return False
+    return (state == new_state() and not list(run_dir.glob("*.zip"))
+            and not list(run_dir.glob("*.pt")) and not (run_dir / "rllib").exists())
+
+
+def rllib_checkpoints(run_dir: Path) -> list[tuple[str, int]]:
+    """(name, samples) of the complete RLlib checkpoints (``rllib/checkpoint_<samples>``
+    holding ``rllib_checkpoint.json``), newest first: the RLlib backend's default
+    ``find_checkpoints``."""
+    found = [(f"rllib/{p.name}", checkpoint_steps(p))
+             for p in (Path(run_dir) / "rllib").glob("checkpoint_*")
+             if (p / "rllib_checkpoint.json").is_file()]
+    return sorted((f for f in found if f[1] > 0), key=lambda f: f[1], reverse=True)
+
+
+def _resume_state(run_dir: Path, cfg: TrainConfig, find_checkpoints
+                  ) -> tuple[dict, str | None]:
+    """The state of ``run_dir`` and None; or, for a damaged ``state.json``, one
+    rebuilt from the newest checkpoint ``find_checkpoints(run_dir)`` lists (name,
+    samples) and the line that says so (nothing is written here)."""
+    try:
+        return read_state(run_dir), None
+    except CheckpointError as err:
+        damaged = (run_dir / "config.yaml").exists()  # a run folder, its state unreadable
+        found = find_checkpoints(run_dir) if damaged and find_checkpoints else []
+        if not found:
+            if damaged and find_checkpoints:
+                raise CheckpointError(f"{err}, and the run holds no readable checkpoint to "
+                                      f"rebuild it from") from None
+            raise
+        name, steps = found[0]
+        state = rebuild_state(run_dir, cfg, name, steps)
+        return state, (f"{err}; rebuilt it from {name} ({steps:,} samples), "
+                       f"{len(state['evals'])} evaluations of metrics.jsonl and "
+                       f"{len(state['snapshots'])} pool snapshots")
+
+
+def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
+             find_checkpoints: Callable[[Path], list[tuple[str, int]]] | None = None,
+             log: Callable[[str], None] = print,
+             force_hint: str | None = None) -> tuple[Path, dict]:
     """The run folder and its state: a new one for ``cfg``, or ``resume`` checked
-    against ``cfg`` (ConfigError when the configs differ, unless ``force``)."""
-    import yaml
+    against ``cfg`` (ConfigError when the configs differ, unless ``force``; never
+    for :data:`FIXED_ON_RESUME`). Nothing is written before every check passed.
+    ``find_checkpoints`` lists the backend's readable checkpoints, newest first,
+    to rebuild a damaged ``state.json``; ``force_hint`` says how the caller's user
+    resumes a run whose config differs (default: pass --force)."""
+    from .config import read_yaml
+    if find_checkpoints is None and cfg.backend == "rllib":
+        find_checkpoints = rllib_checkpoints
     if resume is not None:
         run_dir = Path(resume)
+        if not run_dir.is_dir():
+            raise CheckpointError(f"{run_dir}: no such run folder")
+        check_writable(run_dir)
+        rebuilt = None
         if (run_dir / "config.yaml").exists() and not (run_dir / "state.json").exists() \
-                and not list(run_dir.glob("*.zip")):
+                and not list(run_dir.glob("*.zip")) and not (run_dir / "rllib").exists():
             # Stopped between writing config.yaml and the first state.json.
             state = new_state()
-            write_json(run_dir / "state.json", state)
         else:
-            state = read_state(run_dir)
+            state, rebuilt = _resume_state(run_dir, cfg, find_checkpoints)
+        config_path = run_dir / "config.yaml"
         try:
-            saved = yaml.safe_load((run_dir / "config.yaml").read_text())
-        except (OSError, yaml.YAMLError):
-            raise CheckpointError(f"{run_dir / 'config.yaml'}: missing or corrupt") from None
+            saved = read_yaml(config_path, str(config_path))
+        except ConfigError as err:
+            raise CheckpointError(f"{err} (the run's config)") from None
         if not isinstance(saved, dict):
-            raise CheckpointError(f"{run_dir / 'config.yaml'}: empty or corrupt (not a mapping "
-                                  f"of settings)")
+            raise CheckpointError(f"{config_path}: empty or corrupt (not a mapping of settings)")
         diff = config_diff(saved, cfg.model_dump())
+        fixed = [d for d in diff if d.startswith(tuple(FIXED_ON_RESUME))]
+        if fixed:
+            key = next(k for k in FIXED_ON_RESUME if fixed[0].startswith(k))
+            raise ConfigError(f"{run_dir}: cannot resume with {fixed[0]} ({FIXED_ON_RESUME[key]});"
+                              f" resume with the run's own setting, or start a new run "
+                              f"(--set run_name=...)")
         blocking = [d for d in diff if not d.startswith(RESUMABLE_CHANGES)]
         if blocking and not force:
             raise ConfigError(f"{run_dir}: the config differs from the run's "
-                              f"({'; '.join(blocking[:5])}); pass --force to resume anyway")
+                              f"({'; '.join(blocking[:5])}); "
+                              f"{force_hint or 'pass --force to resume anyway'}")
+        backend = state.get("backend", "sb3" if state["checkpoint"] else None)
+        if backend is not None and backend != cfg.backend:
+            raise ConfigError(f"{run_dir}: a run of backend {backend}, and the config says "
+                              f"backend {cfg.backend}; resume it with a config of backend "
+                              f"{backend}")
+        best = state.get("best")
+        if best and best.get("opponent") != cfg.eval.opponents[0]:
+            log(f"the best model so far scored against {best.get('opponent')}; the first "
+                f"evaluation opponent is now {cfg.eval.opponents[0]}, so the next evaluation "
+                f"starts a new best against it")
+        if rebuilt:
+            log(rebuilt)
+        if rebuilt or not (run_dir / "state.json").exists():
+            write_json(run_dir / "state.json", state)
         if diff:
             write_text(run_dir / "config.yaml", to_yaml(cfg))
         return run_dir, state
     run_dir = Path(cfg.output_dir) / cfg.run_name
     if (run_dir / "state.json").exists():
-        raise ConfigError(f"{run_dir} already holds a run; resume it with --resume {run_dir} "
-                          f"or choose another run_name (--set run_name=...)")
+        if not _never_trained(run_dir):
+            raise ConfigError(f"{run_dir} already holds a run; resume it with --resume "
+                              f"{run_dir} or choose another run_name (--set run_name=...)")
+        log(f"{run_dir}: a start that never reached its first checkpoint; starting over in it")
     try:
         run_dir.mkdir(parents=True, exist_ok=True)
         write_text(run_dir / "config.yaml", to_yaml(cfg))
@@ -236,13 +400,15 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    opponents = list(evals[0]["results"]) if evals else []
+    # Each opponent's own points: a resumed run may have changed its opponents.
+    opponents = list(dict.fromkeys(opp for e in evals for opp in e["results"]))
     for opp in opponents:
-        xs = np.array([e["timesteps"] for e in evals])
-        ws = np.array([e["wall_time_s"] for e in evals]) / 60
-        ys = np.array([e["results"][opp]["points_per_deal"] for e in evals])
-        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in evals])
-        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in evals])
+        mine = [e for e in evals if opp in e["results"]]
+        xs = np.array([e["timesteps"] for e in mine])
+        ws = np.array([e["wall_time_s"] for e in mine]) / 60
+        ys = np.array([e["results"][opp]["points_per_deal"] for e in mine])
+        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in mine])
+        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in mine])
         for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
             ax.plot(x, ys, marker="o", label=f"vs {opp}")
             ax.fill_between(x, lo, hi, alpha=0.2)
@@ -266,7 +432,10 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
     """Duplicate evaluation of ``player`` against ``cfg.eval.opponents``, recorded in
     the run: appended to ``state["evals"]`` and ``metrics.jsonl``; ``save_best()``
     when the score against the first opponent is the best yet; the learning curve;
-    ``scalar(tag, value)`` for each TensorBoard figure. Returns the record."""
+    ``scalar(tag, value)`` for each TensorBoard figure. Returns the record.
+
+    The best is compared like with like: a best against another opponent (a
+    resumed run whose first opponent changed) is replaced by this score."""
     from aluette_env.evaluation import duplicate_eval
     t0 = time.perf_counter()
     results = {}
@@ -285,7 +454,9 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
     state["evals"].append(record)
     append_jsonl(run_dir / "metrics.jsonl", record)
     main = results[cfg.eval.opponents[0]]["points_per_deal"]
-    if state["best"] is None or main > state["best"]["points_per_deal"]:
+    best = state["best"]
+    if best is None or best.get("opponent") != cfg.eval.opponents[0] \
+            or main > best["points_per_deal"]:
         state["best"] = {"timesteps": timesteps, "points_per_deal": main,
                          "opponent": cfg.eval.opponents[0]}
         save_best()

@@ -1,6 +1,7 @@
 """The ``aluette`` command: ``eval`` and ``league`` here, and every subcommand
 registered under the entry point group ``aluette.commands`` (``play``,
-``train``, ``export``, ...): each entry is a :class:`Command`.
+``train``, ``export``, ...): each entry is a :class:`aluette_env.commands.Command`
+(the plugin API, documented there).
 
 Bad input (unknown player, unreadable model, a bad number, a seat named
 twice) ends with one line on stderr naming the problem and exit code 2.
@@ -11,18 +12,14 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Callable
-
-from dataclasses import dataclass
 from importlib import metadata
 
+# The plugin API lives in aluette_env.commands; its names stay importable from here.
+from ..commands import (  # noqa: F401 - re-exported
+    EXIT_USAGE, MAX_EVAL_DEALS, MAX_SEED, Command, UsageError, bounded_int, deal_pairs,
+    positive_int, seed_int, writable_file,
+)
 from ..players import PlayerSpecError, load_player
-
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    """Bad command-line input: printed as one line, exit code 2."""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -43,55 +40,6 @@ class _HelpFormatter(argparse.HelpFormatter):
         if action.default is None or action.default == []:
             return text  # the help says what leaving it out means
         return f"{text} (default: %(default)s)"
-
-
-def positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
-
-
-#: Most deal pairs one evaluation may ask for (each pair is two deals of four
-#: hands kept in memory; a million takes a few hundred MB and hours of play).
-MAX_EVAL_DEALS = 1_000_000
-#: Seeds are 32-bit, as NumPy's legacy seeding and PyTorch's expect.
-MAX_SEED = 2 ** 32 - 1
-
-
-def deal_pairs(text: str) -> int:
-    value = positive_int(text)
-    if value > MAX_EVAL_DEALS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_EVAL_DEALS:,} deal pairs, got {value:,}")
-    return value
-
-
-def seed_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {MAX_SEED}, "
-                                         f"got {text!r}") from None
-    if not 0 <= value <= MAX_SEED:
-        raise argparse.ArgumentTypeError(f"must be from 0 to {MAX_SEED}, got {value}")
-    return value
-
-
-def writable_file(text: str) -> str:
-    """A path whose folder exists and is writable (checked before any work starts)."""
-    import os
-    directory = os.path.dirname(os.path.abspath(text)) or "."
-    if not text or os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path")
-    if not os.path.isdir(directory):
-        raise argparse.ArgumentTypeError(f"cannot write {text}: folder {directory} does not exist")
-    if not os.access(directory, os.W_OK | os.X_OK) or \
-            (os.path.exists(text) and not os.access(text, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
-    return text
 
 
 def _seat_overrides(items: list[str]) -> dict[str, str]:
@@ -170,16 +118,6 @@ def _write_json(path: str, data: dict) -> None:
         os.replace(tmp, path)
     except OSError as err:
         raise UsageError(f"cannot write {path}: {err.strerror}") from None
-
-
-@dataclass(frozen=True)
-class Command:
-    """A subcommand of ``aluette``: its one-line help, how it adds its arguments
-    to its parser, and what runs it (returns the exit code)."""
-
-    help: str
-    add_arguments: Callable[[argparse.ArgumentParser], None]
-    run: Callable[[argparse.Namespace], int]
 
 
 def build_parser() -> argparse.ArgumentParser:

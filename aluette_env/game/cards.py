@@ -111,7 +111,9 @@ def card_name(card: int, lang: str = "en") -> str:
         of = "d'" if suit_fr[0] in "aeéiou" else "de "  # elision: "Roi d'épées"
         base = f"{RANKS_FR[rank]} {of}{suit_fr}"
     else:
-        raise ValueError(f"unknown language {lang!r}; use 'en' or 'fr'")
+        raise ValueError(f"lang {lang!r}: the game core names cards in 'en' and 'fr' only; "
+                         f"aluette_env.apps.i18n.card_name names them in every language of "
+                         f"the apps")
     title = _NAMED.get(card)
     return f"{base} — {title}" if title else base
 

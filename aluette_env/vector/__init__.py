@@ -254,8 +254,16 @@ class VectorGame:
 
     # -- results ------------------------------------------------------------------
 
+    def _game(self, i: object) -> int:
+        """``i`` as a game index, 0 to num_games - 1 (no negative indexing from the end)."""
+        if not _is_int(i) or not 0 <= i < self.num_games:
+            raise ValueError(f"game index must be an int from 0 to {self.num_games - 1}, "
+                             f"got {i!r}")
+        return int(i)
+
     def deal_record(self, i: int) -> DealRecord:
         """Game i's latest finished deal as the game core's record."""
+        i = self._game(i)
         res = self.results
         winner = int(res.winner[i])
         score = DealScore(None if winner < 0 else winner,
@@ -270,7 +278,7 @@ class VectorGame:
 
     def match_result(self, i: int) -> dict[str, Any]:
         """The AEC env's ``infos[a]["match_result"]`` for game i's latest finished match."""
-        return match_result(self.final_points[i])
+        return match_result(self.final_points[self._game(i)])
 
     def bytes_per_game(self) -> float:
         """Memory of all per-game arrays (state, observation, results) per game."""

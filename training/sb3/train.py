@@ -329,6 +329,18 @@ def saved_steps(path: Path) -> int | None:
         return None
 
 
+def readable_checkpoints(run_dir: Path) -> list[tuple[str, int]]:
+    """(name, samples) of the run's checkpoints that can be read (numbered ones and
+    ``latest.zip``), newest first: what a damaged ``state.json`` is rebuilt from."""
+    found = []
+    for path in [*Path(run_dir).glob("checkpoint_*.zip"), Path(run_dir) / "latest.zip"]:
+        steps = saved_steps(path)
+        if steps:  # None (unreadable) or 0 (nothing trained)
+            found.append((path.name, steps))
+    # The numbered file before latest.zip at the same count: state.json names those.
+    return sorted(found, key=lambda f: (f[1], f[0] != "latest.zip"), reverse=True)
+
+
 def resume_point(run_dir: Path, state: dict, log) -> Path | None:
     """The checkpoint to resume from: the one ``state.json`` names (or, for older
     runs, latest.zip) when it holds the state's step count; otherwise the newest
@@ -358,11 +370,13 @@ def resume_point(run_dir: Path, state: dict, log) -> Path | None:
 
 
 def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
-          log=print) -> Path:
+          log=print, force_hint: str | None = None) -> Path:
     """Train (or resume) a run; returns its folder. Raises ConfigError /
-    CheckpointError with one-line messages."""
+    CheckpointError with one-line messages (``force_hint``: what the caller's user
+    does to resume a run whose config differs; default: pass --force)."""
     torch.set_num_threads(cfg.torch_threads)
-    run_dir, state = open_run(cfg, resume, force)
+    run_dir, state = open_run(cfg, resume, force, find_checkpoints=readable_checkpoints, log=log,
+                              force_hint=force_hint)
     start_from = None
     if resume is not None:
         remove_partial_writes(run_dir)
@@ -404,8 +418,11 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
                 state["snapshots"].remove(name)
                 continue
             pool.snapshots.append((name, frozen_player(snap, name)))
+        while len(pool.snapshots) > cfg.selfplay.pool_size:  # a forced resume may lower it
+            state["snapshots"].remove(pool.snapshots.pop(0)[0])
+        n = len(pool.snapshots)
         log(f"resuming {run_dir} at {model.num_timesteps:,} samples "
-            f"({len(pool.snapshots)} snapshots in the pool)")
+            f"({n} snapshot{'' if n == 1 else 's'} in the pool)")
     else:
         model = build_model(cfg, env, run_dir)
         if cfg.network.warm_start:

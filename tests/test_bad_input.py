@@ -154,7 +154,7 @@ CLI_ROWS = [
       "network.trunk=[128]"], "network.trunk: [64] -> [128]"),
     (["train", "{quick}", "--resume", "{tmp}/quick_run", "--force", "--set",
       "pretrain.samples=1000"], "pretrain"),
-    (["train", "{quick}", "--resume", "{tmp}/rllib_run", "--force"], "backend: 'rllib' -> 'sb3'"),
+    (["train", "{quick}", "--resume", "{tmp}/rllib_run", "--force"], "is a run of backend rllib"),
     # Export: a run with nothing trained, an --out that cannot be written (before any work).
     (["export", "{tmp}/rllib_run", "--out", "{tmp}/x.onnx"], "rllib_run: a run of backend rllib "
                                                               "with no trained model"),

@@ -23,7 +23,7 @@ LAYERS = [
     ("vector", ["aluette_env.vector"]),
     ("players", ["aluette_env.players"]),
     ("evaluation", ["aluette_env.evaluation"]),
-    ("apps", ["aluette_env.apps", "aluette_env.__main__"]),
+    ("apps", ["aluette_env.apps", "aluette_env.__main__", "aluette_env.commands"]),
     ("training", ["training"]),
 ]
 
@@ -89,6 +89,16 @@ def test_imports_run_downward(path):
             bad.append(f"{path.relative_to(ROOT)}:{line} ({LAYERS[mine][0]}) imports {target} "
                        f"({LAYERS[theirs][0]})")
     assert not bad, "imports against the layer order:\n" + "\n".join(bad)
+
+
+def test_training_uses_the_public_command_api_not_the_apps():
+    """training registers its commands through entry points with
+    aluette_env.commands (the plugin API); it never reaches into aluette_env.apps."""
+    bad = [f"{p.relative_to(ROOT)}:{line} imports {target}"
+           for p in source_files() if module_name(p).startswith("training")
+           for line, target in imports_of(p)
+           if target == "aluette_env.apps" or target.startswith("aluette_env.apps.")]
+    assert not bad, "\n".join(bad)
 
 
 def test_the_layer_test_sees_an_upward_import(tmp_path):

@@ -159,6 +159,9 @@ def parse_options(spec: str, text: str, options: dict[str, Option]) -> dict[str,
         if not sep or not key:
             raise PlayerSpecError(f"player spec {spec!r}: expected key=value after ':', "
                                   f"got {part!r}")
+        if key.startswith(":"):
+            raise PlayerSpecError(f"player spec {spec!r}: one ':' separates the player from "
+                                  f"its options (name:key=value,...), got '::'")
         if key not in options:
             allowed = ", ".join(sorted(options)) or "none"
             raise PlayerSpecError(f"player spec {spec!r}: unknown option {key!r}; "

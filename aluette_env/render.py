@@ -10,7 +10,9 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from .game import AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, reach_order
+from .game import (
+    AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance, reach_order,
+)
 
 
 def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
@@ -26,10 +28,14 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
     lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "
                  f"team_1 (player_1+player_3) {match.points[1]}")
     order = reach_order(deal.counts, deal.reached)
+    # R16, as the games for people show it: only a run that can still score.
+    chance = mordienne_chance(deal.counts, deal.reached, deal.in_run, len(deal.tricks))
     lines.append("Tricks won (ties go to whoever reached the number first):")
     for s in range(NUM_SEATS):
         mark = " (ahead in the deal)" if order and s == order[0] else ""
-        mark += " *Mordienne run*" if deal.in_run[s] and deal.counts[s] >= 2 else ""
+        if s == chance:
+            mark += (" *Mordienne: 2 points*" if deal.done else
+                     " *Mordienne run: 2 points if it takes every trick left*")
         lines.append(f"  {AGENTS[s]}: {deal.counts[s]} trick(s){mark}")
     tw = "".join("X" if w is None else str(w) for w in deal.trick_winners)
     lines.append(f"Trick winners so far: {tw or '-'}   (digit = player, X = spoiled)")

@@ -20,7 +20,7 @@ def test_r4_card_ids_are_public_contract():
     assert card_name(13) == "Cups 2 — La Vache"
     assert card_name(35) == "Batons Roi"
     assert card_name(0) == "Coins Ace"
-    assert card_name(2, "fr") == "Trois de deniers — Monsieur"
+    assert card_name(2, "fr") == "3 de deniers — Monsieur"
     assert card_name(35, "fr") == "Roi de bâtons"
     assert short_name(2) == "3Co" and short_name(35) == "RBa"
 

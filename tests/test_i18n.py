@@ -62,11 +62,54 @@ def test_card_names_are_distinct_and_name_the_named_cards(lang):
     assert len(titled) == 8  # R7
 
 
-def test_english_card_names_are_the_cores():
-    assert [i18n.card_name(c, "en") for c in range(NUM_CARDS)] == \
-        [core_card_name(c) for c in range(NUM_CARDS)]
+def test_english_and_french_card_names_are_the_cores():
+    for lang in ("en", "fr"):
+        assert [i18n.card_name(c, lang) for c in range(NUM_CARDS)] == \
+            [core_card_name(c, lang) for c in range(NUM_CARDS)], lang
     assert i18n.card_name(2, "fr") == "3 de deniers — Monsieur"
     assert i18n.card_name(47, "fr") == "Roi d'épées"
+
+
+#: Messages a language may leave as in English: the cards' traditional French
+#: names, the one-letter and two-letter codes, and messages that are only
+#: placeholders and punctuation.
+SAME_EVERYWHERE = {
+    "Valet", "Cavalière", "Roi", "Monsieur", "Madame", "Le Borgne", "La Vache", "Grand-neuf",
+    "Petit-neuf", "Deux de chêne", "Deux d'écrit", "A", "V", "C", "R", "Ba", "Cu",
+    "{card} — {title}", "{seat}: {card}", "{seat}: {player}", "{n}%", "{s} s", "{suit} {rank}",
+}
+#: Words that are the same in one language.
+SAME_IN = {"fr": {"Expert", "Score", "Grain"}}
+
+
+@pytest.mark.parametrize("lang", TRANSLATED)
+def test_no_message_is_left_in_english_unless_listed(lang):
+    with open(i18n.catalog_path(lang), "rb") as f:
+        catalog = read_po(f, locale=lang)
+    same = {m.id for m in catalog if m.id and m.string == m.id}
+    assert same <= SAME_EVERYWHERE | SAME_IN.get(lang, set()), sorted(same)
+
+
+@pytest.mark.parametrize("lang, card, name", [
+    ("ar", 0, "آس العملات"), ("vi", 0, "Át Xu"), ("ms", 0, "Sat Syiling"),
+    ("fi", 0, "Kolikoiden ässä"), ("it", 0, "Asso di denari"), ("en", 0, "Coins Ace"),
+])
+def test_card_names_follow_each_languages_word_order(lang, card, name):
+    assert i18n.card_name(card, lang) == name
+
+
+def test_the_measured_wording_defects_are_fixed():
+    ar = i18n.translator("ar").gettext
+    for msgid in ("Trick taken by {seat}.", "Trick {n}: taken by {seat}."):
+        assert "لـ " not in ar(msgid), msgid  # "لـ الغرب" must not come back
+    assert ar("Your turn") == "دورك"  # your own badge: your turn, not "his turn"
+    for lang in TRANSLATED:
+        assert i18n.translate(lang, "Your turn") != "Your turn"
+    assert i18n.translate("vi", "Heuristic") != "Heuristic"
+    assert i18n.translate("vi", "{s} s", s="0,3") == "0,3 giây"  # the pace unit
+    faces = i18n.browser_catalog("ar")["faces"]
+    assert len(faces) == 12 and faces[:9] == [str(k) for k in range(1, 10)]
+    assert faces[9:] == [i18n.translate("ar", x) for x in ("V", "C", "R")] != ["V", "C", "R"]
 
 
 def test_bad_language_and_card_name_the_culprit():

@@ -15,7 +15,7 @@ from aluette_env.apps import i18n
 from aluette_env.apps.terminal import Quit, TerminalGame, short_names
 from aluette_env.game import CARDS_BY_STRENGTH, NUM_CARDS, STRENGTH, score_deal
 from aluette_env.players.random_player import RandomPlayer
-from conftest import hands_for_winners, play_scripted
+from conftest import hands_for_winners
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -73,14 +73,14 @@ def test_scripted_full_match_reaches_the_final_score():
 def test_start_names_the_player_in_each_seat():
     proc = play("q\n", "--right", "random:seed=7")
     lines = proc.stdout.splitlines()
-    assert "  West (player_1): heuristic" in lines
-    assert "  Partner (player_2): heuristic" in lines
-    assert "  East (player_3): random:seed=7" in lines
+    assert "  West: Heuristic" in lines
+    assert "  Partner: Heuristic" in lines
+    assert "  East: Random" in lines
+    assert "player_" not in proc.stdout and "random:seed" not in proc.stdout
 
 
 def test_rules_command_teaches_the_rank_order_and_scoring():
     g, out = game(stdin="?\n")
-    g.env.reset(seed=0)
     with pytest.raises(Quit):  # the script ends after '?'
         g.ask("> ")
     text = out.getvalue()
@@ -93,53 +93,91 @@ def test_rules_command_teaches_the_rank_order_and_scoring():
         assert row.split(" = ") == [i18n.card_name(c) for c in level], k
 
 
-def _deal_env(g, winners: str, dealer="player_3"):
-    hands = hands_for_winners(winners)
-    g.env.reset(seed=0, options={"deals": [[sorted(h) for h in hands]], "first_dealer": dealer})
-    return hands
+class Scripted:
+    """An AI seat that plays its hand in list order (the k-th card in trick k)."""
+
+    def __init__(self, cards):
+        self.cards = list(cards)
+
+    def act(self, obs, mask):
+        card = self.cards.pop(0)
+        assert mask[card]
+        return card
 
 
-def test_board_says_who_led_and_who_is_winning_or_that_it_is_spoiled():
-    g, out = game()
-    hands = hands_for_winners("X" * 9)  # trick 1: seats 0 and 1 tie on top
-    g.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_3"})
-    g.env.step(hands[0][0])  # You lead the top card of a tied pair
-    g.board()
-    assert "Led by You. Winning now: You." in out.getvalue()
-    g.env.step(hands[1][0])  # West plays the equal card
-    g.env.step(hands[2][0])
-    g.env.step(hands[3][0])  # trick 1 spoiled; You lead again (R11)
-    g.show_last_trick()
-    text = out.getvalue()
-    assert "Trick 1: spoiled. Led by You." in text
-    g.board()
-    assert "Leader: You." in out.getvalue().split("Trick 1: spoiled")[-1]
+def scripted(hands, dealer: int, lang="en"):
+    """A terminal game whose first deal is ``hands`` (each in play order)."""
+    out = io.StringIO()
+    console = Console(file=out, width=100, highlight=False, color_system=None)
+    g = TerminalGame({s: Scripted(hands[s]) for s in (1, 2, 3)}, seed=0, lang=lang,
+                     console=console, stdin=io.StringIO(""), first_dealer=dealer,
+                     deals=[[list(h) for h in hands]],
+                     specs={1: "random", 2: "random", 3: "random"})
+    g.show_events(g.start())
+    return g, out
+
+
+def test_board_says_who_led_and_who_is_winning_then_why_a_trick_was_spoiled():
+    hands = hands_for_winners("X" * 9)  # each trick: seats 0 and 1 tie on top
+    g, out = scripted(hands, dealer=0)  # West leads trick 1 (R6)
+    g.board(g.view)
+    assert "Led by West. Winning now: West." in out.getvalue()
+    g.show_events(g.session.play(hands[0][0]))  # You match West's card: spoiled (R11)
+    text = " ".join(out.getvalue().split())
+    names = i18n.card_names("en")
+    tied = " and ".join(names[c] for c in (hands[1][0], hands[0][0]))
+    assert "Trick 1: spoiled. Led by West." in text
+    assert f"Spoiled: {tied} are equal and highest, so nobody takes this trick." in text
+    assert "West leads the next trick." in text  # the same leader again
+    g.board(g.view)
+    assert "Led by West." in out.getvalue().split("leads the next trick")[-1]
 
 
 def test_spoiled_so_far_while_the_highest_cards_tie():
-    g, out = game()
     hands = hands_for_winners("X" * 9)
-    g.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_0"})  # West leads
-    g.env.step(hands[1][0])  # West: top of the tied pair
-    g.env.step(hands[2][0])  # Partner: low
-    g.env.step(hands[3][0])  # East: low
-    g.board()  # You to play, nobody has matched West's card yet
-    assert "Led by West. Winning now: West." in out.getvalue()
-    # The same table after You match it: spoiled so far (R11 on the cards played).
-    g2, out2 = game()
-    g2.env.reset(seed=0, options={"deals": [hands], "first_dealer": "player_3"})
-    g2.env.step(hands[0][0])
-    g2.env.step(hands[1][0])
-    g2.board()
-    assert "Led by You. Spoiled so far: the highest cards are equal." in out2.getvalue()
+    hands[0], hands[2] = hands[2], hands[0]  # the tied pair is West's and Partner's
+    g, out = scripted(hands, dealer=0)  # West, Partner, East, then You
+    g.board(g.view)
+    assert "Led by West. Spoiled so far: the highest cards are equal." in out.getvalue()
+
+
+def test_a_won_trick_names_the_card_that_won_and_the_card_it_beat():
+    hands = hands_for_winners("1" + "0" * 8)
+    g, out = scripted(hands, dealer=3)  # You lead
+    g.show_events(g.session.play(hands[0][0]))
+    names = i18n.card_names("en")
+    beaten = max((hands[s][0] for s in (0, 2, 3)), key=lambda c: STRENGTH[c])
+    text = " ".join(out.getvalue().split())
+    assert f"Trick taken by West: {names[hands[1][0]]} beats {names[beaten]}." in text
+    assert "West leads the next trick." in text
 
 
 def test_last_trick_on_demand_before_and_after_a_trick():
     g, out = game(stdin="l\n")
-    g.env.reset(seed=0)
     with pytest.raises(Quit):
         g.ask("> ")
     assert "No trick has been played yet." in out.getvalue()
+
+
+def test_mordienne_line_only_while_a_run_can_still_score():
+    """R16: no line after one trick; from two tricks in a row with nothing
+    before, while taking every trick left would win the deal."""
+    hands = hands_for_winners("002211330")
+    g, out = scripted(hands, dealer=3)
+    lines = []
+    for k in range(9):
+        before = len(out.getvalue())
+        g.show_events(g.session.play(hands[0][k]))
+        lines.append(out.getvalue()[before:])
+    said = ["Mordienne in reach for" in chunk for chunk in lines]
+    assert said[0] is False  # one trick is no run (R16 needs two or more)
+    assert said[1] and "for You: 2 tricks in a row" in lines[1]
+    assert not said[2]  # Partner's first trick ends your run; one trick is no run yet
+    assert said[3] and "for Partner: 2 tricks" in lines[3]
+    assert said[7] and "for East: 2 tricks" in lines[7]  # one trick left: East could win
+    assert "1 in a row" not in out.getvalue()
+    assert g.view["mordienne"] is None  # You took the last trick: no run scores
+    assert g.words.view(g.view)["mordienne"] == ""
 
 
 @pytest.mark.parametrize("winners,says", [
@@ -151,11 +189,12 @@ def test_last_trick_on_demand_before_and_after_a_trick():
     ("0000X1111", None),
 ])
 def test_deal_summary_gives_counts_and_why_the_winner_won(winners, says):
-    g, out = game()
-    hands = _deal_env(g, winners, dealer="player_3")  # player_0 leads trick 1
+    hands = hands_for_winners(winners)
+    g, out = scripted(hands, dealer=3)  # player_0 leads trick 1
     # hands_for_winners makes each trick go to its seat whoever leads.
-    play_scripted(g.env, hands)
-    g.show_deal(g.env.infos["player_0"]["deal_result"])
+    for k in range(9):
+        if not g.session.deal.done:
+            g.show_events(g.session.play(hands[0][k]))
     text = " ".join(out.getvalue().split())
     ws = [None if ch == "X" else int(ch) for ch in winners]
     score = score_deal(ws)
@@ -229,3 +268,19 @@ def test_bad_arguments_for_play_are_one_line():
                               capture_output=True, text=True, input="", cwd=ROOT)
         lines = proc.stderr.strip().splitlines()
         assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
+
+
+def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
+    """render.py marks a run only when mordienne_chance does (R16): never after
+    one trick, from two tricks in a row."""
+    from aluette_env.game import Deal, Match
+    from aluette_env.render import render_table
+
+    hands = hands_for_winners("00" + "1" * 7)
+    deal, match = Deal([list(h) for h in hands], dealer=3), Match(first_dealer=3)
+    for k in range(2):
+        for seat in range(4):
+            deal.play(hands[deal.to_act][k])
+        text = render_table(deal, match)
+        assert ("Mordienne run" in text) == (k == 1), text
+    assert "player_0: 2 trick(s) (ahead in the deal) *Mordienne run" in text

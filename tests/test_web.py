@@ -1,11 +1,17 @@
 """The web game's HTTP API (aluette_env/apps/web): whole matches through the
 API checked against what the person's seat may know, every kind of bad
-request answered with a 4xx JSON error that leaves the game unchanged, the
-bounds on live games, and the ``aluette serve`` command."""
+request answered with a 4xx JSON error that leaves the game unchanged (huge,
+lying, deep or broken bodies, bad card ids, stale and duplicate plays), AI
+moves off the event loop, the bounds on live games, and the ``aluette serve``
+command."""
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import socket
+import threading
 import random
 import re
 import subprocess
@@ -24,7 +30,7 @@ with warnings.catch_warnings():
 from aluette_env.apps.web.server import (
     STATIC_DIR, ApiError, GameStore, ServerConfig, create_app, registered_players,
 )
-from aluette_env.apps.web.session import GameError, GameSession
+from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NUM_CARDS
 from aluette_env.players import load_player
 
@@ -36,7 +42,7 @@ def client(**config) -> TestClient:
 
 
 def session_of(c: TestClient, gid: str) -> GameSession:
-    return c.app.state.store.get(gid)
+    return c.app.state.store.get(gid).game
 
 
 def cards_in(data) -> set[int]:
@@ -44,9 +50,9 @@ def cards_in(data) -> set[int]:
     found: set[int] = set()
     if isinstance(data, dict):
         for key, value in data.items():
-            if key == "card":
+            if key in ("card", "beats") and value is not None:
                 found.add(value)
-            elif key in ("hand", "legal"):
+            elif key in ("hand", "legal", "tied"):
                 found.update(value)
             else:
                 found |= cards_in(value)
@@ -89,7 +95,8 @@ def play_match(c: TestClient, gid: str, rng: random.Random, first: dict) -> dict
         if state["deal"]["done"]:
             r = c.post(f"/api/games/{gid}/next-deal")
         else:
-            r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"])})
+            r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"]),
+                                                      "version": state["version"]})
         assert r.status_code == 200, r.text
         data = r.json()
         check_knowledge(game, data)
@@ -125,7 +132,8 @@ def test_events_replay_the_deal_as_the_core_played_it():
     game = session_of(c, gid)
     rng = random.Random(1)
     while not state["deal"]["done"]:
-        r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"])}).json()
+        r = c.post(f"/api/games/{gid}/play", json={"card": rng.choice(state["legal"]),
+                                                  "version": state["version"]}).json()
         events += r["events"]
         state = r["state"]
     plays = [e for e in events if e["type"] == "play"]
@@ -137,6 +145,20 @@ def test_events_replay_the_deal_as_the_core_played_it():
     summary = events[-1]["summary"]
     score = game.deal.score()
     assert (summary["winner"], summary["points"], summary["mordienne"]) == tuple(score)
+    # Each trick says who took it with which card over which (or the tie), and
+    # who leads next, as the core decided (R10-R11).
+    names = c.get("/api/i18n/en").json()["cards"]
+    for trick, core in zip(tricks, game.deal.tricks):
+        if core.winner is None:
+            assert trick["text"].startswith("Spoiled: ")
+            assert all(names[card] in trick["text"] for card in trick["why"]["tied"])
+        else:
+            assert trick["why"]["card"] == core.cards[(core.winner - core.leader) % 4]
+            assert f"{names[trick['why']['card']]} beats {names[trick['why']['beats']]}." in \
+                trick["text"]
+    for before, after in zip(tricks, tricks[1:]):
+        assert before["next_leader"] == after["leader"]
+    assert tricks[-1]["next_leader"] is None
 
 
 def test_summary_says_why_the_deal_was_won():
@@ -171,16 +193,25 @@ def test_session_ids_are_unguessable_and_distinct():
     ("play", b"{not json", 400, "not valid JSON"),
     ("play", b"[1, 2]", 400, "JSON object"),
     ("play", b"{}", 400, "missing field 'card'"),
-    ("play", {"card": "3"}, 400, "integer card id"),
-    ("play", {"card": True}, 400, "integer card id"),
-    ("play", {"card": 1.0}, 400, "integer card id"),
-    ("play", {"card": 99}, 409, "not in your hand"),
+    ("play", {"card": "3"}, 400, "card must be an integer 0-47"),
+    ("play", {"card": True}, 400, "card must be an integer 0-47"),
+    ("play", {"card": 1.0}, 400, "card must be an integer 0-47"),
+    ("play", {"card": -1}, 400, "card must be an integer 0-47"),
+    ("play", {"card": 48}, 400, "card must be an integer 0-47"),
+    ("play", {"card": 99}, 400, "card must be an integer 0-47"),
+    ("play", {"card": 10**30}, 400, "card must be an integer 0-47"),
+    ("play", {"card": 3}, 400, "missing field 'version'"),
+    ("play", {"card": 3, "version": -2}, 400, "version must be an integer >= 0"),
+    ("play", b"[" * 2000, 400, "not valid JSON"),
+    ("play", b'{"card": ' + b"[" * 1500 + b"]" * 1500 + b"}", 400, "not valid JSON"),
+    ("play", b"\xff\xfe", 400, "not valid JSON"),
     ("play", {"card": 3, "seat": 1}, 400, "unknown field(s) 'seat'"),
     ("next-deal", None, 409, "still being played"),
     ("players", {"left": "/etc/passwd"}, 400, "unknown AI"),
     ("players", {"north": "random"}, 400, "unknown field(s) 'north'"),
     ("players", {}, 400, "name at least one seat"),
     ("play", b"x" * 5000, 413, "limit is 4096"),
+    ("play", b"x" * 5_000_000, 413, "limit is 4096"),
 ])
 def test_bad_requests_get_a_4xx_json_error_and_leave_the_game_unchanged(path, body, status,
                                                                         words):
@@ -202,12 +233,12 @@ def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
     gid = c.post("/api/games").json()["id"]
     game = session_of(c, gid)
     other = game.deal.hands[1][0]
-    r = c.post(f"/api/games/{gid}/play", json={"card": other})
+    r = c.post(f"/api/games/{gid}/play", json={"card": other, "version": game.version})
     assert r.status_code == 409 and "not in your hand" in r.json()["error"]
     while not game.deal.done:
         game.play(game.deal.hands[0][0])
     before = c.get(f"/api/games/{gid}").json()
-    r = c.post(f"/api/games/{gid}/play", json={"card": 0})
+    r = c.post(f"/api/games/{gid}/play", json={"card": 0, "version": game.version})
     assert r.status_code == 409 and "next deal" in r.json()["error"]
     assert c.get(f"/api/games/{gid}").json() == before
     assert c.post(f"/api/games/{gid}/next-deal").status_code == 200
@@ -220,12 +251,19 @@ def test_unknown_games_routes_and_methods_answer_json():
     c = client()
     for method, path, status in [("GET", "/api/games/nope", 404),
                                  ("POST", "/api/games/x/play", 404),
+                                 ("GET", "/api/games/nope?lang=xx", 404),
                                  ("GET", "/api/nothing", 404), ("DELETE", "/api/players", 405),
                                  ("GET", "/api/i18n/xx", 404)]:
         r = c.request(method, path)
         assert r.status_code == status
         assert r.json()["error"], (method, path)
     assert "languages: en, fr, ms, it, ar, fi, vi" in c.get("/api/i18n/xx").json()["error"]
+    # An unknown or expired game says so, with a code the page acts on.
+    assert c.get("/api/games/nope").json()["code"] == "no_game"
+    gid = c.post("/api/games").json()["id"]
+    r = c.get(f"/api/games/{gid}?lang=xx")
+    assert r.status_code == 400 and "lang: unknown language 'xx'" in r.json()["error"]
+    assert c.get("/api/server").json()["idle_seconds"] == 1800
 
 
 def test_live_games_are_capped_and_idle_games_expire():
@@ -247,8 +285,11 @@ def test_live_games_are_capped_and_idle_games_expire():
     with pytest.raises(ApiError) as err:
         store.get(a)
     assert err.value.status_code == 404 and "expired after 60 s idle" in err.value.detail
+    assert err.value.code == "no_game"
     with pytest.raises(ValueError, match="max_games"):
         GameStore(max_games=0, idle_seconds=1)
+    with pytest.raises(ValueError, match="finite"):
+        GameStore(max_games=1, idle_seconds=float("inf"))
 
 
 def test_the_cap_through_http():
@@ -264,11 +305,13 @@ def test_each_seat_can_take_any_registered_player():
     assert {"random", "heuristic", "ai"} <= set(offered["players"])
     assert set(registered_players()) <= set(offered["players"])
     gid = c.post("/api/games", json={"partner": "random", "left": "heuristic"}).json()["id"]
-    assert c.get(f"/api/games/{gid}").json()["state"]["players"] == {
-        "1": "heuristic", "2": "random", "3": "heuristic"}
+    state = c.get(f"/api/games/{gid}?lang=fr").json()["state"]
+    assert state["players"] == {"1": "heuristic", "2": "random", "3": "heuristic"}
+    assert state["text"]["players"]["1"] == "Heuristique"  # display names, in the language
+    assert c.get("/api/players?lang=vi").json()["labels"]["heuristic"] != "Heuristic"
     r = c.post(f"/api/games/{gid}/players", json={"right": "ai", "left": "random"})
     assert r.status_code == 200 and r.json()["state"]["players"]["3"] == "ai"
-    assert session_of(c, gid).players[3] is session_of(c, gid).players[3]
+    assert session_of(c, gid).players[3] is c.app.state.store.get(gid).game.players[3]
     before = c.get(f"/api/games/{gid}").json()
     r = c.post(f"/api/games/{gid}/players", json={"right": "random", "left": "nope"})
     assert r.status_code == 400 and "left: unknown AI 'nope'" in r.json()["error"]
@@ -345,13 +388,17 @@ def test_serve_command_binds_loopback_and_prints_its_url():
 @pytest.mark.parametrize("argv, words", [
     (["serve", "--port", "70000"], "--port must be 0-65535"),
     (["serve", "--max-games", "0"], "--max-games must be >= 1"),
-    (["serve", "--partner", "nobody"], "unknown player 'nobody'"),
+    (["serve", "--partner", "nobody"], "--partner: unknown player 'nobody'"),
+    (["serve", "--idle-minutes", "nan"], "--idle-minutes"),
+    (["serve", "--idle-minutes", "inf"], "--idle-minutes"),
+    (["serve", "--idle-minutes", "0"], "--idle-minutes"),
 ])
 def test_serve_command_rejects_bad_options_in_one_line(argv, words):
     r = subprocess.run([sys.executable, "-m", "aluette_env", *argv],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2
     assert words in r.stderr and len(r.stderr.strip().splitlines()) == 1
+    assert "partner: partner" not in r.stderr  # one prefix, not two
 
 
 def test_views_are_json_without_surprises():
@@ -359,4 +406,175 @@ def test_views_are_json_without_surprises():
     data = c.post("/api/games").json()
     json.dumps(data)
     assert set(data["state"]) >= {"match", "deal", "hand", "legal", "current_trick", "last_trick",
-                                  "counts", "reach_order", "leading", "mordienne_run", "summary"}
+                                  "counts", "reach_order", "leading", "mordienne", "summary",
+                                  "version", "text", "in_progress"}
+
+
+def test_a_stale_or_duplicate_play_gets_409_and_changes_nothing():
+    c = client()
+    data = c.post("/api/games").json()
+    gid, state = data["id"], data["state"]
+    body = {"card": state["legal"][0], "version": state["version"]}
+    assert c.post(f"/api/games/{gid}/play", json=body).status_code == 200
+    before = c.get(f"/api/games/{gid}").json()
+    again = c.post(f"/api/games/{gid}/play", json=body)  # the same play sent twice
+    assert again.status_code == 409 and "older view" in again.json()["error"]
+    other = c.post(f"/api/games/{gid}/play",
+                   json={"card": before["state"]["hand"][0], "version": state["version"]})
+    assert other.status_code == 409
+    assert c.get(f"/api/games/{gid}").json() == before
+
+
+def test_two_plays_sent_at_once_land_once():
+    import httpx
+
+    app = create_app(ServerConfig(**FAST, seed=3))
+
+    async def main():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as ac:
+            data = (await ac.post("/api/games")).json()
+            gid, state = data["id"], data["state"]
+            a, b = state["hand"][:2]
+            replies = await asyncio.gather(*(
+                ac.post(f"/api/games/{gid}/play", json={"card": card,
+                                                        "version": state["version"]})
+                for card in (a, b)))
+            return sorted(r.status_code for r in replies), gid
+
+    statuses, gid = asyncio.run(main())
+    assert statuses == [200, 409]
+    game = app.state.store.get(gid).game
+    played = [c for t in game.deal.tricks for c in t.cards] + list(game.deal.trick_cards)
+    assert game.deal.hands[0] and len(game.deal.hands[0]) == 8  # one card left the hand
+    assert len(played) >= 1
+
+
+class BlockingPlayer:
+    """A random player whose deal reset waits until released: a slow AI seat."""
+
+    def __init__(self):
+        self.inner = load_player("random")
+        self.entered = threading.Event()
+        self.release = threading.Event()
+
+    def act(self, obs, mask):
+        return self.inner.act(obs, mask)
+
+    def reset(self, seed=None):
+        self.entered.set()
+        assert self.release.wait(30), "the test never released the slow player"
+
+
+def test_a_slow_ai_seat_delays_only_its_own_game():
+    import httpx
+
+    app = create_app(ServerConfig(**FAST, seed=5))
+    slow = BlockingPlayer()
+
+    async def main():
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as ac:
+            a = (await ac.post("/api/games")).json()["id"]
+            b = (await ac.post("/api/games")).json()["id"]
+            game_a = app.state.store.get(a).game
+            for seat in (1, 2, 3):
+                game_a.players[seat] = slow
+            moving = asyncio.create_task(ac.post(f"/api/games/{a}/new-match"))
+            while not slow.entered.is_set():
+                await asyncio.sleep(0.01)
+            # Game A's AI is busy in a worker: game B still answers.
+            other = await asyncio.wait_for(ac.get(f"/api/games/{b}"), timeout=20)
+            state_b = other.json()["state"]
+            played = await asyncio.wait_for(
+                ac.post(f"/api/games/{b}/play", json={"card": state_b["legal"][0],
+                                                      "version": state_b["version"]}),
+                timeout=20)
+            assert not moving.done()
+            slow.release.set()
+            return other.status_code, played.status_code, (await moving).status_code
+
+    assert asyncio.run(main()) == (200, 200, 200)
+
+
+@pytest.fixture(scope="module")
+def live_server():
+    import uvicorn
+
+    app = create_app(ServerConfig(**FAST, seed=9))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    for _ in range(600):
+        if server.started:
+            break
+        threading.Event().wait(0.05)
+    yield app, sock.getsockname()[1]
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+def raw_request(port: int, head: str, body: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+        s.sendall(head.encode() + b"\r\n" + body)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = s.recv(4096)  # a hang would raise socket.timeout
+            if not chunk:
+                break
+            answer += chunk
+        return answer
+
+
+def test_a_huge_or_lying_content_length_gets_413_at_once(live_server):
+    app, port = live_server
+    gid = app.state.store.add(session_of_new(app))
+    for length in (1_000_000_000, 5_000_000):
+        head = (f"POST /api/games/{gid}/play HTTP/1.1\r\nHost: t\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {length}\r\n")
+        answer = raw_request(port, head, b'{"card": 1')  # 10 bytes sent, then nothing
+        assert answer.startswith(b"HTTP/1.1 413"), answer[:80]
+
+
+def session_of_new(app) -> GameSession:
+    players = {s: load_player("random") for s in (1, 2, 3)}
+    return GameSession(players, {1: "random", 2: "random", 3: "random"}, seed=1)
+
+
+def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
+    app = create_app(ServerConfig(**FAST, seed=2))
+    gid = app.state.store.add(session_of_new(app))
+    sent = []
+
+    async def receive():
+        return {"type": "http.disconnect"}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": f"/api/games/{gid}/play",
+             "raw_path": f"/api/games/{gid}/play".encode(), "query_string": b"",
+             "headers": [(b"content-type", b"application/json"), (b"content-length", b"40")],
+             "http_version": "1.1", "scheme": "http", "server": ("t", 80),
+             "client": ("127.0.0.1", 1), "root_path": ""}
+    with caplog.at_level(logging.INFO):
+        asyncio.run(app(scope, receive, send))
+    records = [r for r in caplog.records if r.name.startswith(("aluette", "uvicorn", "starlette"))]
+    assert len(records) == 1 and "disconnected" in records[0].getMessage()
+    assert records[0].exc_info is None and "Traceback" not in caplog.text
+
+
+def test_serve_warns_when_other_machines_can_reach_it():
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aluette_env", "serve", "--host", "0.0.0.0", "--port", "0",
+         "--partner", "random", "--left", "random", "--right", "random"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = proc.stdout.readline()
+        assert "http://0.0.0.0:" in line
+    finally:
+        proc.terminate()
+        _, err = proc.communicate(timeout=10)
+    assert "reachable from other machines" in err

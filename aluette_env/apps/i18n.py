@@ -60,6 +60,10 @@ def N_(message: str) -> str:
 SUITS = (N_("Coins"), N_("Cups"), N_("Batons"), N_("Swords"))
 RANKS = (N_("Ace"), "2", "3", "4", "5", "6", "7", "8", "9",
          N_("Valet"), N_("Cavalière"), N_("Roi"))
+# TRANSLATORS: one letter for the Ace, Valet, Cavalière and Roi: on the card
+# faces of the web game and to type a card's short name in the terminal ("ACo",
+# "RSw"); the four must differ and must not be digits.
+FACE_LETTERS = {0: N_("A"), 9: N_("V"), 10: N_("C"), 11: N_("R")}
 # The named cards keep their traditional French names; languages may transliterate.
 TITLES = {card: title for card, title in NAMED_CARDS}
 _TITLE_MESSAGES = (N_("Monsieur"), N_("Madame"), N_("Le Borgne"), N_("La Vache"),
@@ -137,6 +141,9 @@ def browser_catalog(lang: str) -> dict[str, object]:
         "dir": "rtl" if lang in RTL_LANGUAGES else "ltr",
         "messages": {m: _(m) for m in template if isinstance(m, str)},  # the page has no plurals
         "cards": list(card_names(lang)),
+        # What the card faces show: the number of pips, a letter for a face card.
+        "faces": [_(FACE_LETTERS[r]) if r in FACE_LETTERS and r else str(r + 1)
+                  for r in range(12)],
     }
 
 

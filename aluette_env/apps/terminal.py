@@ -9,8 +9,10 @@ and who is winning it; each finished trick, each deal (with the trick counts
 and why its winner won) and the match (deal by deal) are summed up. Every
 string comes from the apps' one message catalog (:mod:`.i18n`), so
 ``--lang`` changes all of it. Works with piped input: every prompt reads one
-line. Facts come from the game core (:mod:`aluette_env.game`); no rule is
-restated here.
+line. The game runs on the web game's session (:mod:`.session`): the same
+events and view, and the same words (:class:`~.session.Narrator`) for each
+trick's explanation, the deal's reason, the Mordienne line and the hand's
+order. No rule is restated here.
 """
 
 from __future__ import annotations
@@ -23,24 +25,15 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from ..aec import raw_env
-from ..game import (
-    AGENTS, CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS, STRENGTH, reach_order, seat_of,
-    trick_winner,
-)
+from ..game import CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS
 from . import i18n
 from .cli import Command, seed_int
+from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
-
-HUMAN = 0
-#: Seat names, south first, clockwise (the web game's names).
-SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
+from .session import HUMAN, GameSession, Narrator, hand_order
 # TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in
 # "3Co" for Coins 3; the four must differ. Keep them easy to type.
 SUIT_CODES = (N_("Co"), N_("Cu"), N_("Ba"), N_("Sw"))
-# TRANSLATORS: one letter to type the Ace, Valet, Cavalière and Roi in a card's
-# short name ("ACo", "RSw"); the four must differ and must not be digits.
-FACE_CODES = {0: N_("A"), 9: N_("V"), 10: N_("C"), 11: N_("R")}
 #: Answers that confirm a choice, quit, show the rules or the last trick. The
 #: letters are the same in every language: the prompts name them.
 YES = ("y", "yes")
@@ -97,12 +90,14 @@ def short_names(lang: str) -> tuple[str, ...]:
 
 
 class TerminalGame:
-    """One person against the AIs, over as many matches as they like."""
+    """One person against the AIs, over as many matches as they like, on the
+    web game's :class:`~.session.GameSession`: the person's choices go in, the
+    session's events and view come out and are shown as text."""
 
     def __init__(self, players: dict[int, object], seed: int | None, lang: str = "en",
                  delay: float = 0.0, deal_pause: float | None = None,
                  specs: dict[int, str] | None = None, console: Console | None = None,
-                 stdin=None):
+                 stdin=None, first_dealer: int | None = None, deals=()):
         self.players = players
         self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
@@ -111,22 +106,33 @@ class TerminalGame:
         self.deal_pause = deal_pause  # None: wait for Enter
         self.console = console or Console(highlight=False, soft_wrap=True)
         self.stdin = stdin or sys.stdin
-        self.env = raw_env()
+        self.words = Narrator(lang)
         self._ = i18n.translator(lang).gettext
-        self.cards = i18n.card_names(lang)
         self.codes = short_names(lang)
+        self.first_dealer = first_dealer
+        self.deals = deals
+        self.session: GameSession | None = None
+
+    def start(self) -> list[dict]:
+        """A new session (the first match): the events of its first deal."""
+        self.session = GameSession(self.players, self.specs, self.seed,
+                                   first_dealer=self.first_dealer, deals=self.deals)
+        return self.session.opening_events
+
+    @property
+    def view(self) -> dict:
+        return self.session.view()
 
     # -- words --------------------------------------------------------------------
 
     def t(self, message: str, **fields: object) -> str:
-        text = self._(message)
-        return text.format(**fields) if fields else text
+        return self.words.t(message, **fields)
 
     def seat(self, seat: int) -> str:
-        return self._(SEAT_NAMES[seat])
+        return self.words.seat(seat)
 
     def card(self, card: int) -> str:
-        return self.cards[card]
+        return self.words.card(card)
 
     def say(self, text: str = "", style: str | None = None) -> None:
         """A paragraph, wrapped between words."""
@@ -164,12 +170,13 @@ class TerminalGame:
             if low in RULES:
                 self.show_rules()
             elif low in LAST:
-                self.show_last_trick(on_demand=True)
+                self.show_last_trick(self.view["last_trick"] if self.session else None,
+                                     on_demand=True)
             else:
                 return line
 
     def choose_card(self, hand: list[int]) -> int:
-        ordered = sorted(hand, key=lambda c: (-STRENGTH[c], c))
+        ordered = hand_order(hand)
         if len(ordered) == 1:
             self.say(self.t("Your last card, {card}, plays itself.", card=self.card(ordered[0])))
             return ordered[0]
@@ -216,10 +223,11 @@ class TerminalGame:
     # -- output ---------------------------------------------------------------------
 
     def show_players(self) -> None:
+        """Each AI seat by its name at the table and its player's display name."""
         self.say(self.t("AI players"), style="bold")
         for s in range(1, NUM_SEATS):
-            self.say("  " + self.t("{seat} ({agent}): {player}", seat=self.seat(s),
-                                   agent=AGENTS[s], player=self.specs.get(s, "?")))
+            self.say("  " + self.t("{seat}: {player}", seat=self.seat(s),
+                                   player=self.words.player(self.specs.get(s, "?"))))
 
     def show_help(self) -> None:
         self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
@@ -241,176 +249,137 @@ class TerminalGame:
                         "a trick, the trick is spoiled."))
         c.rule()
 
-    def show_last_trick(self, on_demand: bool = False) -> None:
-        """The last finished trick: its winner (or spoiled), who led, every card."""
-        trick = self.env.last_trick
+    def show_last_trick(self, trick: dict | None, next_leader: int | None = None,
+                        on_demand: bool = False) -> None:
+        """A finished trick: who took it with which card over which (or the tie
+        that spoiled it), who led, every card, and who leads next."""
         if trick is None:
             self.say(self.t("No trick has been played yet."))
             return
-        outcome = (self.t("Trick {n}: spoiled.", n=trick.index + 1) if trick.winner is None
-                   else self.t("Trick {n}: taken by {seat}.", n=trick.index + 1,
-                               seat=self.seat(trick.winner)))
-        self.say(f"{outcome} {self.t('Led by {seat}.', seat=self.seat(trick.leader))}",
+        self.say(f"{self.words.trick_heading(trick)} "
+                 f"{self.t('Led by {seat}.', seat=self.seat(trick['leader']))}",
                  style=None if on_demand else "bold")
-        self.say_items([self.t("{seat}: {card}", seat=self.seat((trick.leader + k) % NUM_SEATS),
-                               card=self.card(card)) for k, card in enumerate(trick.cards)],
+        self.say_items([self.t("{seat}: {card}", seat=self.seat(p["seat"]),
+                               card=self.card(p["card"])) for p in trick["plays"]],
                        indent="    ", sep=" · ")
+        self.say("  " + (self.words.why(trick["why"], trick["winner"]) if on_demand else
+                         self.words.trick_done(trick, next_leader)))
 
-    def score_line(self) -> str:
-        pts = self.env.match.points
-        return (f"{self._('Score')}: {self._('You and partner')} {pts[0]} — "
-                f"{pts[1]} {self._('Opponents')}")
+    def score_line(self, points) -> str:
+        return (f"{self._('Score')}: {self._('You and partner')} {points[0]} — "
+                f"{points[1]} {self._('Opponents')}")
 
-    def board(self) -> None:
+    def board(self, view: dict) -> None:
         """The table before the person's card: trick counts and places, the trick so
         far (who led it, who is winning it or that it is spoiled), the hand."""
-        env = self.env
-        deal, match = env.deal, env.match
-        title = " · ".join([self.t("Deal {n} of {total}", n=match.deal_index + 1,
-                                   total=match.num_deals),
-                            self.t("Dealer: {seat}", seat=self.seat(deal.dealer)),
-                            self.t("Trick {n} of 9", n=deal.trick_index + 1)])
-        t = Table(title=title, caption=self.score_line(), show_header=True,
-                  header_style="bold", title_justify="left", caption_justify="left")
+        deal = view["deal"]
+        title = " · ".join([self.t("Deal {n} of {total}", n=deal["number"], total=deal["of"]),
+                            self.t("Dealer: {seat}", seat=self.seat(deal["dealer"])),
+                            self.t("Trick {n} of 9", n=deal["trick"])])
+        t = Table(title=title, caption=self.score_line(view["match"]["points"]),
+                  show_header=True, header_style="bold", title_justify="left",
+                  caption_justify="left")
         t.add_column(self._("Player"))
         t.add_column(self._("Tricks"), justify="right")
         t.add_column(self._("Place"), justify="right")
         t.add_column(self._("Current trick"))
-        order = reach_order(deal.counts, deal.reached)  # R13-R14, best first
-        played = {(deal.leader + k) % NUM_SEATS: c for k, c in enumerate(deal.trick_cards)}
+        order = view["reach_order"]  # R13-R14, best first
+        current = view["current_trick"]
+        played = {p["seat"]: p["card"] for p in current["plays"]} if current else {}
         for s in range(NUM_SEATS):
             place = str(order.index(s) + 1) if s in order else ""
-            t.add_row(self.seat(s), str(deal.counts[s]), place,
+            t.add_row(self.seat(s), str(view["counts"][s]), place,
                       self.card(played[s]) if s in played else "")
         self.console.print(t)
-        if deal.trick_cards:
-            now = trick_winner(deal.trick_cards, deal.leader)  # R10-R11 on the cards so far
-            status = (self.t("Spoiled so far: the highest cards are equal.") if now is None
-                      else self.t("Winning now: {seat}.", seat=self.seat(now)))
-            self.say(f"{self.t('Led by {seat}.', seat=self.seat(deal.leader))} {status}")
-        else:
-            self.say(self.t("Leader: {seat}.", seat=self.seat(deal.leader)))
-        self.show_hand(deal.hands[HUMAN])
+        words = self.words.view(view)
+        self.say(words["trick"])
+        if words["mordienne"]:
+            self.say(words["mordienne"], style="italic")
+        self.show_hand(view["hand"])
 
     def show_hand(self, hand: list[int]) -> None:
         """Numbered cards, strongest first, wrapped between cards, never inside one."""
-        ordered = sorted(hand, key=lambda c: (-STRENGTH[c], c))
         self.say(self._("Your hand") + ":", style="bold")
         self.say_items([f"{k}) {self.card(c)} [{self.codes[c]}]"
-                        for k, c in enumerate(ordered, 1)])
+                        for k, c in enumerate(hand_order(hand), 1)])
 
-    def show_play(self, seat: int, card: int) -> None:
-        self.say(self.t("{seat}: {card}", seat=self.seat(seat), card=self.card(card)))
-        if seat != HUMAN and self.delay > 0:
-            time.sleep(self.delay)
+    def show_events(self, events: list[dict]) -> bool:
+        """Show a move's events in order (AI cards at the chosen pace); True if
+        a deal ended."""
+        ended = False
+        for ev in events:
+            kind = ev["type"]
+            if kind == "deal":
+                self.console.rule(" · ".join([
+                    self.t("Deal {n} of {total}", n=ev["number"], total=ev["of"]),
+                    self.t("Dealer: {seat}", seat=self.seat(ev["dealer"]))]))
+            elif kind == "play":
+                self.say(self.words.event(ev)["text"])
+                if ev["seat"] != HUMAN and self.delay > 0:
+                    time.sleep(self.delay)
+            elif kind == "trick":
+                self.show_last_trick(ev, ev["next_leader"])
+                line = self.words.mordienne(ev["mordienne"])
+                if line and not ev["mordienne"]["done"]:
+                    self.say("  " + line, style="italic")
+            elif kind == "deal_over":
+                self.show_deal(ev["summary"])
+                ended = True
+        return ended
 
-    def show_deal(self, res: dict) -> None:
+    def show_deal(self, summary: dict) -> None:
         """The deal's end: trick counts, every trick's winner, why the winner won
-        (from the core's score: most tricks, first to reach, Mordienne) and the points."""
-        match = self.env.match
-        record = match.history[-1]
-        counts = record.trick_counts
-        self.console.rule(self.t("Deal {n} of {total} is over", n=record.deal + 1,
-                                 total=match.num_deals))
+        (the session's reason: most tricks, first to reach, Mordienne) and the points."""
+        counts = summary["trick_counts"]
+        self.console.rule(self.t("Deal {n} of {total} is over", n=summary["deal"] + 1,
+                                 total=self.session.match.num_deals))
         self.say(f"{self._('Tricks this deal')}: " + " · ".join(
             f"{self.seat(s)} {counts[s]}" for s in range(NUM_SEATS)))
         self.say(self.t("Tricks: {list}", list=", ".join(
-            "×" if w is None else self.seat(w) for w in record.trick_winners)))
-        score = record.score
-        if score.winner is None:
-            self.say(self.t("Every trick was spoiled: nobody scores."))
-        else:
-            n = counts[score.winner]
-            tied = [s for s in range(NUM_SEATS) if s != score.winner and counts[s] == n]
-            if tied:
-                self.say(self.t("Deal won by {seat}: tied on {n} tricks with {others}, but "
-                                "first to reach {n}.", seat=self.seat(score.winner), n=n,
-                                others=", ".join(self.seat(s) for s in tied)))
-            else:
-                self.say(self.t("Deal won by {seat}, with the most tricks ({n}).",
-                                seat=self.seat(score.winner), n=n))
-            if score.mordienne:
-                self.say(self.t("Mordienne! Nothing won before a closing run of {n} tricks: "
-                                "the points are doubled.", n=n))
-            ours, theirs = record.team_points
-            if ours:
-                self.say(self.t("Your side scores {points}.", points=ours), style="bold")
-            else:
-                self.say(self.t("The opponents score {points}.", points=theirs), style="bold")
-        self.say(self.score_line())
+            "×" if w is None else self.seat(w) for w in summary["trick_winners"])))
+        lines = self.words.summary(summary)
+        for k, line in enumerate(lines):
+            last = k == len(lines) - 1 and summary["winner"] is not None
+            self.say(line, style="bold" if last else None)
+        self.say(self.score_line(summary["match_points"]))
 
-    def show_match(self) -> None:
-        match = self.env.match
+    def show_match(self, match: dict) -> None:
         self.console.rule(self._("Score"))
-        for rec in match.history:
-            w = rec.score.winner
-            line = (self.t("Deal {n}: nobody", n=rec.deal + 1) if w is None else
-                    self.t("Deal {n}: {seat} +{points}", n=rec.deal + 1, seat=self.seat(w),
-                           points=rec.score.points))
-            tricks = " · ".join(f"{self.seat(s)} {rec.trick_counts[s]}" for s in range(NUM_SEATS))
-            mordienne = " — Mordienne" if rec.score.mordienne else ""  # the game's own word
-            self.say(f"  {line}{mordienne}   ({self._('Tricks')}: {tricks})")
-        us, them = match.points
-        if us > them:
-            verdict = self.t("You and your partner win the match, {us} to {them}!",
-                             us=us, them=them)
-        elif us < them:
-            verdict = self.t("The opponents win the match, {them} to {us}.", us=us, them=them)
-        else:
-            verdict = self.t("The match is a draw, {us} to {them}.", us=us, them=them)
-        self.say(verdict, style="bold")
+        for rec in match["history"]:
+            mordienne = " — Mordienne" if rec["mordienne"] else ""  # the game's own word
+            self.say(f"  {self.words.history(rec)}{mordienne}")
+        self.say(self.words.match_result(match), style="bold")
 
     # -- the game ---------------------------------------------------------------------
 
-    def play_match(self) -> None:
-        env = self.env
-        env.reset(seed=self.seed)
-        if self.seed is not None:
-            self.seed += 1
-        for p in self.players.values():
-            if hasattr(p, "reset"):
-                p.reset()
+    def play_match(self, events: list[dict]) -> None:
+        """Play the session's match from ``events`` (its first deal) to its end."""
         self.console.rule(self._("New match"))
         self.show_players()
         self.show_help()
-        deal_shown = -1
-        for agent in env.agent_iter():
-            obs, _, term, trunc, info = env.last()
-            if term or trunc:
-                env.step(None)
+        while True:
+            if self.show_events(events):
+                if self.session.match.over:
+                    break
+                self.pause()
+                events = self.session.next_deal()
                 continue
-            deal = env.deal
-            if env.match.deal_index != deal_shown:
-                deal_shown = env.match.deal_index
-                self.console.rule(" · ".join([
-                    self.t("Deal {n} of {total}", n=deal_shown + 1, total=env.match.num_deals),
-                    self.t("Dealer: {seat}", seat=self.seat(deal.dealer))]))
-            seat = seat_of(agent)
-            if seat == HUMAN:
-                self.board()
-                card = self.choose_card(deal.hands[HUMAN])
-            else:
-                card = int(self.players[seat].act(obs["observation"], obs["action_mask"]))
-            n_tricks = len(deal.tricks)
-            env.step(card)
-            self.show_play(seat, card)
-            if len(deal.tricks) > n_tricks:
-                self.show_last_trick()
-            if "deal_result" in env.infos["player_0"]:
-                self.show_deal(env.infos["player_0"]["deal_result"])
-                if not env.match.over:
-                    self.pause()
-        self.show_match()
+            view = self.view
+            self.board(view)
+            events = self.session.play(self.choose_card(view["hand"]))
+        self.show_match(self.view["match"])
 
     def run(self) -> int:
         try:
+            events = self.start()
             while True:
-                self.play_match()
+                self.play_match(events)
                 while True:
                     answer = self.ask(self.t("New match (n) or quit (q)?"))
                     if answer.lower() in NO + ("new",):
                         break
                     self.say("  " + self.t("Type n for a new match or q to quit."))
+                events = self.session.new_match()
         except (Quit, KeyboardInterrupt, EOFError):
             self.say("")
             self.say(self.t("Goodbye."))
@@ -429,11 +398,11 @@ def non_negative_seconds(text: str) -> float:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--partner", default="ai", metavar="SPEC",
-                   help="player_2, north (default: ai, the shipped model)")
+                   help="your partner, north (default: ai, the shipped model)")
     p.add_argument("--left", default="ai", metavar="SPEC",
-                   help="player_1, west (default: ai, the shipped model)")
+                   help="west, on your left (default: ai, the shipped model)")
     p.add_argument("--right", default="ai", metavar="SPEC",
-                   help="player_3, east (default: ai, the shipped model)")
+                   help="east, on your right (default: ai, the shipped model)")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed of the deals and the AIs (default: a fresh random match)")
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,

@@ -22,8 +22,7 @@ NUM_STRENGTHS = 19
 SUITS_EN = ("Coins", "Cups", "Batons", "Swords")
 SUITS_FR = ("deniers", "coupes", "bâtons", "épées")
 RANKS_EN = ("Ace", "2", "3", "4", "5", "6", "7", "8", "9", "Valet", "Cavalière", "Roi")
-RANKS_FR = ("As", "Deux", "Trois", "Quatre", "Cinq", "Six", "Sept", "Huit", "Neuf",
-            "Valet", "Cavalière", "Roi")
+RANKS_FR = ("As", "2", "3", "4", "5", "6", "7", "8", "9", "Valet", "Cavalière", "Roi")
 
 COINS, CUPS, BATONS, SWORDS = range(4)
 ACE, VALET, CAVALIERE, ROI = 0, 9, 10, 11
@@ -101,13 +100,16 @@ _NAMED = dict(NAMED_CARDS)
 
 def card_name(card: int, lang: str = "en") -> str:
     """Readable name: ``Coins 3 — Monsieur``, ``Batons Roi`` (en) or
-    ``Trois de deniers — Monsieur``, ``Roi de bâtons`` (fr)."""
+    ``3 de deniers — Monsieur``, ``Roi d'épées`` (fr), as the apps' catalog
+    names them."""
     check_card(card)
     suit, rank = suit_of(card), rank_index_of(card)
     if lang == "en":
         base = f"{SUITS_EN[suit]} {RANKS_EN[rank]}"
     elif lang == "fr":
-        base = f"{RANKS_FR[rank]} de {SUITS_FR[suit]}"
+        suit_fr = SUITS_FR[suit]
+        of = "d'" if suit_fr[0] in "aeéiou" else "de "  # elision: "Roi d'épées"
+        base = f"{RANKS_FR[rank]} {of}{suit_fr}"
     else:
         raise ValueError(f"unknown language {lang!r}; use 'en' or 'fr'")
     title = _NAMED.get(card)

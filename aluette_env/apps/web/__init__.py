@@ -9,8 +9,24 @@ that ``aluette --help`` imports no web library.
 from __future__ import annotations
 
 import argparse
+import math
+import sys
 
 from ..cli import Command, UsageError
+
+MAX_IDLE_MINUTES = 1440.0  # a day
+
+
+def idle_minutes(text: str) -> float:
+    """``--idle-minutes``: a finite number of minutes, above 0 and at most a day."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
+    if not (math.isfinite(value) and 0 < value <= MAX_IDLE_MINUTES):
+        raise argparse.ArgumentTypeError(
+            f"must be more than 0 and at most {MAX_IDLE_MINUTES:.0f} minutes, got {text}")
+    return value
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -23,12 +39,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
     p.add_argument("--max-games", type=int, default=1000,
                    help="live games kept at most (default 1000)")
-    p.add_argument("--idle-minutes", type=float, default=30.0,
-                   help="a game idle this long is dropped (default 30)")
+    p.add_argument("--idle-minutes", type=idle_minutes, default=30.0,
+                   help=f"a game idle this long is dropped: more than 0, at most "
+                        f"{MAX_IDLE_MINUTES:.0f} (default 30; the page says so)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
 def run(args: argparse.Namespace) -> int:
+    import ipaddress
     import socket
     import threading
     import webbrowser
@@ -39,9 +57,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0-65535, got {args.port}")
-    if args.max_games < 1 or args.idle_minutes <= 0:
-        raise UsageError(f"--max-games must be >= 1 and --idle-minutes > 0, "
-                         f"got {args.max_games} and {args.idle_minutes}")
+    if args.max_games < 1:
+        raise UsageError(f"--max-games must be >= 1, got {args.max_games}")
     config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
                           max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
     app = create_app(config)
@@ -55,6 +72,10 @@ def run(args: argparse.Namespace) -> int:
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
+    if not ipaddress.ip_address(host).is_loopback:
+        print(f"warning: listening on {host}: the game is reachable from other machines on "
+              f"the network (no password); use --host 127.0.0.1 to keep it on this computer",
+              file=sys.stderr, flush=True)
     print(f"Aluette is served at {url}  (Ctrl-C stops it)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()

@@ -1,4 +1,6 @@
-"""The web game's HTTP server: a small Starlette app over :class:`GameSession`.
+"""The web game's HTTP server: a small Starlette app over the game flow for
+people, :class:`aluette_env.apps.session.GameSession` (the terminal game runs on
+the same one).
 
 Starlette (the ASGI toolkit under FastAPI) with uvicorn: a handful of JSON
 routes and static files need no more, it has a first-class test client, and it
@@ -7,23 +9,29 @@ the request, call the game, return the view of the person's seat.
 
 Robustness, as the README states it: session ids are ``secrets.token_urlsafe``
 (128 bits); at most ``max_games`` live games (default 1000) and a game idle for
-``idle_seconds`` (default 30 minutes) is dropped; request bodies over 4 KiB are
-refused; every malformed or impossible request gets a 4xx JSON
-``{"error": "..."}`` that names the problem, and the game is left as it was.
-AI moves run inline on the event loop: they take well under a millisecond for
-the shipped players, and a local single-person server needs no worker pool.
+``idle_seconds`` (default 30 minutes) is dropped (an unknown or expired game
+answers 404 with ``"code": "no_game"``, and the page says so); request bodies
+over 4 KiB are refused as they arrive (a larger Content-Length at once); every
+malformed or impossible request gets a 4xx JSON ``{"error": "..."}`` that names
+the problem, and the game is left as it was. A play carries the ``version`` of
+the view it was chosen on: a stale or duplicate play gets 409. Moves, AI cards
+included, run in worker threads, one at a time per game: a slow AI seat
+(``expert``, ``pimc``) delays only its own game, never the event loop. Every
+route that answers a game takes ``?lang=`` and adds the words of
+:class:`~aluette_env.apps.session.Narrator` (``text`` fields).
 
 API (all JSON):
 
 ===========================================  =========================================
 ``GET  /api/players``                        the AI specs a seat may take, and defaults
+``GET  /api/server``                         the server's idle expiry and game cap
 ``GET  /api/languages``                      language codes and their own names
 ``GET  /api/i18n/{lang}``                    messages, card names and text direction
 ``GET  /api/deck``                           the rank order: card ids by strength level
 ``POST /api/games``                          new match ``{"left", "partner", "right"}``
 ``GET  /api/games/{id}``                     the view of seat 0
-``POST /api/games/{id}/play``                ``{"card": id}``: play, then the AIs play
-``POST /api/games/{id}/next-deal``           deal the next deal of the match
+``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
+``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
 ``POST /api/games/{id}/new-match``           restart: scores cleared
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
@@ -34,26 +42,30 @@ tricks, the deal's end) let the page show AI cards one at a time.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import logging
+import math
 import secrets
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse
+from starlette.requests import ClientDisconnect, Request
+from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
-from aluette_env.players import Player, PlayerSpecError, load_player, player_names
+from aluette_env.players import PlayerSpecError, load_player, player_names
 
 from .. import i18n
-from .session import AI_SEATS, GameError, GameSession, new_session
+from ..session import AI_SEATS, GameError, GameSession, Narrator, SharedPlayer, new_session
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096
@@ -82,7 +94,21 @@ def registered_players() -> list[str]:
 
 class ApiError(HTTPException):
     """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
-    request, 503 when the server holds its maximum of live games."""
+    request, 503 when the server holds its maximum of live games. ``code``
+    names a case the page acts on (``no_game``: unknown or expired)."""
+
+    def __init__(self, status_code: int, detail: str, code: str | None = None):
+        super().__init__(status_code, detail)
+        self.code = code
+
+
+@dataclass
+class Table:
+    """A live game and the lock that lets one move at a time touch it."""
+
+    game: GameSession
+    last_used: float
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class GameStore:
@@ -90,13 +116,13 @@ class GameStore:
 
     def __init__(self, max_games: int, idle_seconds: float,
                  clock: Callable[[], float] = time.monotonic):
-        if max_games < 1 or idle_seconds <= 0:
-            raise ValueError(f"max_games must be >= 1 and idle_seconds > 0, "
+        if max_games < 1 or not 0 < idle_seconds < math.inf:
+            raise ValueError(f"max_games must be >= 1 and idle_seconds a finite number > 0, "
                              f"got {max_games} and {idle_seconds}")
         self.max_games = max_games
         self.idle_seconds = idle_seconds
         self.clock = clock
-        self._games: OrderedDict[str, tuple[GameSession, float]] = OrderedDict()
+        self._games: OrderedDict[str, Table] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._games)
@@ -106,8 +132,8 @@ class GameStore:
         limit = self.clock() - self.idle_seconds
         dropped = 0
         while self._games:
-            gid, (_, last) = next(iter(self._games.items()))
-            if last > limit:
+            gid, table = next(iter(self._games.items()))
+            if table.last_used > limit or table.lock.locked():
                 break
             del self._games[gid]
             dropped += 1
@@ -120,54 +146,78 @@ class GameStore:
                                 f"--max-games); try again when one has been idle "
                                 f"{self.idle_seconds:.0f} s")
         gid = secrets.token_urlsafe(SESSION_ID_BYTES)
-        self._games[gid] = (game, self.clock())
+        self._games[gid] = Table(game, self.clock())
         return gid
 
-    def get(self, gid: str) -> GameSession:
+    def get(self, gid: str) -> Table:
         self.expire()
-        entry = self._games.get(gid)
-        if entry is None:
+        table = self._games.get(gid)
+        if table is None:
             raise ApiError(404, f"no game {gid[:64]!r}: unknown id, or it expired after "
-                                f"{self.idle_seconds:.0f} s idle")
-        self._games[gid] = (entry[0], self.clock())
+                                f"{self.idle_seconds:.0f} s idle", code="no_game")
+        table.last_used = self.clock()
         self._games.move_to_end(gid)  # ordered by last use, so expiry stops early
-        return entry[0]
+        return table
 
 
 class PlayerPool:
-    """One player object per spec, shared by all games: the players keep no
-    per-game state (they act on the observation alone), and one loaded model
-    serves every table."""
+    """One player object per spec, shared by all games and used by one game at a
+    time (:class:`SharedPlayer`): the players act on the observation alone,
+    and one loaded model serves every table."""
 
     def __init__(self, allowed: list[str]):
         self.allowed = list(dict.fromkeys(allowed))
-        self._players: dict[str, Player] = {}
+        self._players: dict[str, SharedPlayer] = {}
 
-    def get(self, spec: object, seat: str) -> Player:
+    def load(self, spec: str) -> SharedPlayer:
+        """The player of ``spec``; PlayerSpecError if it cannot be made."""
+        if spec not in self._players:
+            self._players[spec] = SharedPlayer(load_player(spec))
+        return self._players[spec]
+
+    def get(self, spec: object, seat: str) -> SharedPlayer:
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
                                 f"{', '.join(self.allowed)}")
-        if spec not in self._players:
-            try:
-                self._players[spec] = load_player(spec)
-            except PlayerSpecError as err:
-                raise ApiError(400, f"{seat}: {err}") from None
-        return self._players[spec]
+        try:
+            return self.load(spec)
+        except PlayerSpecError as err:
+            raise ApiError(400, f"{seat}: {err}") from None
 
 
 # ---------------------------------------------------------------------- helpers
 
+log = logging.getLogger("aluette.web")
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its request body arrived."""
+
 
 async def _json_body(request: Request) -> dict[str, Any]:
-    body = await request.body()
-    if len(body) > MAX_BODY:
-        raise ApiError(413, f"request body of {len(body)} bytes; the limit is {MAX_BODY}")
+    """The request's JSON object, read at most ``MAX_BODY`` bytes deep: a larger
+    (or larger announced) body is refused at once, never read to its end."""
+    announced = request.headers.get("content-length")
+    if announced is not None:
+        if not announced.isdigit():
+            raise ApiError(400, f"Content-Length must be a number of bytes, got {announced[:40]!r}")
+        if int(announced) > MAX_BODY:
+            raise ApiError(413, f"request body of {announced[:20]} bytes; the limit is {MAX_BODY}")
+    body = b""
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise ApiError(413, f"request body over {MAX_BODY} bytes; the limit is {MAX_BODY}")
+    except ClientDisconnect:
+        raise ClientGone from None
     if not body:
         return {}
     try:
         data = json.loads(body)
-    except (UnicodeDecodeError, json.JSONDecodeError) as err:
-        raise ApiError(400, f"the body is not valid JSON: {err}") from None
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError, JSONDecodeError, nesting
+        reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        raise ApiError(400, f"the body is not valid JSON: {reason}") from None
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
     return data
@@ -180,6 +230,22 @@ def _check_keys(data: dict[str, Any], allowed: set[str]) -> None:
                             f"allowed: {', '.join(sorted(allowed)) or 'none'}")
 
 
+def _integer(data: dict[str, Any], key: str, low: int, high: int | None, what: str,
+             required: bool = True) -> int | None:
+    """``data[key]`` if it is an integer in ``low..high``, else a 400 naming it."""
+    if key not in data:
+        if required:
+            raise ApiError(400, f"missing field {key!r} ({what})")
+        return None
+    value = data[key]
+    if (isinstance(value, bool) or not isinstance(value, int) or value < low
+            or (high is not None and value > high)):
+        bound = f"{low}-{high}" if high is not None else f">= {low}"
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}")
+    return value
+
+
 def _seat_specs(data: dict[str, Any], pool: PlayerPool, base: dict[str, str]) -> dict[int, str]:
     specs = dict(base)
     for role in AI_SEATS:
@@ -187,6 +253,14 @@ def _seat_specs(data: dict[str, Any], pool: PlayerPool, base: dict[str, str]) ->
             pool.get(data[role], role)  # validates and loads
             specs[role] = data[role]
     return {AI_SEATS[role]: spec for role, spec in specs.items()}
+
+
+def _narrator(request: Request) -> Narrator:
+    lang = request.query_params.get("lang", i18n.DEFAULT_LANGUAGE)
+    try:
+        return Narrator(lang)
+    except ValueError as err:
+        raise ApiError(400, f"lang: {err}") from None
 
 
 def create_app(config: ServerConfig | None = None) -> Starlette:
@@ -198,17 +272,35 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     pool = PlayerPool(offered + [config.partner, config.left, config.right])
     for role, spec in config.defaults().items():
         try:
-            pool.get(spec, role)  # a bad --partner/--left/--right fails at start-up
-        except ApiError as err:
-            raise PlayerSpecError(f"--{role}: {err.detail}") from None
+            pool.load(spec)  # a bad --partner/--left/--right fails at start-up
+        except PlayerSpecError as err:
+            raise PlayerSpecError(f"--{role}: {err}") from None
     store = GameStore(config.max_games, config.idle_seconds)
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
 
-    def moved(game: GameSession, events: list[dict[str, Any]], status: int = 200) -> JSONResponse:
-        return JSONResponse({"events": events, "state": game.view()}, status_code=status)
+    def answer(request: Request, game: GameSession, events: list[dict[str, Any]],
+               status: int = 200, **extra: Any) -> JSONResponse:
+        words = _narrator(request)
+        view = game.view()
+        return JSONResponse({**extra, "events": [words.event(e) for e in events],
+                             "state": {**view, "text": words.view(view)}}, status_code=status)
+
+    async def in_worker(table: Table, move: Callable[[], list[dict[str, Any]]]):
+        """Run a move (AI players included) in a worker thread, one move per game
+        at a time: a slow AI seat delays only its own game."""
+        async with table.lock:
+            try:
+                return await run_in_threadpool(move)
+            except GameError as err:
+                raise ApiError(409, str(err)) from None
 
     async def players(request: Request) -> JSONResponse:
-        return JSONResponse({"players": pool.allowed, "defaults": config.defaults()})
+        words = _narrator(request)
+        return JSONResponse({"players": pool.allowed, "defaults": config.defaults(),
+                             "labels": {spec: words.player(spec) for spec in pool.allowed}})
+
+    async def server_info(request: Request) -> JSONResponse:
+        return JSONResponse({"idle_seconds": config.idle_seconds, "max_games": config.max_games})
 
     async def languages(request: Request) -> JSONResponse:
         return JSONResponse({"languages": i18n.LANGUAGES, "default": i18n.DEFAULT_LANGUAGE,
@@ -229,59 +321,60 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         })
 
     async def create(request: Request) -> JSONResponse:
+        _narrator(request)
         data = await _json_body(request)
         _check_keys(data, set(AI_SEATS))
         specs = _seat_specs(data, pool, config.defaults())
-        game = new_session(specs, lambda spec: pool.get(spec, "seat"),
-                           seed=next(seeds) if seeds is not None else None)
+        game = await run_in_threadpool(
+            new_session, specs, lambda spec: pool.get(spec, "seat"),
+            next(seeds) if seeds is not None else None)
         gid = store.add(game)
-        return JSONResponse({"id": gid, "events": game.opening_events, "state": game.view()},
-                            status_code=201)
-
-    def game_of(request: Request) -> GameSession:
-        return store.get(request.path_params["gid"])
+        return answer(request, game, game.opening_events, 201, id=gid)
 
     async def show(request: Request) -> JSONResponse:
-        return JSONResponse({"state": game_of(request).view()})
+        table = store.get(request.path_params["gid"])
+        return answer(request, table.game, [])
 
     async def play(request: Request) -> JSONResponse:
-        game = game_of(request)
+        table = store.get(request.path_params["gid"])
+        _narrator(request)
         data = await _json_body(request)
-        _check_keys(data, {"card"})
-        if "card" not in data:
-            raise ApiError(400, "missing field 'card' (a card id 0-47 from your hand)")
-        card = data["card"]
-        if isinstance(card, bool) or not isinstance(card, int):
-            raise ApiError(400, f"card must be an integer card id 0-47, got {card!r}")
-        try:
-            return moved(game, game.play(card))
-        except GameError as err:
-            raise ApiError(409, str(err)) from None
+        _check_keys(data, {"card", "version"})
+        card = _integer(data, "card", 0, NUM_CARDS - 1, "a card id 0-47 from your hand")
+        version = _integer(data, "version", 0, None, "the game's version in the view you saw")
+        events = await in_worker(table, lambda: table.game.play(card, version))
+        return answer(request, table.game, events)
 
     async def next_deal(request: Request) -> JSONResponse:
-        game = game_of(request)
-        _check_keys(await _json_body(request), set())
-        try:
-            return moved(game, game.next_deal())
-        except GameError as err:
-            raise ApiError(409, str(err)) from None
+        table = store.get(request.path_params["gid"])
+        _narrator(request)
+        data = await _json_body(request)
+        _check_keys(data, {"version"})
+        version = _integer(data, "version", 0, None, "the game's version in the view you saw",
+                           required=False)
+        events = await in_worker(table, lambda: table.game.next_deal(version))
+        return answer(request, table.game, events)
 
     async def new_match(request: Request) -> JSONResponse:
-        game = game_of(request)
+        table = store.get(request.path_params["gid"])
+        _narrator(request)
         _check_keys(await _json_body(request), set())
-        return moved(game, game.new_match())
+        events = await in_worker(table, table.game.new_match)
+        return answer(request, table.game, events)
 
     async def set_players(request: Request) -> JSONResponse:
-        game = game_of(request)
+        table = store.get(request.path_params["gid"])
+        _narrator(request)
         data = await _json_body(request)
         _check_keys(data, set(AI_SEATS))
         if not data:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
         chosen = {role: pool.get(spec, role) for role, spec in data.items()}  # all or nothing
         events = []
-        for role, player in chosen.items():
-            events += game.set_player(AI_SEATS[role], data[role], player)
-        return moved(game, events)
+        async with table.lock:
+            for role, player in chosen.items():
+                events += table.game.set_player(AI_SEATS[role], data[role], player)
+        return answer(request, table.game, events)
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
@@ -293,11 +386,20 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             detail = {404: f"no such page: {request.url.path}",
                       405: f"method {request.method} is not allowed on {request.url.path}"
                       }.get(status, detail)
-        return JSONResponse({"error": detail}, status_code=status)
+        body = {"error": detail}
+        if isinstance(exc, ApiError) and exc.code:
+            body["code"] = exc.code
+        return JSONResponse(body, status_code=status)
+
+    async def client_gone(request: Request, exc: Exception) -> Response:
+        log.warning("client disconnected before sending its request body: %s %s",
+                    request.method, request.url.path)
+        return Response(status_code=400)  # nobody is left to read it
 
     routes = [
         Route("/", index),
         Route("/api/players", players),
+        Route("/api/server", server_info),
         Route("/api/languages", languages),
         Route("/api/i18n/{lang}", catalog),
         Route("/api/deck", deck),
@@ -309,7 +411,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{gid}/players", set_players, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
-    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error})
+    app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
+                                                       ClientGone: client_gone})
     app.state.store = store
     app.state.config = config
     return ServerTiming(SecurityHeaders(app), app)

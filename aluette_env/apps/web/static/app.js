@@ -1,25 +1,30 @@
 // The Aluette table in the browser. The server holds the game and sends the
-// view of your seat (south, player_0) plus the events of each move; this script
+// view of your seat (south, player_0) plus the events of each move, with their
+// words in your language (the same words as the terminal game); this script
 // only shows them and sends your choices. It states no rule of the game: who
-// wins a trick, the tally and the deal's result all come from the server.
+// wins a trick and why, who leads next, the tally, the Mordienne line and the
+// deal's result all come from the server.
 "use strict";
 
 (() => {
   const SEATS = [0, 1, 2, 3]; // south (you), west, north (partner), east: clockwise
   const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game"};
   const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
-  const reducedMotion = window.matchMedia("(prefers-reduced-motion: reduce)");
 
-  let catalog = {messages: {}, cards: [], dir: "ltr", lang: "en"};
+  let catalog = {messages: {}, cards: [], faces: [], dir: "ltr", lang: "en"};
   let deck = null; // {levels, named}
+  let levelOf = {}; // card id -> strength level, 1 = highest (from /api/deck)
   let languages = [];
+  let labels = {}; // player spec -> display name, in the page's language
   let gameId = null;
   let view = null; // what is on screen (the server's view, or one rebuilt from events)
   let selected = null; // card id chosen but not yet played
   let focusIndex = 0; // roving focus in the hand
   let busy = false; // a request or an animation is in progress
+  let lost = false; // the server no longer knows this game: only a new match helps
   let showLastTrick = false;
   let pace = 700;
+  let idleMinutes = null;
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
@@ -40,7 +45,11 @@
     const dash = name.indexOf(" — ");
     return dash >= 0 ? name.slice(dash + 3) : name;
   }
+  function levelText(card) {
+    return t("Strength {k} of {total} (1 is the highest)", {k: levelOf[card], total: deck.levels.length});
+  }
   function announce(text) { $("announcer").textContent = text; }
+  function words() { return (view && view.text) || {}; }
 
   // ------------------------------------------------------------------ server
   async function api(method, path, body) {
@@ -49,11 +58,20 @@
       options.headers["Content-Type"] = "application/json";
       options.body = JSON.stringify(body);
     }
-    const response = await fetch(path, options);
+    const sep = path.includes("?") ? "&" : "?";
+    let response;
+    try {
+      response = await fetch(`${path}${sep}lang=${encodeURIComponent(catalog.lang)}`, options);
+    } catch (err) {
+      const e = new Error(t("The server cannot be reached. Check that it is still running, then try again."));
+      e.status = 0;
+      throw e;
+    }
     const data = await response.json().catch(() => ({error: response.statusText}));
     if (!response.ok) {
       const err = new Error(data.error || response.statusText);
       err.status = response.status;
+      err.code = data.code;
       throw err;
     }
     return data;
@@ -64,39 +82,56 @@
     box.hidden = false;
   }
   function clearError() { $("error").hidden = true; }
+  function idleText() {
+    return idleMinutes === null ? "" :
+      t("The server closes a game left idle for {minutes} minutes.", {minutes: idleMinutes});
+  }
+  // The server does not know this game any more (restarted, or idle too long):
+  // say so, and let the person start a new match. Never a silent restart.
+  function showLost() {
+    lost = true;
+    gameId = null;
+    sessionStorage.removeItem(STORE.game);
+    $("lost-text").textContent = t("This game is no longer on the server: it was restarted, or the game was left idle too long.") + " " + idleText();
+    const dialog = $("lost");
+    if (!dialog.open) dialog.showModal();
+    render();
+  }
 
   // ------------------------------------------------------------------ drawing
   function cardElement(card, extraClass) {
     const el = document.createElement("span");
     el.className = "card" + (extraClass ? " " + extraClass : "");
-    el.innerHTML = AluetteCards.cardSvg(card, titleOf(card));
+    el.innerHTML = AluetteCards.cardSvg(card, titleOf(card), catalog.faces);
     el.dataset.card = card;
     if (titleOf(card)) el.classList.add("named");
+    if (deck) el.dataset.tip = levelText(card);
     return el;
   }
 
   function renderSeats() {
-    const tally = view;
     for (const seat of SEATS) {
       const box = document.querySelector(`.seat[data-seat="${seat}"]`);
       const left = 9 - playedCount(seat);
       const badges = [];
+      const acting = !view.deal.done && view.deal.to_act === seat;
       if (view.deal.dealer === seat) badges.push(`<span class="badge dealer">${t("Dealer")}</span>`);
-      if (!view.deal.done && view.deal.to_act === seat) badges.push(`<span class="badge turn">${t("To play")}</span>`);
-      if (tally.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
+      if (acting) badges.push(`<span class="badge turn">${seat === 0 ? t("Your turn") : t("To play")}</span>`);
+      if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
       const backs = seat === 0 ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
       box.innerHTML = `<div class="seat-head"><span class="seat-name">${seatName(seat)}</span>` +
-        `<span class="seat-tricks">${t("Tricks: {n}", {n: tally.counts[seat]})}</span></div>` +
+        `<span class="seat-tricks">${t("Tricks: {n}", {n: view.counts[seat]})}</span></div>` +
         `<div class="badges">${badges.join("")}</div>${backs}`;
-      box.classList.toggle("acting", !view.deal.done && view.deal.to_act === seat);
-      box.setAttribute("aria-label", `${seatName(seat)}: ${t("Tricks: {n}", {n: tally.counts[seat]})}`);
+      box.classList.toggle("acting", acting);
+      box.setAttribute("aria-label", `${seatName(seat)}: ${t("Tricks: {n}", {n: view.counts[seat]})}`);
     }
   }
 
   function playedCount(seat) {
     let n = view.tricks_played ? view.tricks_played.length : 0;
-    if (view.current_trick && view.current_trick.plays.some((p) => p.seat === seat)) n += 1;
+    if (view.current_trick && view.current_trick.winner === undefined &&
+        view.current_trick.plays.some((p) => p.seat === seat)) n += 1;
     return n;
   }
 
@@ -112,33 +147,20 @@
       el.classList.toggle("led", play.seat === trick.leader);
       el.classList.toggle("winning", trick.winner !== undefined ? play.seat === trick.winner : play.seat === trick.winning);
       el.setAttribute("role", "img");
-      el.setAttribute("aria-label", `${seatName(play.seat)}: ${cardName(play.card)}`);
+      el.tabIndex = 0; // its strength shows on focus
+      el.setAttribute("aria-label", `${seatName(play.seat)}: ${cardName(play.card)}. ${levelText(play.card)}`);
       if (el !== shown) slot.replaceChildren(el);
     }
-    const status = $("trick-status");
-    if (!plays.length) {
-      status.textContent = view.deal.done ? "" :
-        t("Leader: {seat}.", {seat: seatName(view.deal.leader)});
-      return;
-    }
-    const parts = [t("Led by {seat}.", {seat: seatName(trick.leader)})];
-    if (trick.winner !== undefined) {
-      parts.push(trick.winner === null ? t("Spoiled: nobody takes this trick.") :
-        t("Trick taken by {seat}.", {seat: seatName(trick.winner)}));
-    } else if (trick.winning === null) {
-      parts.push(t("Spoiled so far: the highest cards are equal."));
-    } else {
-      parts.push(t("Winning now: {seat}.", {seat: seatName(trick.winning)}));
-    }
-    status.textContent = parts.join(" ");
+    $("trick-status").textContent = view.trick_text !== undefined ? view.trick_text : (words().trick || "");
   }
 
   function renderHand() {
     const hand = $("hand");
     hand.setAttribute("aria-label", t("Your hand"));
     hand.replaceChildren();
-    const playable = view.your_turn && !busy;
+    const playable = view.your_turn && !busy && !lost;
     if (selected !== null && !view.hand.includes(selected)) selected = null;
+    if (!playable) selected = null; // nothing looks chosen when it cannot be played
     focusIndex = Math.min(focusIndex, Math.max(0, view.hand.length - 1));
     view.hand.forEach((card, i) => {
       const button = document.createElement("button");
@@ -146,12 +168,15 @@
       button.className = "hand-card";
       button.dataset.card = card;
       button.append(cardElement(card));
-      button.setAttribute("aria-label", cardName(card));
+      button.setAttribute("aria-label", `${cardName(card)}. ${levelText(card)}`);
+      button.dataset.tip = levelText(card);
       button.setAttribute("aria-pressed", String(selected === card));
       button.tabIndex = i === focusIndex ? 0 : -1;
       button.setAttribute("aria-disabled", String(!playable));
       if (selected === card) button.classList.add("selected");
       button.addEventListener("click", () => onCardClick(card, i));
+      button.addEventListener("contextmenu", (e) => { e.preventDefault(); button.classList.add("show-tip"); });
+      button.addEventListener("pointerleave", () => button.classList.remove("show-tip"));
       hand.append(button);
     });
     hand.classList.toggle("waiting", !playable);
@@ -159,25 +184,30 @@
     confirm.disabled = !(playable && selected !== null);
     confirm.textContent = selected !== null ? t("Play {card}", {card: cardName(selected)}) : t("Play this card");
     let prompt = "";
-    if (view.match.over) prompt = "";
+    if (lost || view.match.over) prompt = "";
     else if (view.deal.done) prompt = t("The deal is over.");
-    else if (playable) prompt = selected === null ? t("Your turn: choose a card.") : t("Confirm to play it, or choose another card.");
+    else if (view.deal.to_act === null) prompt = "";
+    else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
+      t("Click the chosen card again or press Play to play it; choose another card to change.");
     else prompt = t("Waiting for {seat}…", {seat: seatName(view.deal.to_act)});
     $("prompt").textContent = prompt;
+    document.body.classList.toggle("your-turn", playable);
   }
 
   function renderSide() {
     const m = view.match;
+    const w = words();
     $("scoreboard").innerHTML =
       `<div class="team us"><span>${t("You and partner")}</span><strong>${m.points[0]}</strong></div>` +
       `<div class="team them"><span>${t("Opponents")}</span><strong>${m.points[1]}</strong></div>`;
-    $("history").innerHTML = m.history.map((h) => {
-      const side = h.points[0] > 0 ? "us" : h.points[1] > 0 ? "them" : "";
-      const text = h.winner === null ? t("Deal {n}: nobody", {n: h.deal + 1}) :
-        t("Deal {n}: {seat} +{points}", {n: h.deal + 1, seat: seatName(h.winner), points: Math.max(...h.points)}) +
-        (h.mordienne ? " ★" : "");
-      return `<li class="${side}">${text}</li>`;
-    }).join("");
+    const history = $("history");
+    history.replaceChildren();
+    m.history.forEach((h, i) => {
+      const li = document.createElement("li");
+      li.className = h.points[0] > 0 ? "us" : h.points[1] > 0 ? "them" : "";
+      li.textContent = ((w.history || [])[i] || "") + (h.mordienne ? " ★" : "");
+      history.append(li);
+    });
     $("deal-info").innerHTML =
       `<span>${t("Deal {n} of {total}", {n: view.deal.number, total: view.deal.of})}</span>` +
       `<span>${t("Trick {n} of 9", {n: view.deal.trick})}</span>` +
@@ -192,9 +222,7 @@
         `<td>${view.counts[seat]}</td><td title="${title}">${place >= 0 ? place + 1 : "–"}</td></tr>`);
     }
     $("tally").innerHTML = `<caption class="visually-hidden">${t("Tricks this deal")}</caption>` + rows.join("");
-    const runs = view.mordienne_run.filter((r) => r.length > 0);
-    $("mordienne").textContent = runs.length ?
-      t("Mordienne run: {seat}, {n} in a row to the last trick.", {seat: seatName(runs[0].seat), n: runs[0].length}) : "";
+    $("mordienne").textContent = view.mordienne_text !== undefined ? view.mordienne_text : (w.mordienne || "");
     const button = $("last-trick-button");
     button.disabled = !view.last_trick;
     button.textContent = showLastTrick ? t("Hide last trick") : t("Show last trick");
@@ -205,8 +233,7 @@
       const lt = view.last_trick;
       box.replaceChildren();
       const head = document.createElement("p");
-      head.textContent = lt.winner === null ? t("Trick {n}: spoiled.", {n: lt.index + 1}) :
-        t("Trick {n}: taken by {seat}.", {n: lt.index + 1, seat: seatName(lt.winner)});
+      head.textContent = lt.text || w.last_trick || "";
       box.append(head);
       const row = document.createElement("div");
       row.className = "last-cards";
@@ -222,26 +249,7 @@
       }
       box.append(row);
     }
-  }
-
-  function summaryText(s) {
-    const lines = [];
-    if (s.reason === "all_spoiled") {
-      lines.push(t("Every trick was spoiled: nobody scores."));
-    } else {
-      const who = seatName(s.winner);
-      const n = s.trick_counts[s.winner];
-      if (s.reason === "first_to_reach") {
-        lines.push(t("Deal won by {seat}: tied on {n} tricks with {others}, but first to reach {n}.",
-          {seat: who, n, others: s.tied_with.map(seatName).join(", ")}));
-      } else {
-        lines.push(t("Deal won by {seat}, with the most tricks ({n}).", {seat: who, n}));
-      }
-      if (s.mordienne) lines.push(t("Mordienne! Nothing won before a closing run of {n} tricks: the points are doubled.", {n}));
-      lines.push(s.team_points[0] > 0 ? t("Your side scores {points}.", {points: s.points}) :
-        t("The opponents score {points}.", {points: s.points}));
-    }
-    return lines;
+    $("idle-note").textContent = idleText();
   }
 
   function renderSummary() {
@@ -252,7 +260,7 @@
     const h = document.createElement("h3");
     h.textContent = t("Deal {n} of {total} is over", {n: s.deal + 1, total: view.deal.of});
     box.append(h);
-    for (const line of summaryText(s)) {
+    for (const line of view.summary_text || words().summary || []) {
       const p = document.createElement("p");
       p.textContent = line;
       box.append(p);
@@ -265,16 +273,13 @@
     button.type = "button";
     button.className = "primary";
     if (view.match.over) {
-      const m = view.match;
       const result = document.createElement("p");
       result.className = "match-result";
-      result.textContent = m.winner === 0 ? t("You and your partner win the match, {us} to {them}!", {us: m.points[0], them: m.points[1]}) :
-        m.winner === 1 ? t("The opponents win the match, {them} to {us}.", {us: m.points[0], them: m.points[1]}) :
-        t("The match is a draw, {us} to {them}.", {us: m.points[0], them: m.points[1]});
+      result.textContent = words().match_result || "";
       box.append(result);
       button.id = "summary-new-match";
       button.textContent = t("New match");
-      button.addEventListener("click", newMatch);
+      button.addEventListener("click", () => newMatch(true));
     } else {
       button.id = "next-deal";
       button.textContent = t("Next deal");
@@ -288,7 +293,7 @@
 
   function render() {
     if (!view) return;
-    document.body.dataset.state = busy ? "busy" : view.match.over ? "match-over" :
+    document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     renderSeats();
     renderTrick();
@@ -300,46 +305,48 @@
   // ------------------------------------------------------------------ events
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-  // Show the events of a move one at a time, then the server's final view.
+  // Show the events of a move one at a time, then the server's final view. The
+  // events carry their own words; nothing here works out who leads or wins.
   async function playEvents(events, finalState) {
     busy = true;
     const delay = () => sleep(pace);
     for (const ev of events) {
       if (ev.type === "deal") {
         view = Object.assign({}, finalState, {
-          current_trick: null, last_trick: null,
+          current_trick: null, last_trick: null, trick_text: ev.text, mordienne_text: "",
           tricks_played: [], counts: [0, 0, 0, 0], reached: [null, null, null, null], reach_order: [],
-          leading: null, mordienne_run: [], summary: null, your_turn: false,
+          leading: null, summary: null, your_turn: false,
           deal: Object.assign({}, finalState.deal, {number: ev.number, dealer: ev.dealer, leader: ev.leader, to_act: ev.leader, trick: 1, done: false}),
         });
         render();
       } else if (ev.type === "play") {
         const trick = view.current_trick && view.current_trick.winner === undefined ? view.current_trick :
-          {leader: view.deal.leader, plays: []};
+          {leader: ev.leader, plays: []};
         view = Object.assign({}, view, {
-          current_trick: {leader: trick.leader, plays: trick.plays.concat([{seat: ev.seat, card: ev.card}]), winning: ev.winning},
+          current_trick: {leader: ev.leader, plays: trick.plays.concat([{seat: ev.seat, card: ev.card}]), winning: ev.winning},
           hand: ev.seat === 0 ? view.hand.filter((c) => c !== ev.card) : view.hand,
-          your_turn: false,
+          your_turn: false, trick_text: ev.status,
           deal: Object.assign({}, view.deal, {to_act: ev.next}),
         });
         render();
-        announce(t("{seat}: {card}", {seat: seatName(ev.seat), card: cardName(ev.card)}));
+        announce(ev.text);
         if (ev.seat !== 0) await delay();
       } else if (ev.type === "trick") {
-        const done = {index: ev.index, leader: ev.leader, plays: ev.plays, winner: ev.winner};
+        const done = {index: ev.index, leader: ev.leader, plays: ev.plays, winner: ev.winner, text: ev.text};
         view = Object.assign({}, view, {
           current_trick: done, counts: ev.counts, reached: ev.reached, reach_order: ev.reach_order,
-          leading: ev.leading, mordienne_run: ev.mordienne_run,
+          leading: ev.leading, mordienne_text: ev.mordienne_text, trick_text: ev.text,
           tricks_played: (view.tricks_played || []).concat([done]),
-          deal: Object.assign({}, view.deal, {leader: ev.winner === null ? ev.leader : ev.winner}),
+          deal: Object.assign({}, view.deal, {leader: ev.next_leader, to_act: ev.next_leader}),
         });
         render();
-        announce(ev.winner === null ? t("Spoiled: nobody takes this trick.") : t("Trick taken by {seat}.", {seat: seatName(ev.winner)}));
-        await sleep(pace * 1.5); // a finished trick stays in view a little longer
+        announce(ev.text);
+        await sleep(Math.max(pace * 2.5, 400)); // a finished trick and its reason stay in view
         view = Object.assign({}, view, {current_trick: null, last_trick: done,
           deal: Object.assign({}, view.deal, {trick: Math.min(ev.index + 2, 9)})});
       } else if (ev.type === "deal_over") {
-        announce(summaryText(ev.summary).join(" "));
+        view = Object.assign({}, view, {summary_text: ev.text});
+        announce(ev.text.join(" "));
       }
     }
     busy = false;
@@ -357,15 +364,14 @@
     render();
     try {
       const data = await api(method, path, body);
-      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); }
+      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); lost = false; }
       selected = null;
       await playEvents(data.events, data.state);
     } catch (err) {
       busy = false;
-      if (err.status === 404 && gameId) { // expired: start afresh
-        gameId = null;
-        sessionStorage.removeItem(STORE.game);
-        return startGame();
+      if (err.code === "no_game") { showLost(); return; }
+      if (err.status === 409 && gameId) { // a stale view: show the game as it is
+        try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch { /* keep the error */ }
       }
       showError(err);
       render();
@@ -373,14 +379,18 @@
   }
 
   function playSelected() {
-    if (selected === null || !view.your_turn || busy) return;
-    const card = selected;
-    move("POST", `/api/games/${gameId}/play`, {card});
+    if (selected === null || !view.your_turn || busy || lost) return;
+    move("POST", `/api/games/${gameId}/play`, {card: selected, version: view.version});
   }
-  function nextDeal() { move("POST", `/api/games/${gameId}/next-deal`); }
-  function newMatch() {
+  function nextDeal() { move("POST", `/api/games/${gameId}/next-deal`, {version: view.version}); }
+  // "New match" asks first when it would discard a game in progress.
+  function newMatch(confirmed) {
+    if (!confirmed && view && view.in_progress && gameId && !lost) {
+      $("confirm-new").showModal();
+      return;
+    }
     showLastTrick = false;
-    if (gameId) move("POST", `/api/games/${gameId}/new-match`);
+    if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`);
     else startGame();
   }
   function startGame() {
@@ -392,7 +402,7 @@
   // ------------------------------------------------------------------ hand input
   function onCardClick(card, index) {
     focusIndex = index;
-    if (!view.your_turn || busy) return;
+    if (!view.your_turn || busy || lost) return;
     if (selected === card) { playSelected(); return; }
     selected = card;
     render();
@@ -400,7 +410,7 @@
   }
   function focusHand() {
     const buttons = $("hand").querySelectorAll(".hand-card");
-    if (buttons[focusIndex]) buttons[focusIndex].focus();
+    if (buttons[focusIndex]) buttons[focusIndex].focus({preventScroll: true});
   }
   function onHandKey(event) {
     const buttons = [...$("hand").querySelectorAll(".hand-card")];
@@ -439,12 +449,17 @@
     const w = (d.warmth - 50) / 50; // -1 cool ... +1 warm
     root.setProperty("--tint", w >= 0 ? `rgba(255, 140, 40, ${0.22 * w})` : `rgba(60, 130, 255, ${-0.22 * w})`);
     for (const key of Object.keys(DISPLAY_DEFAULT)) {
-      $(key === "warmth" ? "warmth" : key).value = d[key];
-      $(`${key}-out`).textContent = `${d[key]}%`;
+      $(key).value = d[key];
+      $(`${key}-out`).textContent = t("{n}%", {n: d[key]});
     }
   }
+  let display = DISPLAY_DEFAULT;
+  function showPace() {
+    $("pace").value = pace;
+    $("pace-out").textContent = t("{s} s", {s: (pace / 1000).toLocaleString(catalog.lang, {minimumFractionDigits: 1, maximumFractionDigits: 1})});
+  }
   function setupDisplay() {
-    let display = loadJson(STORE.display, DISPLAY_DEFAULT);
+    display = loadJson(STORE.display, DISPLAY_DEFAULT);
     applyDisplay(display);
     for (const key of Object.keys(DISPLAY_DEFAULT)) {
       $(key).addEventListener("input", (e) => {
@@ -460,42 +475,43 @@
     });
     const stored = localStorage.getItem(STORE.pace);
     pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : 700;
-    const showPace = () => { $("pace").value = pace; $("pace-out").textContent = `${(pace / 1000).toFixed(1)} s`; };
     showPace();
     $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
   }
 
-  function playerLabel(spec) {
-    const known = {random: t("Random"), heuristic: t("Heuristic"), ai: t("Trained AI"), pimc: t("Search (PIMC)"), expert: t("Expert")};
-    return known[spec] || spec;
+  async function loadPlayers() {
+    const data = await api("GET", "/api/players");
+    labels = data.labels;
+    return data;
   }
   async function setupPlayers() {
-    const data = await api("GET", "/api/players");
+    const data = await loadPlayers();
     for (const select of document.querySelectorAll("select[data-role]")) {
       select.replaceChildren();
       for (const spec of data.players) {
         const option = document.createElement("option");
         option.value = spec;
-        option.textContent = playerLabel(spec);
+        option.textContent = labels[spec] || spec;
         select.append(option);
       }
       select.value = data.defaults[select.dataset.role];
       select.addEventListener("change", async () => {
-        if (!gameId) return;
+        if (!gameId || lost) return;
         try {
           const res = await api("POST", `/api/games/${gameId}/players`, {[select.dataset.role]: select.value});
           if (!busy) { view = res.state; render(); }
-        } catch (err) { showError(err); }
+        } catch (err) {
+          if (err.code === "no_game") showLost(); else showError(err);
+        }
       });
     }
   }
   function syncPlayers() {
-    if (!view) return;
     const roles = {left: "1", partner: "2", right: "3"};
     for (const select of document.querySelectorAll("select[data-role]")) {
-      const spec = view.players[roles[select.dataset.role]];
+      const spec = view && view.players[roles[select.dataset.role]];
       if (spec) select.value = spec;
-      for (const option of select.options) option.textContent = playerLabel(option.value);
+      for (const option of select.options) option.textContent = labels[option.value] || option.value;
     }
   }
 
@@ -511,8 +527,14 @@
     for (const el of document.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
     document.title = `Aluette · ${t("The game of the cow")}`;
     renderRankOrder();
+    applyDisplay(display);
+    showPace();
+    await loadPlayers();
     syncPlayers();
-    for (const slot of document.querySelectorAll(".slot")) slot.replaceChildren(); // redraw named cards' ribbons
+    for (const slot of document.querySelectorAll(".slot")) slot.replaceChildren(); // redraw faces and ribbons
+    if (gameId && !lost && !busy) { // the server words the game in the new language
+      try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch (err) { if (err.code === "no_game") showLost(); }
+    }
     render();
   }
   function renderRankOrder() {
@@ -531,6 +553,14 @@
         cards.append(el);
       }
       item.append(cards);
+      // The named cards by name, in words beside their pictures.
+      const named = level.filter((c) => deck.named.includes(c));
+      if (named.length) {
+        const caption = document.createElement("span");
+        caption.className = "rank-name";
+        caption.textContent = named.map(cardName).join(", ");
+        item.append(caption);
+      }
       list.append(item);
     }
   }
@@ -540,15 +570,19 @@
     setupDisplay();
     $("hand").addEventListener("keydown", onHandKey);
     $("confirm").addEventListener("click", playSelected);
-    $("new-match").addEventListener("click", newMatch);
+    $("new-match").addEventListener("click", () => newMatch(false));
+    $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") newMatch(true); });
+    $("lost").addEventListener("close", () => { if ($("lost").returnValue === "new") newMatch(true); });
     $("open-rules").addEventListener("click", () => $("rules").showModal());
     $("open-settings").addEventListener("click", () => $("settings").showModal());
     $("last-trick-button").addEventListener("click", () => { showLastTrick = !showLastTrick; render(); });
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }
     });
-    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages")]);
+    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages"), api("GET", "/api/server")]);
     deck = meta[0];
+    deck.levels.forEach((level, k) => { for (const card of level) levelOf[card] = k + 1; });
+    idleMinutes = Math.round(meta[2].idle_seconds / 60);
     const picker = $("language");
     languages = Object.keys(meta[1].languages);
     for (const [code, name] of Object.entries(meta[1].languages)) {
@@ -571,7 +605,10 @@
         render();
         if (view.your_turn) focusHand();
         return;
-      } catch { sessionStorage.removeItem(STORE.game); }
+      } catch (err) {
+        if (err.code === "no_game") { showLost(); return; }
+        throw err;
+      }
     }
     await startGame();
     syncPlayers();

@@ -1,13 +1,14 @@
 // Drawing of the Aluette cards as inline SVG: the four Spanish-style suits
 // (Coins, Cups, Batons, Swords), pips for 1-9, a letter for Valet, Cavalière and
-// Roi, and a gold frame with a ribbon for the eight named cards.
+// Roi (the letters of the page's language, from the catalog), and a gold frame
+// with a ribbon for the eight named cards.
 // Only the public card-id contract is used here (id = 12 * suit + rank_index);
 // which cards are named comes from the server's /api/deck.
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
 const SUIT_CLASS = ["coins", "cups", "batons", "swords"];
-const RANK_LABEL = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "V", "C", "R"];
+const RANK_LABEL = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "V", "C", "R"]; // until the catalog loads
 
 // Suit symbols drawn around (0, 0), about 24 units tall.
 const SUIT_SYMBOL = {
@@ -43,13 +44,14 @@ function symbol(suit, x, y, scale) {
   return `<g class="pip" transform="translate(${x} ${y}) scale(${scale})">${SUIT_SYMBOL[suit]}</g>`;
 }
 
-// The face of card `id` as an SVG string; `title` (a named card's name) adds the ribbon.
-function cardSvg(id, title) {
+// The face of card `id` as an SVG string; `title` (a named card's name) adds the
+// ribbon; `faces` (12 labels by rank, from the catalog) are the corner letters.
+function cardSvg(id, title, faces) {
   const suit = SUIT_CLASS[Math.floor(id / 12)];
   const rank = id % 12;
   const parts = [`<rect class="face" x="2" y="2" width="96" height="146" rx="9"/>`];
   if (title) parts.push(`<rect class="named-frame" x="6" y="6" width="88" height="138" rx="6"/>`);
-  const label = RANK_LABEL[rank];
+  const label = escapeXml((faces && faces.length === 12 ? faces : RANK_LABEL)[rank]);
   parts.push(`<text class="index" x="12" y="24">${label}</text>`);
   parts.push(`<text class="index" x="88" y="140" transform="rotate(180 88 132)">${label}</text>`);
   if (rank < 9) {
@@ -68,11 +70,4 @@ function cardSvg(id, title) {
   return `<svg xmlns="${SVG_NS}" viewBox="0 0 100 150" class="card-svg suit-${suit}${title ? " named" : ""}" aria-hidden="true" focusable="false">${parts.join("")}</svg>`;
 }
 
-function cardBackSvg() {
-  return `<svg xmlns="${SVG_NS}" viewBox="0 0 100 150" class="card-svg back" aria-hidden="true" focusable="false">` +
-    `<rect class="back-face" x="2" y="2" width="96" height="146" rx="9"/>` +
-    `<rect class="back-inner" x="10" y="10" width="80" height="130" rx="5"/>` +
-    `<path class="back-cow" d="M30 70 C30 55 40 50 50 50 C60 50 70 55 70 70 C70 88 60 98 50 98 C40 98 30 88 30 70 Z M30 60 L20 52 M70 60 L80 52"/></svg>`;
-}
-
-window.AluetteCards = {cardSvg, cardBackSvg};
+window.AluetteCards = {cardSvg};

@@ -1,0 +1,500 @@
+"""The one game flow for people: a five-deal match of :mod:`aluette_env.game`
+between a person (seat 0, south) and three AI players, and every word the
+person reads about it.
+
+Both games for people run on it: the web server (:mod:`.web.server`) and the
+terminal (:mod:`.terminal`) feed the person's choices in (:meth:`GameSession.play`,
+:meth:`~GameSession.next_deal`, :meth:`~GameSession.new_match`) and show what
+comes out: the public events of each move (cards played, tricks with who took
+them and why, who leads next, the deal's end) and :meth:`GameSession.view`,
+everything seat 0 may know and nothing else. :class:`Narrator` words those
+facts in the person's language from the apps' one catalog, so the trick
+explanation, the deal's reason, the Mordienne line and the hand's order are
+stated here once. No rule is restated: dealing, tricks, the tally, scoring
+and when a Mordienne can still happen come from the game core.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from aluette_env.game import (
+    NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards, leading_seat,
+    mordienne_chance, reach_order, trick_winner,
+)
+from aluette_env.observation import encode_observation
+from aluette_env.players import Player
+
+from . import i18n
+from .i18n import N_
+
+HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner (R1)
+AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
+#: Seat names, south first, clockwise.
+SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
+#: What a person reads for the registry's players; other specs show as typed.
+PLAYER_LABELS = {"random": N_("Random"), "heuristic": N_("Heuristic"), "ai": N_("Trained AI"),
+                 "pimc": N_("Search (PIMC)"), "expert": N_("Expert")}
+
+
+class GameError(ValueError):
+    """A request the game cannot take in its state; the message names why.
+    Raised before anything changes."""
+
+
+class StaleMove(GameError):
+    """A move made on a view that is no longer the game's (a duplicate or
+    out-of-date request); nothing changed."""
+
+
+def hand_order(hand: Sequence[int]) -> list[int]:
+    """The person's hand as both games show it: strongest first (R7-R8), then by id."""
+    return sorted(hand, key=lambda c: (-STRENGTH[c], c))
+
+
+class GameSession:
+    """A match between the person (seat 0) and three AI players.
+
+    ``players`` maps the AI seats 1-3 to players and ``specs`` to the specs
+    that named them. Each call that moves the game returns the list of public
+    events it produced, in order, so a game can show the AI cards one at a
+    time. ``version`` counts the moves taken so far: a move made on the view
+    of an older version is refused (:class:`StaleMove`). ``deals`` (tests)
+    gives the hands of the first deals instead of shuffling.
+    """
+
+    def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
+                 seed: int | None = None, first_dealer: int | None = None,
+                 deals: Sequence[Sequence[Sequence[int]]] = ()):
+        if set(players) != {1, 2, 3}:
+            raise ValueError(f"AI players are needed for seats 1, 2 and 3, got {sorted(players)}")
+        self.players = dict(players)
+        self.specs = dict(specs)
+        self.rng = random.Random(seed)
+        self.first_dealer = first_dealer
+        self.scripted = [[list(h) for h in hands] for hands in deals]
+        self.match_number = 0
+        self.version = 0
+        #: The events of dealing the first deal (the AIs before the person play).
+        self.opening_events = self._new_match()
+
+    # ---------------------------------------------------------------- the game
+
+    def _new_match(self) -> list[dict[str, Any]]:
+        self.match_number += 1
+        # R2/R6: any seat may deal first; the match rotates it from there.
+        first = self.first_dealer if self.first_dealer is not None else \
+            self.rng.randrange(NUM_SEATS)
+        self.match = Match(first_dealer=first)
+        return self._new_deal()
+
+    def _new_deal(self) -> list[dict[str, Any]]:
+        if self.scripted:
+            hands, unused = self.scripted.pop(0), None
+        else:
+            deck = list(range(NUM_CARDS))
+            self.rng.shuffle(deck)
+            hands, unused = deal_cards(deck, self.match.dealer)  # R5
+        self.deal = Deal(hands, self.match.dealer, unused)
+        self.version += 1
+        self.summary: dict[str, Any] | None = None
+        # The last trick of this deal only: a card of an earlier deal may be in
+        # another seat's hand now, and the view names only this deal's cards.
+        self.last_trick: dict[str, Any] | None = None
+        for player in self.players.values():
+            reset = getattr(player, "reset", None)
+            if reset is not None:
+                reset(None)
+        events = [{"type": "deal", "number": self.match.deal_index + 1,
+                   "of": self.match.num_deals, "dealer": self.deal.dealer,
+                   "leader": self.deal.leader}]
+        return events + self._play_ai()
+
+    def _play_ai(self) -> list[dict[str, Any]]:
+        """AI seats play until it is the person's turn or the deal is over."""
+        events: list[dict[str, Any]] = []
+        deal = self.deal
+        while not deal.done and deal.to_act != HUMAN:
+            seat = deal.to_act
+            obs = encode_observation(deal, self.match, seat)
+            mask = np.zeros(NUM_CARDS, np.int8)
+            mask[deal.hands[seat]] = 1
+            card = int(self.players[seat].act(obs, mask))
+            events.extend(self._play(card))
+        return events
+
+    def _play(self, card: int) -> list[dict[str, Any]]:
+        deal = self.deal
+        seat = deal.to_act
+        trick = deal.play(card)
+        self.version += 1
+        cards = trick.cards if trick else deal.trick_cards
+        leader = trick.leader if trick else deal.leader
+        events: list[dict[str, Any]] = [{
+            "type": "play", "seat": seat, "card": card, "leader": leader,
+            # R10-R11 on the cards so far (None: they tie for highest).
+            "winning": trick_winner(cards, leader),
+            "next": None if deal.done else deal.to_act,
+        }]
+        if trick is not None:
+            self.last_trick = _trick_view(trick)
+            events.append({"type": "trick", **self.last_trick,
+                           # R10-R11: the core's leader after the trick.
+                           "next_leader": None if deal.done else deal.leader,
+                           **_tally(deal)})
+            if deal.done:
+                record = self.match.record(deal)
+                self.summary = self._summary(record)
+                events.append({"type": "deal_over", "summary": self.summary})
+        return events
+
+    def _summary(self, record) -> dict[str, Any]:
+        """Why the deal went as it did, from the core's score (R13-R16)."""
+        score = record.score
+        counts = list(record.trick_counts)
+        reason = "all_spoiled"
+        tied_with: list[int] = []
+        if score.winner is not None:
+            tied_with = [s for s in range(NUM_SEATS)
+                         if s != score.winner and counts[s] == counts[score.winner]]
+            reason = "mordienne" if score.mordienne else (
+                "first_to_reach" if tied_with else "most_tricks")
+        return {
+            "deal": record.deal,
+            "dealer": record.dealer,
+            "trick_winners": list(record.trick_winners),
+            "trick_counts": counts,
+            "winner": score.winner,
+            "points": score.points,
+            "mordienne": score.mordienne,
+            "reason": reason,
+            "tied_with": tied_with,
+            "team_points": list(record.team_points),
+            "match_points": list(self.match.points),
+        }
+
+    # ------------------------------------------------------ what the person asks
+
+    def _check_version(self, version: int | None) -> None:
+        if version is not None and version != self.version:
+            raise StaleMove(f"this move was made on an older view of the game (version "
+                            f"{version}, the game is at {self.version}): nothing was changed; "
+                            f"reload the game")
+
+    def check_play(self, card: object, version: int | None = None) -> int:
+        """``card`` if the person may play it now, else :class:`GameError`."""
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+            raise GameError(f"card must be an integer card id 0-47, got {card!r}")
+        self._check_version(version)
+        deal = self.deal
+        if deal.done:
+            raise GameError("the deal is over: ask for the next deal"
+                            if not self.match.over else "the match is over: start a new match")
+        if deal.to_act != HUMAN:
+            raise GameError(f"it is not your turn: player_{deal.to_act} is to play")
+        if card not in deal.hands[HUMAN]:
+            raise GameError(f"card {card} is not in your hand; legal: {deal.legal_cards()}")
+        return card
+
+    def play(self, card: object, version: int | None = None) -> list[dict[str, Any]]:
+        """The person plays ``card``; then the AIs play up to the person's next turn.
+        With ``version``, only if the game is still at that version."""
+        card = self.check_play(card, version)
+        return self._play(card) + self._play_ai()
+
+    def next_deal(self, version: int | None = None) -> list[dict[str, Any]]:
+        self._check_version(version)
+        if not self.deal.done:
+            raise GameError(f"the deal is still being played: "
+                            f"trick {self.deal.trick_index + 1} of 9")
+        if self.match.over:
+            raise GameError("the match is over: start a new match")
+        return self._new_deal()
+
+    def new_match(self) -> list[dict[str, Any]]:
+        """R2: a new match clears the scores (allowed at any time)."""
+        return self._new_match()
+
+    def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
+        """Seat ``seat`` (1-3) is played by ``player`` from its next card on."""
+        if seat not in self.players:
+            raise GameError(f"seat {seat} is not an AI seat; AI seats are 1, 2, 3")
+        self.players[seat] = player
+        self.specs[seat] = spec
+        return [{"type": "player", "seat": seat, "spec": spec}]
+
+    # ---------------------------------------------------------------- the view
+
+    @property
+    def in_progress(self) -> bool:
+        """A match with a card played and not over: leaving it loses something."""
+        return not self.match.over and (bool(self.match.history) or bool(self.deal.tricks)
+                                         or bool(self.deal.trick_cards))
+
+    def view(self) -> dict[str, Any]:
+        """Everything seat 0 may know now, and nothing else: its own hand,
+        cards played, trick results, the tally and the scores."""
+        deal, match = self.deal, self.match
+        current = None
+        if deal.trick_cards:
+            cards = list(deal.trick_cards)
+            current = {
+                "leader": deal.leader,
+                "plays": [{"seat": (deal.leader + k) % NUM_SEATS, "card": c}
+                          for k, c in enumerate(cards)],
+                # R10-R11 on the cards so far: the seat ahead, or None when they tie.
+                "winning": trick_winner(cards, deal.leader),
+            }
+        your_turn = not deal.done and deal.to_act == HUMAN
+        return {
+            "version": self.version,
+            "match": _match_view(self),
+            "deal": {
+                "number": match.deal_index + (0 if deal.done else 1),
+                "of": match.num_deals,
+                "dealer": deal.dealer,
+                "trick": min(deal.trick_index + 1, NUM_TRICKS),
+                "leader": deal.leader,
+                "to_act": None if deal.done else deal.to_act,
+                "done": deal.done,
+            },
+            "hand": hand_order(deal.hands[HUMAN]),
+            "legal": sorted(deal.legal_cards()) if your_turn else [],
+            "your_turn": your_turn,
+            "in_progress": self.in_progress,
+            "current_trick": current,
+            "last_trick": self.last_trick,
+            "tricks_played": [_trick_view(t) for t in deal.tricks],
+            **_tally(deal),
+            "summary": self.summary,
+            "players": {str(s): self.specs[s] for s in sorted(self.specs)},
+        }
+
+
+def _match_view(game: GameSession) -> dict[str, Any]:
+    match = game.match
+    return {
+        "number": game.match_number,
+        "points": list(match.points),
+        "over": match.over,
+        "winner": match.winner() if match.over else None,  # team 0 (you) / 1 / None draw
+        "history": [
+            {"deal": r.deal, "winner": r.score.winner, "points": list(r.team_points),
+             "mordienne": r.score.mordienne}
+            for r in match.history
+        ],
+    }
+
+
+def _tally(deal: Deal) -> dict[str, Any]:
+    """The deal's tally as the core keeps it (R13-R16), for the games."""
+    chance = mordienne_chance(deal.counts, deal.reached, deal.in_run, len(deal.tricks))
+    return {
+        "counts": list(deal.counts),
+        "reached": [r if r >= 0 else None for r in deal.reached],
+        "reach_order": reach_order(deal.counts, deal.reached),  # R13-R14, best first
+        "leading": leading_seat(deal.counts, deal.reached),
+        # R16: the seat whose run can still score Mordienne (or scored it), if any.
+        "mordienne": None if chance is None else {
+            "seat": chance, "length": deal.counts[chance], "done": deal.done},
+    }
+
+
+def _trick_view(trick) -> dict[str, Any]:
+    plays = [{"seat": (trick.leader + k) % NUM_SEATS, "card": c}
+             for k, c in enumerate(trick.cards)]
+    return {"index": trick.index, "leader": trick.leader, "plays": plays,
+            "winner": trick.winner, "why": _why(plays, trick.winner)}
+
+
+def _why(plays: list[dict[str, int]], winner: int | None) -> dict[str, Any]:
+    """Which card took the trick and the strongest card it beat, or the cards
+    that tied for highest (R10-R11 decided it; this only names the cards)."""
+    top = max(STRENGTH[p["card"]] for p in plays)
+    if winner is None:
+        return {"tied": [p["card"] for p in plays if STRENGTH[p["card"]] == top]}
+    card = next(p["card"] for p in plays if p["seat"] == winner)
+    others = [p["card"] for p in plays if p["seat"] != winner]
+    beaten = max(others, key=lambda c: STRENGTH[c]) if others else None
+    return {"card": card, "beats": beaten}
+
+
+def new_session(specs: Mapping[int, str], get_player: Callable[[str], Player],
+                seed: int | None = None) -> GameSession:
+    """A session whose AI seats are the players named by ``specs`` (seat -> spec)."""
+    return GameSession({s: get_player(spec) for s, spec in specs.items()}, specs, seed)
+
+
+class SharedPlayer:
+    """A player object shared by several games, used by one game at a time (a
+    player may keep scratch buffers between calls), so games can move in
+    worker threads."""
+
+    def __init__(self, player: Player):
+        self.player = player
+        self.lock = threading.Lock()
+        self.name = getattr(player, "name", "?")
+
+    def act(self, obs, mask):
+        with self.lock:
+            return self.player.act(obs, mask)
+
+    def reset(self, seed=None):
+        reset = getattr(self.player, "reset", None)
+        if reset is not None:
+            with self.lock:
+                reset(seed)
+
+
+# --------------------------------------------------------------------- the words
+
+
+class Narrator:
+    """Every sentence about the game that a person reads, in ``lang``, from the
+    apps' one catalog: both games show these, so they say the same thing."""
+
+    def __init__(self, lang: str = i18n.DEFAULT_LANGUAGE):
+        self.lang = i18n.check_language(lang)
+        self._ = i18n.translator(lang).gettext
+        self.cards = i18n.card_names(lang)
+
+    def t(self, message: str, **fields: object) -> str:
+        text = self._(message)
+        return text.format(**fields) if fields else text
+
+    def seat(self, seat: int) -> str:
+        return self._(SEAT_NAMES[seat])
+
+    def card(self, card: int) -> str:
+        return self.cards[card]
+
+    def player(self, spec: str) -> str:
+        """A player's display name: ``Heuristic`` for ``heuristic:seed=3``."""
+        base = spec.split(":", 1)[0]
+        return self._(PLAYER_LABELS[base]) if base in PLAYER_LABELS else spec
+
+    def leader(self, seat: int) -> str:
+        return self.t("Leader: {seat}.", seat=self.seat(seat))
+
+    def trick_so_far(self, leader: int, winning: int | None) -> str:
+        """The trick in progress: who led it, who is winning it or that it is spoiled."""
+        status = (self.t("Spoiled so far: the highest cards are equal.") if winning is None
+                  else self.t("Winning now: {seat}.", seat=self.seat(winning)))
+        return f"{self.t('Led by {seat}.', seat=self.seat(leader))} {status}"
+
+    def why(self, why: dict[str, Any], winner: int | None) -> str:
+        """Which card won and what it beat, or which cards tied and spoiled it."""
+        if winner is None:
+            return self.t("Spoiled: {cards} are equal and highest, so nobody takes this trick.",
+                          cards=self.t(" and ").join(self.card(c) for c in why["tied"]))
+        if why.get("beats") is None:
+            return self.t("Trick taken by {seat}.", seat=self.seat(winner))
+        return self.t("Trick taken by {seat}: {card} beats {beaten}.", seat=self.seat(winner),
+                      card=self.card(why["card"]), beaten=self.card(why["beats"]))
+
+    def next_leader(self, seat: int | None) -> str:
+        if seat is None:
+            return ""
+        if seat == HUMAN:
+            return self.t("You lead the next trick.")
+        return self.t("{seat} leads the next trick.", seat=self.seat(seat))
+
+    def trick_done(self, trick: dict[str, Any], next_leader: int | None) -> str:
+        """A finished trick, explained: who took it with which card over which, or
+        the tie that spoiled it, then who leads next."""
+        return " ".join(x for x in (self.why(trick["why"], trick["winner"]),
+                                    self.next_leader(next_leader)) if x)
+
+    def trick_heading(self, trick: dict[str, Any]) -> str:
+        n = trick["index"] + 1
+        return (self.t("Trick {n}: spoiled.", n=n) if trick["winner"] is None
+                else self.t("Trick {n}: taken by {seat}.", n=n, seat=self.seat(trick["winner"])))
+
+    def mordienne(self, chance: dict[str, Any] | None) -> str:
+        """The Mordienne line (R16), only for a run that can still score or scored."""
+        if chance is None:
+            return ""
+        if chance["done"]:
+            return self.t("Mordienne for {seat}: the last {n} tricks in a row and none before, "
+                          "so 2 points instead of 1.", seat=self.seat(chance["seat"]),
+                          n=chance["length"])
+        return self.t("Mordienne in reach for {seat}: {n} tricks in a row and none before. "
+                      "Taking every trick left would score 2 points instead of 1.",
+                      seat=self.seat(chance["seat"]), n=chance["length"])
+
+    def summary(self, s: dict[str, Any]) -> list[str]:
+        """Why the deal was won, in lines: the reason from the core's score and the points."""
+        if s["reason"] == "all_spoiled":
+            return [self.t("Every trick was spoiled: nobody scores.")]
+        who = self.seat(s["winner"])
+        n = s["trick_counts"][s["winner"]]
+        if s["tied_with"]:
+            lines = [self.t("Deal won by {seat}: tied on {n} tricks with {others}, but first to "
+                            "reach {n}.", seat=who, n=n,
+                            others=", ".join(self.seat(x) for x in s["tied_with"]))]
+        else:
+            lines = [self.t("Deal won by {seat}, with the most tricks ({n}).", seat=who, n=n)]
+        if s["mordienne"]:
+            lines.append(self.t("Mordienne! Nothing won before a closing run of {n} tricks: the "
+                                "points are doubled.", n=n))
+        ours, theirs = s["team_points"]
+        lines.append(self.t("Your side scores {points}.", points=ours) if ours else
+                     self.t("The opponents score {points}.", points=theirs))
+        return lines
+
+    def history(self, h: dict[str, Any]) -> str:
+        if h["winner"] is None:
+            return self.t("Deal {n}: nobody", n=h["deal"] + 1)
+        return self.t("Deal {n}: {seat} +{points}", n=h["deal"] + 1, seat=self.seat(h["winner"]),
+                      points=max(h["points"]))
+
+    def match_result(self, match: dict[str, Any]) -> str:
+        us, them = match["points"]
+        if match["winner"] == 0:
+            return self.t("You and your partner win the match, {us} to {them}!", us=us, them=them)
+        if match["winner"] == 1:
+            return self.t("The opponents win the match, {them} to {us}.", us=us, them=them)
+        return self.t("The match is a draw, {us} to {them}.", us=us, them=them)
+
+    def event(self, ev: dict[str, Any]) -> dict[str, Any]:
+        """``ev`` with its words: ``text`` (what happened) and, for a card, ``status``."""
+        kind = ev["type"]
+        if kind == "deal":
+            return {**ev, "text": self.leader(ev["leader"])}
+        if kind == "play":
+            return {**ev, "text": self.t("{seat}: {card}", seat=self.seat(ev["seat"]),
+                                         card=self.card(ev["card"])),
+                    "status": self.trick_so_far(ev["leader"], ev["winning"])}
+        if kind == "trick":
+            return {**ev, "text": self.trick_done(ev, ev["next_leader"]),
+                    "mordienne_text": self.mordienne(ev["mordienne"])}
+        if kind == "deal_over":
+            return {**ev, "text": self.summary(ev["summary"])}
+        if kind == "player":
+            return {**ev, "text": self.player(ev["spec"])}
+        return ev
+
+    def view(self, v: dict[str, Any]) -> dict[str, Any]:
+        """The words of a view: the trick line, the Mordienne line, the deal's
+        summary, the match's history and result, the players' names."""
+        current = v["current_trick"]
+        if current is not None:
+            trick = self.trick_so_far(current["leader"], current["winning"])
+        elif v["deal"]["done"]:
+            trick = ""
+        else:
+            trick = self.leader(v["deal"]["leader"])
+        return {
+            "trick": trick,
+            "last_trick": None if v["last_trick"] is None else
+            self.why(v["last_trick"]["why"], v["last_trick"]["winner"]),
+            "mordienne": self.mordienne(v["mordienne"]),
+            "summary": self.summary(v["summary"]) if v["summary"] else [],
+            "history": [self.history(h) for h in v["match"]["history"]],
+            "match_result": self.match_result(v["match"]) if v["match"]["over"] else "",
+            "players": {s: self.player(spec) for s, spec in v["players"].items()},
+        }

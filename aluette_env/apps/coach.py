@@ -18,7 +18,8 @@
   thread while the person plays, so the game never waits for them.
 
 The effort is set by the number of sampled worlds: ``hint_worlds`` (default
-144, the expert's own) and ``review_worlds`` (default 48). Two expert objects,
+96: a hint searches every card, so it costs more than one of the expert's
+moves) and ``review_worlds`` (default 48). Two expert objects,
 each behind a lock, so a hint never waits behind a review's search.
 """
 
@@ -34,7 +35,7 @@ from aluette_env.game import NUM_CARDS, Deal, Match
 from aluette_env.observation import encode_observation
 from aluette_env.records import positions
 
-HINT_WORLDS = 144
+HINT_WORLDS = 96
 REVIEW_WORLDS = 48
 MAX_WORLDS = 4096
 

@@ -25,7 +25,7 @@ from typing import Any, Iterator, Sequence
 
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
-    check_card, deal_result, describe, dealer_of, match_result,
+    check_card, deal_result, dealer_of, describe, match_result, trick_winner,
 )
 
 FORMAT = "aluette-match"
@@ -210,6 +210,23 @@ def positions(record: dict[str, Any]) -> Iterator[Position]:
             yield Position(i, k, SEAT[agent], card, deal, match)
             deal.play(card)
         match.record(deal)
+
+
+def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Each deal's tricks as the core plays them: ``{"index", "leader",
+    "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
+    out: list[list[dict[str, Any]]] = [[] for _ in record["deals"]]
+    for pos in positions(record):
+        if pos.play_index % NUM_SEATS == NUM_SEATS - 1:
+            deal = pos.deal
+            leader, cards = deal.leader, deal.trick_cards + [pos.card]
+            index = len(deal.tricks)
+            winner = trick_winner(cards, leader)
+            out[pos.deal_index].append({
+                "index": index, "leader": AGENTS[leader],
+                "plays": [[AGENTS[(leader + k) % NUM_SEATS], c] for k, c in enumerate(cards)],
+                "winner": None if winner is None else AGENTS[winner]})
+    return out
 
 
 def human_seats(record: dict[str, Any]) -> list[int]:

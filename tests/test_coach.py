@@ -114,3 +114,69 @@ def test_reviews_run_in_the_background(coach):
         assert seats == {0, 2}
     finally:
         queue.close()
+
+
+# ------------------------------------------------------------------ the web routes
+
+
+@pytest.fixture(scope="module")
+def client():
+    from starlette.testclient import TestClient
+
+    from aluette_env.apps.web.server import ServerConfig, create_app
+    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
+                                  seed=5, hint_worlds=4, review_worlds=4))
+    with TestClient(app) as c:
+        c.app_state = app.state
+        yield c
+
+
+def _play_match(client) -> str:
+    """A whole match through the API, the first legal card each turn; the game id."""
+    r = client.post("/api/games", json={})
+    gid, state = r.json()["id"], r.json()["state"]
+    while not state["match"]["over"]:
+        if state["deal"]["done"]:
+            state = client.post(f"/api/games/{gid}/next-deal", json={}).json()["state"]
+            continue
+        state = client.post(f"/api/games/{gid}/play", json={
+            "card": state["legal"][0], "version": state["version"]}).json()["state"]
+    return gid
+
+
+def test_web_hint_only_on_your_turn_and_from_your_view(client):
+    r = client.post("/api/games", json={})
+    gid, state = r.json()["id"], r.json()["state"]
+    assert state["your_turn"]
+    hint = client.get(f"/api/games/{gid}/hint").json()
+    assert sorted(e["card"] for e in hint["cards"]) == state["legal"]
+    assert hint["best"] in state["legal"] and hint["version"] == state["version"]
+    assert sum(e["best"] for e in hint["cards"]) == 1
+    gid_done = _play_match(client)
+    r = client.get(f"/api/games/{gid_done}/hint")
+    assert r.status_code == 409 and "not your turn" in r.json()["error"]
+
+
+def test_web_reviews_record_download_and_replay(client):
+    gid = _play_match(client)
+    queue = client.app_state.coach.queue
+    for d in range(5):  # every finished deal was queued as it ended
+        queue.wait(f"{gid}:1", d, timeout=300)
+    review = client.get(f"/api/games/{gid}/review").json()
+    assert len(review["deals"]) == 5 and all(d is not None for d in review["deals"])
+    assert set(review["summary"]["seats"]) == {"0", "2"}
+    assert review["summary"]["seats"]["0"]["decisions"] == 45
+    r = client.get(f"/api/games/{gid}/record")
+    assert "attachment" in r.headers["content-disposition"]
+    record = r.json()
+    assert record["players"]["player_0"] == "human" and len(record["deals"]) == 5
+    up = client.post("/api/records", content=r.content)
+    assert up.status_code == 201
+    rid = up.json()["id"]
+    shown = client.get(f"/api/records/{rid}").json()
+    assert shown["record"] == record and len(shown["tricks"]) == 5
+    assert all(len(t) == 9 for t in shown["tricks"])
+    bad = dict(record, result={"points": {"team_0": 99, "team_1": 0}, "winner": "team_0"})
+    r = client.post("/api/records", json=bad)
+    assert r.status_code == 400 and "result.points.team_0" in r.json()["error"]
+    assert client.get("/api/records/nope").status_code == 404

@@ -128,7 +128,7 @@ def judge(estimates: dict[str, Any], card: int) -> dict[str, Any]:
     card, the cost of ``card`` in points and whether it is a mistake (a cost
     larger than the estimate's uncertainty)."""
     entry = next(e for e in estimates["cards"] if e["card"] == card)
-    cost = -entry["delta"]
+    cost = -entry["delta"] + 0.0  # no -0.0
     return {"best": estimates["best"], "cost": round(cost, 4), "stderr": entry["stderr"],
             "mistake": cost > entry["stderr"] and cost > 0, "estimates": estimates["cards"]}
 

@@ -10,17 +10,19 @@
 * **Review** (:meth:`Coach.review_deal`): each decision of the chosen seats in
   a finished deal of a match record (:mod:`aluette_env.records`), with the
   expert's preferred card and the estimated cost of the card played (the
-  preferred card's value minus the played card's; negative when the played
-  card looked better). A play is a *mistake* only when its cost exceeds the
-  estimate's uncertainty. :func:`match_summary` gives each seat's mean cost per
-  decision.
+  preferred card's value minus the played card's). A play is a *mistake* only
+  when its cost exceeds the estimate's uncertainty. :func:`match_summary`
+  gives each seat's mean cost per decision. The preferred card is the one with the best estimate (the expert
+  with ``confidence=0``), so a cost is never negative; as the best of noisy
+  estimates, it is slightly optimistic, so even perfect play shows a small
+  mean cost: compare seats reviewed with the same effort.
 * **Background reviews** (:class:`ReviewQueue`): reviews computed in one worker
   thread while the person plays, so the game never waits for them.
 
 The effort is set by the number of sampled worlds: ``hint_worlds`` (default
 96: a hint searches every card, so it costs more than one of the expert's
-moves) and ``review_worlds`` (default 48). Two expert objects,
-each behind a lock, so a hint never waits behind a review's search.
+moves) and ``review_worlds`` (default 48). Two expert objects, each behind a
+lock, so a hint never waits behind a review's search.
 """
 
 from __future__ import annotations
@@ -54,8 +56,13 @@ class Coach:
         from aluette_env.players.expert import ExpertPlayer
         self.hint_worlds = _check_worlds("hint_worlds", hint_worlds)
         self.review_worlds = _check_worlds("review_worlds", review_worlds)
-        self._hinter = ExpertPlayer(worlds=hint_worlds, seed=seed, policy=policy)
-        self._reviewer = ExpertPlayer(worlds=review_worlds, seed=seed, policy=policy)
+        # confidence=0: the preferred card is the best estimate, so no other card
+        # shows as a gain over it (a move of the expert keeps its policy's card
+        # unless another is clearly better).
+        self._hinter = ExpertPlayer(worlds=hint_worlds, seed=seed, policy=policy,
+                                    confidence=0.0)
+        self._reviewer = ExpertPlayer(worlds=review_worlds, seed=seed, policy=policy,
+                                      confidence=0.0)
         self._hint_lock = threading.Lock()
         self._review_lock = threading.Lock()
 

@@ -65,8 +65,8 @@
         list.append(item);
       }
       box.replaceChildren(el("p", "coach-note",
-        `Expected points of the deal for your side, best card first; the others relative to it, ` +
-        `± the estimate's uncertainty (${hint.worlds} sampled deals).`), list);
+        `The expert's estimate (${hint.worlds} sampled deals): points of the deal for your side ` +
+        `with its best card; the other cards relative to it, ± the uncertainty.`), list);
       for (const b of document.querySelectorAll(".hand-card")) {
         b.classList.toggle("coach-pick", Number(b.dataset.card) === hint.best);
       }
@@ -203,6 +203,7 @@
     list.replaceChildren();
     plays.forEach(([agent, c], k) => {
       const item = el("li", k === step - 1 ? "current" : "");
+      if (k % 4 === 0) item.classList.add("trick-start");
       const r = review ? review.plays[k] : null;
       if (r && r.review && r.review.mistake) item.classList.add("coach-mistake");
       item.append(el("span", "", `${agent}: ${cardName(c)}`));

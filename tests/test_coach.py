@@ -180,3 +180,38 @@ def test_web_reviews_record_download_and_replay(client):
     r = client.post("/api/records", json=bad)
     assert r.status_code == 400 and "result.points.team_0" in r.json()["error"]
     assert client.get("/api/records/nope").status_code == 404
+
+
+# ------------------------------------------------------------------ the terminal
+
+
+def test_terminal_hint_review_and_record(coach, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from aluette_env.apps.terminal import TerminalGame
+    from aluette_env.players.random_player import RandomPlayer
+    from aluette_env.records import read_record
+
+    turn = "1\ny\n"
+    deal = turn * 8
+    stdin = "h\n" + deal + "r\n\n" + (deal + "\n") * 3 + deal + "q\n"
+    out = io.StringIO()
+    made = []
+    game = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=1,
+                        console=Console(file=out, width=100, color_system=None),
+                        stdin=io.StringIO(stdin), specs={1: "random", 2: "random", 3: "random"},
+                        coach=lambda: made.append(1) or coach, record_dir=str(tmp_path))
+    assert game.run() == 0
+    text = out.getvalue()
+    assert made == [1]  # made once, on the first h
+    assert "Expert's estimate" in text and "  best" in text
+    assert "Review of deal 1 by the expert" in text
+    assert "You: " in text.split("Review of deal 1")[1] and "decisions" in text
+    files = list(tmp_path.glob("*.json"))
+    assert len(files) == 1 and f"Match record saved: {files[0]}" in text.replace("\n", "")
+    record = read_record(files[0])
+    assert record["players"] == {"player_0": "human", "player_1": "random",
+                                 "player_2": "random", "player_3": "random"}
+    assert len(record["deals"]) == 5

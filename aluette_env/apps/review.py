@@ -20,7 +20,8 @@ from .cli import Command, UsageError, seed_int
 from .coach import MAX_WORLDS, REVIEW_WORLDS
 
 
-def _worlds(text: str) -> int:
+def worlds(text: str) -> int:
+    """An argparse type: a number of sampled worlds (the coach's effort)."""
     try:
         value = int(text)
     except ValueError:
@@ -36,7 +37,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seats", default="human", metavar="WHO",
                    help="seats to review: human (the seats a person played; all if none "
                         "did), all, or names like player_0,player_2 (default: human)")
-    p.add_argument("--worlds", type=_worlds, default=REVIEW_WORLDS,
+    p.add_argument("--worlds", type=worlds, default=REVIEW_WORLDS,
                    help="sampled worlds per decision: the review's effort")
     p.add_argument("--deal", type=int, default=None, metavar="N",
                    help="review only deal N (1 is the first; default: every deal)")

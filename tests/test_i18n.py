@@ -124,3 +124,31 @@ def test_browser_catalog_carries_direction_and_cards():
     assert ar["dir"] == "rtl" and i18n.browser_catalog("vi")["dir"] == "ltr"
     assert ar["cards"] == list(i18n.card_names("ar"))
     assert set(ar["messages"]) == {m for m in i18n.template_messages() if isinstance(m, str)}
+
+
+def test_every_message_the_games_word_is_in_the_catalog():
+    """Narrate whole deals (events and views) and record each message asked
+    for: all must be in the template, so no sentence stays in English."""
+    import random
+
+    from aluette_env.apps.session import GameSession, Narrator
+    from aluette_env.players import load_player
+
+    words = Narrator("fr")
+    asked: set[str] = set()
+    gettext = words._
+    words._ = lambda message: asked.add(message) or gettext(message)
+    players = {s: load_player("random", seed=s) for s in (1, 2, 3)}
+    rng = random.Random(0)
+    for seed in range(4):
+        game = GameSession(players, {1: "random", 2: "heuristic", 3: "ai"}, seed=seed)
+        events = list(game.opening_events)
+        while not game.match.over:
+            words.view(game.view())
+            events += game.next_deal() if game.deal.done else game.play(
+                rng.choice(game.view()["legal"]))
+        words.view(game.view())
+        for ev in events:
+            words.event(ev)
+    template = set(i18n.template_messages())
+    assert asked and asked <= template, sorted(asked - template)

@@ -1,7 +1,10 @@
 """The web game in a real browser: Debian's Chromium driven by Playwright
-(``executable_path``; nothing downloads a browser). A whole match by mouse and
-one by keyboard, the Arabic right-to-left layout, and the display settings
-surviving a reload.
+(``executable_path``; nothing downloads a browser; one browser for the
+module). A whole match by mouse and one by keyboard (every trick explained,
+selection and focus told apart), the Arabic right-to-left layout, phone,
+tablet and laptop sizes in English and Arabic (no horizontal scrolling, your
+hand and Play in view on your turn), the notice for a game the server lost,
+the New-match confirmation, and the display settings surviving a reload.
 
 Skipped, with the reason in the test summary, where Playwright or Chromium is
 missing (``.ci/run`` installs Chromium). With ``ALUETTE_SCREENSHOTS=DIR`` the
@@ -12,6 +15,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import socket
 import threading
@@ -41,7 +45,7 @@ MATCH_TIMEOUT_MS = 60_000
 
 
 @pytest.fixture(scope="module")
-def server_url():
+def server():
     import uvicorn
 
     from aluette_env.apps.web.server import ServerConfig, create_app
@@ -57,9 +61,14 @@ def server_url():
     while not server.started:
         assert time.monotonic() < deadline, "the test server did not start"
         time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/"
     server.should_exit = True
     thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server_url(server):
+    return server[1]
 
 
 @pytest.fixture(scope="module")
@@ -74,13 +83,16 @@ def browser():
 def page(browser, server_url, request):
     # The whole-match tests run without animations (Playwright waits for moving
     # elements to settle before each click); the others keep them.
-    motion = "reduce" if "whole_match" in request.node.name else "no-preference"
+    motion = "reduce" if "whole_" in request.node.name else "no-preference"
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion=motion)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+    # Script errors fail a test; the browser's own log of a 4xx answer does not
+    # (the lost-game test is made of them).
+    page.on("console", lambda m: errors.append(m.text) if m.type == "error" and
+            not m.text.startswith("Failed to load resource") else None)
     page.errors = errors
     page.url_base = server_url
     yield page
@@ -135,8 +147,14 @@ def test_whole_match_by_mouse(page):
     open_table(page)
     rng = random.Random(3)
     deals, plays = 0, 0
+    explained = 0
     while True:
         state = wait_ready(page)
+        last = page.locator("#last-result").inner_text()
+        if last:  # the last trick, explained where it ended
+            assert re.search(r"^(Trick taken by \w+: .+ beats .+\.|Spoiled: .+ are equal and "
+                             r"highest, so nobody takes this trick\.)", last), last
+            explained += 1
         if state == "match-over":
             break
         if state == "deal-over":
@@ -150,12 +168,14 @@ def test_whole_match_by_mouse(page):
         k = rng.randrange(cards.count())
         cards.nth(k).click()
         assert cards.nth(k).get_attribute("aria-pressed") == "true"
+        assert "again" in page.locator("#prompt").inner_text()  # a second click plays it
         if plays % 2:
             after_move(page, cards.nth(k).click)  # a second click on the chosen card plays it
         else:
             after_move(page, lambda: page.click("#confirm"))
         plays += 1
     assert deals == 4 and plays == 45  # five deals of nine cards; the fifth ends the match
+    assert explained >= 40
     summary = page.locator("#summary").inner_text()
     assert "win the match" in summary or "draw" in summary
     assert page.locator(".tally tr").count() == 5
@@ -165,7 +185,7 @@ def test_whole_match_by_mouse(page):
     assert scores(page) == [0, 0]  # R2: a new match clears the scores
 
 
-def test_whole_match_by_keyboard(page):
+def test_whole_deal_by_keyboard(page):
     open_table(page)
     rng = random.Random(5)
     plays = 0
@@ -174,6 +194,9 @@ def test_whole_match_by_keyboard(page):
         if state == "match-over":
             assert page.evaluate("document.activeElement.id") == "summary-new-match"
             break
+        if state == "deal-over" and plays >= 9:
+            assert page.evaluate("document.activeElement.id") == "next-deal"
+            break
         if state == "deal-over":
             assert page.evaluate("document.activeElement.id") == "next-deal"
             after_move(page, lambda: page.keyboard.press("Enter"))
@@ -181,11 +204,19 @@ def test_whole_match_by_keyboard(page):
         focused = page.evaluate("document.activeElement.className")
         assert "hand-card" in focused  # the hand takes the focus on your turn
         outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
-        assert outline != "none"  # focus is visible
+        assert outline == "dashed"  # focus is visible, and not the look of a chosen card
+        assert "selected" not in focused and page.locator(".hand-card.selected").count() == 0
         for _ in range(rng.randrange(4)):
             page.keyboard.press("ArrowRight")
         page.keyboard.press("Enter")  # select
         chosen = page.evaluate("document.activeElement.dataset.card")
+        if plays == 1:  # chosen: a solid frame and a check mark, not the focus ring
+            card = f".hand-card[data-card='{chosen}']"
+            assert page.evaluate(f"getComputedStyle(document.querySelector(\"{card} .card\"))"
+                                 ".outlineStyle") == "solid"
+            assert page.evaluate(f"getComputedStyle(document.querySelector(\"{card}\"), "
+                                 "'::after').content") == '"✓"'
+
         if plays == 0:
             page.keyboard.press("Escape")  # change the choice
             assert page.locator(".hand-card[aria-pressed=true]").count() == 0
@@ -195,8 +226,9 @@ def test_whole_match_by_keyboard(page):
         after_move(page, lambda: page.keyboard.press("Enter"))  # play
         plays += 1
         assert page.locator(f".hand-card[data-card='{chosen}']").count() == 0
-    assert plays == 45
-    assert "match" in page.locator("#summary").inner_text()
+    assert plays == 9
+    assert "Deal won by" in page.locator("#summary").inner_text() or \
+        "nobody scores" in page.locator("#summary").inner_text()
 
 
 def test_arabic_is_laid_out_right_to_left_and_remembered(page):
@@ -276,3 +308,73 @@ def test_reduced_motion_turns_animations_off(browser, server_url):
         "getComputedStyle(document.querySelector('.hand-card.selected')).transform")
     assert transform == "none"
     context.close()
+
+
+SIZES = [(390, 844), (844, 390), (768, 1024), (1280, 800)]
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_every_size_fits_with_your_hand_and_play_in_view(browser, server_url, lang):
+    """Phone (portrait and landscape), tablet and laptop, left-to-right and
+    right-to-left: no horizontal scrolling, and on your turn the hand, the
+    prompt and Play are on screen without scrolling."""
+    for width, height in SIZES if lang == "en" else [SIZES[0], SIZES[1], SIZES[3]]:
+        context = browser.new_context(viewport={"width": width, "height": height},
+                                      reduced_motion="reduce")
+        page = context.new_page()
+        page.url_base = server_url
+        open_table(page, lang=lang)
+        play_cards(page, 2)
+        cards = page.locator(".hand-card")
+        cards.last.hover()  # each card's strength, on hover
+        tip = page.evaluate("getComputedStyle(document.querySelector('.hand-card:last-child'), "
+                            "'::before').content")
+        assert re.search(r"\d+", tip) and len(tip) > 8, tip
+        cards.first.click()
+        where = f"{lang} {width}x{height}"
+        assert page.evaluate("document.documentElement.scrollWidth") <= width, where
+        for selector in (".topbar", "#table", ".hand-area", ".side", ".seat-west",
+                         ".seat-east", ".seat-north", "#trick-status"):
+            box = page.locator(selector).bounding_box()
+            assert box["x"] >= -1 and box["x"] + box["width"] <= width + 1, (where, selector)
+        for selector in ("#hand", "#prompt", "#confirm", ".seat-south .badge.turn"):
+            box = page.locator(selector).bounding_box()
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height + 1, (where, selector)
+        assert page.locator("#confirm").is_enabled()
+        if width == 390:
+            shoot(page, f"web-phone-{lang}")
+        context.close()
+
+
+def test_a_game_the_server_lost_gets_a_notice_never_a_silent_restart(server, page):
+    app, _ = server
+    open_table(page)
+    play_cards(page, 1)
+    app.state.store._games.clear()  # as after a restart or the idle expiry
+    page.locator(".hand-card").first.click()
+    page.click("#confirm")
+    page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)
+    notice = page.locator("#lost").inner_text()
+    assert "no longer on the server" in notice and "30 minutes" in notice  # the idle expiry
+    assert page.evaluate("document.body.dataset.state") == "lost"
+    assert "30 minutes" in page.locator("#idle-note").inner_text()
+    page.reload()  # a reload says the same, and starts nothing by itself
+    page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)
+    assert len(app.state.store) == 0
+    page.click("#lost-new")
+    assert wait_ready(page) == "your-turn"
+    assert len(app.state.store) == 1 and page.locator(".hand-card").count() >= 1
+
+
+def test_new_match_asks_before_discarding_a_game(page):
+    open_table(page)
+    play_cards(page, 1)
+    hand = page.locator(".hand-card").count()
+    page.click("#new-match")
+    assert page.locator("#confirm-new").is_visible()
+    page.click("#confirm-new button[value=keep]")
+    assert not page.locator("#confirm-new").is_visible()
+    assert page.locator(".hand-card").count() == hand  # nothing was discarded
+    page.click("#new-match")
+    after_move(page, lambda: page.click("#confirm-new-yes"))
+    assert page.locator(".hand-card").count() == 9 and scores(page) == [0, 0]

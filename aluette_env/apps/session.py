@@ -393,7 +393,8 @@ class Narrator:
         """The trick in progress: who led it, who is winning it or that it is spoiled."""
         status = (self.t("Spoiled so far: the highest cards are equal.") if winning is None
                   else self.t("Winning now: {seat}.", seat=self.seat(winning)))
-        return f"{self.t('Led by {seat}.', seat=self.seat(leader))} {status}"
+        led = self.t("Led by {seat}.", seat=self.seat(leader))
+        return f"{led} {status}"
 
     def why(self, why: dict[str, Any], winner: int | None) -> str:
         """Which card won and what it beat, or which cards tied and spoiled it."""
@@ -480,6 +481,8 @@ class Narrator:
                     "status": self.trick_so_far(ev["leader"], ev["winning"])}
         if kind == "trick":
             return {**ev, "text": self.trick_done(ev, ev["next_leader"]),
+                    "leader_text": "" if ev["next_leader"] is None else
+                    self.leader(ev["next_leader"]),
                     "mordienne_text": self.mordienne(ev["mordienne"])}
         if kind == "deal_over":
             return {**ev, "text": self.summary(ev["summary"])}
@@ -499,8 +502,9 @@ class Narrator:
             trick = self.leader(v["deal"]["leader"])
         return {
             "trick": trick,
+            # The last trick explained, with who leads now (R10-R11).
             "last_trick": None if v["last_trick"] is None else
-            self.why(v["last_trick"]["why"], v["last_trick"]["winner"]),
+            self.trick_done(v["last_trick"], None if v["deal"]["done"] else v["deal"]["leader"]),
             "mordienne": self.mordienne(v["mordienne"]),
             "summary": self.summary(v["summary"]) if v["summary"] else [],
             "history": [self.history(h) for h in v["match"]["history"]],

@@ -283,8 +283,8 @@ class TerminalGame:
         if trick is None:
             self.say(self.t("No trick has been played yet."))
             return
-        self.say(f"{self.words.trick_heading(trick)} "
-                 f"{self.t('Led by {seat}.', seat=self.seat(trick['leader']))}",
+        led = self.t("Led by {seat}.", seat=self.seat(trick["leader"]))
+        self.say(f"{self.words.trick_heading(trick)} {led}",
                  style=None if on_demand else "bold")
         self.say_items([self.t("{seat}: {card}", seat=self.seat(p["seat"]),
                                card=self.card(p["card"])) for p in trick["plays"]],
@@ -293,8 +293,8 @@ class TerminalGame:
                          self.words.trick_done(trick, next_leader)))
 
     def score_line(self, points) -> str:
-        return (f"{self._('Score')}: {self._('You and partner')} {points[0]} — "
-                f"{points[1]} {self._('Opponents')}")
+        score, us, them = self._("Score"), self._("You and partner"), self._("Opponents")
+        return f"{score}: {us} {points[0]} — {points[1]} {them}"
 
     def board(self, view: dict) -> None:
         """The table before the person's card: trick counts and places, the trick so
@@ -360,7 +360,7 @@ class TerminalGame:
         counts = summary["trick_counts"]
         self.console.rule(self.t("Deal {n} of {total} is over", n=summary["deal"] + 1,
                                  total=self.session.match.num_deals))
-        self.say(f"{self._('Tricks this deal')}: " + " · ".join(
+        self.say(self._("Tricks this deal") + ": " + " · ".join(
             f"{self.seat(s)} {counts[s]}" for s in range(NUM_SEATS)))
         self.say(self.t("Tricks: {list}", list=", ".join(
             "×" if w is None else self.seat(w) for w in summary["trick_winners"])))

@@ -90,8 +90,7 @@
   // say so, and let the person start a new match. Never a silent restart.
   function showLost() {
     lost = true;
-    gameId = null;
-    sessionStorage.removeItem(STORE.game);
+    gameId = null; // the stored id stays: a reload says this again, until a new match
     $("lost-text").textContent = t("This game is no longer on the server: it was restarted, or the game was left idle too long.") + " " + idleText();
     const dialog = $("lost");
     if (!dialog.open) dialog.showModal();
@@ -152,6 +151,9 @@
       if (el !== shown) slot.replaceChildren(el);
     }
     $("trick-status").textContent = view.trick_text !== undefined ? view.trick_text : (words().trick || "");
+    // The last finished trick stays explained on the table: which card won
+    // over which (or the tie), and who leads now.
+    $("last-result").textContent = view.last_text !== undefined ? view.last_text : (words().last_trick || "");
   }
 
   function renderHand() {
@@ -313,7 +315,7 @@
     for (const ev of events) {
       if (ev.type === "deal") {
         view = Object.assign({}, finalState, {
-          current_trick: null, last_trick: null, trick_text: ev.text, mordienne_text: "",
+          current_trick: null, last_trick: null, trick_text: ev.text, mordienne_text: "", last_text: "",
           tricks_played: [], counts: [0, 0, 0, 0], reached: [null, null, null, null], reach_order: [],
           leading: null, summary: null, your_turn: false,
           deal: Object.assign({}, finalState.deal, {number: ev.number, dealer: ev.dealer, leader: ev.leader, to_act: ev.leader, trick: 1, done: false}),
@@ -341,8 +343,8 @@
         });
         render();
         announce(ev.text);
-        await sleep(Math.max(pace * 2.5, 400)); // a finished trick and its reason stay in view
-        view = Object.assign({}, view, {current_trick: null, last_trick: done,
+        await sleep(pace * 2.5); // a finished trick and its reason stay in view
+        view = Object.assign({}, view, {current_trick: null, last_trick: done, last_text: ev.text, trick_text: ev.leader_text,
           deal: Object.assign({}, view.deal, {trick: Math.min(ev.index + 2, 9)})});
       } else if (ev.type === "deal_over") {
         view = Object.assign({}, view, {summary_text: ev.text});

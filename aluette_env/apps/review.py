@@ -45,7 +45,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,
                    help="language of the card names")
     p.add_argument("--json", default=None, metavar="FILE",
-                   help="also write the reviews and the summary as JSON to FILE")
+                   help="also write the reviews and the summary as JSON to FILE (default: none)")
 
 
 def chosen_seats(record: dict, text: str) -> list[int]:

@@ -506,7 +506,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--delay", type=non_negative_seconds, default=0.6,
                    help="seconds between AI cards, 0 to 60")
     p.add_argument("--record", default=None, metavar="DIR",
-                   help="save each finished match's record in DIR (docs/RECORDS.md)")
+                   help="save each finished match's record in DIR (default: none)")
     p.add_argument("--hint-worlds", type=worlds, default=HINT_WORLDS,
                    help="the coach's effort: sampled deals per hint (h)")
     p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,

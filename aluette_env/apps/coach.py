@@ -12,10 +12,11 @@
   expert's preferred card and the estimated cost of the card played (the
   preferred card's value minus the played card's). A play is a *mistake* only
   when its cost exceeds the estimate's uncertainty. :func:`match_summary`
-  gives each seat's mean cost per decision. The preferred card is the one with the best estimate (the expert
-  with ``confidence=0``), so a cost is never negative; as the best of noisy
-  estimates, it is slightly optimistic, so even perfect play shows a small
-  mean cost: compare seats reviewed with the same effort.
+  gives each seat's mean cost per decision. The preferred card is the one
+  with the best estimate (the expert with ``confidence=0``), so a cost is never
+  negative; as the best of noisy estimates, it is slightly optimistic, so even
+  perfect play shows a small mean cost: compare seats reviewed with the same
+  effort.
 * **Background reviews** (:class:`ReviewQueue`): reviews computed in one worker
   thread while the person plays, so the game never waits for them.
 
@@ -125,7 +126,7 @@ def _estimates(values) -> dict[str, Any]:
     top = float(values.value[k_best])
     cards = [{"card": int(c), "value": round(float(v), 4), "delta": round(float(v) - top, 4),
               "stderr": round(float(e), 4), "best": int(c) == best}
-             for c, v, e in zip(values.cards, values.value, values.stderr)]
+             for c, v, e in zip(values.cards, values.value, values.stderr, strict=True)]
     cards.sort(key=lambda e: (not e["best"], -e["value"], e["card"]))
     return {"cards": cards, "best": best, "worlds": int(values.worlds)}
 

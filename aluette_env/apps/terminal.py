@@ -13,6 +13,13 @@ line. The game runs on the web game's session (:mod:`.session`): the same
 events and view, and the same words (:class:`~.session.Narrator`) for each
 trick's explanation, the deal's reason, the Mordienne line and the hand's
 order. No rule is restated here.
+
+The coach (:mod:`.coach`): ``h`` on your turn shows the expert's estimate of
+every card in your hand, ``r`` the review of the last finished deal (yours and
+your partner's plays, and the match's mean cost per decision so far); the
+expert is loaded on first use, and from then on each deal is reviewed in the
+background as it ends. Its words are English only for now. ``--record DIR``
+saves each finished match's record (:mod:`aluette_env.records`).
 """
 
 from __future__ import annotations

@@ -138,8 +138,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
             raise RecordError(f"the record is {len(data)} bytes; at most {MAX_BYTES}")
         try:
             data = json.loads(data)
-        except (UnicodeDecodeError, json.JSONDecodeError) as err:
-            raise RecordError(f"not valid JSON: {err}") from None
+        except (ValueError, RecursionError) as err:  # bad UTF-8 or JSON, nesting
+            reason = "nested too deeply" if isinstance(err, RecursionError) else err
+            raise RecordError(f"not valid JSON: {reason}") from None
     rec = data
     if not isinstance(rec, dict):
         raise RecordError(f"a record is a JSON object, got {type(rec).__name__}")

@@ -132,5 +132,9 @@ def test_bad_files_are_refused_in_one_line(tmp_path):
         read_record(path)
     with pytest.raises(RecordError, match="No such file"):
         read_record(tmp_path / "missing.json")
+    with pytest.raises(RecordError, match="not valid JSON: nested too deeply"):
+        load_record("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RecordError, match="not valid JSON"):
+        load_record(b"\xff\xfe")
     with pytest.raises(RecordError, match="format: expected 'aluette-match'"):
         load_record("{}")

@@ -215,3 +215,28 @@ def test_terminal_hint_review_and_record(coach, tmp_path):
     assert record["players"] == {"player_0": "human", "player_1": "random",
                                  "player_2": "random", "player_3": "random"}
     assert len(record["deals"]) == 5
+
+
+# ------------------------------------------------------------------ aluette review
+
+
+def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
+    import json
+
+    from aluette_env.apps.cli import main
+    from aluette_env.records import save_record
+    path = save_record(_record(WEAK), tmp_path, "m")
+    out = tmp_path / "review.json"
+    assert main(["review", str(path), "--worlds", "4", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Trick 8" in text and "MISTAKE" in text and "9 decisions" in text
+    saved = json.loads(out.read_text())
+    assert saved["summary"]["seats"]["0"]["decisions"] == 9
+    assert main(["review", str(path), "--seats", "north"]) == 2
+    assert "--seats 'north'" in capsys.readouterr().err
+    bad = json.loads(path.read_text())
+    bad["deals"][0]["plays"][0][0] = "player_2"
+    path.write_text(json.dumps(bad))
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "deals[0].plays[0]: player_2 plays out of turn" in err

@@ -103,7 +103,7 @@ def test_review_marks_a_costly_play_as_a_mistake_and_not_the_best(coach):
 
 
 def test_reviews_run_in_the_background(coach):
-    queue = ReviewQueue(coach)
+    queue = ReviewQueue(coach.review_deal)
     try:
         record = _record(WEAK)
         queue.submit("m", record, 0, [0, 2])

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import threading
 from concurrent.futures import Future, ThreadPoolExecutor
-from typing import Any, Iterable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -162,10 +162,13 @@ def match_summary(reviews: Sequence[dict[str, Any]]) -> dict[str, Any]:
 
 class ReviewQueue:
     """Deal reviews computed one at a time in a background thread, keyed by
-    (match key, deal index); :meth:`get` never waits."""
+    (match key, deal index); :meth:`get` never waits. ``review`` computes one:
+    a :class:`Coach`'s :meth:`~Coach.review_deal`, or any function of the same
+    arguments (the web server's sends the work to a worker process)."""
 
-    def __init__(self, coach: Coach, max_kept: int = 2000):
-        self.coach = coach
+    def __init__(self, review: Callable[[dict, int, tuple], dict[str, Any]],
+                 max_kept: int = 2000):
+        self.review = review
         self.max_kept = max_kept
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="review")
         self._jobs: dict[tuple[str, int], Future] = {}
@@ -182,7 +185,7 @@ class ReviewQueue:
                 old = next(iter(self._jobs))
                 self._jobs.pop(old).cancel()
             self._jobs[(key, deal_index)] = self._pool.submit(
-                self.coach.review_deal, record, deal_index, seats)
+                self.review, record, deal_index, seats)
 
     def get(self, key: str, deal_index: int) -> dict[str, Any] | None:
         """The review if it is done, else None (queued, running or never asked)."""

@@ -137,7 +137,7 @@ class TerminalGame:
         if callable(self._coach) and not hasattr(self._coach, "hint"):
             self._coach = self._coach()
         if self._coach is not None and self.reviews is None:
-            self.reviews = ReviewQueue(self._coach)
+            self.reviews = ReviewQueue(self._coach.review_deal)
         return self._coach
 
     def start(self) -> list[dict]:

@@ -1,12 +1,13 @@
 """The coach's routes of the web game: hints, deal reviews, match records and
 their replay (:mod:`aluette_env.apps.coach`, :mod:`aluette_env.records`).
 
-A hint is searched in a worker thread (the expert takes tens to hundreds of
-milliseconds), never on the event loop; only building the seat's observation
-holds the game's lock. Reviews are computed one at a time in a background
-thread (:class:`~aluette_env.apps.coach.ReviewQueue`): a finished deal's
-review is queued as the deal ends (:meth:`CoachRoutes.moved`), and the page
-asks for it when the person wants it. Uploaded records are kept in memory
+The expert's searches run in two worker processes (:class:`CoachWorkers`,
+started on first use): one for hints, one for reviews, so a search never
+holds the server's interpreter lock and a hint never waits behind a review.
+Only building the seat's observation holds the game's lock. Reviews are
+queued one at a time (:class:`~aluette_env.apps.coach.ReviewQueue`): a
+finished deal's review is queued as the deal ends (:meth:`CoachRoutes.moved`),
+and the page asks for it when the person wants it. Uploaded records are kept in memory
 (at most ``MAX_RECORDS``, the oldest dropped) and reviewed in the background
 too; ``?record=ID`` on the page opens one.
 
@@ -21,9 +22,12 @@ too; ``?record=ID`` on the page opens one.
 
 from __future__ import annotations
 
+import asyncio
+import multiprocessing
 import secrets
 import threading
 from collections import OrderedDict
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any, Callable
 
 from starlette.concurrency import run_in_threadpool
@@ -42,31 +46,63 @@ MAX_RECORDS = 100
 LIVE_SEATS = (HUMAN, AI_SEATS["partner"])
 
 
+_worker_coaches: dict[tuple[int, int], Coach] = {}
+
+
+def _in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
+    """``Coach(*efforts).method(*args)`` in a worker process (one coach per
+    process and effort, made on first use)."""
+    coach = _worker_coaches.get(efforts)
+    if coach is None:
+        coach = _worker_coaches[efforts] = Coach(*efforts)
+    return getattr(coach, method)(*args)
+
+
+class CoachWorkers:
+    """The coach's two worker processes (hints, reviews), spawned on first use."""
+
+    def __init__(self, hint_worlds: int, review_worlds: int):
+        self.efforts = (hint_worlds, review_worlds)
+        self._pools: dict[str, ProcessPoolExecutor] = {}
+        self._lock = threading.Lock()
+
+    def pool(self, kind: str) -> ProcessPoolExecutor:
+        with self._lock:
+            if kind not in self._pools:
+                self._pools[kind] = ProcessPoolExecutor(
+                    1, mp_context=multiprocessing.get_context("spawn"))
+            return self._pools[kind]
+
+    async def hint(self, obs, mask) -> dict[str, Any]:
+        return await asyncio.wrap_future(
+            self.pool("hint").submit(_in_worker, self.efforts, "hint_for", obs, mask))
+
+    def review(self, record: dict[str, Any], deal_index: int, seats: tuple) -> dict[str, Any]:
+        return self.pool("review").submit(_in_worker, self.efforts, "review_deal", record,
+                                          deal_index, seats).result()
+
+    def close(self) -> None:
+        with self._lock:
+            for pool in self._pools.values():
+                pool.shutdown(wait=False, cancel_futures=True)
+            self._pools.clear()
+
+
 class CoachRoutes:
-    """The coach's state in the server: one :class:`Coach` (made on first use),
-    its review queue, and the uploaded records."""
+    """The coach's state in the server: its worker processes, its review
+    queue, and the uploaded records."""
 
     def __init__(self, store, error: Callable[..., Exception], hint_worlds: int,
                  review_worlds: int):
         self.store = store
         self.error = error  # the server's ApiError(status, message)
-        self.hint_worlds, self.review_worlds = hint_worlds, review_worlds
-        self._coach: Coach | None = None
-        self._queue: ReviewQueue | None = None
-        self._made = threading.Lock()
+        self.workers = CoachWorkers(hint_worlds, review_worlds)
+        self.queue = ReviewQueue(self.workers.review)
         self.records: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
-    def coach(self) -> Coach:
-        with self._made:
-            if self._coach is None:
-                self._coach = Coach(self.hint_worlds, self.review_worlds)
-                self._queue = ReviewQueue(self._coach)
-            return self._coach
-
-    @property
-    def queue(self) -> ReviewQueue:
-        self.coach()
-        return self._queue
+    def close(self) -> None:
+        self.queue.close()
+        self.workers.close()
 
     # ----------------------------------------------------------- live games
 
@@ -87,8 +123,7 @@ class CoachRoutes:
                 raise self.error(409, "a hint is for your turn: it is not your turn now")
             obs, mask = observe(deal, game.match, HUMAN)
             version = game.version
-        coach = await run_in_threadpool(self.coach)
-        hint = await run_in_threadpool(coach.hint_for, obs, mask)
+        hint = await self.workers.hint(obs, mask)
         return JSONResponse({"version": version, **hint})
 
     async def review(self, request: Request) -> JSONResponse:
@@ -96,8 +131,7 @@ class CoachRoutes:
         table = self.store.get(gid)
         game = table.game
         key = _key(gid, game)
-        queue = await run_in_threadpool(lambda: self.queue)
-        deals = [queue.get(key, d) for d in range(len(game.match.history))]
+        deals = [self.queue.get(key, d) for d in range(len(game.match.history))]
         return JSONResponse({"seats": list(LIVE_SEATS), "deals": deals,
                              "summary": match_summary([d for d in deals if d is not None])})
 

@@ -15,6 +15,12 @@ from .game import (
 )
 
 
+def hand_order(hand: Sequence[int]) -> list[int]:
+    """A hand as every display shows it (this text, the terminal and the web
+    game): strongest first by the rank order (R7-R8), then by card id."""
+    return sorted(hand, key=lambda c: (-STRENGTH[c], c))
+
+
 def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
                  show_hands: Sequence[str] = (), lang: str = "en") -> str:
     """The table: match score, dealer, trick counts and who reached them first,
@@ -24,7 +30,8 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
     lines = []
     deal_no = min(match.deal_index + 1, match.num_deals) if not match.over else match.num_deals
     status = "match over" if match.over else f"trick {deal.trick_index + 1}/9"
-    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} · {status}")
+    lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} "
+                 f"· {status}")
     lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "
                  f"team_1 (player_1+player_3) {match.points[1]}")
     order = reach_order(deal.counts, deal.reached)
@@ -53,6 +60,6 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
     for a in show_hands:
-        hand = sorted(deal.hands[SEAT[a]], key=lambda c: (-STRENGTH[c], c))
+        hand = hand_order(deal.hands[SEAT[a]])
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)

@@ -578,3 +578,23 @@ def test_serve_warns_when_other_machines_can_reach_it():
         proc.terminate()
         _, err = proc.communicate(timeout=10)
     assert "reachable from other machines" in err
+
+
+def test_slow_players_move_in_a_worker_process():
+    import numpy as np
+
+    from aluette_env.apps.web.server import SLOW_PLAYERS, AiWorkers, PlayerPool, RemotePlayer
+    from aluette_env.observation import OBS_SIZE
+
+    assert {"expert", "pimc"} <= SLOW_PLAYERS
+    workers = AiWorkers(1)
+    pool = PlayerPool(["expert", "random"], workers)
+    assert isinstance(pool.get("expert", "left"), RemotePlayer)
+    assert not isinstance(pool.get("random", "left"), RemotePlayer)
+    mask = np.zeros(NUM_CARDS, np.int8)
+    mask[[5, 17]] = 1
+    try:
+        obs = np.zeros(OBS_SIZE, np.int8)  # the random player reads only the mask
+        assert workers.act("random", obs, mask) in (5, 17)  # moved in another process
+    finally:
+        workers.close()

@@ -248,4 +248,4 @@ def update() -> None:
 if __name__ == "__main__":
     update()
     print(f"updated {LOCALE_DIR / (DOMAIN + '.pot')} and the catalogs of "
-          f"{', '.join(l for l in LANGUAGES if l != SOURCE_LANGUAGE)}")
+          f"{', '.join(code for code in LANGUAGES if code != SOURCE_LANGUAGE)}")

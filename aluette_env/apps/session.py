@@ -28,6 +28,7 @@ from aluette_env.game import (
 )
 from aluette_env.observation import encode_observation
 from aluette_env.players import Player
+from aluette_env.render import hand_order
 
 from . import i18n
 from .i18n import N_
@@ -49,11 +50,6 @@ class GameError(ValueError):
 class StaleMove(GameError):
     """A move made on a view that is no longer the game's (a duplicate or
     out-of-date request); nothing changed."""
-
-
-def hand_order(hand: Sequence[int]) -> list[int]:
-    """The person's hand as both games show it: strongest first (R7-R8), then by id."""
-    return sorted(hand, key=lambda c: (-STRENGTH[c], c))
 
 
 class GameSession:

@@ -1,8 +1,9 @@
 """``aluette serve``: play Aluette in the browser against AI players.
 
-The package holds the server (:mod:`.server`), the game session it drives
-(:mod:`.session`) and the page (``static/``: HTML, CSS and JavaScript, no build
-step, nothing fetched from elsewhere). This module only adds the command, so
+The package holds the server (:mod:`.server`), which drives the game flow for
+people that the terminal game shares (:mod:`aluette_env.apps.session`), and
+the page (``static/``: HTML, CSS and JavaScript, no build step, nothing
+fetched from elsewhere). This module only adds the command, so
 that ``aluette --help`` imports no web library.
 """
 

@@ -15,8 +15,9 @@ over 4 KiB are refused as they arrive (a larger Content-Length at once); every
 malformed or impossible request gets a 4xx JSON ``{"error": "..."}`` that names
 the problem, and the game is left as it was. A play carries the ``version`` of
 the view it was chosen on: a stale or duplicate play gets 409. Moves, AI cards
-included, run in worker threads, one at a time per game: a slow AI seat
-(``expert``, ``pimc``) delays only its own game, never the event loop. Every
+included, run in worker threads, one at a time per game, and the slow players
+(``expert``, ``pimc``) compute their moves in worker processes: a slow AI seat
+delays only its own game, never the event loop. Every
 route that answers a game takes ``?lang=`` and adds the words of
 :class:`~aluette_env.apps.session.Narrator` (``text`` fields).
 
@@ -44,11 +45,16 @@ tricks, the deal's end) let the page show AI cards one at a time.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import math
+import multiprocessing
+import os
 import secrets
+import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -63,7 +69,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
-from aluette_env.players import PlayerSpecError, load_player, player_names
+from aluette_env.players import Player, PlayerSpecError, load_player, player_names
 
 from .. import i18n
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
@@ -165,22 +171,79 @@ class GameStore:
         return table
 
 
+#: Players whose moves take tens of milliseconds or more (a search per card):
+#: they move in worker processes, so their Python work never holds the
+#: server's interpreter lock while other games are answered.
+SLOW_PLAYERS = frozenset({"expert", "pimc"})
+
+_worker_players: dict[str, Player] = {}
+
+
+def _act_in_worker(spec: str, obs, mask) -> int:
+    """A move of the player ``spec``, in a worker process (players loaded once
+    per process; they act on the observation alone)."""
+    player = _worker_players.get(spec)
+    if player is None:
+        player = _worker_players[spec] = load_player(spec)
+    return int(player.act(obs, mask))
+
+
+class AiWorkers:
+    """The worker processes of the slow players, started on first use."""
+
+    def __init__(self, workers: int | None = None):
+        self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
+        self._pool: ProcessPoolExecutor | None = None
+        self._lock = threading.Lock()
+
+    def act(self, spec: str, obs, mask) -> int:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(
+                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+            pool = self._pool
+        return pool.submit(_act_in_worker, spec, obs, mask).result()
+
+    def close(self) -> None:
+        with self._lock:
+            if self._pool is not None:
+                self._pool.shutdown(wait=True, cancel_futures=True)
+                self._pool = None
+
+
+class RemotePlayer:
+    """A slow player seen from the server: each move is computed by
+    :class:`AiWorkers` while the game's worker thread waits (no lock held)."""
+
+    def __init__(self, spec: str, workers: AiWorkers):
+        self.spec, self.workers, self.name = spec, workers, spec
+
+    def act(self, obs, mask) -> int:
+        return self.workers.act(self.spec, obs, mask)
+
+
 class PlayerPool:
     """One player object per spec, shared by all games and used by one game at a
     time (:class:`SharedPlayer`): the players act on the observation alone,
-    and one loaded model serves every table."""
+    and one loaded model serves every table. The slow players
+    (:data:`SLOW_PLAYERS`) move in worker processes (:class:`RemotePlayer`)."""
 
-    def __init__(self, allowed: list[str]):
+    def __init__(self, allowed: list[str], workers: AiWorkers | None = None):
         self.allowed = list(dict.fromkeys(allowed))
-        self._players: dict[str, SharedPlayer] = {}
+        self.workers = workers or AiWorkers()
+        self._players: dict[str, SharedPlayer | RemotePlayer] = {}
 
-    def load(self, spec: str) -> SharedPlayer:
+    def load(self, spec: str) -> SharedPlayer | RemotePlayer:
         """The player of ``spec``; PlayerSpecError if it cannot be made."""
         if spec not in self._players:
-            self._players[spec] = SharedPlayer(load_player(spec))
+            player = load_player(spec)  # checks the spec here, whoever moves for it
+            if spec.partition(":")[0] in SLOW_PLAYERS:
+                self._players[spec] = RemotePlayer(spec, self.workers)
+            else:
+                self._players[spec] = SharedPlayer(player)
         return self._players[spec]
 
-    def get(self, spec: object, seat: str) -> SharedPlayer:
+    def get(self, spec: object, seat: str) -> SharedPlayer | RemotePlayer:
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
                                 f"{', '.join(self.allowed)}")
@@ -421,11 +484,24 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
-                                                       ClientGone: client_gone})
+                                                       ClientGone: client_gone},
+                    lifespan=_closing(pool.workers, coach))
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
     return ServerTiming(SecurityHeaders(app), app)
+
+
+def _closing(*workers):
+    """The app's lifespan: the AI and coach worker processes end with the server."""
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            for w in workers:
+                w.close()
+    return lifespan
 
 
 class SecurityHeaders:
@@ -459,9 +535,10 @@ class SecurityHeaders:
 class ServerTiming:
     """Pure ASGI middleware: ``Server-Timing: app;dur=<ms>, cpu;dur=<ms>`` on
     every answer: the wall time from the request reaching the app to its answer,
-    and the CPU time the server's thread spent meanwhile (on a busy machine the
-    wall time also counts the moments the process waited for a core). What
-    ``bench_web.py`` reports."""
+    and the CPU time the event loop's thread spent meanwhile (moves run in
+    worker threads and processes, so this is the request's handling without
+    them; on a busy machine the wall time also counts the moments the process
+    waited for a core). What ``bench_web.py`` reports."""
 
     def __init__(self, app, starlette_app: Starlette):
         self.app = app

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from aluette_env.observation import decode_observation
 from aluette_env.players.heuristic import HeuristicPlayer
@@ -35,3 +36,77 @@ def test_returns_are_the_team_deal_points_that_follow_each_decision():
         seat = decode_observation(demos.observations[row])["dealer"]
         want = 2.0 if (seat - winner[game[row]]) % 2 == 0 else -2.0
         assert demos.returns[row] == want
+
+
+def _records_of_a_person(n: int) -> list[dict]:
+    """``n`` matches whose "person" (player_0) plays as the heuristic does, the
+    other seats at random: a consistent player to clone."""
+    import random
+
+    from aluette_env.game import Deal, Match, deal_cards
+    from aluette_env.observation import encode_observation
+    from aluette_env.records import load_record, record_of
+
+    person = HeuristicPlayer()
+    out = []
+    for seed in range(n):
+        rng = random.Random(seed)
+        match, deals = Match(first_dealer=seed % 4), []
+        while not match.over:
+            deck = list(range(48))
+            rng.shuffle(deck)
+            deal = Deal(deal_cards(deck, match.dealer)[0], match.dealer)
+            deals.append(deal)
+            while not deal.done:
+                if deal.to_act == 0:
+                    mask = np.zeros(48, np.int8)
+                    mask[deal.hands[0]] = 1
+                    deal.play(int(person.act(encode_observation(deal, match, 0), mask)))
+                else:
+                    deal.play(rng.choice(deal.legal_cards()))
+            match.record(deal)
+        out.append(load_record(record_of(deals, seed % 4, ["human", "random", "random",
+                                                           "random"])))
+    return out
+
+
+def test_record_demonstrations_are_the_persons_decisions_as_seen(tmp_path):
+    from aluette_env.records import save_record
+    from training.imitation import record_demonstrations
+    records = _records_of_a_person(2)
+    for k, r in enumerate(records):
+        save_record(r, tmp_path, f"m{k}")
+    demos = record_demonstrations(tmp_path)
+    assert len(demos) == 2 * 45  # the person's nine cards in each of five deals
+    assert (demos.actions == HeuristicPlayer().act_batch(demos.observations, demos.masks)).all()
+    assert all(decode_observation(o)["to_act"] == 0 for o in demos.observations)
+    assert len(record_demonstrations(tmp_path, seats="all")) == 2 * 180
+    first = records[0]["result"]["points"]
+    assert demos.returns[0] == first["team_0"] - first["team_1"]  # the whole match to go
+    with pytest.raises(ValueError, match="seats must be one of human, all"):
+        record_demonstrations(tmp_path, seats="north")
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    with pytest.raises(ValueError, match="no match record"):
+        record_demonstrations(empty)
+
+
+def test_cloning_a_handful_of_records_reproduces_their_moves_better_than_chance():
+    from tests.test_training import QUICK, ROOT
+    from training.config import load_config
+    from training.imitation import record_demonstrations
+    from training.sb3.policy import PolicyPlayer
+    from training.sb3.train import build_env, build_model, pretrain_policy
+    from training.selfplay import OpponentPool
+
+    demos = record_demonstrations(_records_of_a_person(6))
+    cfg = load_config(QUICK, ["logging.tensorboard=false"])
+    pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    model = build_model(cfg, build_env(cfg, pool, seed=0), ROOT)
+    pretrain_policy(model.policy, demos, epochs=30, batch_size=64, learning_rate=3e-3,
+                    vf_coef=0.5, seed=0, log=lambda _: None)
+    played = PolicyPlayer(model.policy).act_batch(demos.observations, demos.masks)
+    agreement = (played == demos.actions).mean()
+    chance = (1.0 / demos.masks.sum(1)).mean()
+    assert agreement > chance + 0.25, (agreement, chance)

@@ -109,6 +109,19 @@ class PretrainConfig(BaseModel):
     epochs: int = Field(2, ge=1, le=100, description="passes over the demonstrations")
     batch_size: int = Field(4096, ge=2, description="minibatch size")
     learning_rate: float = Field(1e-3, gt=0, le=1, description="Adam step size")
+    records: str | None = Field(None, description="a folder of match records "
+                                "(docs/RECORDS.md) whose decisions are learned too: people's "
+                                "games as a data set; unset: none")
+    record_seats: str = Field("human", description="the records' seats learned from: human "
+                              "(the seats a person played) or all")
+
+    @field_validator("record_seats")
+    @classmethod
+    def _record_seats(cls, v: str) -> str:
+        from .imitation import RECORD_SEATS
+        if v not in RECORD_SEATS:
+            raise ValueError(f"one of {', '.join(RECORD_SEATS)}")
+        return v
 
     @field_validator("player")
     @classmethod

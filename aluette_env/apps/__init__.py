@@ -1,7 +1,8 @@
 """Applications: the ``aluette`` command line (:mod:`.cli`) and the games for
 people: one game flow and its words (:mod:`.session`), shown in the terminal
 (:mod:`.terminal`, ``aluette play``) and in the browser (:mod:`.web`,
-``aluette serve``).
+``aluette serve``), with the coach beside them (:mod:`.coach`: hints and deal
+reviews by the expert; :mod:`.review`, ``aluette review MATCH.json``).
 
 May import: everything in :mod:`aluette_env`; rich for the terminal. Never
 torch: training commands come from the ``training`` package through the

@@ -86,6 +86,7 @@ class GameSession:
         first = self.first_dealer if self.first_dealer is not None else \
             self.rng.randrange(NUM_SEATS)
         self.match = Match(first_dealer=first)
+        self.deals: list[Deal] = []  # this match's deals, in order: its record
         return self._new_deal()
 
     def _new_deal(self) -> list[dict[str, Any]]:
@@ -96,6 +97,7 @@ class GameSession:
             self.rng.shuffle(deck)
             hands, unused = deal_cards(deck, self.match.dealer)  # R5
         self.deal = Deal(hands, self.match.dealer, unused)
+        self.deals.append(self.deal)
         self.version += 1
         self.summary: dict[str, Any] | None = None
         # The last trick of this deal only: a card of an earlier deal may be in
@@ -222,6 +224,13 @@ class GameSession:
         self.players[seat] = player
         self.specs[seat] = spec
         return [{"type": "player", "seat": seat, "spec": spec}]
+
+    def record(self) -> dict[str, Any]:
+        """The match record (:mod:`aluette_env.records`) of this match's finished
+        deals; each AI seat is named by the spec it has now."""
+        from aluette_env.records import HUMAN as PERSON, record_of
+        players = [PERSON] + [self.specs[s] for s in sorted(AI_SEATS.values())]
+        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals)
 
     # ---------------------------------------------------------------- the view
 

@@ -13,6 +13,13 @@ line. The game runs on the web game's session (:mod:`.session`): the same
 events and view, and the same words (:class:`~.session.Narrator`) for each
 trick's explanation, the deal's reason, the Mordienne line and the hand's
 order. No rule is restated here.
+
+The coach (:mod:`.coach`): ``h`` on your turn shows the expert's estimate of
+every card in your hand, ``r`` the review of the last finished deal (yours and
+your partner's plays, and the match's mean cost per decision so far); the
+expert is loaded on first use, and from then on each deal is reviewed in the
+background as it ends. Its words are English only for now. ``--record DIR``
+saves each finished match's record (:mod:`aluette_env.records`).
 """
 
 from __future__ import annotations
@@ -27,7 +34,9 @@ from rich.table import Table
 
 from ..game import CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS
 from . import i18n
-from .cli import Command, seed_int
+from .cli import Command, UsageError, seed_int
+from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
+from .review import worlds
 from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
 from .session import HUMAN, GameSession, Narrator, hand_order
@@ -39,8 +48,10 @@ SUIT_CODES = (N_("Co"), N_("Cu"), N_("Ba"), N_("Sw"))
 YES = ("y", "yes")
 NO = ("n", "no")
 QUIT = ("q", "quit", "exit")
-RULES = ("?", "h", "help", "rules")
+RULES = ("?", "help", "rules")
 LAST = ("l", "last")
+HINT = ("h", "hint")  # the coach (aluette_env.apps.coach)
+REVIEW = ("r", "review")
 
 
 #: The rules as the web game tells them (the same messages of the catalog), then
@@ -97,7 +108,8 @@ class TerminalGame:
     def __init__(self, players: dict[int, object], seed: int | None, lang: str = "en",
                  delay: float = 0.0, deal_pause: float | None = None,
                  specs: dict[int, str] | None = None, console: Console | None = None,
-                 stdin=None, first_dealer: int | None = None, deals=()):
+                 stdin=None, first_dealer: int | None = None, deals=(), coach=None,
+                 record_dir: str | None = None):
         self.players = players
         self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
@@ -112,6 +124,21 @@ class TerminalGame:
         self.first_dealer = first_dealer
         self.deals = deals
         self.session: GameSession | None = None
+        #: The coach (hints with h, reviews with r): a Coach, or a function that
+        #: makes one on first use; None: no coach. From its first use on, each
+        #: deal's review is computed in the background as the deal ends.
+        self._coach = coach
+        self.reviews: ReviewQueue | None = None
+        #: Where each finished match's record is saved (None: nowhere).
+        self.record_dir = record_dir
+
+    @property
+    def coach(self):
+        if callable(self._coach) and not hasattr(self._coach, "hint"):
+            self._coach = self._coach()
+        if self._coach is not None and self.reviews is None:
+            self.reviews = ReviewQueue(self._coach.review_deal)
+        return self._coach
 
     def start(self) -> list[dict]:
         """A new session (the first match): the events of its first deal."""
@@ -169,6 +196,10 @@ class TerminalGame:
                 raise Quit
             if low in RULES:
                 self.show_rules()
+            elif low in HINT and self._coach is not None:
+                self.show_hint()
+            elif low in REVIEW and self._coach is not None:
+                self.show_review()
             elif low in LAST:
                 self.show_last_trick(self.view["last_trick"] if self.session else None,
                                      on_demand=True)
@@ -232,6 +263,9 @@ class TerminalGame:
     def show_help(self) -> None:
         self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
                         "? shows the rules, l the last trick, q quits."))
+        if self._coach is not None:
+            self.say("The coach: h shows the expert's hint on your turn, r the review of the "
+                     "last deal.")
 
     def show_rules(self) -> None:
         """The web game's rules text, and the rank order from the game core (R7-R8)."""
@@ -352,6 +386,73 @@ class TerminalGame:
 
     # -- the game ---------------------------------------------------------------------
 
+    # -- the coach ------------------------------------------------------------------
+
+    def show_hint(self) -> None:
+        """The expert's estimate of every card in the hand, by the hand's numbers."""
+        view = self.view
+        if not view["your_turn"]:
+            self.say("  A hint is for your turn.")
+            return
+        hint = self.coach.hint(self.session.deal, self.session.match, HUMAN)
+        number = {c: k for k, c in enumerate(hand_order(view["hand"]), 1)}
+        self.say(f"Expert's estimate ({hint['worlds']} sampled deals): points of the deal for "
+                 f"your side with its best card, the others relative to it, ± uncertainty.",
+                 style="bold")
+        for e in hint["cards"]:
+            value = (f"{e['value']:+.2f}  best" if e["best"] else
+                     f"{e['delta']:+.2f} ± {e['stderr']:.2f}")
+            self.say(f"  {number[e['card']]}) {self.card(e['card'])}: {value}")
+
+    def queue_review(self) -> None:
+        """Start the review of the deal just finished, in the background."""
+        if self.reviews is not None:
+            game = self.session
+            self.reviews.submit(str(game.match_number), game.record(),
+                                len(game.match.history) - 1, (HUMAN, 2))
+
+    def show_review(self) -> None:
+        """The last finished deal's review (waits for it if it is still running)
+        and the match's summary so far."""
+        from .coach import match_summary
+        game = self.session
+        n = len(game.match.history)
+        key = str(game.match_number)
+        if not n:
+            self.say("  No deal of this match has ended yet.")
+            return
+        self.coach  # noqa: B018 - made on first use
+        for d in range(n):  # deals ended before the coach was first used
+            self.reviews.submit(key, game.record(), d, (HUMAN, 2))
+        review = self.reviews.wait(key, n - 1)
+        self.say(f"Review of deal {n} by the expert", style="bold")
+        for play in review["plays"]:
+            r = play["review"]
+            if r is None:
+                continue
+            who = self.seat(play["seat"])
+            line = f"  {play['trick'] + 1}. {who}: {self.card(play['card'])}"
+            if r["best"] == play["card"] or r["cost"] == 0:
+                line += "  = expert"
+            else:
+                line += (f"  expert: {self.card(r['best'])}, cost {r['cost']:+.2f} "
+                         f"± {r['stderr']:.2f}" + ("  MISTAKE" if r["mistake"] else ""))
+            self.say(line, style="red" if r["mistake"] else None)
+        done = [self.reviews.get(key, d) for d in range(n)]
+        summary = match_summary([d for d in done if d is not None])
+        for seat, s in summary["seats"].items():
+            self.say(f"  {self.seat(int(seat))}: {s['decisions']} decisions, {s['mistakes']} "
+                     f"mistakes, mean cost {s['mean_cost']:+.3f} per decision")
+
+    def save_record(self) -> None:
+        if self.record_dir is None:
+            return
+        from ..records import save_record
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        path = save_record(self.session.record(), self.record_dir,
+                           f"aluette-{stamp}-{self.session.match_number}")
+        self.say(f"Match record saved: {path}")
+
     def play_match(self, events: list[dict]) -> None:
         """Play the session's match from ``events`` (its first deal) to its end."""
         self.console.rule(self._("New match"))
@@ -359,6 +460,7 @@ class TerminalGame:
         self.show_help()
         while True:
             if self.show_events(events):
+                self.queue_review()
                 if self.session.match.over:
                     break
                 self.pause()
@@ -368,6 +470,7 @@ class TerminalGame:
             self.board(view)
             events = self.session.play(self.choose_card(view["hand"]))
         self.show_match(self.view["match"])
+        self.save_record()
 
     def run(self) -> int:
         try:
@@ -409,17 +512,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="language of everything shown")
     p.add_argument("--delay", type=non_negative_seconds, default=0.6,
                    help="seconds between AI cards, 0 to 60")
+    p.add_argument("--record", default=None, metavar="DIR",
+                   help="save each finished match's record in DIR (default: none)")
+    p.add_argument("--hint-worlds", type=worlds, default=HINT_WORLDS,
+                   help="the coach's effort: sampled deals per hint (h)")
+    p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,
+                   help="the coach's effort: sampled deals per reviewed play (r)")
     p.add_argument("--deal-pause", type=non_negative_seconds, default=None, metavar="SECONDS",
                    help="pause this long after a deal's summary (default: wait for Enter)")
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
+
     from ..players import load_player
+    from .coach import Coach
+    if args.record is not None:
+        try:
+            os.makedirs(args.record, exist_ok=True)
+        except OSError as err:
+            raise UsageError(f"--record {args.record}: {err.strerror}") from None
+        if not os.access(args.record, os.W_OK | os.X_OK):
+            raise UsageError(f"--record {args.record}: permission denied")
     specs = {1: args.left, 2: args.partner, 3: args.right}
     players = {s: load_player(spec, seed=None if args.seed is None else args.seed * 4 + s)
                for s, spec in specs.items()}
+    def coach() -> Coach:
+        return Coach(args.hint_worlds, args.review_worlds,
+                     seed=0 if args.seed is None else args.seed)
+
     return TerminalGame(players, args.seed, args.lang, args.delay, args.deal_pause,
-                        specs=specs).run()
+                        specs=specs, coach=coach, record_dir=args.record).run()
 
 
 #: Entry point ``aluette.commands: play``.

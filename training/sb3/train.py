@@ -155,6 +155,14 @@ def pretrain(cfg: TrainConfig, policy, log=print) -> dict:
                            cfg.env.num_deals, seed=cfg.seed)
     recorded = time.perf_counter() - start
     log(f"pretrain: {len(demos):,} decisions of {pc.player} recorded in {recorded:.1f} s")
+    if pc.records is not None:
+        from ..imitation import Demonstrations, record_demonstrations
+        try:
+            people = record_demonstrations(pc.records, pc.record_seats)
+        except ValueError as err:
+            raise ConfigError(f"pretrain.records: {err}") from None
+        log(f"pretrain: {len(people):,} decisions from the records in {pc.records}")
+        demos = Demonstrations.concat([demos, people])
     fit = pretrain_policy(policy, demos, pc.epochs, pc.batch_size, pc.learning_rate,
                           cfg.ppo.vf_coef, cfg.seed, log)
     return {"player": pc.player, "samples": len(demos),

@@ -14,6 +14,8 @@ import math
 import sys
 
 from ..cli import Command, UsageError
+from ..coach import HINT_WORLDS, REVIEW_WORLDS
+from ..review import worlds
 
 MAX_IDLE_MINUTES = 1440.0  # a day
 
@@ -43,6 +45,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--idle-minutes", type=idle_minutes, default=30.0,
                    help=f"a game idle this long is dropped: more than 0, at most "
                         f"{MAX_IDLE_MINUTES:.0f} (default 30; the page says so)")
+    p.add_argument("--hint-worlds", type=worlds, default=HINT_WORLDS,
+                   help="the coach's effort: sampled deals per hint")
+    p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,
+                   help="the coach's effort: sampled deals per reviewed play")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
@@ -61,7 +67,8 @@ def run(args: argparse.Namespace) -> int:
     if args.max_games < 1:
         raise UsageError(f"--max-games must be >= 1, got {args.max_games}")
     config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
-                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60)
+                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
+                          hint_worlds=args.hint_worlds, review_worlds=args.review_worlds)
     app = create_app(config)
     # Bind first, so the printed URL has the real port (also with --port 0).
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)

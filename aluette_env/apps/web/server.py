@@ -37,6 +37,7 @@ API (all JSON):
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
 
+The coach's routes (hints, reviews, records, replay) are listed in :mod:`.coach_api`.
 Moves answer ``{"events": [...], "state": {...}}``; the events (cards played,
 tricks, the deal's end) let the page show AI cards one at a time.
 """
@@ -71,7 +72,9 @@ from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
 from aluette_env.players import Player, PlayerSpecError, load_player, player_names
 
 from .. import i18n
+from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..session import AI_SEATS, GameError, GameSession, Narrator, SharedPlayer, new_session
+from .coach_api import CoachRoutes
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096
@@ -88,6 +91,8 @@ class ServerConfig:
     max_games: int = 1000
     idle_seconds: float = 1800.0
     seed: int | None = None  # for tests: reproducible deals
+    hint_worlds: int = HINT_WORLDS  # the coach's effort (aluette_env.apps.coach)
+    review_worlds: int = REVIEW_WORLDS
 
     def defaults(self) -> dict[str, str]:
         return {"left": self.left, "partner": self.partner, "right": self.right}
@@ -340,6 +345,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise PlayerSpecError(f"--{role}: {err}") from None
     store = GameStore(config.max_games, config.idle_seconds)
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
+    coach = CoachRoutes(store, ApiError, config.hint_worlds, config.review_worlds)
 
     def answer(request: Request, game: GameSession, events: list[dict[str, Any]],
                status: int = 200, **extra: Any) -> JSONResponse:
@@ -405,7 +411,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         _check_keys(data, {"card", "version"})
         card = _integer(data, "card", 0, NUM_CARDS - 1, "a card id 0-47 from your hand")
         version = _integer(data, "version", 0, None, "the game's version in the view you saw")
-        events = await in_worker(table, lambda: table.game.play(card, version))
+        gid = request.path_params["gid"]
+        events = await in_worker(table, lambda: coach.moved(gid, table.game,
+                                                            table.game.play(card, version)))
         return answer(request, table.game, events)
 
     async def next_deal(request: Request) -> JSONResponse:
@@ -472,24 +480,27 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{gid}/next-deal", next_deal, methods=["POST"]),
         Route("/api/games/{gid}/new-match", new_match, methods=["POST"]),
         Route("/api/games/{gid}/players", set_players, methods=["POST"]),
+        *coach.routes(),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone},
-                    lifespan=_closing(pool.workers))
+                    lifespan=_closing(pool.workers, coach))
     app.state.store = store
     app.state.config = config
+    app.state.coach = coach
     return ServerTiming(SecurityHeaders(app), app)
 
 
-def _closing(workers: AiWorkers):
-    """The app's lifespan: the AI worker processes end with the server."""
+def _closing(*workers):
+    """The app's lifespan: the AI and coach worker processes end with the server."""
     @contextlib.asynccontextmanager
     async def lifespan(app):
         try:
             yield
         finally:
-            workers.close()
+            for w in workers:
+                w.close()
     return lifespan
 
 

@@ -1,0 +1,289 @@
+// The coach beside the table: the expert's hint on your turn (button or the H
+// key), the review of each finished deal, the match record (download), and
+// the replay of a record (upload, or ?record=ID) with all four hands and the
+// review beside each play. Everything it shows comes from the server's coach
+// routes (aluette_env/apps/web/coach_api.py): the estimates, the reviews and
+// who took each trick. It states no rule of the game, and it reads the table's
+// state only from what app.js publishes (the game id in sessionStorage, the
+// state on <body>).
+"use strict";
+
+(() => {
+  const GAME_KEY = "aluette.game";
+  const $ = (id) => document.getElementById(id);
+  let cards = []; // card names in the page's language
+  let replay = null; // {id, data, deal, step}
+
+  const gameId = () => sessionStorage.getItem(GAME_KEY);
+  const state = () => document.body.dataset.state || "";
+  const cardName = (c) => cards[c] || String(c);
+  const points = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+
+  async function api(method, path, body) {
+    const options = {method, headers: {}};
+    if (body !== undefined) {
+      options.headers["Content-Type"] = "application/json";
+      options.body = typeof body === "string" ? body : JSON.stringify(body);
+    }
+    const response = await fetch(path, options);
+    const data = await response.json();
+    if (!response.ok) throw new Error(data.error || response.statusText);
+    return data;
+  }
+
+  async function loadCards() {
+    const lang = document.documentElement.lang || "en";
+    try { cards = (await api("GET", `/api/i18n/${lang}`)).cards; } catch (err) { cards = []; }
+  }
+
+  function el(tag, className, text) {
+    const e = document.createElement(tag);
+    if (className) e.className = className;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  // ------------------------------------------------------------------ hint
+  async function showHint() {
+    const box = $("coach-hint");
+    if (!gameId() || state() !== "your-turn") {
+      box.replaceChildren(el("p", "coach-note", "A hint is for your turn."));
+      return;
+    }
+    box.replaceChildren(el("p", "coach-note", "The expert is thinking…"));
+    document.body.dataset.hint = "pending";
+    try {
+      await loadCards();
+      const hint = await api("GET", `/api/games/${gameId()}/hint`);
+      const list = el("ol", "coach-list");
+      for (const e of hint.cards) {
+        const item = el("li", e.best ? "coach-best" : "");
+        item.dataset.card = e.card;
+        item.append(el("span", "coach-card", cardName(e.card)));
+        item.append(el("span", "coach-value", e.best ? `${points(e.value)} (best)` :
+          `${points(e.delta)} ± ${e.stderr.toFixed(2)}`));
+        list.append(item);
+      }
+      box.replaceChildren(el("p", "coach-note",
+        `The expert's estimate (${hint.worlds} sampled deals): points of the deal for your side ` +
+        `with its best card; the other cards relative to it, ± the uncertainty.`), list);
+      for (const b of document.querySelectorAll(".hand-card")) {
+        b.classList.toggle("coach-pick", Number(b.dataset.card) === hint.best);
+      }
+      document.body.dataset.hint = "shown";
+    } catch (err) {
+      box.replaceChildren(el("p", "coach-note", err.message));
+      document.body.dataset.hint = "error";
+    }
+  }
+
+  function clearHint() {
+    $("coach-hint").replaceChildren();
+    delete document.body.dataset.hint;
+  }
+
+  // ------------------------------------------------------------------ reviews
+  function reviewLine(play) {
+    const r = play.review;
+    if (!r) return "";
+    if (r.best === play.card || (r.cost === 0 && r.stderr === 0)) return "= expert";
+    return `expert: ${cardName(r.best)}, cost ${points(r.cost)} ± ${r.stderr.toFixed(2)}` +
+      (r.mistake ? " — mistake" : "");
+  }
+
+  function summaryLines(summary, players) {
+    const names = ["You (south)", "West", "Partner (north)", "East"];
+    return Object.entries(summary.seats).map(([seat, s]) =>
+      `${players ? `player_${seat} (${players[`player_${seat}`]})` : names[seat]}: ` +
+      `${s.decisions} decisions, ${s.mistakes} mistakes, mean cost ${points(s.mean_cost)} per decision`);
+  }
+
+  async function showReview() {
+    const dialog = $("coach-review");
+    const body = $("coach-review-body");
+    if (!dialog.open) dialog.showModal();
+    await loadCards();
+    const data = await api("GET", `/api/games/${gameId()}/review`);
+    const last = data.deals.length - 1;
+    body.replaceChildren();
+    if (last < 0) { body.append(el("p", "coach-note", "No deal has been played to its end yet.")); return; }
+    const review = data.deals[last];
+    if (!review) {
+      body.append(el("p", "coach-note", "The review is being computed in the background…"));
+      setTimeout(() => { if (dialog.open) showReview().catch(() => {}); }, 1000);
+      return;
+    }
+    body.append(el("h3", "", `Deal ${last + 1}`));
+    const list = el("ol", "coach-plays");
+    for (const play of review.plays) {
+      if (!play.review) continue;
+      const item = el("li", play.review.mistake ? "coach-mistake" : "");
+      const who = play.seat === 0 ? "You" : "Partner";
+      item.append(el("span", "", `Trick ${play.trick + 1} · ${who}: ${cardName(play.card)}`));
+      item.append(el("span", "coach-value", reviewLine(play)));
+      list.append(item);
+    }
+    body.append(list, el("h3", "", "This match so far"));
+    for (const line of summaryLines(data.summary)) body.append(el("p", "", line));
+    document.body.dataset.review = "shown";
+  }
+
+  // ------------------------------------------------------------------ records
+  async function openRecord(text) {
+    const {id} = await api("POST", "/api/records", text);
+    const url = new URL(location.href);
+    url.searchParams.set("record", id);
+    history.pushState(null, "", url);
+    await startReplay(id);
+  }
+
+  async function replayThisMatch() {
+    const record = await api("GET", `/api/games/${gameId()}/record`);
+    await openRecord(JSON.stringify(record));
+  }
+
+  async function startReplay(id) {
+    await loadCards();
+    const data = await api("GET", `/api/records/${id}`);
+    replay = {id, data, deal: 0, step: 0};
+    if (!$("replay").open) $("replay").showModal();
+    drawReplay();
+    if (data.deals.some((d) => d === null)) setTimeout(refreshReplay, 1000);
+  }
+
+  async function refreshReplay() {
+    if (!replay || !$("replay").open) return;
+    try {
+      replay.data = await api("GET", `/api/records/${replay.id}`);
+      drawReplay();
+      if (replay.data.deals.some((d) => d === null)) setTimeout(refreshReplay, 1000);
+    } catch (err) { /* the record was dropped: the view keeps what it has */ }
+  }
+
+  function drawReplay() {
+    const {data} = replay;
+    const deal = data.record.deals[replay.deal];
+    const plays = deal.plays;
+    const step = replay.step; // plays shown: 0..36
+    $("replay-title").textContent = `Deal ${replay.deal + 1} of ${data.record.deals.length} · ` +
+      `play ${step} of ${plays.length}`;
+    document.body.dataset.replayStep = `${replay.deal}:${step}`;
+    // Hands: every seat's cards not yet played at this step.
+    const gone = new Set(plays.slice(0, step).map((p) => p[1]));
+    const trickStart = step - (step % 4 === 0 && step > 0 ? 4 : step % 4);
+    const hands = $("replay-hands");
+    hands.replaceChildren();
+    for (let seat = 0; seat < 4; seat++) {
+      const agent = `player_${seat}`;
+      const box = el("div", `replay-hand replay-seat-${seat}`);
+      box.dataset.seat = seat;
+      box.append(el("h4", "", `${agent} (${data.record.players[agent]})`));
+      const row = el("div", "replay-cards");
+      for (const c of deal.hands[seat]) {
+        if (gone.has(c)) continue;
+        const card = el("span", "card mini");
+        card.innerHTML = AluetteCards.cardSvg(c, null, []);
+        card.dataset.card = c;
+        card.title = cardName(c);
+        row.append(card);
+      }
+      box.append(row);
+      hands.append(box);
+    }
+    // The trick on the table, and who took it (from the server).
+    const trick = $("replay-trick");
+    trick.replaceChildren();
+    const shown = plays.slice(trickStart, step);
+    for (const [agent, c] of shown) trick.append(el("span", "replay-play", `${agent}: ${cardName(c)}`));
+    const done = step > 0 && step % 4 === 0 ? data.tricks[replay.deal][step / 4 - 1] : null;
+    if (done) trick.append(el("strong", "", done.winner ? `Taken by ${done.winner}` : "Spoiled"));
+    // Every play with the review beside it.
+    const review = data.deals[replay.deal];
+    const list = $("replay-plays");
+    list.replaceChildren();
+    plays.forEach(([agent, c], k) => {
+      const item = el("li", k === step - 1 ? "current" : "");
+      if (k % 4 === 0) item.classList.add("trick-start");
+      const r = review ? review.plays[k] : null;
+      if (r && r.review && r.review.mistake) item.classList.add("coach-mistake");
+      item.append(el("span", "", `${agent}: ${cardName(c)}`));
+      item.append(el("span", "coach-value", review ? reviewLine(r) : "…"));
+      item.addEventListener("click", () => { replay.step = k + 1; drawReplay(); });
+      list.append(item);
+    });
+    const summary = $("replay-summary");
+    summary.replaceChildren();
+    const result = deal.result;
+    if (step === plays.length) {
+      summary.append(el("p", "", `Deal won by ${result.winner || "nobody"}` +
+        `${result.mordienne ? " (Mordienne)" : ""}: team_0 ${result.points.team_0}, team_1 ${result.points.team_1}`));
+    }
+    for (const line of summaryLines(data.summary, data.record.players)) summary.append(el("p", "", line));
+    $("replay-prev").disabled = replay.deal === 0 && step === 0;
+    $("replay-next").disabled = replay.deal === data.record.deals.length - 1 && step === plays.length;
+  }
+
+  function stepReplay(delta) {
+    if (!replay) return;
+    const n = replay.data.record.deals.length;
+    let {deal, step} = replay;
+    step += delta;
+    if (step < 0 && deal > 0) { deal -= 1; step = 36; }
+    if (step > 36 && deal < n - 1) { deal += 1; step = 0; }
+    replay.deal = deal;
+    replay.step = Math.max(0, Math.min(36, step));
+    drawReplay();
+  }
+
+  // ------------------------------------------------------------------ wiring
+  function syncButtons() {
+    const s = state();
+    $("coach-hint-button").disabled = s !== "your-turn";
+    $("coach-review-button").hidden = !(s === "deal-over" || s === "match-over");
+    $("coach-replay-button").hidden = s !== "match-over";
+    const id = gameId();
+    $("coach-download").href = id ? `/api/games/${id}/record` : "#";
+  }
+
+  function setup() {
+    $("coach-hint-button").addEventListener("click", showHint);
+    $("coach-review-button").addEventListener("click", () => showReview().catch((e) => alert(e.message)));
+    $("coach-replay-button").addEventListener("click", () => replayThisMatch().catch((e) => alert(e.message)));
+    $("coach-open").addEventListener("click", () => $("coach-file").click());
+    $("coach-file").addEventListener("change", async (e) => {
+      const file = e.target.files[0];
+      if (!file) return;
+      try { await openRecord(await file.text()); } catch (err) { alert(err.message); }
+      e.target.value = "";
+    });
+    $("replay-prev").addEventListener("click", () => stepReplay(-1));
+    $("replay-next").addEventListener("click", () => stepReplay(1));
+    $("replay").addEventListener("keydown", (e) => {
+      if (e.key === "ArrowLeft") { stepReplay(-1); e.preventDefault(); }
+      if (e.key === "ArrowRight") { stepReplay(1); e.preventDefault(); }
+    });
+    $("replay").addEventListener("close", () => {
+      replay = null;
+      const url = new URL(location.href);
+      url.searchParams.delete("record");
+      history.replaceState(null, "", url);
+    });
+    document.addEventListener("keydown", (e) => {
+      if (e.key.toLowerCase() !== "h" || e.ctrlKey || e.metaKey || e.altKey) return;
+      if (document.querySelector("dialog[open]") || /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) return;
+      showHint();
+    });
+    // app.js publishes the table's state on <body>: a new state clears the hint.
+    let last = state();
+    new MutationObserver(() => {
+      if (state() !== last) { last = state(); clearHint(); }
+      syncButtons();
+    }).observe(document.body, {attributes: true, attributeFilter: ["data-state", "data-moves"]});
+    syncButtons();
+    const id = new URL(location.href).searchParams.get("record");
+    if (id) startReplay(id).catch((err) => alert(err.message));
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setup);
+  else setup();
+})();

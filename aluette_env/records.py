@@ -1,0 +1,316 @@
+"""Match records: a finished match (or its finished deals) as a versioned JSON
+document that people can keep, replay and review, and that training can learn
+from. The format is documented in ``docs/RECORDS.md``.
+
+A record holds the first dealer, each seat's player (a player spec, or
+``"human"``), every deal's four hands and its plays in order, and the results
+as the game core reports them (:func:`~aluette_env.game.deal_result`,
+:func:`~aluette_env.game.match_result`). :func:`load_record` checks every
+field and then replays the whole match through the game core (:class:`Deal`,
+:class:`Match`): a card played twice, a play out of turn or results that do
+not match the plays are refused with one line that names the field. No rule
+is restated here; the replay is the rules' own.
+
+Standard library and the game core only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+from .game import (
+    AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
+    check_card, deal_result, dealer_of, describe, match_result, trick_winner,
+)
+
+FORMAT = "aluette-match"
+VERSION = 1
+HUMAN = "human"
+#: Largest record file read (a five-deal match is about 10 KB).
+MAX_BYTES = 1 << 20
+MAX_DEALS = 100
+PLAYS_PER_DEAL = NUM_SEATS * NUM_TRICKS
+_TOP_KEYS = {"format", "version", "num_deals", "first_dealer", "players", "deals", "result"}
+_DEAL_KEYS = {"hands", "plays", "result"}
+
+
+class RecordError(ValueError):
+    """A record that cannot be loaded: the message names the field and why."""
+
+
+@dataclass(frozen=True)
+class Position:
+    """One decision of a replayed match: ``deal`` and ``match`` as they stood
+    before ``card`` was played by ``seat`` (the core's objects, live: read them
+    before iterating on); ``deal_index`` and ``play_index`` (0-35) locate it."""
+
+    deal_index: int
+    play_index: int
+    seat: int
+    card: int
+    deal: Deal
+    match: Match
+
+
+# ----------------------------------------------------------------- making records
+
+
+def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
+              num_deals: int = DEFAULT_NUM_DEALS) -> dict[str, Any]:
+    """The record of a match's finished deals (``deals``: the core's finished
+    :class:`Deal` objects, in order), its first dealer, each seat's player (a
+    spec or ``"human"``) and its length. Unfinished deals are left out."""
+    match = Match(first_dealer=first_dealer, num_deals=num_deals)
+    out = []
+    for deal in deals:
+        if not deal.done or match.over:
+            break
+        hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
+        plays = []
+        for trick in deal.tricks:
+            for k, card in enumerate(trick.cards):
+                seat = (trick.leader + k) % NUM_SEATS
+                hands[seat].append(card)
+                plays.append([AGENTS[seat], card])
+        rec = match.record(deal)
+        out.append({"hands": [sorted(h) for h in hands], "plays": plays,
+                    "result": deal_result(rec)})
+    return {
+        "format": FORMAT, "version": VERSION, "num_deals": num_deals,
+        "first_dealer": AGENTS[first_dealer],
+        "players": {AGENTS[s]: str(players[s]) for s in range(NUM_SEATS)},
+        "deals": out,
+        "result": match_result(match.points),
+    }
+
+
+def save_record(record: dict[str, Any], folder: str | os.PathLike, name: str) -> Path:
+    """Write ``record`` (checked first) as ``folder/name.json`` atomically (a
+    killed process leaves no half-written record); returns the path."""
+    load_record(record)
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.json"
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".record-", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+# ----------------------------------------------------------------- loading records
+
+
+def read_record(path: str | os.PathLike) -> dict[str, Any]:
+    """Load and check the record file at ``path``; RecordError names the problem."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > MAX_BYTES:
+            raise RecordError(f"{path}: {size} bytes; a record is at most {MAX_BYTES}")
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise RecordError(f"{path}: {err.strerror or err}") from None
+    except UnicodeDecodeError:
+        raise RecordError(f"{path}: not UTF-8 text") from None
+    try:
+        return load_record(text)
+    except RecordError as err:
+        raise RecordError(f"{path}: {err}") from None
+
+
+def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
+    """The record in ``data`` (JSON text or the parsed object), every field
+    checked and the match replayed through the game core; RecordError with
+    one line naming the field otherwise. Returns the parsed record."""
+    if isinstance(data, (str, bytes)):
+        if len(data) > MAX_BYTES:
+            raise RecordError(f"the record is {len(data)} bytes; at most {MAX_BYTES}")
+        try:
+            data = json.loads(data)
+        except (ValueError, RecursionError) as err:  # bad UTF-8 or JSON, nesting
+            reason = "nested too deeply" if isinstance(err, RecursionError) else err
+            raise RecordError(f"not valid JSON: {reason}") from None
+    rec = data
+    if not isinstance(rec, dict):
+        raise RecordError(f"a record is a JSON object, got {type(rec).__name__}")
+    if rec.get("format") != FORMAT:
+        raise RecordError(f"format: expected {FORMAT!r}, got {rec.get('format')!r}")
+    if rec.get("version") != VERSION:
+        raise RecordError(f"version: this program reads version {VERSION}, "
+                          f"got {rec.get('version')!r}")
+    _keys(rec, _TOP_KEYS, "")
+    num_deals = rec["num_deals"]
+    if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
+        raise RecordError(f"num_deals: an integer from 1 to {MAX_DEALS}, got {num_deals!r}")
+    first = _agent(rec["first_dealer"], "first_dealer")
+    players = rec["players"]
+    if not isinstance(players, dict) or set(players) != set(AGENTS):
+        raise RecordError(f"players: an object with exactly the keys {', '.join(AGENTS)}, "
+                          f"got {players!r}"[:300])
+    for agent in AGENTS:
+        spec = players[agent]
+        if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
+            raise RecordError(f"players.{agent}: a player spec or 'human', got {spec!r}"[:300])
+    deals = rec["deals"]
+    if not isinstance(deals, list) or len(deals) > num_deals:
+        raise RecordError(f"deals: a list of at most num_deals ({num_deals}) deals, "
+                          f"got {_kind(deals)}")
+    match = Match(first_dealer=first, num_deals=num_deals)
+    for i, d in enumerate(deals):
+        where = f"deals[{i}]"
+        if not isinstance(d, dict):
+            raise RecordError(f"{where}: a deal is an object, got {_kind(d)}")
+        _keys(d, _DEAL_KEYS, where + ".")
+        deal = Deal(_hands(d["hands"], where), dealer_of(first, i))
+        plays = d["plays"]
+        if not isinstance(plays, list) or len(plays) != PLAYS_PER_DEAL:
+            raise RecordError(f"{where}.plays: a list of the deal's {PLAYS_PER_DEAL} plays, "
+                              f"got {_kind(plays)}")
+        played: dict[int, int] = {}
+        for k, play in enumerate(plays):
+            at = f"{where}.plays[{k}]"
+            if not isinstance(play, list) or len(play) != 2:
+                raise RecordError(f"{at}: a play is [player, card], got {play!r}"[:300])
+            seat = _agent(play[0], at + "[0]")
+            card = _card(play[1], at + "[1]")
+            if card in played:
+                raise RecordError(f"{at}: {describe(card)} was already played "
+                                  f"at plays[{played[card]}]")
+            if seat != deal.to_act:
+                raise RecordError(f"{at}: {AGENTS[seat]} plays out of turn; "
+                                  f"{AGENTS[deal.to_act]} is to play")
+            if card not in deal.hands[seat]:
+                raise RecordError(f"{at}: {describe(card)} is not in {AGENTS[seat]}'s hand")
+            deal.play(card)
+            played[card] = k
+        want = deal_result(match.record(deal))
+        _same(d["result"], want, where + ".result")
+    _same(rec["result"], match_result(match.points), "result")
+    return rec
+
+
+def positions(record: dict[str, Any]) -> Iterator[Position]:
+    """Every decision of a loaded record, in order, with the core's deal and
+    match as they stood before it (one replay, no copies: the objects move on)."""
+    first = SEAT[record["first_dealer"]]
+    match = Match(first_dealer=first, num_deals=record["num_deals"])
+    for i, d in enumerate(record["deals"]):
+        deal = Deal(d["hands"], dealer_of(first, i))
+        for k, (agent, card) in enumerate(d["plays"]):
+            yield Position(i, k, SEAT[agent], card, deal, match)
+            deal.play(card)
+        match.record(deal)
+
+
+def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Each deal's tricks as the core plays them: ``{"index", "leader",
+    "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
+    out: list[list[dict[str, Any]]] = [[] for _ in record["deals"]]
+    for pos in positions(record):
+        if pos.play_index % NUM_SEATS == NUM_SEATS - 1:
+            deal = pos.deal
+            leader, cards = deal.leader, deal.trick_cards + [pos.card]
+            index = len(deal.tricks)
+            winner = trick_winner(cards, leader)
+            out[pos.deal_index].append({
+                "index": index, "leader": AGENTS[leader],
+                "plays": [[AGENTS[(leader + k) % NUM_SEATS], c] for k, c in enumerate(cards)],
+                "winner": None if winner is None else AGENTS[winner]})
+    return out
+
+
+def human_seats(record: dict[str, Any]) -> list[int]:
+    """The seats a person played."""
+    return [SEAT[a] for a in AGENTS if record["players"][a] == HUMAN]
+
+
+# ----------------------------------------------------------------- checks
+
+
+def _keys(obj: dict, allowed: set[str], prefix: str) -> None:
+    missing = sorted(allowed - set(obj))
+    if missing:
+        raise RecordError(f"{prefix}{missing[0]}: missing")
+    extra = sorted(set(obj) - allowed)
+    if extra:
+        raise RecordError(f"{prefix}{extra[0]}: unknown field; "
+                          f"allowed: {', '.join(sorted(allowed))}")
+
+
+def _is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _agent(v: object, where: str) -> int:
+    if not isinstance(v, str) or v not in SEAT:
+        raise RecordError(f"{where}: one of {', '.join(AGENTS)}, got {v!r}"[:300])
+    return SEAT[v]
+
+
+def _card(v: object, where: str) -> int:
+    if not _is_int(v):
+        raise RecordError(f"{where}: a card id 0-{NUM_CARDS - 1}, got {v!r}"[:300])
+    try:
+        return check_card(v)
+    except ValueError:
+        raise RecordError(f"{where}: a card id 0-{NUM_CARDS - 1}, got {v!r}") from None
+
+
+def _hands(hands: object, where: str) -> list[list[int]]:
+    if not isinstance(hands, list) or len(hands) != NUM_SEATS:
+        raise RecordError(f"{where}.hands: four hands (player_0..player_3), got {_kind(hands)}")
+    seen: dict[int, int] = {}
+    for s, hand in enumerate(hands):
+        if not isinstance(hand, list) or len(hand) != HAND_SIZE:
+            raise RecordError(f"{where}.hands[{s}]: {HAND_SIZE} card ids, got {_kind(hand)}")
+        for j, c in enumerate(hand):
+            card = _card(c, f"{where}.hands[{s}][{j}]")
+            if card in seen:
+                raise RecordError(f"{where}.hands[{s}][{j}]: {describe(card)} is dealt twice "
+                                  f"(also in hands[{seen[card]}])")
+            seen[card] = s
+    return [list(h) for h in hands]
+
+
+def _same(got: object, want: object, where: str) -> None:
+    """``got`` must be the result the replay gives; name the first field that differs."""
+    if got == want and _types_match(got, want):
+        return
+    if isinstance(got, dict) and isinstance(want, dict):
+        for key in sorted(set(got) | set(want)):
+            if key not in got or key not in want:
+                raise RecordError(f"{where}.{key}: "
+                                  f"{'missing' if key not in got else 'unknown field'}")
+            _same(got[key], want[key], f"{where}.{key}")
+    if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
+        for k, (g, w) in enumerate(zip(got, want)):
+            _same(g, w, f"{where}[{k}]")
+    raise RecordError(f"{where}: {got!r} does not match the plays, which give {want!r}"[:400])
+
+
+def _types_match(got: object, want: object) -> bool:
+    """Strict equality: True == 1 in Python, but not in a record."""
+    if isinstance(want, bool) or isinstance(got, bool):
+        return type(got) is type(want)
+    if isinstance(want, dict):
+        return all(_types_match(got[k], want[k]) for k in want)
+    if isinstance(want, list):
+        return all(_types_match(g, w) for g, w in zip(got, want))
+    return True
+
+
+def _kind(v: object) -> str:
+    if isinstance(v, list):
+        return f"a list of {len(v)}"
+    return repr(v)[:80] if not isinstance(v, dict) else "an object"

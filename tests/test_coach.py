@@ -1,0 +1,242 @@
+"""The coach (aluette_env.apps.coach): hints from the seat's own view, reviews
+of recorded deals, and the background queue. Few worlds: the positions are
+built so the answer does not depend on sampling."""
+
+from __future__ import annotations
+
+import pytest
+
+from aluette_env.game import Deal, Match, check_hands
+from aluette_env.apps.coach import Coach, ReviewQueue, match_summary
+from aluette_env.records import load_record, record_of
+
+MONSIEUR, WEAK = 2, 26  # R7: Monsieur is the single strongest card; 3 of Batons the weakest
+#: A deal (dealer player_3, so player_0 leads) whose first seven tricks leave
+#: player_0 and player_1 on three tricks each, player_1 having reached three
+#: last, and player_1 leading trick 8 with Madame; player_0 plays last with
+#: Monsieur and the 3 of Batons in hand. Monsieur takes trick 8 and wins the
+#: deal (+1 for its team) whatever follows; the 3 gives trick 8 to player_1,
+#: who reaches four first and wins the deal (-1): a clear best card, whatever
+#: the hidden cards (every later card is forced).
+HANDS = [
+    [20, 8, 28, 41, 13, 42, 43, MONSIEUR, WEAK],
+    [3, 39, 25, 37, 6, 7, 0, 14, 21],
+    [15, 4, 40, 17, 18, 19, 32, 44, 45],
+    [27, 16, 5, 29, 30, 1, 31, 9, 33],
+]
+FIRST_TRICKS = [  # cards in play order; winners 0, 0, 1, 1, 0, 3, 1
+    [20, 3, 15, 27], [8, 39, 4, 16], [28, 25, 40, 5], [37, 17, 29, 41],
+    [6, 18, 30, 13], [42, 7, 19, 1], [31, 43, 0, 32], [14, 44, 9],
+]
+
+
+def position(hands=HANDS) -> tuple[Deal, Match]:
+    match = Match(first_dealer=3, num_deals=1)
+    deal = Deal(check_hands(hands), 3)
+    for trick in FIRST_TRICKS:
+        for card in trick:
+            deal.play(card)
+    assert deal.to_act == 0 and sorted(deal.hands[0]) == [MONSIEUR, WEAK]
+    return deal, match
+
+
+@pytest.fixture(scope="module")
+def coach():
+    return Coach(hint_worlds=8, review_worlds=8)
+
+
+def test_hint_marks_the_clearly_best_card_of_the_last_two_tricks(coach):
+    deal, match = position()
+    hint = coach.hint(deal, match, 0)
+    assert hint["best"] == MONSIEUR
+    first, second = hint["cards"]
+    assert first["card"] == MONSIEUR and first["best"] and first["delta"] == 0
+    assert first["value"] == pytest.approx(1.0)
+    assert second["card"] == WEAK and second["value"] == pytest.approx(-1.0)
+    assert second["delta"] == pytest.approx(-2.0)
+
+
+def test_hint_is_identical_for_deals_that_differ_only_in_hidden_cards(coach):
+    """player_0 cannot see the others' last cards nor the unused ones: moving
+    them around changes nothing it is told."""
+    hidden = [list(h) for h in HANDS]
+    hidden[1][-1], hidden[2][-1] = 22, 47  # unused cards in place of the last ones
+    hidden[3][-1] = 21  # and a card moved from player_1 to player_3
+    a, b = position(HANDS), position(hidden)
+    assert a[0].hands[1] != b[0].hands[1]
+    assert coach.hint(*a, 0) == coach.hint(*b, 0)
+
+
+def test_hint_only_on_the_seats_turn(coach):
+    deal, match = position()
+    with pytest.raises(ValueError, match="not that seat's turn"):
+        coach.hint(deal, match, 1)
+
+
+def test_coach_options_are_checked():
+    with pytest.raises(ValueError, match="hint_worlds must be an integer from 1 to 4096, got 0"):
+        Coach(hint_worlds=0)
+
+
+def _record(last_card: int) -> dict:
+    deal, match = position()
+    deal.play(last_card)
+    while not deal.done:  # every later card is forced
+        deal.play(deal.legal_cards()[0])
+    return load_record(record_of([deal], 3, ["human", "ai", "ai", "ai"], num_deals=1))
+
+
+def test_review_marks_a_costly_play_as_a_mistake_and_not_the_best(coach):
+    bad = coach.review_deal(_record(WEAK), 0, [0])
+    mine = [p for p in bad["plays"] if p["review"] is not None]
+    assert len(mine) == 9 and all(p["seat"] == 0 for p in mine)
+    eighth = mine[7]["review"]
+    assert mine[7]["card"] == WEAK and eighth["best"] == MONSIEUR
+    assert eighth["cost"] == pytest.approx(2.0) and eighth["mistake"]
+    assert not mine[8]["review"]["mistake"]  # one card left: nothing to choose
+    good = coach.review_deal(_record(MONSIEUR), 0, [0])
+    assert good["plays"][31]["review"]["cost"] == 0
+    assert not good["plays"][31]["review"]["mistake"]
+    summary = match_summary([bad])["seats"]["0"]
+    assert summary["decisions"] == 9 and summary["mistakes"] >= 1
+    assert summary["mean_cost"] == pytest.approx(summary["total_cost"] / 9, abs=1e-3)
+
+
+def test_reviews_run_in_the_background(coach):
+    queue = ReviewQueue(coach.review_deal)
+    try:
+        record = _record(WEAK)
+        queue.submit("m", record, 0, [0, 2])
+        assert queue.known("m", 0) and not queue.known("m", 1)
+        review = queue.wait("m", 0, timeout=120)
+        assert queue.get("m", 0) == review
+        seats = {p["seat"] for p in review["plays"] if p["review"] is not None}
+        assert seats == {0, 2}
+    finally:
+        queue.close()
+
+
+# ------------------------------------------------------------------ the web routes
+
+
+@pytest.fixture(scope="module")
+def client():
+    from starlette.testclient import TestClient
+
+    from aluette_env.apps.web.server import ServerConfig, create_app
+    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
+                                  seed=5, hint_worlds=4, review_worlds=4))
+    with TestClient(app) as c:
+        c.app_state = app.state
+        yield c
+
+
+def _play_match(client) -> str:
+    """A whole match through the API, the first legal card each turn; the game id."""
+    r = client.post("/api/games", json={})
+    gid, state = r.json()["id"], r.json()["state"]
+    while not state["match"]["over"]:
+        if state["deal"]["done"]:
+            state = client.post(f"/api/games/{gid}/next-deal", json={}).json()["state"]
+            continue
+        state = client.post(f"/api/games/{gid}/play", json={
+            "card": state["legal"][0], "version": state["version"]}).json()["state"]
+    return gid
+
+
+def test_web_hint_only_on_your_turn_and_from_your_view(client):
+    r = client.post("/api/games", json={})
+    gid, state = r.json()["id"], r.json()["state"]
+    assert state["your_turn"]
+    hint = client.get(f"/api/games/{gid}/hint").json()
+    assert sorted(e["card"] for e in hint["cards"]) == state["legal"]
+    assert hint["best"] in state["legal"] and hint["version"] == state["version"]
+    assert sum(e["best"] for e in hint["cards"]) == 1
+    gid_done = _play_match(client)
+    r = client.get(f"/api/games/{gid_done}/hint")
+    assert r.status_code == 409 and "not your turn" in r.json()["error"]
+
+
+def test_web_reviews_record_download_and_replay(client):
+    gid = _play_match(client)
+    queue = client.app_state.coach.queue
+    for d in range(5):  # every finished deal was queued as it ended
+        queue.wait(f"{gid}:1", d, timeout=300)
+    review = client.get(f"/api/games/{gid}/review").json()
+    assert len(review["deals"]) == 5 and all(d is not None for d in review["deals"])
+    assert set(review["summary"]["seats"]) == {"0", "2"}
+    assert review["summary"]["seats"]["0"]["decisions"] == 45
+    r = client.get(f"/api/games/{gid}/record")
+    assert "attachment" in r.headers["content-disposition"]
+    record = r.json()
+    assert record["players"]["player_0"] == "human" and len(record["deals"]) == 5
+    up = client.post("/api/records", content=r.content)
+    assert up.status_code == 201
+    rid = up.json()["id"]
+    shown = client.get(f"/api/records/{rid}").json()
+    assert shown["record"] == record and len(shown["tricks"]) == 5
+    assert all(len(t) == 9 for t in shown["tricks"])
+    bad = dict(record, result={"points": {"team_0": 99, "team_1": 0}, "winner": "team_0"})
+    r = client.post("/api/records", json=bad)
+    assert r.status_code == 400 and "result.points.team_0" in r.json()["error"]
+    assert client.get("/api/records/nope").status_code == 404
+
+
+# ------------------------------------------------------------------ the terminal
+
+
+def test_terminal_hint_review_and_record(coach, tmp_path):
+    import io
+
+    from rich.console import Console
+
+    from aluette_env.apps.terminal import TerminalGame
+    from aluette_env.players.random_player import RandomPlayer
+    from aluette_env.records import read_record
+
+    turn = "1\ny\n"
+    deal = turn * 8
+    stdin = "h\n" + deal + "r\n\n" + (deal + "\n") * 3 + deal + "q\n"
+    out = io.StringIO()
+    made = []
+    game = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=1,
+                        console=Console(file=out, width=100, color_system=None),
+                        stdin=io.StringIO(stdin), specs={1: "random", 2: "random", 3: "random"},
+                        coach=lambda: made.append(1) or coach, record_dir=str(tmp_path))
+    assert game.run() == 0
+    text = out.getvalue()
+    assert made == [1]  # made once, on the first h
+    assert "Expert's estimate" in text and "  best" in text
+    assert "Review of deal 1 by the expert" in text
+    assert "You: " in text.split("Review of deal 1")[1] and "decisions" in text
+    files = list(tmp_path.glob("*.json"))
+    assert len(files) == 1 and f"Match record saved: {files[0]}" in text.replace("\n", "")
+    record = read_record(files[0])
+    assert record["players"] == {"player_0": "human", "player_1": "random",
+                                 "player_2": "random", "player_3": "random"}
+    assert len(record["deals"]) == 5
+
+
+# ------------------------------------------------------------------ aluette review
+
+
+def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
+    import json
+
+    from aluette_env.apps.cli import main
+    from aluette_env.records import save_record
+    path = save_record(_record(WEAK), tmp_path, "m")
+    out = tmp_path / "review.json"
+    assert main(["review", str(path), "--worlds", "4", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    assert "Trick 8" in text and "MISTAKE" in text and "9 decisions" in text
+    saved = json.loads(out.read_text())
+    assert saved["summary"]["seats"]["0"]["decisions"] == 9
+    assert main(["review", str(path), "--seats", "north"]) == 2
+    assert "--seats 'north'" in capsys.readouterr().err
+    bad = json.loads(path.read_text())
+    bad["deals"][0]["plays"][0][0] = "player_2"
+    path.write_text(json.dumps(bad))
+    assert main(["review", str(path)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "deals[0].plays[0]: player_2 plays out of turn" in err

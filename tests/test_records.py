@@ -1,0 +1,140 @@
+"""Match records (aluette_env.records): round trip through the PettingZoo env,
+and every kind of tampering refused with one line naming the field."""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+
+import pytest
+
+from aluette_env.aec import raw_env
+from aluette_env.game import AGENTS, Deal, Match, deal_cards
+from aluette_env.records import (
+    RecordError, human_seats, load_record, positions, read_record, record_of, save_record,
+)
+
+
+def play_match(seed: int, num_deals: int = 5, first_dealer: int = 1) -> list[Deal]:
+    """A whole match of random legal cards, played on the game core."""
+    rng = random.Random(seed)
+    match = Match(first_dealer=first_dealer, num_deals=num_deals)
+    deals = []
+    while not match.over:
+        deck = list(range(48))
+        rng.shuffle(deck)
+        hands, unused = deal_cards(deck, match.dealer)
+        deal = Deal(hands, match.dealer, unused)
+        deals.append(deal)
+        while not deal.done:
+            deal.play(rng.choice(deal.legal_cards()))
+        match.record(deal)
+    return deals
+
+
+@pytest.fixture(scope="module")
+def record():
+    return record_of(play_match(7), 1, ["human", "ai", "heuristic:seed=3", "ai"])
+
+
+def test_saved_match_replayed_through_raw_env_gives_the_same_results(record, tmp_path):
+    path = save_record(record, tmp_path, "match")
+    loaded = read_record(path)
+    assert loaded == record
+    env = raw_env()
+    env.reset(options={"first_dealer": loaded["first_dealer"],
+                       "deals": [d["hands"] for d in loaded["deals"]]})
+    deal_results, match_result = [], None
+    for d in loaded["deals"]:
+        for agent, card in d["plays"]:
+            assert env.agent_selection == agent
+            env.step(card)
+            info = env.infos[AGENTS[0]]
+            if "deal_result" in info:
+                deal_results.append(info["deal_result"])
+                match_result = info.get("match_result", match_result)
+    assert deal_results == [d["result"] for d in loaded["deals"]]
+    assert match_result == loaded["result"]
+    assert all(env.terminations.values())
+
+
+def test_positions_replay_every_play_in_order(record):
+    seen = [(p.deal_index, p.play_index, AGENTS[p.seat], p.card) for p in positions(record)]
+    assert seen == [(i, k, a, c) for i, d in enumerate(record["deals"])
+                    for k, (a, c) in enumerate(d["plays"])]
+    assert human_seats(record) == [0]
+
+
+def test_a_record_of_unfinished_match_keeps_its_finished_deals():
+    deals = play_match(3, num_deals=5)[:2]
+    rec = record_of(deals, 1, ["human", "ai", "ai", "ai"])
+    assert len(load_record(json.dumps(rec))["deals"]) == 2
+
+
+def _tamper(record, change):
+    bad = copy.deepcopy(record)
+    change(bad)
+    return bad
+
+
+def _swap_plays(rec, i, j):
+    plays = rec["deals"][0]["plays"]
+    plays[i], plays[j] = plays[j], plays[i]
+
+
+@pytest.mark.parametrize("change,field,words", [
+    (lambda r: r["deals"][0]["plays"][5].__setitem__(1, r["deals"][0]["plays"][1][1]),
+     "deals[0].plays[5]", "already played"),
+    (lambda r: _swap_plays(r, 0, 1), "deals[0].plays[0]", "out of turn"),
+    (lambda r: r["deals"][1]["result"].__setitem__("winner", "player_3"
+                                                   if r["deals"][1]["result"]["winner"]
+                                                   != "player_3" else "player_1"),
+     "deals[1].result.winner", "does not match the plays"),
+    (lambda r: r["result"]["points"].__setitem__("team_0", r["result"]["points"]["team_0"] + 1),
+     "result.points.team_0", "does not match"),
+    (lambda r: r["deals"][0]["hands"][2].__setitem__(0, r["deals"][0]["hands"][1][0]),
+     "deals[0].hands[2][0]", "dealt twice"),
+    (lambda r: r.__setitem__("version", 99), "version", "reads version 1"),
+    (lambda r: r.__setitem__("first_dealer", "north"), "first_dealer", "player_0"),
+    (lambda r: r["players"].pop("player_3"), "players", "player_3"),
+    (lambda r: r["deals"][2]["plays"].pop(), "deals[2].plays", "36 plays"),
+    (lambda r: r["deals"][0]["plays"][3].__setitem__(1, 48), "deals[0].plays[3][1]", "0-47"),
+    (lambda r: r["deals"][0]["plays"][3].__setitem__(1, True), "deals[0].plays[3][1]", "0-47"),
+    (lambda r: r.__setitem__("extra", 1), "extra", "unknown field"),
+    (lambda r: r["deals"][0].pop("result"), "deals[0].result", "missing"),
+    (lambda r: r["deals"][0]["result"].__setitem__("mordienne", 0),
+     "deals[0].result.mordienne", "does not match"),
+])
+def test_tampered_records_are_refused_naming_the_field(record, change, field, words):
+    with pytest.raises(RecordError) as err:
+        load_record(json.dumps(_tamper(record, change)))
+    message = str(err.value)
+    assert "\n" not in message
+    assert message.startswith(field + ":") or message.startswith(field + "."), message
+    assert words in message
+
+
+def test_a_played_card_not_in_the_players_hand_is_refused(record):
+    bad = copy.deepcopy(record)
+    d = bad["deals"][0]
+    agent, card = d["plays"][0]
+    other = next(c for c in d["hands"][(AGENTS.index(agent) + 1) % 4])
+    d["plays"][0] = [agent, other]
+    with pytest.raises(RecordError, match=r"^deals\[0\]\.plays\[0\]: .* is not in player_"):
+        load_record(bad)
+
+
+def test_bad_files_are_refused_in_one_line(tmp_path):
+    path = tmp_path / "x.json"
+    path.write_text("{not json")
+    with pytest.raises(RecordError, match="not valid JSON"):
+        read_record(path)
+    with pytest.raises(RecordError, match="No such file"):
+        read_record(tmp_path / "missing.json")
+    with pytest.raises(RecordError, match="not valid JSON: nested too deeply"):
+        load_record("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(RecordError, match="not valid JSON"):
+        load_record(b"\xff\xfe")
+    with pytest.raises(RecordError, match="format: expected 'aluette-match'"):
+        load_record("{}")

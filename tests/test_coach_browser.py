@@ -1,8 +1,8 @@
 """The coach in a real browser (the fixtures and skips of test_web_browser):
 the Hint button and key on your turn, and a record opened from a file,
 replayed forwards and backwards with all four hands and the review beside
-each play, and all of it in the page's language. With ``ALUETTE_SCREENSHOTS=DIR`` it saves the README's coach
-screenshots there."""
+each play, and all of it in the page's language. With
+``ALUETTE_SCREENSHOTS=DIR`` it saves the README's coach screenshots there."""
 
 from __future__ import annotations
 

@@ -206,7 +206,7 @@ def test_terminal_hint_review_and_record(coach, tmp_path):
     assert game.run() == 0
     text = out.getvalue()
     assert made == [1]  # made once, on the first h
-    assert "Expert's estimate" in text and "  best" in text
+    assert "The expert's estimate" in text and "(best)" in text
     assert "Review of deal 1 by the expert" in text
     assert "You: " in text.split("Review of deal 1")[1] and "decisions" in text
     files = list(tmp_path.glob("*.json"))
@@ -229,7 +229,7 @@ def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
     out = tmp_path / "review.json"
     assert main(["review", str(path), "--worlds", "4", "--json", str(out)]) == 0
     text = capsys.readouterr().out
-    assert "Trick 8" in text and "MISTAKE" in text and "9 decisions" in text
+    assert "Trick 8" in text and "MISTAKE" in text and "decisions: 9," in text
     saved = json.loads(out.read_text())
     assert saved["summary"]["seats"]["0"]["decisions"] == 9
     assert main(["review", str(path), "--seats", "north"]) == 2
@@ -240,3 +240,20 @@ def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
     assert main(["review", str(path)]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "deals[0].plays[0]: player_2 plays out of turn" in err
+
+
+@pytest.mark.parametrize("lang, words", [
+    ("fr", ("Pli 8", "ERREUR", "décisions : 9,", "Analyse de l'expert", "coût")),
+    ("ar", ("الحيلة 8", "خطأ", "القرارات: 9،", "مراجعة الخبير", "الكلفة")),
+])
+def test_review_command_speaks_the_language_asked(tmp_path, capsys, lang, words):
+    """--lang words the review from the apps' catalog: no English sentence left."""
+    from aluette_env.apps.cli import main
+    from aluette_env.records import save_record
+    path = save_record(_record(WEAK), tmp_path, "m")
+    assert main(["review", str(path), "--worlds", "4", "--lang", lang]) == 0
+    text = capsys.readouterr().out
+    for word in words:
+        assert word in text, word
+    for english in ("Trick", "MISTAKE", "decisions", "cost", "Deal won", "expert:", "Match:"):
+        assert english not in text, english

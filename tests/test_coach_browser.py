@@ -1,8 +1,8 @@
 """The coach in a real browser (the fixtures and skips of test_web_browser):
 the Hint button and key on your turn, and a record opened from a file,
 replayed forwards and backwards with all four hands and the review beside
-each play. With ``ALUETTE_SCREENSHOTS=DIR`` it saves the README's coach
-screenshots there."""
+each play, and all of it in the page's language. With
+``ALUETTE_SCREENSHOTS=DIR`` it saves the README's coach screenshots there."""
 
 from __future__ import annotations
 
@@ -101,3 +101,30 @@ def test_a_record_opened_from_a_file_replays_both_ways_with_its_review(page, tmp
     shoot(page, "coach-review")
     page.click("#replay-next")
     page.wait_for_selector("body[data-replay-step='0:4']", state="attached")
+
+
+def test_the_coach_speaks_the_pages_language(page, tmp_path):
+    """Every word of the coach comes from the page's catalog (here French):
+    its buttons, the hint, the replay and the review beside each play."""
+    from aluette_env.records import record_of
+    open_table(page, lang="fr")
+    assert wait_ready(page) == "your-turn"
+    assert page.locator("#coach-hint-button").inner_text() == "Conseil (H)"
+    page.click("#coach-hint-button")
+    page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    assert "(meilleure)" in page.locator("#coach-hint .coach-best").inner_text()
+    assert "Estimation de l'expert" in page.locator("#coach-hint .coach-note").inner_text()
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])))
+    page.set_input_files("#coach-file", str(path))
+    page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
+    assert page.locator("#replay-title").inner_text().startswith("Donne 1 sur 5 · carte 0 sur 36")
+    for _ in range(4):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector("body[data-replay-step='0:4']", state="attached")
+    trick = page.locator("#replay-trick").inner_text()
+    assert "Pris par" in trick or "Pourri" in trick
+    page.wait_for_selector(".replay-plays li .coach-value:has-text('expert')",
+                           timeout=MATCH_TIMEOUT_MS)
+    assert "décisions :" in page.locator("#replay-summary").inner_text()
+    assert page.locator("#replay-next").inner_text() == "Suivant ▶"

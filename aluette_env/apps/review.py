@@ -7,17 +7,23 @@ estimate's uncertainty; ``MISTAKE`` marks a cost larger than that
 uncertainty. The match summary gives each reviewed seat's decisions,
 mistakes and mean cost per decision. The record is checked first
 (:func:`aluette_env.records.read_record`): a bad one ends with one line naming
-the field, exit code 2.
+the field, exit code 2. ``--lang`` words it all in one of the apps'
+languages: the review lines are the terminal game's (``r`` in ``aluette
+play``), from the same catalog (:mod:`.i18n`); the record's own names (seats
+``player_0``…, teams ``team_0``, ``team_1``, player specs) stay as written.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
+from typing import Any
 
 from ..game import AGENTS, NUM_SEATS, SEAT
 from . import i18n
 from .cli import Command, UsageError, seed_int
 from .coach import MAX_WORLDS, REVIEW_WORLDS
+from .i18n import translate
 
 
 def worlds(text: str) -> int:
@@ -32,6 +38,37 @@ def worlds(text: str) -> int:
     return value
 
 
+def review_text(lang: str, review: dict[str, Any], card: int,
+                name: Callable[[int], str]) -> str:
+    """The coach's verdict on one reviewed play of ``card`` (``name``: a card's
+    name in ``lang``): the expert's card, or the cost of the card played."""
+    if review["best"] == card or (review["cost"] == 0 and review["stderr"] == 0):
+        return translate(lang, "= the expert's card")
+    cost, stderr = format(review["cost"], "+.2f"), format(review["stderr"], ".2f")
+    text = translate(lang, "expert: {card}, cost {cost} ± {stderr}", card=name(review["best"]),
+                     cost=cost, stderr=stderr)
+    return text + "  " + translate(lang, "MISTAKE") if review["mistake"] else text
+
+
+def summary_text(lang: str, who: str, seat: dict[str, Any]) -> str:
+    """One seat's line of a match summary (:func:`.coach.match_summary`)."""
+    return translate(lang, "{seat} — decisions: {decisions}, mistakes: {mistakes}, mean cost "
+                     "per decision: {cost}", seat=who, decisions=seat["decisions"],
+                     mistakes=seat["mistakes"], cost=format(seat["mean_cost"], "+.3f"))
+
+
+def deal_result_text(lang: str, result: dict[str, Any]) -> str:
+    """A recorded deal's winner and points, as the record names them."""
+    fields = {"seat": result["winner"], "team_0": result["points"]["team_0"],
+              "team_1": result["points"]["team_1"]}
+    if not result["winner"]:
+        return translate(lang, "Nobody won the deal: team_0 {team_0}, team_1 {team_1}", **fields)
+    if result["mordienne"]:
+        return translate(lang, "Deal won by {seat} with a Mordienne: team_0 {team_0}, "
+                         "team_1 {team_1}", **fields)
+    return translate(lang, "Deal won by {seat}: team_0 {team_0}, team_1 {team_1}", **fields)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("record", metavar="MATCH.json", help="a match record (docs/RECORDS.md)")
     p.add_argument("--seats", default="human", metavar="WHO",
@@ -43,7 +80,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="review only deal N (1 is the first; default: every deal)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed of the sampled worlds")
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,
-                   help="language of the card names")
+                   help="language of everything shown")
     p.add_argument("--json", default=None, metavar="FILE",
                    help="also write the reviews and the summary as JSON to FILE (default: none)")
 
@@ -78,7 +115,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--deal {args.deal}: the record holds deals 1-{n}")
     deals = range(n) if args.deal is None else [args.deal - 1]
     console = Console(highlight=False, soft_wrap=True)
-    cards = i18n.card_names(args.lang)
+    lang = args.lang
+    cards = i18n.card_names(lang)
     players = record["players"]
     coach = Coach(review_worlds=args.worlds, seed=args.seed)
     reviews = []
@@ -86,36 +124,27 @@ def run(args: argparse.Namespace) -> int:
         review = coach.review_deal(record, d, seats)
         reviews.append(review)
         result = record["deals"][d]["result"]
-        console.rule(f"Deal {d + 1} of {record['num_deals']} · dealer {result['dealer']}")
+        console.rule(translate(lang, "Deal {n} of {total} · dealer {seat}", n=d + 1,
+                               total=record["num_deals"], seat=result["dealer"]))
         for k, play in enumerate(review["plays"]):
             if k % 4 == 0:
-                console.print(f"Trick {play['trick'] + 1}", style="bold")
+                console.print(translate(lang, "Trick {n}", n=play["trick"] + 1), style="bold")
             who = f"{AGENTS[play['seat']]} ({players[AGENTS[play['seat']]]})"
             line = f"  {who:<28} {cards[play['card']]}"
             r = play["review"]
             if r is not None:
-                if r["best"] == play["card"] or (r["cost"] == 0 and r["stderr"] == 0):
-                    line += "   = expert"
-                else:
-                    line += (f"   expert: {cards[r['best']]}, cost {r['cost']:+.2f} "
-                             f"± {r['stderr']:.2f}")
-                    if r["mistake"]:
-                        line += "  MISTAKE"
+                line += "   " + review_text(lang, r, play["card"], cards.__getitem__)
             console.print(line, style="red" if r is not None and r["mistake"] else None)
-        points = result["points"]
-        winner = result["winner"] or "nobody"
-        console.print(f"Deal won by {winner}{' (Mordienne)' if result['mordienne'] else ''}: "
-                      f"team_0 {points['team_0']}, team_1 {points['team_1']}")
+        console.print(deal_result_text(lang, result))
     summary = match_summary(reviews)
-    console.rule("Review")
+    console.rule(translate(lang, "Review by the expert"))
     for seat, s in summary["seats"].items():
         agent = AGENTS[int(seat)]
-        console.print(f"  {agent} ({players[agent]}): {s['decisions']} decisions, "
-                      f"{s['mistakes']} mistakes, mean cost {s['mean_cost']:+.3f} "
-                      f"points per decision")
+        console.print("  " + summary_text(lang, f"{agent} ({players[agent]})", s))
     res = record["result"]["points"]
-    console.print(f"Match: team_0 {res['team_0']}, team_1 {res['team_1']} "
-                  f"(expert: {args.worlds} worlds per decision)")
+    console.print(translate(lang, "Match: team_0 {team_0}, team_1 {team_1} (expert: {worlds} "
+                            "sampled deals per decision)", team_0=res["team_0"],
+                            team_1=res["team_1"], worlds=args.worlds))
     if args.json:
         _write_json(args.json, {"reviews": reviews, "summary": summary})
     return 0

@@ -18,7 +18,8 @@ The coach (:mod:`.coach`): ``h`` on your turn shows the expert's estimate of
 every card in your hand, ``r`` the review of the last finished deal (yours and
 your partner's plays, and the match's mean cost per decision so far); the
 expert is loaded on first use, and from then on each deal is reviewed in the
-background as it ends. Its words are English only for now. ``--record DIR``
+background as it ends; its words come from the same catalog, and are shared
+with ``aluette review`` (:mod:`.review`) and the web game's coach. ``--record DIR``
 saves each finished match's record (:mod:`aluette_env.records`).
 """
 
@@ -36,10 +37,11 @@ from ..game import CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS
 from . import i18n
 from .cli import Command, UsageError, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
-from .review import worlds
 from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
+from .review import review_text, summary_text, worlds
 from .session import HUMAN, GameSession, Narrator, hand_order
+
 # TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in
 # "3Co" for Coins 3; the four must differ. Keep them easy to type.
 SUIT_CODES = (N_("Co"), N_("Cu"), N_("Ba"), N_("Sw"))
@@ -264,8 +266,8 @@ class TerminalGame:
         self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
                         "? shows the rules, l the last trick, q quits."))
         if self._coach is not None:
-            self.say("The coach: h shows the expert's hint on your turn, r the review of the "
-                     "last deal.")
+            self.say(self.t("The coach: h shows the expert's hint on your turn, r the review "
+                            "of the last deal."))
 
     def show_rules(self) -> None:
         """The web game's rules text, and the rank order from the game core (R7-R8)."""
@@ -392,15 +394,15 @@ class TerminalGame:
         """The expert's estimate of every card in the hand, by the hand's numbers."""
         view = self.view
         if not view["your_turn"]:
-            self.say("  A hint is for your turn.")
+            self.say("  " + self.t("A hint is for your turn."))
             return
         hint = self.coach.hint(self.session.deal, self.session.match, HUMAN)
         number = {c: k for k, c in enumerate(hand_order(view["hand"]), 1)}
-        self.say(f"Expert's estimate ({hint['worlds']} sampled deals): points of the deal for "
-                 f"your side with its best card, the others relative to it, ± uncertainty.",
-                 style="bold")
+        self.say(self.t("The expert's estimate ({worlds} sampled deals): points of the deal for "
+                        "your side with its best card; the other cards relative to it, ± the "
+                        "uncertainty.", worlds=hint["worlds"]), style="bold")
         for e in hint["cards"]:
-            value = (f"{e['value']:+.2f}  best" if e["best"] else
+            value = (self.t("{value} (best)", value=format(e["value"], "+.2f")) if e["best"] else
                      f"{e['delta']:+.2f} ± {e['stderr']:.2f}")
             self.say(f"  {number[e['card']]}) {self.card(e['card'])}: {value}")
 
@@ -419,30 +421,25 @@ class TerminalGame:
         n = len(game.match.history)
         key = str(game.match_number)
         if not n:
-            self.say("  No deal of this match has ended yet.")
+            self.say("  " + self.t("No deal of this match has ended yet."))
             return
         self.coach  # noqa: B018 - made on first use
         for d in range(n):  # deals ended before the coach was first used
             self.reviews.submit(key, game.record(), d, (HUMAN, 2))
         review = self.reviews.wait(key, n - 1)
-        self.say(f"Review of deal {n} by the expert", style="bold")
+        self.say(self.t("Review of deal {n} by the expert", n=n), style="bold")
         for play in review["plays"]:
             r = play["review"]
             if r is None:
                 continue
             who = self.seat(play["seat"])
             line = f"  {play['trick'] + 1}. {who}: {self.card(play['card'])}"
-            if r["best"] == play["card"] or r["cost"] == 0:
-                line += "  = expert"
-            else:
-                line += (f"  expert: {self.card(r['best'])}, cost {r['cost']:+.2f} "
-                         f"± {r['stderr']:.2f}" + ("  MISTAKE" if r["mistake"] else ""))
-            self.say(line, style="red" if r["mistake"] else None)
+            self.say(line + "  " + review_text(self.lang, r, play["card"], self.card),
+                     style="red" if r["mistake"] else None)
         done = [self.reviews.get(key, d) for d in range(n)]
         summary = match_summary([d for d in done if d is not None])
         for seat, s in summary["seats"].items():
-            self.say(f"  {self.seat(int(seat))}: {s['decisions']} decisions, {s['mistakes']} "
-                     f"mistakes, mean cost {s['mean_cost']:+.3f} per decision")
+            self.say("  " + summary_text(self.lang, self.seat(int(seat)), s))
 
     def save_record(self) -> None:
         if self.record_dir is None:
@@ -451,7 +448,7 @@ class TerminalGame:
         stamp = time.strftime("%Y%m%d-%H%M%S")
         path = save_record(self.session.record(), self.record_dir,
                            f"aluette-{stamp}-{self.session.match_number}")
-        self.say(f"Match record saved: {path}")
+        self.say(self.t("Match record saved: {path}", path=path))
 
     def play_match(self, events: list[dict]) -> None:
         """Play the session's match from ``events`` (its first deal) to its end."""

@@ -49,6 +49,11 @@
     return t("Strength {k} of {total} (1 is the highest)", {k: levelOf[card], total: deck.levels.length});
   }
   function announce(text) { $("announcer").textContent = text; }
+  // The page's words for its other scripts (coach.js): t() and the card names,
+  // and a promise kept once the first language is loaded.
+  let languageLoaded;
+  const languageReady = new Promise((resolve) => { languageLoaded = resolve; });
+  window.AluetteText = {t, cardName, ready: languageReady};
   function words() { return (view && view.text) || {}; }
 
   // ------------------------------------------------------------------ server
@@ -538,6 +543,7 @@
       try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch (err) { if (err.code === "no_game") showLost(); }
     }
     render();
+    languageLoaded();
   }
   function renderRankOrder() {
     const list = $("rank-order");

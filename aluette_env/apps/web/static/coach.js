@@ -5,18 +5,19 @@
 // routes (aluette_env/apps/web/coach_api.py): the estimates, the reviews and
 // who took each trick. It states no rule of the game, and it reads the table's
 // state only from what app.js publishes (the game id in sessionStorage, the
-// state on <body>).
+// state on <body>). Its words are the page's: t() and the card names of
+// app.js (window.AluetteText), from the apps' one message catalog.
 "use strict";
 
 (() => {
   const GAME_KEY = "aluette.game";
   const $ = (id) => document.getElementById(id);
-  let cards = []; // card names in the page's language
   let replay = null; // {id, data, deal, step}
 
   const gameId = () => sessionStorage.getItem(GAME_KEY);
   const state = () => document.body.dataset.state || "";
-  const cardName = (c) => cards[c] || String(c);
+  const t = (message, fields) => window.AluetteText.t(message, fields);
+  const cardName = (c) => window.AluetteText.cardName(c);
   const points = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
 
   async function api(method, path, body) {
@@ -31,10 +32,8 @@
     return data;
   }
 
-  async function loadCards() {
-    const lang = document.documentElement.lang || "en";
-    try { cards = (await api("GET", `/api/i18n/${lang}`)).cards; } catch (err) { cards = []; }
-  }
+  // The page's language is loaded (app.js) before the coach shows anything.
+  const loadCards = () => window.AluetteText.ready;
 
   function el(tag, className, text) {
     const e = document.createElement(tag);
@@ -47,10 +46,10 @@
   async function showHint() {
     const box = $("coach-hint");
     if (!gameId() || state() !== "your-turn") {
-      box.replaceChildren(el("p", "coach-note", "A hint is for your turn."));
+      box.replaceChildren(el("p", "coach-note", t("A hint is for your turn.")));
       return;
     }
-    box.replaceChildren(el("p", "coach-note", "The expert is thinking…"));
+    box.replaceChildren(el("p", "coach-note", t("The expert is thinking…")));
     document.body.dataset.hint = "pending";
     try {
       await loadCards();
@@ -60,13 +59,14 @@
         const item = el("li", e.best ? "coach-best" : "");
         item.dataset.card = e.card;
         item.append(el("span", "coach-card", cardName(e.card)));
-        item.append(el("span", "coach-value", e.best ? `${points(e.value)} (best)` :
+        item.append(el("span", "coach-value", e.best ? t("{value} (best)", {value: points(e.value)}) :
           `${points(e.delta)} ± ${e.stderr.toFixed(2)}`));
         list.append(item);
       }
       box.replaceChildren(el("p", "coach-note",
-        `The expert's estimate (${hint.worlds} sampled deals): points of the deal for your side ` +
-        `with its best card; the other cards relative to it, ± the uncertainty.`), list);
+        t("The expert's estimate ({worlds} sampled deals): points of the deal for your side " +
+          "with its best card; the other cards relative to it, ± the uncertainty.",
+          {worlds: hint.worlds})), list);
       for (const b of document.querySelectorAll(".hand-card")) {
         b.classList.toggle("coach-pick", Number(b.dataset.card) === hint.best);
       }
@@ -86,16 +86,18 @@
   function reviewLine(play) {
     const r = play.review;
     if (!r) return "";
-    if (r.best === play.card || (r.cost === 0 && r.stderr === 0)) return "= expert";
-    return `expert: ${cardName(r.best)}, cost ${points(r.cost)} ± ${r.stderr.toFixed(2)}` +
-      (r.mistake ? " — mistake" : "");
+    if (r.best === play.card || (r.cost === 0 && r.stderr === 0)) return t("= the expert's card");
+    return t("expert: {card}, cost {cost} ± {stderr}",
+             {card: cardName(r.best), cost: points(r.cost), stderr: r.stderr.toFixed(2)}) +
+      (r.mistake ? ` — ${t("mistake")}` : "");
   }
 
   function summaryLines(summary, players) {
-    const names = ["You (south)", "West", "Partner (north)", "East"];
+    const names = [t("You (south)"), t("West"), t("Partner (north)"), t("East")];
+    const who = (seat) => (players ? `player_${seat} (${players[`player_${seat}`]})` : names[seat]);
     return Object.entries(summary.seats).map(([seat, s]) =>
-      `${players ? `player_${seat} (${players[`player_${seat}`]})` : names[seat]}: ` +
-      `${s.decisions} decisions, ${s.mistakes} mistakes, mean cost ${points(s.mean_cost)} per decision`);
+      t("{seat} — decisions: {decisions}, mistakes: {mistakes}, mean cost per decision: {cost}",
+        {seat: who(seat), decisions: s.decisions, mistakes: s.mistakes, cost: points(s.mean_cost)}));
   }
 
   async function showReview() {
@@ -106,24 +108,25 @@
     const data = await api("GET", `/api/games/${gameId()}/review`);
     const last = data.deals.length - 1;
     body.replaceChildren();
-    if (last < 0) { body.append(el("p", "coach-note", "No deal has been played to its end yet.")); return; }
+    if (last < 0) { body.append(el("p", "coach-note", t("No deal of this match has ended yet."))); return; }
     const review = data.deals[last];
     if (!review) {
-      body.append(el("p", "coach-note", "The review is being computed in the background…"));
+      body.append(el("p", "coach-note", t("The review is being computed in the background…")));
       setTimeout(() => { if (dialog.open) showReview().catch(() => {}); }, 1000);
       return;
     }
-    body.append(el("h3", "", `Deal ${last + 1}`));
+    body.append(el("h3", "", t("Deal {n}", {n: last + 1})));
     const list = el("ol", "coach-plays");
     for (const play of review.plays) {
       if (!play.review) continue;
       const item = el("li", play.review.mistake ? "coach-mistake" : "");
-      const who = play.seat === 0 ? "You" : "Partner";
-      item.append(el("span", "", `Trick ${play.trick + 1} · ${who}: ${cardName(play.card)}`));
+      const who = play.seat === 0 ? t("You") : t("Partner");
+      item.append(el("span", "", t("Trick {n} · {seat}: {card}",
+                                   {n: play.trick + 1, seat: who, card: cardName(play.card)})));
       item.append(el("span", "coach-value", reviewLine(play)));
       list.append(item);
     }
-    body.append(list, el("h3", "", "This match so far"));
+    body.append(list, el("h3", "", t("This match so far")));
     for (const line of summaryLines(data.summary)) body.append(el("p", "", line));
     document.body.dataset.review = "shown";
   }
@@ -165,8 +168,8 @@
     const deal = data.record.deals[replay.deal];
     const plays = deal.plays;
     const step = replay.step; // plays shown: 0..36
-    $("replay-title").textContent = `Deal ${replay.deal + 1} of ${data.record.deals.length} · ` +
-      `play ${step} of ${plays.length}`;
+    $("replay-title").textContent = t("Deal {n} of {total} · play {step} of {plays}",
+      {n: replay.deal + 1, total: data.record.deals.length, step, plays: plays.length});
     document.body.dataset.replayStep = `${replay.deal}:${step}`;
     // Hands: every seat's cards not yet played at this step.
     const gone = new Set(plays.slice(0, step).map((p) => p[1]));
@@ -196,7 +199,7 @@
     const shown = plays.slice(trickStart, step);
     for (const [agent, c] of shown) trick.append(el("span", "replay-play", `${agent}: ${cardName(c)}`));
     const done = step > 0 && step % 4 === 0 ? data.tricks[replay.deal][step / 4 - 1] : null;
-    if (done) trick.append(el("strong", "", done.winner ? `Taken by ${done.winner}` : "Spoiled"));
+    if (done) trick.append(el("strong", "", done.winner ? t("Taken by {seat}", {seat: done.winner}) : t("Spoiled")));
     // Every play with the review beside it.
     const review = data.deals[replay.deal];
     const list = $("replay-plays");
@@ -215,12 +218,20 @@
     summary.replaceChildren();
     const result = deal.result;
     if (step === plays.length) {
-      summary.append(el("p", "", `Deal won by ${result.winner || "nobody"}` +
-        `${result.mordienne ? " (Mordienne)" : ""}: team_0 ${result.points.team_0}, team_1 ${result.points.team_1}`));
+      summary.append(el("p", "", dealResult(result)));
     }
     for (const line of summaryLines(data.summary, data.record.players)) summary.append(el("p", "", line));
     $("replay-prev").disabled = replay.deal === 0 && step === 0;
     $("replay-next").disabled = replay.deal === data.record.deals.length - 1 && step === plays.length;
+  }
+
+  // A deal's result as the record states it (the same words as `aluette review`).
+  function dealResult(result) {
+    const fields = {seat: result.winner, team_0: result.points.team_0, team_1: result.points.team_1};
+    if (!result.winner) return t("Nobody won the deal: team_0 {team_0}, team_1 {team_1}", fields);
+    return result.mordienne ?
+      t("Deal won by {seat} with a Mordienne: team_0 {team_0}, team_1 {team_1}", fields) :
+      t("Deal won by {seat}: team_0 {team_0}, team_1 {team_1}", fields);
   }
 
   function stepReplay(delta) {

@@ -476,16 +476,17 @@ def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
 def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(tiny_run, tmp_path,
                                                                              capsys):
     run, resume = _copy_run(tiny_run, tmp_path)
-    assert cli_main([*resume, "--force", "--set", "eval.opponents=[random]",
+    first = json.loads((run / "state.json").read_text())["best"]["opponent"]
+    other = "heuristic" if first == "random" else "random"
+    assert cli_main([*resume, "--force", "--set", f"eval.opponents=[{other}]",
                      "--set", "total_timesteps=768", "--set", "selfplay.pool_size=1"]) == 0
     out = capsys.readouterr().out
-    assert "best model so far scored against heuristic" in out and "done: 768 samples" in out
+    assert f"best model so far scored against {first}" in out and "done: 768 samples" in out
     assert "at 512 samples (1 snapshot in the pool)" in out
     state = json.loads((run / "state.json").read_text())
-    assert [sorted(e["results"]) for e in state["evals"]] == [["heuristic", "random"],
-                                                               ["random"]]
-    # best is against random now: the scores against heuristic do not compete with it.
-    assert state["best"]["opponent"] == "random" and state["best"]["timesteps"] == 768
+    assert [sorted(e["results"]) for e in state["evals"]] == [["heuristic", "random"], [other]]
+    # best is against the new opponent now: the earlier scores do not compete with it.
+    assert state["best"]["opponent"] == other and state["best"]["timesteps"] == 768
     assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
 
 

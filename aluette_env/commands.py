@@ -37,7 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 __all__ = [
     "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "UsageError", "bounded_int",

@@ -21,7 +21,8 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
+from collections.abc import Iterator, Sequence
 
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,

@@ -8,7 +8,7 @@ facts come from :mod:`aluette_env.game`.
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from .game import (
     AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance, reach_order,

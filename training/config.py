@@ -245,7 +245,7 @@ class TrainConfig(BaseModel):
     rllib: RLlibConfig = Field(default_factory=RLlibConfig)
 
     @model_validator(mode="after")
-    def _backend_settings(self) -> "TrainConfig":
+    def _backend_settings(self) -> TrainConfig:
         if self.backend == "rllib" and self.pretrain is not None:
             raise ValueError("'pretrain': not supported by backend rllib; remove it")
         if self.backend == "rllib" and not (self.selfplay.all_seats

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -57,7 +57,7 @@ class Demonstrations:
         return len(self.actions)
 
     @staticmethod
-    def concat(parts: list["Demonstrations"]) -> "Demonstrations":
+    def concat(parts: list[Demonstrations]) -> Demonstrations:
         return Demonstrations(*(np.concatenate([getattr(p, f) for p in parts]) for f in
                                 ("observations", "masks", "actions", "returns")))
 

@@ -82,7 +82,7 @@ def catalog_path(lang: str) -> Path:
     return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def translator(lang: str) -> NullTranslations:
     """The gettext translations of ``lang``: ``.gettext``, ``.ngettext``,
     ``.pgettext``. English is the source language and needs no catalog."""
@@ -108,7 +108,7 @@ def translate_plural(lang: str, singular: str, plural: str, n: int, **fields: ob
     return translator(lang).ngettext(singular, plural, n).format(n=n, **fields)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def card_names(lang: str) -> tuple[str, ...]:
     """The 48 card names in ``lang``, by card id."""
     _ = translator(lang).gettext
@@ -128,7 +128,7 @@ def card_name(card: int, lang: str = DEFAULT_LANGUAGE) -> str:
     return card_names(check_language(lang))[check_card(card)]
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def browser_catalog(lang: str) -> dict[str, object]:
     """What the page needs to speak ``lang``: every message (id -> text),
     the card names and the writing direction."""
@@ -147,7 +147,7 @@ def browser_catalog(lang: str) -> dict[str, object]:
     }
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def template_messages() -> tuple[str | tuple[str, str], ...]:
     """The message ids of the template (``messages.pot``); a plural message's
     id is its (singular, plural) pair."""

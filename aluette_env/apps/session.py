@@ -18,7 +18,8 @@ from __future__ import annotations
 
 import random
 import threading
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 

@@ -35,7 +35,8 @@ import math
 import os
 from dataclasses import dataclass
 from importlib import metadata
-from typing import Any, Callable, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
+from collections.abc import Callable
 
 import numpy as np
 

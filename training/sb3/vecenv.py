@@ -5,7 +5,8 @@ statistics in the form SB3's Monitor writes them."""
 from __future__ import annotations
 
 import time
-from typing import Any, Sequence
+from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 from gymnasium import spaces

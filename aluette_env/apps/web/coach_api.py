@@ -28,7 +28,8 @@ import secrets
 import threading
 from collections import OrderedDict
 from concurrent.futures import ProcessPoolExecutor
-from typing import Any, Callable
+from typing import Any
+from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request

@@ -273,7 +273,8 @@ class raw_env(AECEnv):
         self._dirty = True
         rewards = self.rewards
         for a in AGENTS:
-            rewards[a] = float(record.team_points[SEAT[a] & 1] - record.team_points[1 - (SEAT[a] & 1)])
+            rewards[a] = float(record.team_points[SEAT[a] & 1]
+                               - record.team_points[1 - (SEAT[a] & 1)])
         for a in AGENTS:
             info = {"deal_result": deal_result(record)}
             if match.over:

@@ -121,7 +121,8 @@ def encode_observation(deal: Deal, match: Match, observer: int,
     for trick in deal.tricks:
         for pos, card in enumerate(trick.cards):
             f["played"][rel[(trick.leader + pos) % NUM_SEATS], card] = 1
-        f["trick_winners"][trick.index, NUM_SEATS if trick.winner is None else rel[trick.winner]] = 1
+        f["trick_winners"][trick.index,
+                           NUM_SEATS if trick.winner is None else rel[trick.winner]] = 1
     for seat in range(NUM_SEATS):
         r = rel[seat]
         f["trick_counts"][r, :deal.counts[seat]] = 1

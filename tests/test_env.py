@@ -20,7 +20,7 @@ from conftest import hands_for_winners, play_scripted
 
 def random_play(e, rng, on_step=None):
     """Play a whole match with uniformly random legal cards."""
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)
@@ -192,7 +192,8 @@ def test_draw_on_equal_totals():
 @pytest.mark.parametrize("options,message", [
     ({"first_dealer": "player_7"}, "options\\['first_dealer'\\]: unknown player"),
     ({"deals": [[[0] * 9] * 4]}, "dealt twice"),
-    ({"deals": [[list(range(8))] + [list(range(9 * k, 9 * k + 9)) for k in (1, 2, 3)]]}, "has 8 cards"),
+    ({"deals": [[list(range(8))] + [list(range(9 * k, 9 * k + 9)) for k in (1, 2, 3)]]},
+     "has 8 cards"),
     ({"deals": [[list(range(9 * k, 9 * k + 9)) for k in range(3)]
                 + [[40, 41, 42, 43, 44, 45, 46, 47, 48]]]}, "ids are 0-47"),
     ({"deals": "abc"}, "list of deals"),
@@ -319,7 +320,7 @@ def test_match_invariants_under_random_play(seed, num_deals):
     first_dealer = e.deal.dealer
     results, played, dealt = [], [], [sorted(c for h in e.deal.hands for c in h)]
     rng = np.random.default_rng(seed)
-    for agent in e.agent_iter():
+    for _agent in e.agent_iter():
         obs, _, term, trunc, _ = e.last()
         if term or trunc:
             e.step(None)

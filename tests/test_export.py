@@ -93,14 +93,16 @@ def test_onnx_player_does_not_import_torch(exported):
     code = (f"import sys\nfrom aluette_env.players import load_player\n"
             f"from aluette_env.vector import VectorGame\n"
             f"p = load_player({str(exported)!r})\n"
-            f"g = VectorGame(4, seed=0); g.reset(); p.act_batch(g.obs, g.mask); p.act(g.obs[0], g.mask[0])\n"
+            f"g = VectorGame(4, seed=0); g.reset(); p.act_batch(g.obs, g.mask); "
+            f"p.act(g.obs[0], g.mask[0])\n"
             f"print('torch' in sys.modules, 'stable_baselines3' in sys.modules)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
 
 
 def test_export_refuses_bad_input(tmp_path):
-    assert cli_main(["export", str(tmp_path / "nothing.zip"), "--out", str(tmp_path / "a.onnx")]) == 2
+    assert cli_main(["export", str(tmp_path / "nothing.zip"),
+                     "--out", str(tmp_path / "a.onnx")]) == 2
     assert cli_main(["export", str(tmp_path), "--out", str(tmp_path / "a.txt")]) == 2
     assert not (tmp_path / "a.onnx").exists()
 

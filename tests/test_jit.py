@@ -105,8 +105,9 @@ def test_the_observation_reader_compiled_equals_plain_python():
     e = aluette_env.raw_env(num_deals=2)
     e.reset(seed=3)
     rng = np.random.default_rng(3)
-    arrays = lambda: (np.zeros(48, np.int64), np.zeros(4, np.int64), np.zeros(9, np.int64),
-                      np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.bool_))
+    def arrays():
+        return (np.zeros(48, np.int64), np.zeros(4, np.int64), np.zeros(9, np.int64),
+                np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.bool_))
     for _ in range(60):
         row = e.observe(e.agent_selection)["observation"]
         a, b = arrays(), arrays()

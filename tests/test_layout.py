@@ -14,7 +14,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def _modules_after(code: str) -> set[str]:
-    """Top-level modules loaded (beyond the standard library) by ``code``, in a fresh interpreter."""
+    """Top-level modules loaded (beyond the standard library) by ``code``, in a fresh
+    interpreter."""
     probe = "\nimport json, sys\nprint(json.dumps(sorted({m.split('.')[0] for m in sys.modules" \
                    " if m.split('.')[0] not in sys.stdlib_module_names})))"
     def run(source: str) -> set[str]:
@@ -28,7 +29,8 @@ def _modules_after(code: str) -> set[str]:
 
 def test_game_core_and_package_import_no_third_party_module():
     loaded = _modules_after("import aluette_env, aluette_env.game\n"
-                            "d = aluette_env.game.Deal(*aluette_env.game.deal_cards(range(48), 0)[:1], 0)\n"
+                            "d = aluette_env.game.Deal("
+                            "*aluette_env.game.deal_cards(range(48), 0)[:1], 0)\n"
                             "d.play(d.legal_cards()[0])")
     assert loaded == set(), f"third-party modules loaded: {sorted(loaded)}"
 

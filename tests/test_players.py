@@ -35,7 +35,7 @@ def test_players_follow_the_protocol_and_play_whole_matches():
         assert isinstance(p, Player)
         e = aluette_env.env()
         e.reset(seed=1)
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else p.act(obs["observation"], obs["action_mask"]))
         assert -1 not in e._cumulative_rewards.values()  # no illegal move
@@ -66,8 +66,10 @@ def test_heuristic_is_deterministic_and_batch_equals_single():
 
 
 # Hands for hand-built positions: seat k's first cards are chosen per test.
-MONSIEUR, MADAME, ACE_C, ACE_S, ROI_C = card_id(0, 2), card_id(1, 2), card_id(0, 0), card_id(3, 0), card_id(0, 11)
-FOUR_C, FOUR_U, FIVE_C, SIX_C, SEVEN_B = card_id(0, 3), card_id(1, 3), card_id(0, 4), card_id(0, 5), card_id(2, 6)
+MONSIEUR, MADAME, ACE_C, ACE_S, ROI_C = (card_id(0, 2), card_id(1, 2), card_id(0, 0),
+                                        card_id(3, 0), card_id(0, 11))
+FOUR_C, FOUR_U, FIVE_C, SIX_C, SEVEN_B = (card_id(0, 3), card_id(1, 3), card_id(0, 4),
+                                          card_id(0, 5), card_id(2, 6))
 
 
 def build(first_cards):
@@ -206,7 +208,8 @@ def test_player_specs():
     assert isinstance(load_player("random"), RandomPlayer)
     assert load_player("random:seed=5").seed == 5
     assert isinstance(load_player("heuristic"), HeuristicPlayer)
-    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: ai, expert, heuristic, pimc, random"):
+    with pytest.raises(PlayerSpecError,
+                       match="unknown player 'nobody'; known: ai, expert, heuristic, pimc, random"):
         load_player("nobody")
     with pytest.raises(PlayerSpecError, match="models/missing.onnx: no such model file"):
         load_player("models/missing.onnx")
@@ -231,7 +234,8 @@ def test_player_specs():
     ("pimc:depth_tricks=-1", "option 'depth_tricks'"),
     ("pimc:max_seconds=abc", "option 'max_seconds' got 'abc'"),
     ("pimc:max_seconds=nan", "option 'max_seconds' got 'nan'"),
-    ("pimc:solve_tricks=9", "option 'solve_tricks' got '9'; allowed: an integer from 0 (never) to 7"),
+    ("pimc:solve_tricks=9",
+     "option 'solve_tricks' got '9'; allowed: an integer from 0 (never) to 7"),
     ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
     ("ai:temperature=inf", "option 'temperature' got 'inf'"),
     ("ai:temp=1", "unknown option 'temp'; options: seed, temperature, version"),

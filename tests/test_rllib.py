@@ -54,7 +54,8 @@ def test_lockstep_env_rewards_are_the_engines_and_only_the_seat_to_act_observes(
         assert sorted(game_and_seat(a) for a in obs) == [(g, int(twin.to_act[g])) for g in range(3)]
         for a, o in obs.items():
             g, _ = game_and_seat(a)
-            assert (o["observation"] == twin.obs[g]).all() and (o["action_mask"] == twin.mask[g]).all()
+            assert ((o["observation"] == twin.obs[g]).all()
+                    and (o["action_mask"] == twin.mask[g]).all())
         actions = (rng.random(twin.mask.shape) * twin.mask).argmax(1)
         obs, rewards, terminated, _, _ = env.step({f"{g}:player_{twin.to_act[g]}": int(actions[g])
                                                    for g in range(3)})
@@ -274,7 +275,8 @@ def test_quick_run_beats_random_and_exports_to_the_onnx_contract(quick_run, tmp_
                                       "action_mask": game.mask.astype(np.float32)})[0]
     assert (logits[game.mask == 0] == np.float32(-1e9)).all()
     onnx_player = load_player(str(out))
-    assert (onnx_player.act_batch(game.obs, game.mask) == player.act_batch(game.obs, game.mask)).all()
+    assert (onnx_player.act_batch(game.obs, game.mask)
+            == player.act_batch(game.obs, game.mask)).all()
     assert cli_main(["eval", "--team-a", str(out), "--team-b", "random", "--deals", "20",
                      "--quiet"]) == 0
 

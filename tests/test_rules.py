@@ -51,7 +51,7 @@ def test_r2_match_is_five_deals_points_kept_and_draw_on_equal_totals():
     match = Match(first_dealer=0)
     assert match.num_deals == 5
     outcomes = ["SSSSSSSSS", "WXXXXXXXX", "XXXXXXXXX", "NXXXXXXXX", "XXXXXXXEE"]
-    for k, text in enumerate(outcomes):
+    for _k, text in enumerate(outcomes):
         assert not match.over
         deal = play_deal(hands_for_winners(seq(text)), match.dealer)
         match.record(deal)

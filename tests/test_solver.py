@@ -18,7 +18,8 @@ def level(c):
 
 def test_final_value_follows_r13_to_r16():
     assert final_value((0, 0, 0, 0), (-1,) * 4, (False,) * 4) == 0  # R15
-    assert final_value((3, 3, 2, 1), (5, 4, 8, 2), (False,) * 4) == -1  # R14: seat 1 reached 3 first
+    # R14: seat 1 reached 3 first
+    assert final_value((3, 3, 2, 1), (5, 4, 8, 2), (False,) * 4) == -1
     assert final_value((0, 0, 2, 0), (-1, -1, 8, -1), (False, False, True, False)) == 2  # R16
     assert final_value((0, 1, 2, 0), (-1, 0, 8, -1), (False, False, True, False)) == 2
 

@@ -279,7 +279,7 @@ def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
     hands = hands_for_winners("00" + "1" * 7)
     deal, match = Deal([list(h) for h in hands], dealer=3), Match(first_dealer=3)
     for k in range(2):
-        for seat in range(4):
+        for _seat in range(4):
             deal.play(hands[deal.to_act][k])
         text = render_table(deal, match)
         assert ("Mordienne run" in text) == (k == 1), text

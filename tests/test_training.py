@@ -146,7 +146,8 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
     assert (run / "latest.zip").exists() and (run / "best.zip").exists()
     assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
     assert list((run / "tb").rglob("events.out.tfevents.*"))
-    assert len(state["snapshots"]) == 2 and all((run / "pool" / s).exists() for s in state["snapshots"])
+    assert (len(state["snapshots"]) == 2
+            and all((run / "pool" / s).exists() for s in state["snapshots"]))
     # The same run again is refused; a changed config on resume too, unless forced.
     assert run_train(*out).returncode == 2
     more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288",
@@ -391,7 +392,8 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
         assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
     assert roll.observations.shape == (7, tables.num_columns, 638)
     masks = roll.action_masks.astype(bool)
-    assert masks[np.arange(7)[:, None], np.arange(tables.num_columns), roll.actions.astype(int)].all()
+    assert masks[np.arange(7)[:, None], np.arange(tables.num_columns),
+                 roll.actions.astype(int)].all()
 
 
 def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
@@ -401,8 +403,9 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     from training.sb3.train import build_env, build_model, load_onnx_weights
     v1 = str(SHIPPED_MODELS[1])
     cfg = load_config(ROOT / "configs" / "default.yaml",
-                      ["num_games=8", "ppo.batch_size=64", "logging.tensorboard=false", "network.trunk=[256]",
-                       "network.pi=[128]", "network.vf=[128]", "selfplay.all_seats=true"])
+                      ["num_games=8", "ppo.batch_size=64", "logging.tensorboard=false",
+                       "network.trunk=[256]", "network.pi=[128]", "network.vf=[128]",
+                       "selfplay.all_seats=true"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))
     model = build_model(cfg, build_env(cfg, pool, seed=0), tmp_path)

@@ -121,7 +121,7 @@ def test_seeded_batches_are_reproducible_and_seeds_differ():
 def test_auto_reset_keeps_every_game_playing():
     game = VectorGame(4, num_deals=1, seed=0)
     game.reset()
-    for step in range(36):
+    for _step in range(36):
         _, deal_done, match_done = game.step(game.mask.argmax(1))
     assert deal_done.all() and match_done.all()
     assert (game.mask.sum(1) == 9).all() and not game.state.over.any()
@@ -197,7 +197,8 @@ def test_pure_python_fallback_gives_the_same_game():
         "g = VectorGame(3, num_deals=2, seed=5); g.reset()\n"
         "out = []\n"
         "for _ in range(80):\n"
-        "    r, d, m = g.step(g.mask.argmax(1)); out.append(g.obs.sum()); out.append(r.sum(1).tolist())\n"
+        "    r, d, m = g.step(g.mask.argmax(1)); out.append(g.obs.sum());"
+        " out.append(r.sum(1).tolist())\n"
         "print(repr(out))\n"
     )
     import os

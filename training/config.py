@@ -168,7 +168,8 @@ class EvalConfig(BaseModel):
     deals: int = Field(2000, ge=1, le=MAX_EVAL_DEALS,
                        description="duplicate deal pairs per opponent")
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
-    seed: Seed = Field(12345, ge=0, description="seed of the evaluation deals (fixed across the run)")
+    seed: Seed = Field(12345, ge=0,
+                       description="seed of the evaluation deals (fixed across the run)")
 
     @field_validator("opponents")
     @classmethod

@@ -55,7 +55,8 @@ def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
     """Yield a temporary path beside ``path``; rename it over ``path`` on success."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=suffix or path.suffix)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
+                               suffix=suffix or path.suffix)
     os.close(fd)
     try:
         yield Path(tmp)

@@ -34,7 +34,8 @@ class OpponentPool:
     the stored past snapshots (or falls back to ``latest`` while there are none).
     """
 
-    def __init__(self, weights: dict[str, float], fixed: dict[str, Player], rng: np.random.Generator):
+    def __init__(self, weights: dict[str, float], fixed: dict[str, Player],
+                 rng: np.random.Generator):
         self.weights = dict(weights)
         self.fixed = fixed  # spec -> player, for keys other than latest/snapshots
         self.snapshots: list[tuple[str, Player]] = []
@@ -58,7 +59,8 @@ class OpponentPool:
         else:
             latest_w += snap_w
         p[0] = latest_w
-        for k, (name, _) in enumerate(names[1 + len(self.snapshots):], start=1 + len(self.snapshots)):
+        for k, (name, _) in enumerate(names[1 + len(self.snapshots):],
+                                      start=1 + len(self.snapshots)):
             p[k] = self.weights.get(name, 0.0)
         return p / p.sum()
 

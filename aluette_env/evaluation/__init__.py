@@ -8,7 +8,8 @@ May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
 :mod:`aluette_env.players` (openskill in the league).
 """
 
-from .duplicate import EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table, wilson_ci95
+from .duplicate import (EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table,
+                        wilson_ci95)
 
 __all__ = ["EvalResult", "duplicate_eval", "evaluation_deals", "mean_ci95", "play_table",
            "wilson_ci95"]

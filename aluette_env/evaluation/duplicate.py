@@ -204,7 +204,8 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
         match_draw_rate=float((match_pts == 0).mean()),
         match_loss_rate=float((match_pts < 0).mean()),
         mordienne_rate=float((mord & a_won).mean()),
-        spoiled_rate=float(np.concatenate([table1.spoiled, table2.spoiled]).sum() / (2 * deals * 9)),
+        spoiled_rate=float(np.concatenate([table1.spoiled, table2.spoiled]).sum()
+                           / (2 * deals * 9)),
         matches=n_matches, match_win_rate_ci95=wilson_ci95(wins, n_matches),
         deal_loss_rate=float(b_won.mean()), opponent_mordienne_rate=float((mord & b_won).mean()),
         wall_time_s=time.perf_counter() - start, pair_points=pair,

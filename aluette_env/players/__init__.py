@@ -31,6 +31,7 @@ never torch, gymnasium or pettingzoo.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 from dataclasses import dataclass
@@ -277,7 +278,7 @@ def load_player(spec: str, seed: int | None = None) -> Player:
             values = parse_options(spec, text, loader.options) if text else {}
             if "seed" in loader.options:
                 values.setdefault("seed", seed)
-            return _build(spec, lambda **kw: loader.load(path, **kw), values)
+            return _build(spec, functools.partial(loader.load, path), values)
     if os.path.sep in path or "." in path:
         if not os.path.exists(path):
             raise PlayerSpecError(f"player spec {spec!r}: no such file or directory")
@@ -311,6 +312,6 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
     return player
 
 
-__all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError", "act_batch",
-           "check_batch", "load_player", "parse_options", "player_names", "player_options",
-           "register_loader", "register_player"]
+__all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError",
+           "act_batch", "check_batch", "load_player", "parse_options", "player_names",
+           "player_options", "register_loader", "register_player"]

@@ -24,9 +24,10 @@ decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
 The state of all games is one record array of the named structure
-:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]), stepped by the numba kernels of :mod:`.kernels`, which
-apply the game core's own rule functions, compiled (pinned to the core by
-``tests/test_vector.py`` too).
+:data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]),
+stepped by the numba kernels of :mod:`.kernels`, which apply the game core's
+own rule functions, compiled (pinned to the core by ``tests/test_vector.py``
+too).
 
 May import: numpy, :mod:`aluette_env._jit`, :mod:`aluette_env.game`,
 :mod:`aluette_env.observation`.

@@ -12,10 +12,10 @@ the same functions run as plain Python when numba is missing or disabled.
 The state of N games is one record array of the named structure
 :data:`GAME_STATE` (one record per game; a kernel reads ``g = st[i]``,
 ``g.counts[s]``); a finished deal's outcome is written to a
-:data:`DEAL_RESULT` record array. Card codes in ``card_state`` ([48] a game): ``0-3`` in that seat's hand, ``UNUSED``,
-``IN_TRICK + seat`` in the trick in progress, ``PLAYED + seat`` played in an
-earlier trick of this deal. ``SPOILED`` marks a spoiled trick in
-``trick_winners`` (-1: not played yet).
+:data:`DEAL_RESULT` record array. Card codes in ``card_state`` ([48] a game):
+``0-3`` in that seat's hand, ``UNUSED``, ``IN_TRICK + seat`` in the trick in
+progress, ``PLAYED + seat`` played in an earlier trick of this deal.
+``SPOILED`` marks a spoiled trick in ``trick_winners`` (-1: not played yet).
 
 May import: numpy, :mod:`aluette_env._jit`, :mod:`aluette_env.game` and the
 observation layout.

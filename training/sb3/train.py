@@ -200,7 +200,8 @@ def load_onnx_weights(policy, path: str) -> None:
     for key in list(own):  # aliases of the shared trunk
         for alias in ("pi_features_extractor.", "vf_features_extractor."):
             if key.startswith(alias):
-                weights[key] = weights.get("features_extractor." + key.removeprefix(alias), own[key])
+                weights[key] = weights.get("features_extractor." + key.removeprefix(alias),
+                                           own[key])
     own.update(weights)
     policy.load_state_dict(own)
 

@@ -125,10 +125,12 @@ class TableVecEnv(VecEnv):
         return np.zeros((self.num_envs, OBS_SIZE), np.int8)
 
     def step_async(self, actions: np.ndarray) -> None:
-        raise NotImplementedError("TableVecEnv plays whole rollouts: see AluettePPO.collect_rollouts")
+        raise NotImplementedError("TableVecEnv plays whole rollouts: "
+                                  "see AluettePPO.collect_rollouts")
 
     def step_wait(self):
-        raise NotImplementedError("TableVecEnv plays whole rollouts: see AluettePPO.collect_rollouts")
+        raise NotImplementedError("TableVecEnv plays whole rollouts: "
+                                  "see AluettePPO.collect_rollouts")
 
     def action_masks(self) -> np.ndarray:
         return np.ones((self.num_envs, NUM_CARDS), bool)

@@ -66,6 +66,9 @@ from .heuristic import WORK_SIZE, decide_v2
 from .solver import Solver, solve
 
 _STRENGTH = np.array(STRENGTH, np.int8)
+#: The expert's versions (spec ``expert:version=N``): the guiding policy of each. The
+#: newest is the default and follows the ``policy`` option (``ai``: the shipped model).
+VERSIONS = {1: "ai:version=2"}
 UNUSED = UNSEEN  # engine card code of a card outside every hand
 WORLD_CHUNK = 8  # worlds per compiled call: the granularity of max_seconds
 
@@ -354,17 +357,22 @@ class ExpertPlayer(BatchPlayer):
                         lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
         "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                               lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
+        "version": Option(int, max(VERSIONS), "which expert: "
+                          + ", ".join(f"{v} (guided by {p})" for v, p in VERSIONS.items())
+                          + f"; the default {max(VERSIONS)} follows the policy option",
+                          lambda v: v in VERSIONS, " or ".join(map(str, VERSIONS))),
         "seed": SEED,
     }
 
     def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
                  policy: str = "ai", rollout: str = "ai", min_prob: float = 0.02,
                  confidence: float = 1.0, belief: float = 0.9, draws: int = 4,
-                 max_seconds: float = 0.0, seed: int | None = None):
+                 max_seconds: float = 0.0, seed: int | None = None,
+                 version: int = max(VERSIONS)):
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
-                  "max_seconds": max_seconds}
+                  "max_seconds": max_seconds, "version": version}
         for key, value in values.items():
             option = self.OPTIONS[key]
             if not isinstance(value, option.kind) and not (option.kind is float and
@@ -372,6 +380,12 @@ class ExpertPlayer(BatchPlayer):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
+        if version != max(VERSIONS):
+            if policy != "ai":
+                raise ValueError(f"version={version} is the expert guided by "
+                                 f"{VERSIONS[version]}: set version or policy, not both "
+                                 f"(got policy={policy!r})")
+            policy = VERSIONS[version]
         if policy == "none" and rollout == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")

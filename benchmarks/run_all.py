@@ -7,7 +7,7 @@ import sys
 
 HERE = pathlib.Path(__file__).parent
 ORDER = ["bench_env.py", "bench_vector.py", "bench_players.py", "bench_search.py", "bench_train.py",
-         "bench_web.py", "bench_rllib.py"]
+         "bench_expert_data.py", "bench_web.py", "bench_rllib.py"]
 CEILING = HERE.parent.parent / "shared" / "bench" / "api_ceiling.py"
 
 if __name__ == "__main__":

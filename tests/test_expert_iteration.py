@@ -45,7 +45,8 @@ def test_format(dataset):
     assert np.isfinite(data["values"][legal]).all() and np.isnan(data["values"][~legal]).all()
     assert np.isnan(data["stderr"][~legal]).all() and (data["stderr"][legal] >= 0).all()
     rows = np.arange(12)
-    assert legal[rows, data["best"]].all() and legal[rows, data["played"]].all()
+    for name in ("best", "move", "played"):
+        assert legal[rows, data[name]].all(), name
     # The expert's card carries the reference of the paired standard errors.
     assert (data["stderr"][rows, data["best"]] == 0).all()
     assert np.allclose(data["policy"].sum(1), 1) and (data["policy"][~legal] == 0).all()
@@ -54,12 +55,14 @@ def test_format(dataset):
 def test_labels_are_the_experts_own_values(dataset):
     data = ei.load_dataset(dataset)
     with np.load(ei.shard_path(dataset, 1)) as shard:
-        obs, masks, values, best = (shard[k] for k in ("observations", "masks", "values",
-                                                       "best"))
+        obs, masks, values, best, move = (shard[k] for k in ("observations", "masks", "values",
+                                                             "best", "move"))
     expert = ExpertPlayer(worlds=TINY.worlds, policy=POLICY, seed=TINY.seed * 100003 + 1)
     for i in range(3):
         cv = expert.card_values(obs[i], masks[i])
         assert np.allclose(values[i, cv.cards], cv.value) and cv.best == best[i]
+    # The stored move is the expert's own move in play, in every position.
+    assert np.array_equal(expert.act_batch(obs, masks), move)
     assert len(data) == 12
 
 
@@ -85,7 +88,7 @@ def test_resume_computes_only_the_missing_shards(dataset, tmp_path):
 def test_targets():
     data = ei.ExpertData({"masks": np.array([[1, 1, 0] + [0] * 45], np.int8),
                           "values": np.array([[0.0, 0.1] + [np.nan] * 46], np.float32),
-                          "best": np.array([0], np.int8)}, {})
+                          "move": np.array([0], np.int8)}, {})
     t = ei.targets(data, best_weight=1.0, tau=0.1)
     assert t[0, 0] == 1 and t[0].sum() == 1
     t = ei.targets(data, best_weight=0.0, tau=0.1)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import multiprocessing
+import signal
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,7 +51,7 @@ from aluette_env.apps import cli
 from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 
-from .runs import atomic_path, write_json
+from .runs import atomic_path, write_json, write_text
 
 FORMAT = "aluette-expert-data"
 FORMAT_VERSION = 1
@@ -64,7 +65,10 @@ FIELDS: dict[str, tuple[str, tuple[int, ...], str]] = {
                "team if it plays that card (NaN: illegal card)")),
     "stderr": ("float32", (NUM_CARDS,), ("standard error of each card's value minus the value "
                "of the expert's card, paired world by world (NaN: illegal card)")),
-    "best": ("int8", (), "the card the expert plays"),
+    "best": ("int8", (), "the card of the best mean value, or the policy's card when no "
+             "card gains over it by more than one standard error (every play searched)"),
+    "move": ("int8", (), "the expert's move in play: as best, among the plays the guiding "
+             "policy finds plausible (min_prob) only"),
     "worlds": ("int16", (), "worlds searched (0: every legal card is worth the same)"),
     "policy": ("float32", (NUM_CARDS,), "the guiding policy's card probabilities"),
     "played": ("int8", (), "the card the self-play policy played there"),
@@ -224,7 +228,21 @@ def label_shard(policy: str, cfg: DataConfig, k: int) -> dict[str, np.ndarray]:
         out["values"][i, cv.cards] = cv.value
         out["stderr"][i, cv.cards] = cv.stderr
         out["best"][i], out["worlds"][i] = cv.best, cv.worlds
+        out["move"][i] = expert_move(expert, cv, out["observations"][i], out["masks"][i])
     return out
+
+
+def expert_move(expert, cv, observation: np.ndarray, mask: np.ndarray) -> int:
+    """The expert's move in play, from the card values of the same position (the
+    same worlds): its choice among every play (``cv.best``) is its move when that
+    play is one it would search (policy probability of its class at least
+    ``min_prob``) or the policy's own; otherwise it searches again, as in play."""
+    if cv.worlds == 0:
+        return int(cv.best)
+    # card_values leaves the position's play classes and their policy probabilities.
+    if expert._class_prob[expert._card_class[cv.best]] >= expert.min_prob:
+        return int(cv.best)
+    return int(expert.act_batch(observation[None, :], mask[None, :])[0])
 
 
 def _write_shard(out: Path, k: int, arrays: dict[str, np.ndarray]) -> None:
@@ -286,6 +304,8 @@ def generate(out: str | Path, cfg: DataConfig, policy: str, log=print) -> Path:
     else:
         pool = multiprocessing.get_context("spawn").Pool(cfg.workers)
         results = pool.imap_unordered(_worker, jobs)
+    # A plain kill (SIGTERM) ends the workers too: the finally below runs.
+    previous = signal.signal(signal.SIGTERM, _exit_on_term) if pool is not None else None
     try:
         for k, n, seconds in results:
             labelled += n
@@ -297,7 +317,12 @@ def generate(out: str | Path, cfg: DataConfig, policy: str, log=print) -> Path:
         if pool is not None:
             pool.terminate()
             pool.join()
+            signal.signal(signal.SIGTERM, previous)
     return out
+
+
+def _exit_on_term(signum, frame) -> None:
+    raise SystemExit(128 + signum)
 
 
 @dataclass
@@ -351,14 +376,14 @@ def load_dataset(*folders: str | Path) -> ExpertData:
 
 
 def targets(data: ExpertData, best_weight: float, tau: float) -> np.ndarray:
-    """The policy's target [n, 48]: ``best_weight`` on the expert's card plus the rest
+    """The policy's target [n, 48]: ``best_weight`` on the expert's move plus the rest
     spread as softmax(values / tau) over the legal cards."""
     legal = data["masks"] > 0
     z = np.where(legal, np.nan_to_num(data["values"], nan=0.0) / tau, -np.inf)
     soft = np.exp(z - z.max(1, keepdims=True))
     soft /= soft.sum(1, keepdims=True)
     hard = np.zeros_like(soft)
-    hard[np.arange(len(soft)), data["best"].astype(np.int64)] = 1.0
+    hard[np.arange(len(soft)), data["move"].astype(np.int64)] = 1.0
     return (best_weight * hard + (1 - best_weight) * soft).astype(np.float32)
 
 
@@ -373,7 +398,7 @@ def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
     obs = torch.as_tensor(data["observations"], dtype=torch.float32)
     masks = torch.as_tensor(data["masks"])
     returns = torch.as_tensor(data["returns"])
-    best = torch.as_tensor(data["best"].astype(np.int64))
+    best = torch.as_tensor(data["move"].astype(np.int64))
 
     def losses(idx):
         features = policy.extract_features(obs[idx], policy.pi_features_extractor)
@@ -483,7 +508,8 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     run = Path(cfg.output_dir) / cfg.run_name
     run.mkdir(parents=True, exist_ok=True)
-    (run / "config.yaml").write_text(json.dumps(cfg.model_dump(), indent=2) + "\n")
+    import yaml
+    write_text(run / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
     policy, previous = cfg.start, None
     for it in range(1, cfg.iterations + 1):
         folder = run / f"iter-{it}"

@@ -65,10 +65,10 @@ FIELDS: dict[str, tuple[str, tuple[int, ...], str]] = {
                "team if it plays that card (NaN: illegal card)")),
     "stderr": ("float32", (NUM_CARDS,), ("standard error of each card's value minus the value "
                "of the expert's card, paired world by world (NaN: illegal card)")),
-    "best": ("int8", (), "the card of the best mean value, or the policy's card when no "
-             "card gains over it by more than one standard error (every play searched)"),
-    "move": ("int8", (), "the expert's move in play: as best, among the plays the guiding "
-             "policy finds plausible (min_prob) only"),
+    "best": ("int8", (), ("the card of the best mean value, or the policy's card when no "
+             "card gains over it by more than one standard error (every play searched)")),
+    "move": ("int8", (), ("the expert's move in play: as best, among the plays the guiding "
+             "policy finds plausible (min_prob) only")),
     "worlds": ("int16", (), "worlds searched (0: every legal card is worth the same)"),
     "policy": ("float32", (NUM_CARDS,), "the guiding policy's card probabilities"),
     "played": ("int8", (), "the card the self-play policy played there"),

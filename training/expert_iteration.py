@@ -82,7 +82,7 @@ class DataConfig(BaseModel):
     """How a data set is made (``data`` in the config)."""
 
     model_config = _STRICT
-    shards: int = Field(16, ge=1, description="shards per iteration")
+    shards: int = Field(128, ge=1, description="shards per iteration")
     positions_per_shard: int = Field(128, ge=1, le=100_000,
                                      description="labelled positions per shard")
     games_per_shard: int = Field(8, ge=1, le=4096,
@@ -100,10 +100,10 @@ class DistillConfig(BaseModel):
     """How the policy is fitted to the data (``distill``)."""
 
     model_config = _STRICT
-    epochs: int = Field(4, ge=1)
+    epochs: int = Field(8, ge=1)
     batch_size: int = Field(256, ge=1)
-    learning_rate: float = Field(1e-4, gt=0)
-    best_weight: float = Field(0.75, ge=0, le=1,
+    learning_rate: float = Field(3e-4, gt=0)
+    best_weight: float = Field(0.8, ge=0, le=1,
                                description="share of the expert's own card in the target")
     tau: float = Field(0.1, gt=0, description="temperature (deal points) of the softmax of "
                                                "the card values in the target")

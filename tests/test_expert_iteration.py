@@ -145,6 +145,9 @@ def test_expert_version_option():
     assert first._policy.path == load_player("ai:version=2").path
     with pytest.raises(PlayerSpecError, match="version"):
         load_player("expert:version=99")
+    assert load_player("expert").name == "expert" and load_player("expert:version=1").name \
+        == "expert:version=1"
     if len(VERSIONS) > 1:  # an older version names its own guide
+        assert load_player("expert")._policy.path == load_player("ai").path
         with pytest.raises(ValueError, match="not both"):
             ExpertPlayer(version=1, policy="ai:version=1")

@@ -16,7 +16,9 @@ One iteration of the loop (``aluette expert-iteration configs/expert_iteration.y
    expert's own card (``best_weight``) with a softmax of its card values at
    temperature ``tau`` (deal points); a KL term (``anchor``) to the guiding
    policy's probabilities keeps it near the policy that made the data where
-   the expert has nothing to say; the value head is fitted to the returns that
+   the expert has nothing to say; the data sets of the ``replay`` iterations
+   before are fitted too; the value head is fitted, on the policy's
+   features (its error does not reach the shared trunk), to the returns that
    followed in self-play (the undiscounted return PPO's value head learns).
 3. **Export and evaluation.** The fitted policy is exported to ONNX (with
    :func:`training.export.export_policy`'s own verification) and evaluated by
@@ -109,6 +111,8 @@ class DistillConfig(BaseModel):
                                                "the card values in the target")
     anchor: float = Field(0.5, ge=0, description="weight of KL(guiding policy || new policy)")
     vf_coef: float = Field(0.5, ge=0, description="weight of the value head's squared error")
+    replay: int = Field(1, ge=0, description="earlier iterations' data sets fitted too "
+                                             "(0: this iteration's only)")
     holdout: float = Field(0.1, ge=0, lt=1, description="share of positions kept out of the "
                                                         "fit to measure it")
     seed: int = Field(0, ge=0)
@@ -402,7 +406,10 @@ def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
 
     def losses(idx):
         features = policy.extract_features(obs[idx], policy.pi_features_extractor)
-        latent_pi, latent_vf = policy.mlp_extractor(features)
+        latent_pi = policy.mlp_extractor.forward_actor(features)
+        # The value head learns on the policy's features without changing them: a
+        # fresh value head's large early errors would otherwise pull the shared trunk.
+        latent_vf = policy.mlp_extractor.forward_critic(features.detach())
         logits = mask_logits(policy.action_net(latent_pi), masks[idx], fill=ILLEGAL_LOGIT)
         logp = torch.log_softmax(logits, 1)
         legal = masks[idx] > 0
@@ -522,10 +529,14 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
                 model.policy.load_state_dict(load_model(previous).policy.state_dict())
             else:
                 load_onnx_weights(model.policy, onnx_path(policy))
-            fit = distill(model.policy, load_dataset(folder / "data"), cfg.distill, log)
+            first = max(1, it - cfg.distill.replay)
+            sets = [run / f"iter-{k}" / "data" for k in range(first, it + 1)]
+            fit = distill(model.policy, load_dataset(*sets), cfg.distill, log)
             save_model(model, model_zip)
             write_json(folder / "distill.json", fit)
         if not model_onnx.exists():
+            # The export carries the folder's config.yaml in the model's metadata.
+            write_text(folder / "config.yaml", (run / "config.yaml").read_text())
             export_policy(str(model_zip), model_onnx)
         result_path = folder / "eval.json"
         if not result_path.exists():

@@ -169,7 +169,8 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:min_prob=1", "option 'min_prob' got '1'; allowed: a number from 0 to below 1"),
     ("expert:confidence=nan", "option 'confidence' got 'nan'"),
     ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, max_seconds, "
-                       "min_prob, policy, rollout, seed, solve_tricks, solve_worlds, worlds"),
+                       "min_prob, policy, rollout, seed, solve_tricks, solve_worlds, version, "
+                       "worlds"),
     ("expert:policy=none", "policy=none plays its rollouts by the heuristic: set "
                            "rollout=heuristic"),
     ("expert:policy=heuristic", "policy must be an ONNX policy (ai, ai:version=N or an "

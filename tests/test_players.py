@@ -239,8 +239,8 @@ def test_player_specs():
     ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
     ("ai:temperature=inf", "option 'temperature' got 'inf'"),
     ("ai:temp=1", "unknown option 'temp'; options: seed, temperature, version"),
-    ("ai:version=3", "option 'version' got '3'; allowed: 1 or 2"),
-    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2"),
+    ("ai:version=4", "option 'version' got '4'; allowed: 1 or 2 or 3"),
+    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2 or 3"),
 ])
 def test_every_spec_option_is_checked_at_load(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
@@ -262,7 +262,8 @@ def test_ai_version_option_names_the_shipped_models():
     assert v1.path == SHIPPED_MODELS[1] and v1.name == "ai:version=1"
     latest = load_player("ai")
     assert latest.path == SHIPPED_MODELS[max(SHIPPED_MODELS)] and latest.name == "ai"
-    assert load_player("ai:version=2").path == latest.path
+    assert load_player(f"ai:version={max(SHIPPED_MODELS)}").path == latest.path
+    assert load_player("ai:version=2").path == SHIPPED_MODELS[2]  # v2 stays loadable
     # checkpoints/ keeps v1 for comparisons, byte for byte the shipped one
     root = SHIPPED_MODELS[1].parents[2]
     assert (root / "checkpoints" / "aluette-ppo-v1.onnx").read_bytes() == \

@@ -38,7 +38,8 @@ speed, so the default 0 keeps play reproducible.
 ``policy`` names the guiding policy (``ai``, the shipped model, by default;
 ``ai:version=1`` or an exported ``.onnx`` file), or ``none`` for plain PIMC:
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
-The spec ``pimc`` is that preset (:func:`pimc`).
+The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
+first shipped, guided by ``ai`` v2 (:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,
@@ -66,6 +67,10 @@ from .heuristic import WORK_SIZE, decide_v2
 from .solver import Solver, solve
 
 _STRENGTH = np.array(STRENGTH, np.int8)
+#: The expert's versions (spec ``expert:version=N``): the guiding policy of each. The
+#: newest is the default and follows the ``policy`` option (``ai``: the shipped model,
+#: v3); ``expert:version=1`` is the expert as first shipped, guided by ``ai`` v2.
+VERSIONS = {1: "ai:version=2", 2: "ai"}
 UNUSED = UNSEEN  # engine card code of a card outside every hand
 WORLD_CHUNK = 8  # worlds per compiled call: the granularity of max_seconds
 
@@ -354,17 +359,22 @@ class ExpertPlayer(BatchPlayer):
                         lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
         "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                               lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
+        "version": Option(int, max(VERSIONS), "which expert: "
+                          + ", ".join(f"{v} (guided by {p})" for v, p in VERSIONS.items())
+                          + f"; the default {max(VERSIONS)} follows the policy option",
+                          lambda v: v in VERSIONS, " or ".join(map(str, VERSIONS))),
         "seed": SEED,
     }
 
     def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
                  policy: str = "ai", rollout: str = "ai", min_prob: float = 0.02,
                  confidence: float = 1.0, belief: float = 0.9, draws: int = 4,
-                 max_seconds: float = 0.0, seed: int | None = None):
+                 max_seconds: float = 0.0, seed: int | None = None,
+                 version: int = max(VERSIONS)):
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
-                  "max_seconds": max_seconds}
+                  "max_seconds": max_seconds, "version": version}
         for key, value in values.items():
             option = self.OPTIONS[key]
             if not isinstance(value, option.kind) and not (option.kind is float and
@@ -372,6 +382,12 @@ class ExpertPlayer(BatchPlayer):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
+        if version != max(VERSIONS):
+            if policy != "ai":
+                raise ValueError(f"version={version} is the expert guided by "
+                                 f"{VERSIONS[version]}: set version or policy, not both "
+                                 f"(got policy={policy!r})")
+            policy = VERSIONS[version]
         if policy == "none" and rollout == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")

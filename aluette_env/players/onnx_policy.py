@@ -12,7 +12,7 @@ summary.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
 (sampled from softmax(logits / T)); ``ai`` is the newest shipped model and
-``ai:version=1`` an earlier one (for comparisons).
+``ai:version=1`` or ``ai:version=2`` an earlier one (for comparisons).
 """
 
 from __future__ import annotations
@@ -29,13 +29,14 @@ from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, c
 _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: The shipped AIs by version (installed inside the package); the newest is ``ai``,
 #: the default player of the games.
-SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx"}
+SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx",
+                  3: _MODELS / "aluette-ppo-v3.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
 SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
-VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1) or 2 "
-                 "(aluette-ppo-v2, the default)", check=lambda v: v in SHIPPED_MODELS,
+VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
+                 "(aluette-ppo-v2) or 3 (aluette-ppo-v3, the default)", check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 _INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}
 

@@ -1,0 +1,153 @@
+"""Expert iteration (training/expert_iteration.py): the data set's format and
+resume, labels equal to the expert's own card values, the distillation step,
+the loop config and the expert's version option."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+pytest.importorskip("sb3_contrib")
+
+from aluette_env.observation import OBS_SIZE
+from aluette_env.players import PlayerSpecError, load_player
+from aluette_env.players.expert import VERSIONS, ExpertPlayer
+from training import expert_iteration as ei
+from training.config import ConfigError
+
+TINY = ei.DataConfig(shards=2, positions_per_shard=6, games_per_shard=2, num_deals=1,
+                     worlds=4, workers=1, seed=3)
+POLICY = "ai:version=2"
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("expert-data")
+    ei.generate(out, TINY, POLICY, log=lambda *_: None)
+    return out
+
+
+def test_format(dataset):
+    manifest = json.loads((dataset / ei.MANIFEST).read_text())
+    assert manifest["format"] == ei.FORMAT and manifest["shards"] == 2
+    assert manifest["settings"]["policy"] == POLICY and manifest["settings"]["worlds"] == 4
+    assert set(manifest["fields"]) == set(ei.FIELDS)
+    data = ei.load_dataset(dataset)
+    assert len(data) == 12
+    assert data["observations"].shape == (12, OBS_SIZE)
+    legal = data["masks"] > 0
+    assert (legal.sum(1) > 1).all()  # only real decisions are labelled
+    assert np.isfinite(data["values"][legal]).all() and np.isnan(data["values"][~legal]).all()
+    assert np.isnan(data["stderr"][~legal]).all() and (data["stderr"][legal] >= 0).all()
+    rows = np.arange(12)
+    for name in ("best", "move", "played"):
+        assert legal[rows, data[name]].all(), name
+    # The expert's card carries the reference of the paired standard errors.
+    assert (data["stderr"][rows, data["best"]] == 0).all()
+    assert np.allclose(data["policy"].sum(1), 1) and (data["policy"][~legal] == 0).all()
+
+
+def test_labels_are_the_experts_own_values(dataset):
+    data = ei.load_dataset(dataset)
+    with np.load(ei.shard_path(dataset, 1)) as shard:
+        obs, masks, values, best, move = (shard[k] for k in ("observations", "masks", "values",
+                                                             "best", "move"))
+    expert = ExpertPlayer(worlds=TINY.worlds, policy=POLICY, seed=TINY.seed * 100003 + 1)
+    for i in range(3):
+        cv = expert.card_values(obs[i], masks[i])
+        assert np.allclose(values[i, cv.cards], cv.value) and cv.best == best[i]
+    # The stored move is the expert's own move in play, in every position.
+    assert np.array_equal(expert.act_batch(obs, masks), move)
+    assert len(data) == 12
+
+
+def test_resume_computes_only_the_missing_shards(dataset, tmp_path):
+    out = tmp_path / "copy"
+    out.mkdir()
+    for path in dataset.iterdir():
+        (out / path.name).write_bytes(path.read_bytes())
+    kept = ei.shard_path(out, 0).stat().st_mtime_ns
+    ei.shard_path(out, 1).unlink()
+    assert ei.open_dataset(out, TINY, POLICY) == [1]
+    ei.generate(out, TINY, POLICY, log=lambda *_: None)
+    assert ei.shard_path(out, 0).stat().st_mtime_ns == kept
+    with np.load(ei.shard_path(out, 1)) as again, np.load(ei.shard_path(dataset, 1)) as first:
+        for name in ei.FIELDS:  # a shard is a function of its seed
+            assert np.array_equal(again[name], first[name], equal_nan=True), name
+    # More shards may be asked for; other settings may not.
+    assert ei.open_dataset(out, TINY.model_copy(update={"shards": 3}), POLICY) == [2]
+    with pytest.raises(ConfigError, match="worlds differ"):
+        ei.open_dataset(out, TINY.model_copy(update={"worlds": 8}), POLICY)
+
+
+def test_targets():
+    data = ei.ExpertData({"masks": np.array([[1, 1, 0] + [0] * 45], np.int8),
+                          "values": np.array([[0.0, 0.1] + [np.nan] * 46], np.float32),
+                          "move": np.array([0], np.int8)}, {})
+    t = ei.targets(data, best_weight=1.0, tau=0.1)
+    assert t[0, 0] == 1 and t[0].sum() == 1
+    t = ei.targets(data, best_weight=0.0, tau=0.1)
+    assert t[0, 1] == pytest.approx(1 / (1 + np.exp(-1))) and t[0, 2:].sum() == 0
+
+
+def test_distillation_lowers_its_loss(dataset):
+    import torch
+    data = ei.load_dataset(dataset)
+    model = ei.new_model(ei.NetworkSpec(), seed=0)
+    from training.sb3.train import load_onnx_weights
+    load_onnx_weights(model.policy, ei.onnx_path(POLICY))
+    cfg = ei.DistillConfig(epochs=30, batch_size=4, learning_rate=1e-3, holdout=0.0)
+    losses = ei.distill_losses(model.policy, data, cfg)
+    every = torch.arange(len(data))
+    with torch.no_grad():
+        before = float(losses(every)[0])
+    fit = ei.distill(model.policy, data, cfg, log=lambda *_: None)
+    with torch.no_grad():
+        after = float(losses(every)[0])
+    assert after < 0.8 * before and fit["last_epoch"]["loss"] < before
+
+
+def test_config_and_policy_checks(tmp_path):
+    cfg = ei.load_loop_config("configs/expert_iteration.yaml")
+    assert cfg.start == "ai:version=2" and cfg.data.worlds == 144
+    with pytest.raises(ConfigError, match="worlds"):
+        ei.load_loop_config("configs/expert_iteration.yaml", ["data.worlds=0"])
+    with pytest.raises(ConfigError):
+        ei.load_loop_config("configs/expert_iteration.yaml", ["data.wrods=3"])
+    with pytest.raises(ConfigError, match="heuristic"):
+        ei.check_policy("heuristic")
+    with pytest.raises(ValueError, match="no shards|expert data set"):
+        ei.load_dataset(tmp_path)
+
+
+def test_cli_bad_input_is_one_line(tmp_path):
+    res = subprocess.run([sys.executable, "-m", "aluette_env", "expert-data",
+                          "configs/expert_iteration.yaml", "--out", str(tmp_path / "d"),
+                          "--set", "data.worlds=-1"], capture_output=True, text=True,
+                         check=False)
+    assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
+    assert "worlds" in res.stderr
+    res = subprocess.run([sys.executable, "-m", "aluette_env", "expert-data",
+                          "configs/expert_iteration.yaml", "--out", str(tmp_path / "d"),
+                          "--policy", "heuristic"], capture_output=True, text=True,
+                         check=False)
+    assert res.returncode == 2 and "heuristic" in res.stderr
+
+
+def test_expert_version_option():
+    assert VERSIONS[1] == "ai:version=2"
+    first = load_player("expert:version=1")
+    assert first._policy.path == load_player("ai:version=2").path
+    with pytest.raises(PlayerSpecError, match="version"):
+        load_player("expert:version=99")
+    assert load_player("expert").name == "expert" and load_player("expert:version=1").name \
+        == "expert:version=1"
+    if len(VERSIONS) > 1:  # an older version names its own guide
+        assert load_player("expert")._policy.path == load_player("ai").path
+        with pytest.raises(ValueError, match="not both"):
+            ExpertPlayer(version=1, policy="ai:version=1")

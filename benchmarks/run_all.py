@@ -37,7 +37,8 @@ BENCHMARKS = [
     ("bench_train.py", "Self-play training (SB3 backend), end to end", [], ["--rollouts", "1"]),
     ("bench_web.py", "The web game under load", [], ["--sessions", "8"]),
     ("bench_coach.py", "The coach: hints and deal reviews", [], ["--matches", "1"]),
-    ("bench_expert_data.py", "Expert data: labelled positions per second", [], []),
+    ("bench_expert_data.py", "Expert data: labelled positions per second", [],
+     ["--positions", "8"]),
     ("bench_rllib.py", "The RLlib backend", [], ["--iterations", "1"]),
 ]
 

@@ -12,7 +12,9 @@ layers above it in this list (``tests/test_layers.py`` reads the import
 graph and enforces it; each module's docstring says what it may import):
 
 1. :mod:`aluette_env.game`: the pure rules (standard library only), and
-   :mod:`aluette_env.models` (the shipped policy files).
+   :mod:`aluette_env.models` (the shipped policy files); then
+   :mod:`aluette_env.records` (the match record format, checked by replaying
+   it through the rules).
 2. :mod:`aluette_env.observation`: the observation layout, encoders and the
    one observation reader (numpy).
 3. :mod:`aluette_env._jit`: numba's decorator and the core's rules

@@ -27,6 +27,7 @@ BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
 
 #: (team A, team B, pairs: None = --deals, else at most that many: search players are slow).
 PAIRINGS = [
+    ("ai", "ai:version=2", None),
     ("ai", "ai:version=1", None),
     ("ai", "heuristic", None),
     ("ai", "heuristic:version=1", None),
@@ -42,9 +43,11 @@ PAIRINGS = [
     ("expert", "ai", 400),
     ("expert", "heuristic", 300),
     ("expert", "random", 100),
+    ("expert", "expert:version=1", 1000),
 ]
 #: The README's short table: one row per step of the ladder.
-SHORT = [("expert", "ai"), ("ai", "ai:version=1"), ("ai", "heuristic"), ("heuristic", "random")]
+SHORT = [("expert", "ai"), ("ai", "ai:version=2"), ("ai", "ai:version=1"), ("ai", "heuristic"),
+         ("heuristic", "random")]
 HEAD = ("| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | deal win rate | "
         "match win / draw / loss |\n|---|---|---|---|---|---|")
 

@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: (The order is the one in aluette_env/__init__.py's docstring.)
 LAYERS = [
     ("game", ["aluette_env.game", "aluette_env.models"]),
+    ("records", ["aluette_env.records"]),
     ("observation", ["aluette_env.observation"]),
     ("_jit", ["aluette_env._jit"]),
     ("render", ["aluette_env.render"]),

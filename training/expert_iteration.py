@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from aluette_env.apps import cli
+from aluette_env import commands as cli
 from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 
@@ -565,12 +565,13 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
                    help="an expert-iteration config (configs/expert_iteration.yaml); its "
                         "data section says how the data is made")
     p.add_argument("--out", required=True, metavar="DIR",
-                   help="the data set's folder (created, or completed when it exists)")
+                   help="the data set's folder (required; created, or completed when it exists)")
     p.add_argument("--policy", metavar="SPEC",
                    help="the policy that plays and guides the expert (default: the config's "
                         "start)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
-                   help="override a config value (repeatable), e.g. --set data.workers=2")
+                   help="override a config value (repeatable), e.g. --set data.workers=2 "
+                        "(default: none)")
 
 
 def _data_run(args: argparse.Namespace) -> int:
@@ -587,7 +588,8 @@ def _loop_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml",
                    help="an expert-iteration config (configs/expert_iteration.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
-                   help="override a config value (repeatable), e.g. --set iterations=1")
+                   help="override a config value (repeatable), e.g. --set iterations=1 "
+                        "(default: none)")
 
 
 def _loop_run(args: argparse.Namespace) -> int:

@@ -36,7 +36,8 @@ SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
-                 "(aluette-ppo-v2) or 3 (aluette-ppo-v3, the default)", check=lambda v: v in SHIPPED_MODELS,
+                 "(aluette-ppo-v2) or 3 (aluette-ppo-v3, the default)",
+                 check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 _INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}
 

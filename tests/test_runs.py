@@ -1,0 +1,292 @@
+"""Run folders (training/runs.py) under faults: SIGINT and SIGKILL at every
+kind of file write, resuming a finished run, a forced resume with other
+opponents, damaged state.json rebuilt from the checkpoints, read-only runs,
+starts that never trained. Runs configs/quick.yaml with tiny overrides;
+nothing here depends on wall-clock speed."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from aluette_env.apps.cli import main as cli_main
+from training.config import ConfigError, load_config
+from training.sb3.checkpoints import load_model
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "configs" / "quick.yaml"
+
+
+def run_train(*args, timeout=600):
+    return subprocess.run([sys.executable, "-m", "training", str(QUICK), *args],
+                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+
+
+def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
+    args = [sys.executable, "-m", "training", str(QUICK), "--set", f"output_dir={tmp_path}",
+            "--set", "total_timesteps=100000000", "--set", "checkpoint.interval=100000000",
+            "--set", "eval.interval=100000000"]
+    proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    run = tmp_path / "quick"
+    deadline = time.time() + 300
+    while not list((run / "tb").rglob("events.out.tfevents.*")) and time.time() < deadline:
+        time.sleep(0.5)
+    time.sleep(3)  # well inside model.learn
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 0, err
+    assert "stopped by signal" in out
+    state = json.loads((run / "state.json").read_text())
+    steps = state["timesteps"]
+    assert steps > 0 and load_model(run / "latest.zip").num_timesteps == steps
+    proc = subprocess.run(args[:-6] + ["--set", f"total_timesteps={steps + 4096}",
+                                       "--resume", str(run), "--force"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert f"at {steps:,} samples" in proc.stdout
+    assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 4096
+
+
+# ------------------------------------------------------------------ crash safety
+
+#: A run small enough to cross every kind of file write within a few seconds:
+#: snapshots every rollout (pool of 2, so old ones get deleted), evaluation and
+#: checkpoint every second rollout, checkpoints kept 2 (so old ones get deleted).
+TINY = ["num_games=4", "selfplay.opponents={latest: 1}", "ppo.n_steps=16", "ppo.batch_size=256",
+        "selfplay.snapshot_interval=256",
+        "checkpoint.interval=512", "eval.interval=512", "eval.deals=4", "checkpoint.keep=2",
+        "logging.tensorboard=false", "logging.progress_bar=false"]
+
+
+def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
+                        report: Path) -> None:
+    """Child process: train (resuming ``run`` if it exists) and SIGKILL itself just
+    before the ``nth`` write (rename into place) or deletion of a file whose name
+    starts with ``target`` ("unlink " prefixes deletions); "" never kills itself."""
+    import os
+    import signal
+    import traceback
+
+    from training.config import load_config
+    from training.sb3.train import train as sb3_train
+
+    seen = [0]
+
+    def hit(name: str) -> None:
+        if target and name.startswith(target):
+            seen[0] += 1
+            if seen[0] == nth:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+    real_replace, real_unlink = os.replace, Path.unlink
+
+    def replace(src, dst, *args, **kwargs):
+        hit(os.path.basename(dst))
+        return real_replace(src, dst, *args, **kwargs)
+
+    def unlink(self, missing_ok=False):
+        hit("unlink " + self.name)
+        return real_unlink(self, missing_ok=missing_ok)
+
+    os.replace, Path.unlink = replace, unlink
+    try:
+        cfg = load_config(QUICK, overrides)
+        resume = run if (run / "config.yaml").exists() else None
+        sb3_train(cfg, resume=resume, log=lambda msg: report.open("a").write(msg + "\n"))
+    except BaseException:  # noqa: BLE001 - the parent reads why
+        report.open("a").write(traceback.format_exc())
+        raise
+
+
+def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path):
+    """SIGKILL a training process at each kind of file write and deletion, and at
+    random moments, resuming the same run folder every time; it must resume
+    each time and end consistent. Children fork from a server that imported
+    torch and SB3 once, so each round costs seconds, not a fresh interpreter."""
+    import multiprocessing
+    ctx = multiprocessing.get_context("forkserver")
+    ctx.set_forkserver_preload(["training.sb3.train", "test_runs"])
+    run = tmp_path / "quick"
+    report = tmp_path / "report.txt"
+
+    def round_(target, nth=1, after=None, total=10 ** 9, killed=True):
+        overrides = TINY + [f"output_dir={tmp_path}", f"total_timesteps={total}"]
+        proc = ctx.Process(target=_train_until_killed, args=(run, overrides, target, nth, report))
+        proc.start()
+        if after is not None:
+            proc.join(after)
+            if proc.is_alive():
+                proc.kill()
+        proc.join(300)
+        text = report.read_text() if report.exists() else ""
+        expected = -signal.SIGKILL if killed else 0
+        assert proc.exitcode == expected, f"{target!r}: exit {proc.exitcode}\n{text}"
+
+    # In this order each point is reached for sure: the first evaluation of a run
+    # always saves a best model, and a resume publishes one left pending.
+    points = [("config.yaml", 1), ("state.json", 1), ("snapshot_", 1), ("metrics.jsonl", 1),
+              ("best_", 1), ("best.zip", 1), ("unlink best_", 1), ("learning_curve.png", 1),
+              ("checkpoint_", 1), ("state.json", 2), ("latest.zip", 1), ("unlink snapshot_", 1),
+              ("unlink checkpoint_", 1),
+              ("snapshot_", 3), ("state.json", 3)]
+    for target, nth in points:
+        round_(target, nth)
+    rng = np.random.default_rng(0)
+    for after in rng.uniform(0.5, 4.0, size=3):
+        round_("", after=float(after))
+    # A last resume runs to the end; the folder is then consistent.
+    final = json.loads((run / "state.json").read_text())["timesteps"] + 1024
+    round_("", total=final, killed=False)
+    text = report.read_text()
+    assert "Traceback" not in text and "resuming " in text
+    state = json.loads((run / "state.json").read_text())
+    assert state["timesteps"] == final
+    assert load_model(run / state["checkpoint"]).num_timesteps == final
+    assert load_model(run / "latest.zip").num_timesteps == final
+    assert load_model(run / "best.zip").num_timesteps == state["best"]["timesteps"]
+    assert not list(run.glob("best_*.zip"))
+    assert sorted(p.name for p in (run / "pool").iterdir()) == sorted(state["snapshots"])
+    assert len(list(run.glob("checkpoint_*.zip"))) == 2
+    metrics = [json.loads(line) for line in (run / "metrics.jsonl").read_text().splitlines()]
+    assert metrics == state["evals"]
+    assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
+
+
+def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(tmp_path):
+    base = [a for o in TINY + [f"output_dir={tmp_path}"] for a in ("--set", o)]
+    assert run_train(*base, "--set", "total_timesteps=512").returncode == 0
+    run = tmp_path / "quick"
+    again = run_train(*base, "--set", "total_timesteps=512", "--resume", str(run))
+    assert again.returncode == 0, again.stderr
+    assert f"{run} is finished at 512 samples" in again.stdout
+    more = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
+    assert more.returncode == 0, more.stderr
+    assert "resuming" in more.stdout and "done: 1,024 samples" in more.stdout
+    # The checkpoint state.json names is gone (and latest.zip with it): resume falls
+    # back to the newest one that can be read, and says so.
+    (run / "checkpoint_1024.zip").unlink()
+    (run / "latest.zip").write_bytes(b"PK\x03\x04 truncated")
+    back = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
+    assert back.returncode == 0, back.stderr
+    assert "falling back to checkpoint_512.zip (512 samples)" in back.stdout
+    assert json.loads((run / "state.json").read_text())["timesteps"] == 1024
+
+
+# ------------------------------------------------- resume faults (one tiny run, copied)
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    """A finished run of 512 samples (evaluated once, against heuristic and random),
+    trained once for the tests below; each test works on a copy."""
+    out = tmp_path_factory.mktemp("tiny")
+    argv = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={out}",
+                                                       "total_timesteps=512"]
+                                   for a in ("--set", o)]]
+    assert cli_main(argv) == 0
+    return out / "quick"
+
+
+def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    import shutil
+    copy = tmp_path / "quick"
+    shutil.copytree(run, copy)
+    base = [a for o in TINY + [f"output_dir={run.parent}"] for a in ("--set", o)]
+    return copy, ["train", str(QUICK), *base, "--resume", str(copy)]
+
+
+def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(tiny_run, tmp_path,
+                                                                             capsys):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    first = json.loads((run / "state.json").read_text())["best"]["opponent"]
+    other = "heuristic" if first == "random" else "random"
+    assert cli_main([*resume, "--force", "--set", f"eval.opponents=[{other}]",
+                     "--set", "total_timesteps=768", "--set", "selfplay.pool_size=1"]) == 0
+    out = capsys.readouterr().out
+    assert f"best model so far scored against {first}" in out and "done: 768 samples" in out
+    assert "at 512 samples (1 snapshot in the pool)" in out
+    state = json.loads((run / "state.json").read_text())
+    assert [sorted(e["results"]) for e in state["evals"]] == [["heuristic", "random"], [other]]
+    # best is against the new opponent now: the earlier scores do not compete with it.
+    assert state["best"]["opponent"] == other and state["best"]["timesteps"] == 768
+    assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.parametrize("damage", ["truncated", "missing"])
+def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(tiny_run, tmp_path, capsys, damage):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    before = json.loads((run / "state.json").read_text())
+    if damage == "truncated":
+        (run / "state.json").write_text((run / "state.json").read_text()[:40])
+    else:
+        (run / "state.json").unlink()
+    assert cli_main([*resume, "--set", "total_timesteps=512"]) == 0
+    out = capsys.readouterr().out
+    assert "rebuilt it from checkpoint_512.zip (512 samples), 1 evaluations" in out
+    assert f"{run} is finished at 512 samples" in out
+    after = json.loads((run / "state.json").read_text())
+    for key in ("timesteps", "checkpoint", "evals", "best", "snapshots"):
+        assert after[key] == before[key], key
+
+
+def _read_only(folder: Path):
+    """Make ``folder`` refuse new files, also to root (immutable), or skip."""
+    if os.geteuid() != 0:
+        folder.chmod(0o555)
+        return lambda: folder.chmod(0o755)
+    if subprocess.run(["chattr", "+i", str(folder)], capture_output=True).returncode != 0:
+        pytest.skip("running as root without chattr: cannot make a folder read-only")
+    return lambda: subprocess.run(["chattr", "-i", str(folder)], check=True)
+
+
+@pytest.mark.parametrize("folder", [".", "pool"])
+def test_resuming_a_read_only_run_is_refused_before_any_training(tiny_run, tmp_path, capsys,
+                                                                folder):
+    run, resume = _copy_run(tiny_run, tmp_path)
+    state = (run / "state.json").read_text()
+    undo = _read_only(run / folder)
+    try:
+        assert cli_main([*resume, "--set", "total_timesteps=768"]) == 2
+    finally:
+        undo()
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith(f"aluette: error: {run / folder}: cannot write")
+    assert (run / "state.json").read_text() == state
+
+
+def test_a_start_that_never_trained_can_be_started_again(tmp_path, capsys):
+    from training.runs import open_run
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}"])
+    run, _ = open_run(cfg)  # e.g. a start that failed on its cluster
+    assert open_run(cfg)[0] == run
+    assert capsys.readouterr().out == (f"{run}: a start that never reached its first "
+                                       f"checkpoint; starting over in it\n")
+    (run / "checkpoint_8.zip").write_bytes(b"")  # something trained: the run is kept
+    with pytest.raises(ConfigError, match="already holds a run; resume it with --resume"):
+        open_run(cfg)
+
+
+def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoint(tmp_path,
+                                                                                  capsys):
+    from training.config import to_yaml
+    from training.runs import open_run
+    cfg = load_config(ROOT / "configs" / "rllib_quick.yaml", [f"output_dir={tmp_path}"])
+    run = tmp_path / cfg.run_name
+    for steps, complete in ((4096, True), (8192, True), (12288, False)):
+        folder = run / "rllib" / f"checkpoint_{steps}"
+        folder.mkdir(parents=True)
+        if complete:
+            (folder / "rllib_checkpoint.json").write_text("{}")
+    (run / "config.yaml").write_text(to_yaml(cfg))
+    (run / "state.json").write_text('{"timesteps": 8192, "wall_')
+    _, state = open_run(cfg, resume=run)
+    assert "rebuilt it from rllib/checkpoint_8192 (8,192 samples)" in capsys.readouterr().out
+    assert (state["timesteps"], state["checkpoint"], state["backend"]) == \
+        (8192, "rllib/checkpoint_8192", "rllib")
+    assert json.loads((run / "state.json").read_text()) == state

@@ -177,16 +177,16 @@ def load_loop_config(path: str | Path, overrides: list[str] | None = None) -> Lo
 def check_policy(spec: str) -> None:
     """A policy the expert can be guided by (ai, ai:version=N, an .onnx file); ValueError
     (a ConfigError) with one line otherwise."""
-    from aluette_env.players import PlayerSpecError, load_player
+    from aluette_env.players.expert import guiding_policy
 
     from .config import ConfigError
+    if spec == "none":
+        raise ConfigError("policy must be ai, ai:version=N or an exported .onnx file "
+                          "(the loop distils into it), got 'none'")
     try:
-        player = load_player(spec)
-    except PlayerSpecError as err:
-        raise ConfigError(f"policy {spec!r}: {err}") from None
-    if not hasattr(player, "probabilities"):
-        raise ConfigError(f"policy must be ai, ai:version=N or an exported .onnx file, "
-                          f"got {spec!r}")
+        guiding_policy(spec)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
 
 
 # ----------------------------------------------------------------------------- data

@@ -402,7 +402,7 @@ class ExpertPlayer(BatchPlayer):
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                    for k, v in values.items() if v != self.OPTIONS[k].default]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")
-        self._policy = None if policy == "none" else _guiding_policy(policy)
+        self._policy = None if policy == "none" else guiding_policy(policy)
         self._solver = Solver()
         chunk = min(WORLD_CHUNK, max(self.worlds, self.solve_worlds)) * 19
         self._st, self._res = kernel_view(new_state(chunk)), kernel_view(new_results(chunk))
@@ -605,8 +605,9 @@ def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:
     return np.array([dealer, deal, own, opp], np.int64), num_deals
 
 
-def _guiding_policy(spec: str):
-    """The ONNX policy named by ``spec`` (its card probabilities guide the search)."""
+def guiding_policy(spec: str):
+    """The ONNX policy named by ``spec`` (its card probabilities guide the search);
+    ValueError with one line when ``spec`` names no such policy."""
     try:
         player = load_player(spec)
     except PlayerSpecError as err:

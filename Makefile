@@ -20,8 +20,9 @@ $(STAMP): pyproject.toml
 # Tests spread over every core (pytest-xdist), a whole file to one worker: module
 # fixtures (a training run, Ray, a browser) are built once. Not --dist loadgroup:
 # with pytest 9.2 and xdist 3.8 its xdist_group marks are silently ignored.
+# --no-loadscope-reorder keeps tests/conftest.py's order: the slowest files first.
 test: $(STAMP)
-	$(PY) -m pytest -n auto --dist loadfile
+	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder
 
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
 # command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.

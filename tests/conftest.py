@@ -1,4 +1,5 @@
-"""Shared helpers for building Aluette deals by hand."""
+"""Shared helpers for building Aluette deals by hand, and the order in which
+test files are handed to parallel workers."""
 
 from __future__ import annotations
 
@@ -55,3 +56,16 @@ def play_scripted(env, hands_in_order: list[list[int]]):
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Files marked ``slow(seconds=N)`` (they train, start Ray or a browser) first,
+    the costliest first, the rest in their usual order: with ``-n auto --dist
+    loadfile --no-loadscope-reorder`` (the Makefile's ``test``) the workers start
+    on the long files instead of meeting them last, one worker idle meanwhile."""
+    def cost(item) -> float:
+        mark = item.module.__dict__.get("pytestmark") if item.module else None
+        marks = mark if isinstance(mark, list) else [mark] if mark else []
+        return max((m.kwargs.get("seconds", 0) for m in marks if m.name == "slow"), default=0)
+
+    items.sort(key=lambda item: -cost(item))  # stable: the usual order within a cost

@@ -14,9 +14,11 @@ import time
 import pytest
 
 from tests.test_records import play_match
-from tests.test_web_browser import (  # noqa: F401 - fixtures and skips
-    MATCH_TIMEOUT_MS, browser, open_table, pytestmark, shoot, wait_ready,
+from tests.test_web_browser import (  # noqa: F401 - the browser fixture
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, browser, open_table, shoot, wait_ready,
 )
+
+pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
 
 
 @pytest.fixture(scope="module")

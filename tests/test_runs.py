@@ -19,13 +19,10 @@ from aluette_env.apps.cli import main as cli_main
 from training.config import ConfigError, load_config
 from training.sb3.checkpoints import load_model
 
+pytestmark = pytest.mark.slow(seconds=100)
+
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
-
-
-def run_train(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "training", str(QUICK), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
 
 
 def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
@@ -159,23 +156,26 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
 
 
-def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(tmp_path):
-    base = [a for o in TINY + [f"output_dir={tmp_path}"] for a in ("--set", o)]
-    assert run_train(*base, "--set", "total_timesteps=512").returncode == 0
+def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(tmp_path, capsys):
+    base = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={tmp_path}"]
+                                   for a in ("--set", o)]]
+
+    def train(*args: str) -> str:
+        assert cli_main([*base, *args]) == 0
+        return capsys.readouterr().out
+
+    train("--set", "total_timesteps=512")
     run = tmp_path / "quick"
-    again = run_train(*base, "--set", "total_timesteps=512", "--resume", str(run))
-    assert again.returncode == 0, again.stderr
-    assert f"{run} is finished at 512 samples" in again.stdout
-    more = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
-    assert more.returncode == 0, more.stderr
-    assert "resuming" in more.stdout and "done: 1,024 samples" in more.stdout
+    assert f"{run} is finished at 512 samples" in train("--set", "total_timesteps=512",
+                                                        "--resume", str(run))
+    more = train("--set", "total_timesteps=1024", "--resume", str(run))
+    assert "resuming" in more and "done: 1,024 samples" in more
     # The checkpoint state.json names is gone (and latest.zip with it): resume falls
     # back to the newest one that can be read, and says so.
     (run / "checkpoint_1024.zip").unlink()
     (run / "latest.zip").write_bytes(b"PK\x03\x04 truncated")
-    back = run_train(*base, "--set", "total_timesteps=1024", "--resume", str(run))
-    assert back.returncode == 0, back.stderr
-    assert "falling back to checkpoint_512.zip (512 samples)" in back.stdout
+    back = train("--set", "total_timesteps=1024", "--resume", str(run))
+    assert "falling back to checkpoint_512.zip (512 samples)" in back
     assert json.loads((run / "state.json").read_text())["timesteps"] == 1024
 
 

@@ -1,10 +1,11 @@
-"""Training: config validation, the learner's rewards, checkpoints, resume,
-signals. Runs configs/quick.yaml with small overrides; nothing here depends
-on wall-clock speed."""
+"""Training: config validation, the learner's rewards, the all-seat tables,
+checkpoints, resume, warm start and pretraining. Runs configs/quick.yaml with
+small overrides, in this process through the CLI's ``main``; the run-folder
+fault tests (signals, SIGKILL) are in test_runs.py. Nothing here depends on
+wall-clock speed."""
 
 import json
 import os
-
 import subprocess
 import sys
 from pathlib import Path
@@ -128,15 +129,17 @@ def test_learner_reward_is_its_team_deal_points(winner, expected):
     assert all(info["episode"]["r"] == expected and info["episode"]["l"] == 9 for info in infos)
 
 
-def run_train(*args, timeout=600):
-    return subprocess.run([sys.executable, "-m", "training", str(QUICK), *args],
-                          capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+def run_train(capsys, *args: str) -> tuple[int, str, str]:
+    """``aluette train configs/quick.yaml ARGS`` in this process: (exit code, out, err)."""
+    code = cli_main(["train", str(QUICK), *args])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
 
 
-def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
+def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     out = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=8192"]
-    proc = run_train(*out)
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = run_train(capsys, *out)
+    assert code == 0, err
     run = tmp_path / "quick"
     state = json.loads((run / "state.json").read_text())
     assert state["timesteps"] == 8192 and len(state["evals"]) == 1
@@ -147,15 +150,17 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
     assert (len(state["snapshots"]) == 2
             and all((run / "pool" / s).exists() for s in state["snapshots"]))
     # The same run again is refused; a changed config on resume too, unless forced.
-    assert run_train(*out).returncode == 2
+    code, _, err = run_train(capsys, *out)
+    assert code == 2 and "already holds a run" in err
     more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288",
             "--set", "ppo.n_epochs=3"]
-    proc = run_train(*more, "--resume", str(run))
-    assert proc.returncode == 2 and "ppo.n_epochs: 2 -> 3" in proc.stderr
-    assert "total_timesteps" not in proc.stderr  # where a run stops may change freely
-    proc = run_train(*more, "--resume", str(run), "--force", "--set", "ppo.learning_rate=0.001")
-    assert proc.returncode == 0, proc.stderr
-    assert "resuming" in proc.stdout and "at 8,192 samples (2 snapshots in the pool)" in proc.stdout
+    code, _, err = run_train(capsys, *more, "--resume", str(run))
+    assert code == 2 and "ppo.n_epochs: 2 -> 3" in err
+    assert "total_timesteps" not in err  # where a run stops may change freely
+    code, stdout, err = run_train(capsys, *more, "--resume", str(run), "--force",
+                                  "--set", "ppo.learning_rate=0.001")
+    assert code == 0, err
+    assert "resuming" in stdout and "at 8,192 samples (2 snapshots in the pool)" in stdout
     state = json.loads((run / "state.json").read_text())
     resumed = load_model(run / "latest.zip")
     assert state["timesteps"] == 12288 and resumed.num_timesteps == 12288
@@ -167,7 +172,7 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path):
     assert player.act_batch(np.zeros((1, 638), np.int8), np.eye(48, dtype=np.int8)[[5]])[0] == 5
 
 
-def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path):
+def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path, capsys):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"PK\x03\x04 this is not a real archive")
     with pytest.raises(CheckpointError, match=str(bad)):
@@ -181,8 +186,8 @@ def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path):
     run = tmp_path / "run"
     run.mkdir()
     (run / "state.json").write_text('{"timesteps": 1')  # truncated
-    proc = run_train("--resume", str(run))
-    assert proc.returncode == 2 and "state.json: truncated or corrupt" in proc.stderr
+    code, _, err = run_train(capsys, "--resume", str(run))
+    assert code == 2 and "state.json: truncated or corrupt" in err
 
 
 def random_decide(rng):
@@ -288,12 +293,12 @@ def test_pretraining_clones_the_rule_based_players_cards():
     assert before < 0.4 and agreement() > 0.75 and fit["agreement"] > 0.75
 
 
-def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path):
-    proc = run_train("--set", f"output_dir={tmp_path}", "--set", "total_timesteps=4096",
-                     "--set", "pretrain.samples=10000")
-    assert proc.returncode == 0, proc.stderr
+def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path, capsys):
+    code, out, err = run_train(capsys, "--set", f"output_dir={tmp_path}",
+                               "--set", "total_timesteps=4096", "--set", "pretrain.samples=10000")
+    assert code == 0, err
     # 10,000 rounded up to whole matches: two of 180 decisions in each of 48 games
-    assert "pretrain: 17,280 decisions of heuristic" in proc.stdout
+    assert "pretrain: 17,280 decisions of heuristic" in out
     state = json.loads((tmp_path / "quick" / "state.json").read_text())
     assert state["pretrain"]["samples"] == 17280
     first = state["evals"][0]  # the clone, before any self-play sample

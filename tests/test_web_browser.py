@@ -32,13 +32,15 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     sync_playwright = None
 
-pytestmark = [
+#: the skips of every browser test file (test_coach_browser.py too)
+NEEDS_BROWSER = [
     pytest.mark.skipif(sync_playwright is None,
                        reason="browser tests skipped: the playwright package is not installed"),
     pytest.mark.skipif(CHROMIUM is None,
                        reason="browser tests skipped: no Chromium at /usr/bin/chromium "
                               "(apt-get install chromium; .ci/run does it)"),
 ]
+pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=70)]
 
 SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 MATCH_TIMEOUT_MS = 60_000

@@ -13,9 +13,12 @@ import logging
 import socket
 import threading
 import random
+import os
 import re
+import signal
 import subprocess
 import sys
+import time
 import warnings
 
 import pytest
@@ -34,7 +37,7 @@ from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NUM_CARDS
 from aluette_env.players import load_player
 
-pytestmark = pytest.mark.slow(seconds=40)
+pytestmark = pytest.mark.slow(seconds=50)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
 
@@ -385,6 +388,44 @@ def test_serve_command_binds_loopback_and_prints_its_url():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def _descendants(pid: int) -> list[int]:
+    """Child processes of every thread of ``pid`` (Linux /proc)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found += [int(x) for x in f.read().split()]
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
+def test_a_stopped_server_leaves_no_worker_process_behind(stop):
+    """A slow AI seat moves in a worker process; whether the server stops cleanly
+    (SIGTERM) or is killed (SIGKILL, no shutdown runs), its workers end too."""
+    import httpx
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aluette_env", "serve", "--port", "0",
+         "--partner", "pimc:worlds=2", "--left", "random", "--right", "random"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = re.search(r"127\.0\.0\.1:(\d+)/", proc.stdout.readline()).group(1)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=120) as c:
+            data = c.post("/api/games", json={}).json()
+            gid, state = data["id"], data["state"]
+            while not _descendants(proc.pid):  # the partner's first move starts a worker
+                state = c.post(f"/api/games/{gid}/play",
+                               json={"card": state["legal"][0],
+                                     "version": state["version"]}).json()["state"]
+        workers = _descendants(proc.pid)
+    finally:
+        proc.send_signal(stop)
+        proc.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{w}") for w in workers):
+        time.sleep(0.2)
+    assert not [w for w in workers if os.path.exists(f"/proc/{w}")]
 
 
 @pytest.mark.parametrize("argv, words", [

@@ -23,7 +23,6 @@ too; ``?record=ID`` on the page opens one.
 from __future__ import annotations
 
 import asyncio
-import multiprocessing
 import secrets
 import threading
 from collections import OrderedDict
@@ -41,6 +40,7 @@ from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record
 
 from ..coach import Coach, ReviewQueue, match_summary, observe
 from ..session import AI_SEATS, HUMAN
+from .workers import spawn_pool
 
 MAX_RECORDS = 100
 #: The seats a live game's review covers: the person and the partner AI.
@@ -70,8 +70,7 @@ class CoachWorkers:
     def pool(self, kind: str) -> ProcessPoolExecutor:
         with self._lock:
             if kind not in self._pools:
-                self._pools[kind] = ProcessPoolExecutor(
-                    1, mp_context=multiprocessing.get_context("spawn"))
+                self._pools[kind] = spawn_pool(1)
             return self._pools[kind]
 
     async def hint(self, obs, mask) -> dict[str, Any]:

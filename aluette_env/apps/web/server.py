@@ -49,7 +49,6 @@ import contextlib
 import json
 import logging
 import math
-import multiprocessing
 import os
 import secrets
 import threading
@@ -76,6 +75,7 @@ from .. import i18n
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..session import AI_SEATS, GameError, GameSession, Narrator, SharedPlayer, new_session
 from .coach_api import CoachRoutes
+from .workers import spawn_pool
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096
@@ -200,8 +200,7 @@ class AiWorkers:
     def act(self, spec: str, obs, mask) -> int:
         with self._lock:
             if self._pool is None:
-                self._pool = ProcessPoolExecutor(
-                    self.workers, mp_context=multiprocessing.get_context("spawn"))
+                self._pool = spawn_pool(self.workers)
             pool = self._pool
         return pool.submit(_act_in_worker, spec, obs, mask).result()
 

@@ -186,6 +186,10 @@ def build_algorithm(cfg: TrainConfig, seed: int | None = None):
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,
                   lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
                   clip_param=ppo.clip_range,
+                  # SB3's value loss is not clipped; RLlib's default clips each squared
+                  # error at 10, which zeroes the value gradient wherever a match's return
+                  # (up to 10 points) is still badly predicted, and learned slower per sample.
+                  vf_clip_param=float("inf"),
                   entropy_coeff=ppo.ent_coef, vf_loss_coeff=ppo.vf_coef,
                   grad_clip=ppo.max_grad_norm, grad_clip_by="global_norm", use_kl_loss=False)
         .debugging(seed=cfg.seed)

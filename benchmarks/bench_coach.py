@@ -21,7 +21,7 @@ import time
 import numpy as np
 
 from aluette_env.apps.coach import HINT_WORLDS, REVIEW_WORLDS, Coach, observe
-from aluette_env.game import Deal, Match, deal_cards
+from aluette_env.game import play_match
 from aluette_env.players import load_player
 from aluette_env.records import load_record, positions, record_of
 
@@ -29,20 +29,12 @@ from aluette_env.records import load_record, positions, record_of
 def matches(n: int, seed: int) -> list[dict]:
     """``n`` whole matches of the shipped AI at every seat, as records."""
     ai = load_player("ai")
-    out = []
-    for k in range(n):
-        rng = random.Random(seed + k)
-        match, deals = Match(first_dealer=k % 4), []
-        while not match.over:
-            deck = list(range(48))
-            rng.shuffle(deck)
-            deal = Deal(deal_cards(deck, match.dealer)[0], match.dealer)
-            deals.append(deal)
-            while not deal.done:
-                deal.play(int(ai.act(*observe(deal, match, deal.to_act))))
-            match.record(deal)
-        out.append(load_record(record_of(deals, k % 4, ["human", "ai", "ai", "ai"])))
-    return out
+
+    def choose(deal, match) -> int:
+        return int(ai.act(*observe(deal, match, deal.to_act)))
+
+    return [load_record(record_of(play_match(choose, random.Random(seed + k), k % 4), k % 4,
+                                  ["human", "ai", "ai", "ai"])) for k in range(n)]
 
 
 def main() -> None:

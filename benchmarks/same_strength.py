@@ -4,11 +4,12 @@ curves against one opponent on one plot.
 
     python benchmarks/same_strength.py [--samples 3000000] [--every 500000]
         [--pairs 1000] [--opponent ai:version=1] [--config configs/default.yaml]
-        [--runners 1] [--out docs/rllib_vs_sb3.png] [--keep DIR]
+        [--runners 1] [--seed S] [--out docs/rllib_vs_sb3.png] [--keep DIR]
 
 Each run is ``aluette train CONFIG`` with ``total_timesteps``, ``eval.interval``
 and ``eval.deals`` set, ``eval.opponents`` the one opponent, and for RLlib
-``backend=rllib`` with ``--runners`` env runners. Prints a table of each run's
+``backend=rllib`` with ``--runners`` env runners; ``--seed`` sets the runs' ``seed``
+(the evaluation deals stay the config's). Prints a table of each run's
 evaluations (points per deal against the opponent with the 95 % CI, by learner
 samples) and writes the plot. The runs go to a temporary folder unless
 ``--keep`` names one. Not in ``make bench``: it trains for several minutes.
@@ -82,6 +83,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--pairs", type=int, default=1000)
     p.add_argument("--opponent", default="ai:version=1")
     p.add_argument("--runners", type=int, default=1)
+    p.add_argument("--seed", type=int, help="the runs' seed (default: the config's)")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "rllib_vs_sb3.png")
     p.add_argument("--keep", type=Path, help="keep the two runs in this folder")
     args = p.parse_args(argv)
@@ -89,8 +91,9 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--samples, --every and --pairs must be at least 1, --runners at least 0")
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
-        runs = {"SB3": [], f"RLlib, {args.runners} env runner(s)":
-                ["backend=rllib", f"rllib.num_env_runners={args.runners}"]}
+        seed = [] if args.seed is None else [f"seed={args.seed}"]
+        runs = {"SB3": seed, f"RLlib, {args.runners} env runner(s)":
+                [*seed, "backend=rllib", f"rllib.num_env_runners={args.runners}"]}
         curves = {name: curve(train(args.config, out, name.split(",")[0].lower(),
                                     args.samples, args.every, args.pairs, args.opponent,
                                     extra), args.opponent)

@@ -7,15 +7,12 @@ each play, and all of it in the page's language. With
 from __future__ import annotations
 
 import json
-import socket
-import threading
-import time
 
 import pytest
 
 from tests.test_records import play_match
 from tests.test_web_browser import (  # noqa: F401 - the browser fixture
-    MATCH_TIMEOUT_MS, NEEDS_BROWSER, browser, open_table, shoot, wait_ready,
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, browser, open_table, serving, shoot, wait_ready,
 )
 
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
@@ -23,24 +20,9 @@ pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
 
 @pytest.fixture(scope="module")
 def server_url():
-    import uvicorn
-
-    from aluette_env.apps.web.server import ServerConfig, create_app
-
-    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
-                                  seed=11, hint_worlds=8, review_worlds=4))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(timeout=10)
+    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
+                 hint_worlds=8, review_worlds=4) as (_, url):
+        yield url
 
 
 @pytest.fixture

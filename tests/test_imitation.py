@@ -43,7 +43,7 @@ def _records_of_a_person(n: int) -> list[dict]:
     other seats at random: a consistent player to clone."""
     import random
 
-    from aluette_env.game import Deal, Match, deal_cards
+    from aluette_env.game import play_match
     from aluette_env.observation import encode_observation
     from aluette_env.records import load_record, record_of
 
@@ -51,20 +51,15 @@ def _records_of_a_person(n: int) -> list[dict]:
     out = []
     for seed in range(n):
         rng = random.Random(seed)
-        match, deals = Match(first_dealer=seed % 4), []
-        while not match.over:
-            deck = list(range(48))
-            rng.shuffle(deck)
-            deal = Deal(deal_cards(deck, match.dealer)[0], match.dealer)
-            deals.append(deal)
-            while not deal.done:
-                if deal.to_act == 0:
-                    mask = np.zeros(48, np.int8)
-                    mask[deal.hands[0]] = 1
-                    deal.play(int(person.act(encode_observation(deal, match, 0), mask)))
-                else:
-                    deal.play(rng.choice(deal.legal_cards()))
-            match.record(deal)
+
+        def choose(deal, match, rng=rng) -> int:
+            if deal.to_act != 0:
+                return rng.choice(deal.legal_cards())
+            mask = np.zeros(48, np.int8)
+            mask[deal.hands[0]] = 1
+            return int(person.act(encode_observation(deal, match, 0), mask))
+
+        deals = play_match(choose, rng, seed % 4)
         out.append(load_record(record_of(deals, seed % 4, ["human", "random", "random",
                                                            "random"])))
     return out

@@ -10,7 +10,8 @@ import random
 import pytest
 
 from aluette_env.aec import raw_env
-from aluette_env.game import AGENTS, Deal, Match, deal_cards
+from aluette_env import game
+from aluette_env.game import AGENTS, Deal
 from aluette_env.records import (
     RecordError, human_seats, load_record, positions, read_record, record_of, save_record,
 )
@@ -19,18 +20,8 @@ from aluette_env.records import (
 def play_match(seed: int, num_deals: int = 5, first_dealer: int = 1) -> list[Deal]:
     """A whole match of random legal cards, played on the game core."""
     rng = random.Random(seed)
-    match = Match(first_dealer=first_dealer, num_deals=num_deals)
-    deals = []
-    while not match.over:
-        deck = list(range(48))
-        rng.shuffle(deck)
-        hands, unused = deal_cards(deck, match.dealer)
-        deal = Deal(hands, match.dealer, unused)
-        deals.append(deal)
-        while not deal.done:
-            deal.play(rng.choice(deal.legal_cards()))
-        match.record(deal)
-    return deals
+    return game.play_match(lambda deal, _: rng.choice(deal.legal_cards()), rng,
+                           first_dealer, num_deals)
 
 
 @pytest.fixture(scope="module")

@@ -13,6 +13,7 @@ tests also save the README's screenshots there.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import re
@@ -46,14 +47,15 @@ SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 MATCH_TIMEOUT_MS = 60_000
 
 
-@pytest.fixture(scope="module")
-def server():
+@contextlib.contextmanager
+def serving(**config):
+    """The web app of ``ServerConfig(**config)`` served by uvicorn in a thread on a
+    free port: (app, its URL)."""
     import uvicorn
 
     from aluette_env.apps.web.server import ServerConfig, create_app
 
-    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
-                                  seed=11))
+    app = create_app(ServerConfig(**config))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
@@ -63,9 +65,17 @@ def server():
     while not server.started:
         assert time.monotonic() < deadline, "the test server did not start"
         time.sleep(0.05)
-    yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    server.should_exit = True
-    thread.join(timeout=10)
+    try:
+        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11) as served:
+        yield served
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from .rules import (
     DEFAULT_NUM_DEALS, HAND_SIZE, NO_SEAT, NO_TRICKS, NUM_TRICKS, NUM_UNUSED, Deal, DealRecord,
     DealScore, Match, Trick, after_trick, card_beats, check_hands, deal_cards, deal_order,
     deal_points, deal_result, deal_value, dealer_of, first_leader, first_to_reach, is_ahead,
-    leading_seat, match_result, mordienne_chance, reach_order, record_trick, score_deal,
+    leading_seat, match_result, mordienne_chance, play_match, reach_order, record_trick, score_deal,
     team0_value, team_points, team_value, trick_winner, trick_winner_of_levels,
 )
 from .seats import AGENTS, NUM_SEATS, SEAT, TEAMS, next_seat, seat_of, team_of
@@ -37,7 +37,7 @@ __all__ = [
     "STRENGTH", "TEAMS", "Deal", "DealRecord", "DealScore", "Match", "Trick", "after_trick",
     "card_beats", "card_name", "check_card", "check_hands", "deal_cards", "deal_order",
     "deal_points", "deal_result", "deal_value", "dealer_of", "describe", "first_leader",
-    "first_to_reach", "is_ahead", "leading_seat", "match_result", "mordienne_chance",
+    "first_to_reach", "is_ahead", "leading_seat", "match_result", "mordienne_chance", "play_match",
     "next_seat", "reach_order", "record_trick", "score_deal", "seat_of", "short_name",
     "team0_value", "team_of", "team_points", "team_value", "trick_winner",
     "trick_winner_of_levels",

@@ -29,7 +29,8 @@ The hot path (``Deal.play``) is written for speed: an env step is one call.
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
@@ -458,6 +459,25 @@ class Match:
     def result(self) -> dict[str, Any]:
         """The ``infos[a]["match_result"]`` dict: points by team and the winning team."""
         return match_result(self.points)
+
+
+def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_dealer: int = 0,
+               num_deals: int = DEFAULT_NUM_DEALS) -> list[Deal]:
+    """A whole match played on the core: each deal dealt from a deck shuffled by
+    ``rng`` (R5-R6), each card ``choose(deal, match)`` (checked by ``Deal.play``).
+    Returns the finished deals in order (``records.record_of`` makes a record of them)."""
+    match = Match(first_dealer=first_dealer, num_deals=num_deals)
+    deals = []
+    while not match.over:
+        deck = list(range(NUM_CARDS))
+        rng.shuffle(deck)
+        hands, unused = deal_cards(deck, match.dealer)
+        deal = Deal(hands, match.dealer, unused)
+        deals.append(deal)
+        while not deal.done:
+            deal.play(choose(deal, match))
+        match.record(deal)
+    return deals
 
 
 def team_points(score: DealScore) -> tuple[int, int]:

@@ -140,9 +140,10 @@ def test_cli_bad_input_is_one_line(tmp_path):
 
 
 def test_expert_version_option():
-    assert VERSIONS[1] == "ai:version=2"
+    assert VERSIONS[1] == "ai:version=2" and VERSIONS[2] == "ai:version=3"
     first = load_player("expert:version=1")
     assert first._policy.path == load_player("ai:version=2").path
+    assert load_player("expert:version=2")._policy.path == load_player("ai:version=3").path
     with pytest.raises(PlayerSpecError, match="version"):
         load_player("expert:version=99")
     assert load_player("expert").name == "expert" and load_player("expert:version=1").name \

@@ -39,7 +39,8 @@ speed, so the default 0 keeps play reproducible.
 ``ai:version=1`` or an exported ``.onnx`` file), or ``none`` for plain PIMC:
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
 The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
-first shipped, guided by ``ai`` v2 (:data:`VERSIONS`).
+first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3
+(:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,
@@ -69,8 +70,9 @@ from .solver import Solver, solve
 _STRENGTH = np.array(STRENGTH, np.int8)
 #: The expert's versions (spec ``expert:version=N``): the guiding policy of each. The
 #: newest is the default and follows the ``policy`` option (``ai``: the shipped model,
-#: v3); ``expert:version=1`` is the expert as first shipped, guided by ``ai`` v2.
-VERSIONS = {1: "ai:version=2", 2: "ai"}
+#: v4); ``expert:version=1`` is the expert as first shipped, guided by ``ai`` v2, and
+#: ``expert:version=2`` the one guided by v3.
+VERSIONS = {1: "ai:version=2", 2: "ai:version=3", 3: "ai"}
 UNUSED = UNSEEN  # engine card code of a card outside every hand
 WORLD_CHUNK = 8  # worlds per compiled call: the granularity of max_seconds
 

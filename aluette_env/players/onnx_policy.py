@@ -30,13 +30,13 @@ _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: The shipped AIs by version (installed inside the package); the newest is ``ai``,
 #: the default player of the games.
 SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx",
-                  3: _MODELS / "aluette-ppo-v3.onnx"}
+                  3: _MODELS / "aluette-ppo-v3.onnx", 4: _MODELS / "aluette-ppo-v4.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
 SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
-                 "(aluette-ppo-v2) or 3 (aluette-ppo-v3, the default)",
+                 "(aluette-ppo-v2), 3 (aluette-ppo-v3) or 4 (aluette-ppo-v4, the default)",
                  check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 _INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}

@@ -10,6 +10,7 @@ import sys
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
@@ -19,6 +20,9 @@ from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.players.expert import VERSIONS, ExpertPlayer
 from training import expert_iteration as ei
 from training.config import ConfigError
+
+# The whole loop at toy sizes (two iterations with PPO) takes about 20 s.
+pytestmark = pytest.mark.slow(seconds=30)
 
 TINY = ei.DataConfig(shards=2, positions_per_shard=6, games_per_shard=2, num_deals=1,
                      worlds=4, workers=1, seed=3)
@@ -123,6 +127,19 @@ def test_config_and_policy_checks(tmp_path):
         ei.check_policy("heuristic")
     with pytest.raises(ValueError, match="no shards|expert data set"):
         ei.load_dataset(tmp_path)
+    # The PPO phase: an sb3 training config whose network the distilled weights fit.
+    cfg = ei.load_loop_config("configs/expert_iteration.yaml",
+                              ["ppo.config=configs/ppo_after_distill.yaml"])
+    assert cfg.ppo.config == "configs/ppo_after_distill.yaml" and cfg.ppo.model == "best"
+    for bad, match in ((["ppo.config=configs/quick.yaml"], "network"),
+                       (["ppo.config=configs/rllib.yaml"], "backend sb3"),
+                       ([f"ppo.config={tmp_path}/nope.yaml"], "no such config file"),
+                       (["ppo.config=configs/ppo_after_distill.yaml", "ppo.set=[ppo.n_steps=0]"],
+                        "n_steps"),
+                       (["ppo.model=worst"], "ppo.model")):
+        with pytest.raises(ConfigError, match=match) as err:
+            ei.load_loop_config("configs/expert_iteration.yaml", bad)
+        assert "\n" not in str(err.value)
 
 
 def test_cli_bad_input_is_one_line(tmp_path):
@@ -152,3 +169,43 @@ def test_expert_version_option():
         assert load_player("expert")._policy.path == load_player("ai").path
         with pytest.raises(ValueError, match="not both"):
             ExpertPlayer(version=1, policy="ai:version=1")
+
+
+def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path):
+    """configs/expert_iteration.yaml with its PPO phase, at toy sizes: each iteration
+    labels, distils, trains the distilled policy on with PPO and evaluates both; the
+    next iteration's expert is guided by the PPO policy. A second call redoes nothing."""
+    ppo = ["total_timesteps=512", "num_games=4", "ppo.n_steps=8", "ppo.batch_size=64",
+           "ppo.n_epochs=1", "eval.interval=256", "eval.deals=2", "eval.opponents=[random]",
+           "checkpoint.interval=256", "selfplay.snapshot_interval=256",
+           "selfplay.opponents={latest: 1, random: 1}"]
+    overrides = [f"output_dir={tmp_path}", "iterations=2", "data.shards=1",
+                 "data.positions_per_shard=6", "data.games_per_shard=1", "data.num_deals=1",
+                 "data.worlds=4", "data.workers=1", "distill.epochs=1", "eval.deals=2",
+                 "eval.opponents=[random]"]
+    config = yaml.safe_load(open("configs/expert_iteration.yaml"))
+    config["ppo"] = {"config": "configs/ppo_after_distill.yaml", "set": ppo}
+    path = tmp_path / "loop.yaml"
+    path.write_text(yaml.safe_dump(config))
+    lines: list[str] = []
+    cfg = ei.load_loop_config(path, overrides)
+    run = ei.run_loop(cfg, log=lines.append)
+    for it in (1, 2):
+        folder = run / f"iter-{it}"
+        result = json.loads((folder / "eval.json").read_text())
+        assert set(result["stages"]) == {"distilled", "ppo"}
+        assert result["policy"] == str(folder / "ppo.onnx")
+        state = json.loads((folder / "ppo" / "state.json").read_text())
+        assert state["timesteps"] >= 512
+        assert load_player(str(folder / "ppo.onnx")).act(
+            np.zeros(OBS_SIZE, np.int8), np.ones(48, np.int8)) in range(48)
+    # Iteration 2's data was played and labelled with iteration 1's PPO policy, and
+    # its PPO phase started from iteration 2's distilled policy.
+    manifest = json.loads((run / "iter-2" / "data" / "dataset.json").read_text())
+    assert manifest["settings"]["policy"] == str(run / "iter-1" / "ppo.onnx")
+    config = (run / "iter-2" / "ppo" / "config.yaml").read_text()
+    assert str(run / "iter-2" / "policy.onnx") in config
+    before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    ei.run_loop(cfg, log=lines.append)
+    after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    assert after == before

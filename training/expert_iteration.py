@@ -133,6 +133,25 @@ class LoopEvalConfig(BaseModel):
     opponents: list[str] = ["ai:version=2"]
 
 
+class PPOPhaseConfig(BaseModel):
+    """PPO after each distillation: the distilled policy trained on by self-play
+    with a training config, whose result is the iteration's policy (the next
+    expert's guide and the next distillation's start). Off while ``config`` is
+    null."""
+
+    model_config = _STRICT
+    config: str | None = Field(None, description="a training config of backend sb3 "
+                                                 "(configs/ppo_after_distill.yaml); null: "
+                                                 "no PPO phase")
+    set: list[str] = Field([], description="overrides of that config (key.path=value); the "
+                                           "loop sets output_dir, run_name and "
+                                           "network.warm_start itself")
+    model: str = Field("best", pattern="^(best|latest)$",
+                       description="the run's model that ends the phase: best.zip (the best "
+                                   "evaluation against the config's first eval opponent) or "
+                                   "latest.zip")
+
+
 class LoopConfig(BaseModel):
     """A whole expert-iteration run (configs/expert_iteration.yaml)."""
 
@@ -146,6 +165,7 @@ class LoopConfig(BaseModel):
     network: NetworkSpec = NetworkSpec()
     data: DataConfig = DataConfig()
     distill: DistillConfig = DistillConfig()
+    ppo: PPOPhaseConfig = PPOPhaseConfig()
     eval: LoopEvalConfig = LoopEvalConfig()
 
 
@@ -171,7 +191,38 @@ def load_loop_config(path: str | Path, overrides: list[str] | None = None) -> Lo
     except ValidationError as err:
         raise ConfigError(_format_error(source, err)) from None
     check_policy(cfg.start)
+    if cfg.ppo.config is not None:
+        try:
+            ppo_config(cfg, Path(cfg.output_dir) / cfg.run_name / "iter-1", "start")
+        except ConfigError as err:
+            raise ConfigError(f"{source}: ppo: {err}") from None
     return cfg
+
+
+def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str):
+    """The PPO phase's training config for the iteration in ``folder``, warm-started
+    from ``warm_start`` (the distilled policy; checked only when it is a file).
+    ConfigError (one line) for a config the loop cannot use."""
+    from .config import ConfigError, load_config
+    source = cfg.ppo.config
+    # Validated without the warm start: the distilled policy does not exist yet.
+    tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}", "run_name=ppo",
+                                        "network.warm_start=null"])
+    if tcfg.backend != "sb3":
+        raise ConfigError(f"{source}: the PPO phase trains with backend sb3, the config says "
+                          f"{tcfg.backend}")
+    theirs = tcfg.network
+    mine = cfg.network
+    if (list(theirs.trunk), list(theirs.pi), list(theirs.vf), theirs.activation) != \
+            (mine.trunk, mine.pi, mine.vf, mine.activation):
+        raise ConfigError(f"{source}: its network (trunk {theirs.trunk}, pi {theirs.pi}, vf "
+                          f"{theirs.vf}, {theirs.activation}) must be the loop's (trunk "
+                          f"{mine.trunk}, pi {mine.pi}, vf {mine.vf}, {mine.activation}): the "
+                          f"distilled weights start it")
+    if Path(warm_start).is_file():
+        tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}",
+                                            "run_name=ppo", f"network.warm_start={warm_start}"])
+    return tcfg
 
 
 def check_policy(spec: str) -> None:
@@ -538,23 +589,52 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
             # The export carries the folder's config.yaml in the model's metadata.
             write_text(folder / "config.yaml", (run / "config.yaml").read_text())
             export_policy(str(model_zip), model_onnx)
+        evaluated = {"distilled": model_onnx}
+        if cfg.ppo.config is not None:
+            model_zip, model_onnx = ppo_phase(cfg, folder, model_onnx, log)
+            evaluated["ppo"] = model_onnx
         result_path = folder / "eval.json"
         if not result_path.exists():
-            results = {}
-            for opponent in cfg.eval.opponents:
-                res = duplicate_eval(str(model_onnx), opponent, deals=cfg.eval.deals,
-                                     seed=cfg.eval.seed)
-                lo, hi = res.points_per_deal_ci95
-                results[opponent] = {"points_per_deal": res.points_per_deal, "ci95": [lo, hi],
-                                     "deals": cfg.eval.deals, "seed": cfg.eval.seed}
-                log(f"iteration {it}: {model_onnx} vs {opponent}: {res.points_per_deal:+.3f} "
-                    f"[{lo:+.3f}, {hi:+.3f}] points per deal over {cfg.eval.deals} pairs")
+            results: dict[str, dict] = {}
+            for stage, path in evaluated.items():
+                results[stage] = {}
+                for opponent in cfg.eval.opponents:
+                    res = duplicate_eval(str(path), opponent, deals=cfg.eval.deals,
+                                         seed=cfg.eval.seed)
+                    lo, hi = res.points_per_deal_ci95
+                    results[stage][opponent] = {
+                        "points_per_deal": res.points_per_deal, "ci95": [lo, hi],
+                        "deals": cfg.eval.deals, "seed": cfg.eval.seed}
+                    log(f"iteration {it} ({stage}): {path} vs {opponent}: "
+                        f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal "
+                        f"over {cfg.eval.deals} pairs")
             write_json(result_path, {"iteration": it, "policy": str(model_onnx),
-                                     "results": results})
+                                     "results": results[stage], "stages": results})
         policy, previous = str(model_onnx), model_zip
     log(f"expert iteration finished: {cfg.iterations} iterations in {run}; the last policy is "
         f"{policy}")
     return run
+
+
+def ppo_phase(cfg: LoopConfig, folder: Path, distilled: Path, log=print) -> tuple[Path, Path]:
+    """Train the distilled policy on with PPO (``folder/ppo``, a training run folder:
+    resumed where a killed loop left it) and export the phase's model; returns
+    (its SB3 zip, ``folder/ppo.onnx``)."""
+    from .export import export_policy
+    from .sb3.train import train
+    run_dir = folder / "ppo"
+    out = folder / "ppo.onnx"
+    if not out.exists():
+        tcfg = ppo_config(cfg, folder, str(distilled))
+        resume = run_dir if (run_dir / "config.yaml").exists() else None
+        train(tcfg, resume=resume, log=log,
+              force_hint=f"the loop resumes {run_dir} only with the config it started")
+    model_zip = run_dir / f"{cfg.ppo.model}.zip"
+    if not model_zip.exists():  # no evaluation ran, so no best.zip
+        model_zip = run_dir / "latest.zip"
+    if not out.exists():
+        export_policy(str(model_zip), out)
+    return model_zip, out
 
 
 # ----------------------------------------------------------------------------- commands

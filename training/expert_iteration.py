@@ -20,11 +20,15 @@ One iteration of the loop (``aluette expert-iteration configs/expert_iteration.y
    before are fitted too; the value head is fitted, on the policy's
    features (its error does not reach the shared trunk), to the returns that
    followed in self-play (the undiscounted return PPO's value head learns).
-3. **Export and evaluation.** The fitted policy is exported to ONNX (with
-   :func:`training.export.export_policy`'s own verification) and evaluated by
-   duplicate deals against each of ``eval.opponents``; the figures are appended
-   to the run's ``curve.jsonl``. The next iteration's data is labelled by the
-   expert running on this new policy.
+3. **PPO** (:func:`ppo_phase`, when ``ppo.config`` names a training config). The
+   distilled policy is trained on by self-play with that config, warm-started
+   from its export, as a training run folder ``iter-N/ppo`` (resumable like any
+   run); its ``best.zip`` is the iteration's policy.
+4. **Export and evaluation.** The fitted (and PPO) policies are exported to ONNX
+   (with :func:`training.export.export_policy`'s own verification) and evaluated
+   by duplicate deals against each of ``eval.opponents`` (``iter-N/eval.json``).
+   The next iteration's data is labelled by the expert running on the
+   iteration's policy, and the next distillation starts from it.
 
 The data set on disk (one folder): ``dataset.json`` (format, the settings that
 made it, the field descriptions in :data:`FIELDS`) and ``shard-NNNNN.npz``
@@ -685,5 +689,5 @@ def _loop_run(args: argparse.Namespace) -> int:
 #: Entry points ``aluette.commands: expert-data`` and ``expert-iteration``.
 DATA_COMMAND = cli.Command("label self-play positions with the expert's card values",
                            _data_arguments, _data_run)
-LOOP_COMMAND = cli.Command("expert iteration: label, distil, evaluate, repeat",
+LOOP_COMMAND = cli.Command("expert iteration: label, distil, train on with PPO, evaluate, repeat",
                            _loop_arguments, _loop_run)

@@ -33,9 +33,9 @@ train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
 # Writes docs/STRENGTH.md and the README's short strength table
-# (benchmarks/strength.py: players, seed, pairs).
+# (benchmarks/strength.py: players, seed, pairs), one pairing per core at a time.
 strength: $(STAMP)
-	$(PY) benchmarks/strength.py --out docs/STRENGTH.md --readme README.md
+	$(PY) benchmarks/strength.py --jobs $$(nproc) --out docs/STRENGTH.md --readme README.md
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

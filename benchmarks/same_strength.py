@@ -4,13 +4,14 @@ curves against one opponent on one plot.
 
     python benchmarks/same_strength.py [--samples 3000000] [--every 500000]
         [--pairs 1000] [--opponent ai:version=1] [--config configs/default.yaml]
-        [--runners 1] [--seed S] [--out docs/rllib_vs_sb3.png] [--keep DIR]
+        [--runners 1] [--seed S] [--only sb3|rllib] [--out docs/rllib_vs_sb3.png]
+        [--keep DIR]
 
 Each run is ``aluette train CONFIG`` with ``total_timesteps``, ``eval.interval``
 and ``eval.deals`` set, ``eval.opponents`` the one opponent, and for RLlib
 ``backend=rllib`` with ``--runners`` env runners; ``--seed`` sets the runs' ``seed``
-(the evaluation deals stay the config's). Prints a table of each run's
-evaluations (points per deal against the opponent with the 95 % CI, by learner
+(the evaluation deals stay the config's); ``--only`` trains one backend. Prints a
+table of each run's evaluations (points per deal against the opponent with the 95 % CI, by learner
 samples) and writes the plot. The runs go to a temporary folder unless
 ``--keep`` names one. Not in ``make bench``: it trains for several minutes.
 """
@@ -84,6 +85,8 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--opponent", default="ai:version=1")
     p.add_argument("--runners", type=int, default=1)
     p.add_argument("--seed", type=int, help="the runs' seed (default: the config's)")
+    p.add_argument("--only", choices=["sb3", "rllib"], help="train this backend only "
+                   "(default: both)")
     p.add_argument("--out", type=Path, default=ROOT / "docs" / "rllib_vs_sb3.png")
     p.add_argument("--keep", type=Path, help="keep the two runs in this folder")
     args = p.parse_args(argv)
@@ -94,6 +97,8 @@ def main(argv: list[str] | None = None) -> None:
         seed = [] if args.seed is None else [f"seed={args.seed}"]
         runs = {"SB3": seed, f"RLlib, {args.runners} env runner(s)":
                 [*seed, "backend=rllib", f"rllib.num_env_runners={args.runners}"]}
+        if args.only:
+            runs = {k: v for k, v in runs.items() if k.lower().startswith(args.only)}
         curves = {name: curve(train(args.config, out, name.split(",")[0].lower(),
                                     args.samples, args.every, args.pairs, args.opponent,
                                     extra), args.opponent)

@@ -3,13 +3,15 @@ project's players against each other. The full table goes to
 ``docs/STRENGTH.md``; a short one (the rows of ``SHORT``) replaces the README's
 section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
 
-    python benchmarks/strength.py [--deals 10000] [--seed 0] [--out docs/STRENGTH.md]
-                                  [--readme README.md]
+    python benchmarks/strength.py [--deals 10000] [--seed 0] [--jobs 1]
+                                  [--out docs/STRENGTH.md] [--readme README.md]
 
 ``--out -`` prints the page instead, ``--readme -`` leaves the README alone.
-Search players (``expert``) play fewer pairs (about 35 ms of CPU a move): their
-rows' own counts, or ``--deals`` when that is smaller. A pairing whose player
-spec does not load here is skipped with a printed note, and its row left out.
+Search players (``expert``) play fewer pairs (tens of ms of CPU a move): their
+rows' own counts, or ``--deals`` when that is smaller. ``--jobs N`` evaluates N
+pairings at once in their own processes (the expert rows take most of the
+time). A pairing whose player spec does not load here is skipped with a
+printed note, and its row left out.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
 
 #: (team A, team B, pairs: None = --deals, else at most that many: search players are slow).
 PAIRINGS = [
+    ("ai", "ai:version=3", None),
     ("ai", "ai:version=2", None),
     ("ai", "ai:version=1", None),
+    ("ai:version=2", "ai:version=1", None),
     ("ai", "heuristic", None),
     ("ai", "heuristic:version=1", None),
     ("ai", "random", None),
@@ -38,15 +42,19 @@ PAIRINGS = [
     ("heuristic", "heuristic:version=1", None),
     ("heuristic", "random", None),
     ("heuristic:version=1", "random", None),
-    # expert: about 35 ms a move, so fewer pairs (the first row is its target).
-    ("expert", "ai:version=1", 1000),
+    # expert: tens of ms of CPU a move, so fewer pairs. The first two rows are the
+    # expert-iteration targets: the fast policy against the search that taught it,
+    # and the search on the new policy against the search as first shipped.
+    ("ai", "expert:version=1", 1000),
+    ("expert", "expert:version=1", 1000),
     ("expert", "ai", 400),
+    ("expert", "ai:version=1", 400),
     ("expert", "heuristic", 300),
     ("expert", "random", 100),
-    ("expert", "expert:version=1", 1000),
 ]
 #: The README's short table: one row per step of the ladder.
-SHORT = [("expert", "ai"), ("ai", "ai:version=2"), ("ai", "ai:version=1"), ("ai", "heuristic"),
+SHORT = [("expert", "expert:version=1"), ("expert", "ai"), ("ai", "expert:version=1"),
+         ("ai", "ai:version=2"), ("ai", "ai:version=1"), ("ai", "heuristic"),
          ("heuristic", "random")]
 HEAD = ("| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | deal win rate | "
         "match win / draw / loss |\n|---|---|---|---|---|---|")
@@ -65,26 +73,49 @@ def fmt(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
 
-def rows(deals: int, seed: int, log=print) -> dict[tuple[str, str], str]:
-    """A markdown table row per pairing that loads here, by (team A, team B)."""
-    out = {}
+def cost(a: str, b: str, n: int) -> float:
+    """A rough relative cost of a pairing: search players' moves dominate."""
+    return n * (1 + 400 * (a.startswith("expert")) + 400 * (b.startswith("expert")))
+
+
+def row(a: str, b: str, n: int, seed: int) -> tuple[str, str]:
+    """(the table row, a log line) of one pairing."""
+    t0 = time.perf_counter()
+    res = duplicate_eval(a, b, deals=n, seed=seed)
+    lo, hi = res.points_per_deal_ci95
+    line = (f"{a} vs {b}: {res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] over {n:,} pairs "
+            f"({time.perf_counter() - t0:.0f} s)")
+    bold = "**" if lo > 0 or hi < 0 else ""
+    return (f"| `{a}` | `{b}` | {n:,} | {bold}{fmt(res.points_per_deal)}{bold} "
+            f"[{fmt(lo)}, {fmt(hi)}] | {res.deal_win_rate:.3f} | "
+            f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / "
+            f"{res.match_loss_rate:.3f} |"), line
+
+
+def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str], str]:
+    """A markdown table row per pairing that loads here, by (team A, team B), in
+    :data:`PAIRINGS`' order; ``jobs`` processes evaluate them, costliest first."""
+    tasks = {}
     for a, b, pairs in PAIRINGS:
         why = loads(a) or loads(b)
         if why:
             log(f"note: skipped {a} vs {b}: {why}")
             continue
-        n = min(pairs, deals) if pairs else deals
-        t0 = time.perf_counter()
-        res = duplicate_eval(a, b, deals=n, seed=seed)
-        lo, hi = res.points_per_deal_ci95
-        log(f"{a} vs {b}: {res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] over {n:,} pairs "
-            f"({time.perf_counter() - t0:.0f} s)")
-        bold = "**" if lo > 0 or hi < 0 else ""
-        out[a, b] = (f"| `{a}` | `{b}` | {n:,} | {bold}{fmt(res.points_per_deal)}{bold} "
-                     f"[{fmt(lo)}, {fmt(hi)}] | {res.deal_win_rate:.3f} | "
-                     f"{res.match_win_rate:.3f} / {res.match_draw_rate:.3f} / "
-                     f"{res.match_loss_rate:.3f} |")
-    return out
+        tasks[a, b] = min(pairs, deals) if pairs else deals
+    order = sorted(tasks, key=lambda k: -cost(*k, tasks[k]))
+    done: dict[tuple[str, str], str] = {}
+    if jobs == 1:
+        for a, b in order:
+            done[a, b], line = row(a, b, tasks[a, b], seed)
+            log(line)
+    else:
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+        with ProcessPoolExecutor(jobs) as pool:
+            futures = {pool.submit(row, a, b, tasks[a, b], seed): (a, b) for a, b in order}
+            for future in as_completed(futures):
+                done[futures[future]], line = future.result()
+                log(line)
+    return {pair: done[pair] for pair in tasks}
 
 
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
@@ -93,9 +124,11 @@ def page(table: dict[tuple[str, str], str], seed: int) -> str:
             f"--seed {seed}`. Written by `make strength` (`python benchmarks/strength.py`).\n\n"
             f"Points per deal are team A's minus team B's, over deal pairs (every deal played "
             f"twice with the same hands, the teams swapping seats), with a 95 % confidence "
-            f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy v2, "
-            f"`heuristic` the rule-based player v2, `:version=1` their first versions, "
-            f"`expert` the search over `ai`.\n\n{HEAD}\n" + "\n".join(table.values()) + "\n")
+            f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy v4, "
+            f"`:version=N` the earlier ones, `heuristic` the rule-based player v2 "
+            f"(`heuristic:version=1` the first), `expert` the search guided by `ai` and "
+            f"`expert:version=1` the search as first shipped, guided by `ai:version=2`.\n\n"
+            f"{HEAD}\n" + "\n".join(table.values()) + "\n")
 
 
 def short(table: dict[tuple[str, str], str], seed: int) -> str:
@@ -109,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--deals", type=int, default=10000, help="deal pairs per pairing")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="pairings evaluated at once, one process each (default 1)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "STRENGTH.md"),
                         help="the page of every pairing ('-': print it)")
     parser.add_argument("--readme", default=str(ROOT / "README.md"),
@@ -116,10 +151,12 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error(f"--deals: at least 1 (got {args.deals})")
+    if not 1 <= args.jobs <= 64:
+        parser.error(f"--jobs: from 1 to 64 (got {args.jobs})")
     readme = None if args.readme == "-" else Path(args.readme)
     if readme is not None and (BEGIN not in readme.read_text() or END not in readme.read_text()):
         parser.error(f"{readme}: no {BEGIN} ... {END} section to rewrite")
-    table = rows(args.deals, args.seed)
+    table = rows(args.deals, args.seed, args.jobs)
     if args.out == "-":
         print(page(table, args.seed))
     else:

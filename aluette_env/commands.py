@@ -40,12 +40,15 @@ from dataclasses import dataclass
 from collections.abc import Callable
 
 __all__ = [
-    "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "UsageError", "bounded_int",
+    "EXIT_FAILED", "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "CommandFailed",
+    "UsageError", "bounded_int",
     "deal_pairs", "positive_int", "run_command", "seed_int", "writable_file",
 ]
 
 #: The exit code of bad input.
 EXIT_USAGE = 2
+#: The exit code of a command that started and could not finish.
+EXIT_FAILED = 1
 #: Most deal pairs one evaluation may ask for (each pair is two deals of four
 #: hands kept in memory; a million takes a few hundred MB and hours of play).
 MAX_EVAL_DEALS = 1_000_000
@@ -55,6 +58,11 @@ MAX_SEED = 2 ** 32 - 1
 
 class UsageError(Exception):
     """Bad command-line input: printed as one line, exit code 2."""
+
+
+class CommandFailed(Exception):
+    """A command that started and could not finish (what was saved is kept): printed
+    as one line, exit code 1."""
 
 
 @dataclass(frozen=True)

@@ -226,6 +226,38 @@ def quick_run(tmp_path_factory) -> Path:
     return out / "rllib-quick"
 
 
+def test_iterations_without_samples_are_sampled_again_then_stop_in_one_line(tmp_path):
+    """RLlib drops the matches of a runner slower than sample_timeout_s and reports no
+    samples (no count, or NaN): the trainer samples again, and after
+    rllib.max_empty_iterations such iterations in a row stops with one line."""
+    from aluette_env.commands import CommandFailed
+    from training.rllib.train import Trainer, learner_samples
+    assert learner_samples({}) == 0
+    assert learner_samples({"env_runners": {"num_env_steps_sampled": float("nan")}}) == 0
+    assert learner_samples({"env_runners": {"num_env_steps_sampled": 4410.0}}) == 4410
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}", "logging.tensorboard=false",
+                              "selfplay.opponents={latest: 1, random: 1}",
+                              "rllib.max_empty_iterations=3"])
+    results = iter([{"env_runners": {"num_env_steps_sampled": float("nan")}}, {}, {}, {}])
+
+    class Stalled:
+        calls = 0
+
+        def train(self):
+            Stalled.calls += 1
+            return next(results)
+
+    state = {"timesteps": 0, "wall_time_s": 0.0, "best": None, "snapshots": [], "evals": [],
+             "checkpoint": None}
+    lines: list[str] = []
+    trainer = Trainer(cfg, tmp_path, state, Stalled(), log=lines.append)
+    with pytest.raises(CommandFailed, match="no samples in 3 iterations in a row") as err:
+        trainer.run()
+    assert "\n" not in str(err.value) and "--resume" in str(err.value)
+    assert Stalled.calls == 3 and state["timesteps"] == 0
+    assert sum("sampling again" in line for line in lines) == 2
+
+
 def test_quick_run_folder_has_checkpoints_metrics_and_curve(quick_run, capsys):
     run = quick_run
     state = json.loads((run / "state.json").read_text())

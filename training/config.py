@@ -217,6 +217,14 @@ class RLlibConfig(BaseModel):
     train_batch_size: int = Field(16384, ge=64,
                                   description="learner samples per iteration, rounded up to "
                                               "whole matches of num_games per env runner")
+    sample_timeout_s: float = Field(900.0, gt=0, le=86_400,
+                                    description="seconds an iteration waits for the env "
+                                                "runners' matches; after that the iteration "
+                                                "is sampled again (a loaded machine or a slow "
+                                                "node takes longer than RLlib's default 60 s)")
+    max_empty_iterations: int = Field(3, ge=1, le=1000,
+                                      description="iterations in a row without samples before "
+                                                  "the run stops with an error")
 
 
 class TrainConfig(BaseModel):

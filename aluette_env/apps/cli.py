@@ -16,8 +16,8 @@ from importlib import metadata
 
 # The plugin API lives in aluette_env.commands; its names stay importable from here.
 from ..commands import (  # noqa: F401 - re-exported
-    EXIT_USAGE, MAX_EVAL_DEALS, MAX_SEED, Command, UsageError, bounded_int, deal_pairs,
-    positive_int, seed_int, writable_file,
+    EXIT_FAILED, EXIT_USAGE, MAX_EVAL_DEALS, MAX_SEED, Command, CommandFailed, UsageError,
+    bounded_int, deal_pairs, positive_int, seed_int, writable_file,
 )
 from ..players import PlayerSpecError, load_player
 
@@ -181,6 +181,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, PlayerSpecError) as err:
         print(f"aluette: error: {err}", file=sys.stderr)
         return EXIT_USAGE
+    except CommandFailed as err:
+        print(f"aluette: error: {err}", file=sys.stderr)
+        return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130

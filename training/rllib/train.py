@@ -35,13 +35,15 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from aluette_env.commands import CommandFailed
+
 from ..config import ConfigError, TrainConfig
 from ..runs import (
     CheckpointError, atomic_path, checkpoint_steps, end_message, evaluate_run, open_run, prune,
     publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
 from .env import ACTION_SPACE, OBSERVATION_SPACE
-from .module import MaskedActorCritic, ModulePlayer
+from .module import MaskedActorCritic, ModulePlayer, TableLearner
 
 BACKEND = "rllib"
 #: The module that learns (RLlib's single-agent module id).
@@ -179,8 +181,9 @@ def build_algorithm(cfg: TrainConfig, seed: int | None = None):
                      disable_env_checking=True)
         .env_runners(env_runner_cls=TableEnvRunner, num_env_runners=r.num_env_runners,
                      num_envs_per_env_runner=1, num_cpus_per_env_runner=1,
-                     create_env_on_local_worker=r.num_env_runners == 0)
-        .learners(num_learners=r.num_learners)
+                     create_env_on_local_worker=r.num_env_runners == 0,
+                     sample_timeout_s=r.sample_timeout_s)
+        .learners(num_learners=r.num_learners, learner_class=TableLearner)
         .rl_module(rl_module_spec=learner_spec(network_config(cfg)))
         .training(train_batch_size_per_learner=r.train_batch_size // max(1, r.num_learners),
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,
@@ -213,8 +216,11 @@ def save_module(module_state: dict, cfg: TrainConfig, timesteps: int, path: Path
 
 
 def learner_samples(result: dict) -> int:
-    """Learner samples of one ``algo.train()`` (every decision of a learner seat)."""
-    return int(result["env_runners"]["num_env_steps_sampled"])
+    """Learner samples of one ``algo.train()`` (every decision of a learner seat); 0
+    when no env runner returned its matches in time (RLlib then leaves the count
+    out, or NaN)."""
+    n = result.get("env_runners", {}).get("num_env_steps_sampled", 0)
+    return int(n) if n == n else 0  # NaN != NaN
 
 
 class Trainer:
@@ -253,12 +259,25 @@ class Trainer:
             from tqdm import tqdm
             bar = tqdm(total=cfg.total_timesteps, initial=self.timesteps, unit="sample",
                        unit_scale=True, dynamic_ncols=True, desc=cfg.run_name)
+        empty = 0  # iterations in a row that got no samples
         try:
             while self.timesteps < cfg.total_timesteps and not self.stop_requested:
                 t0 = time.perf_counter()
                 result = self.algo.train()
                 seconds = time.perf_counter() - t0
                 n = learner_samples(result)
+                if n == 0:
+                    empty += 1
+                    if empty >= cfg.rllib.max_empty_iterations:
+                        raise CommandFailed(
+                            f"the env runners returned no samples in {empty} iterations in a "
+                            f"row (rllib.sample_timeout_s = {cfg.rllib.sample_timeout_s:g} s "
+                            f"each); the run resumes from its last checkpoint with --resume "
+                            f"{self.run_dir}")
+                    self.log(f"no samples within rllib.sample_timeout_s "
+                             f"({cfg.rllib.sample_timeout_s:g} s); sampling again")
+                    continue
+                empty = 0
                 self.state["timesteps"] += n
                 self.log_iteration(result, n / seconds)
                 if bar is not None:

@@ -1,6 +1,7 @@
 """Duplicate evaluation: seat swap, determinism, JSON keys, statistics."""
 
 import numpy as np
+import pytest
 
 import aluette_env
 from aluette_env.evaluation import (
@@ -66,6 +67,22 @@ def test_json_has_exactly_the_documented_keys():
     assert res.deals == 7 and res.matches == 4
     rates = res.match_win_rate + res.match_draw_rate + res.match_loss_rate
     assert abs(rates - 1) < 1e-9
+
+
+def test_worker_processes_give_the_one_process_result():
+    # 13 deals: slices of whole matches and a last 3-deal match, over 2 tables.
+    one = duplicate_eval("ai", "heuristic", deals=13, seed=4, seats={"player_3": "expert:worlds=8"})
+    two = duplicate_eval("ai", "heuristic", deals=13, seed=4, seats={"player_3": "expert:worlds=8"},
+                         jobs=3)
+    assert one.to_json() == two.to_json()
+    assert np.array_equal(one.pair_points, two.pair_points)
+
+
+def test_worker_processes_need_specs_and_a_positive_count():
+    with pytest.raises(ValueError, match="jobs must be a positive integer"):
+        duplicate_eval("heuristic", "random", deals=5, jobs=0)
+    with pytest.raises(ValueError, match="give specs, not player objects"):
+        duplicate_eval(HeuristicPlayer(), "random", deals=5, jobs=2)
 
 
 def test_mixed_teams_by_seat():

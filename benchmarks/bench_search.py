@@ -1,6 +1,7 @@
 """The perfect-information solver and the search players: median time to
 solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
-per move of `pimc` and of the expert at their default settings.
+per move of `pimc` and of the expert at their default settings, and of the
+expert as first shipped (`expert:version=1`).
 
     python benchmarks/bench_search.py [--positions 10] [--moves 180]
 
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
-    for player in (pimc(seed=0), ExpertPlayer(seed=0)):
+    for player in (pimc(seed=0), ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=1)):
         pimc_move_times(8, player)  # compile
         times, _ = pimc_move_times(args.moves, player)
         print(f"| `{player.name}` | {statistics.median(times) * 1000:.1f} ms | "

@@ -8,10 +8,10 @@ section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
 
 ``--out -`` prints the page instead, ``--readme -`` leaves the README alone.
 Search players (``expert``) play fewer pairs (tens of ms of CPU a move): their
-rows' own counts, or ``--deals`` when that is smaller. ``--jobs N`` evaluates N
-pairings at once in their own processes (the expert rows take most of the
-time). A pairing whose player spec does not load here is skipped with a
-printed note, and its row left out.
+rows' own counts, or ``--deals`` when that is smaller. ``--jobs N`` plays each
+pairing's matches in N processes (``aluette eval --jobs N``: the same figures
+as one process; the expert rows take most of the time). A pairing whose player
+spec does not load here is skipped with a printed note, and its row left out.
 """
 
 from __future__ import annotations
@@ -73,15 +73,10 @@ def fmt(x: float) -> str:
     return f"{x:+.3f}".replace("-", "−")
 
 
-def cost(a: str, b: str, n: int) -> float:
-    """A rough relative cost of a pairing: search players' moves dominate."""
-    return n * (1 + 400 * (a.startswith("expert")) + 400 * (b.startswith("expert")))
-
-
-def row(a: str, b: str, n: int, seed: int) -> tuple[str, str]:
-    """(the table row, a log line) of one pairing."""
+def row(a: str, b: str, n: int, seed: int, jobs: int = 1) -> tuple[str, str]:
+    """(the table row, a log line) of one pairing, in ``jobs`` processes."""
     t0 = time.perf_counter()
-    res = duplicate_eval(a, b, deals=n, seed=seed)
+    res = duplicate_eval(a, b, deals=n, seed=seed, jobs=jobs)
     lo, hi = res.points_per_deal_ci95
     line = (f"{a} vs {b}: {res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] over {n:,} pairs "
             f"({time.perf_counter() - t0:.0f} s)")
@@ -94,7 +89,10 @@ def row(a: str, b: str, n: int, seed: int) -> tuple[str, str]:
 
 def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str], str]:
     """A markdown table row per pairing that loads here, by (team A, team B), in
-    :data:`PAIRINGS`' order; ``jobs`` processes evaluate them, costliest first."""
+    :data:`PAIRINGS`' order. Each pairing is played by ``jobs`` processes
+    (``duplicate_eval(jobs=...)``: the same result as one), except those with
+    ``random``, whose draws would depend on the split: one process, as
+    ``aluette eval`` plays them."""
     tasks = {}
     for a, b, pairs in PAIRINGS:
         why = loads(a) or loads(b)
@@ -102,20 +100,12 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str
             log(f"note: skipped {a} vs {b}: {why}")
             continue
         tasks[a, b] = min(pairs, deals) if pairs else deals
-    order = sorted(tasks, key=lambda k: -cost(*k, tasks[k]))
     done: dict[tuple[str, str], str] = {}
-    if jobs == 1:
-        for a, b in order:
-            done[a, b], line = row(a, b, tasks[a, b], seed)
-            log(line)
-    else:
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-        with ProcessPoolExecutor(jobs) as pool:
-            futures = {pool.submit(row, a, b, tasks[a, b], seed): (a, b) for a, b in order}
-            for future in as_completed(futures):
-                done[futures[future]], line = future.result()
-                log(line)
-    return {pair: done[pair] for pair in tasks}
+    for a, b in tasks:
+        draws = "random" in (a.split(":")[0], b.split(":")[0])
+        done[a, b], line = row(a, b, tasks[a, b], seed, 1 if draws else jobs)
+        log(line)
+    return done
 
 
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
@@ -126,8 +116,9 @@ def page(table: dict[tuple[str, str], str], seed: int) -> str:
             f"twice with the same hands, the teams swapping seats), with a 95 % confidence "
             f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy v4, "
             f"`:version=N` the earlier ones, `heuristic` the rule-based player v2 "
-            f"(`heuristic:version=1` the first), `expert` the search guided by `ai` and "
-            f"`expert:version=1` the search as first shipped, guided by `ai:version=2`.\n\n"
+            f"(`heuristic:version=1` the first), `expert` the search guided by `ai` over "
+            f"320 worlds and `expert:version=1` the search as first shipped, guided by "
+            f"`ai:version=2` over 144.\n\n"
             f"{HEAD}\n" + "\n".join(table.values()) + "\n")
 
 
@@ -143,7 +134,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--deals", type=int, default=10000, help="deal pairs per pairing")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1,
-                        help="pairings evaluated at once, one process each (default 1)")
+                        help="processes playing each pairing's matches (default 1)")
     parser.add_argument("--out", default=str(ROOT / "docs" / "STRENGTH.md"),
                         help="the page of every pairing ('-': print it)")
     parser.add_argument("--readme", default=str(ROOT / "README.md"),

@@ -39,8 +39,9 @@ speed, so the default 0 keeps play reproducible.
 ``ai:version=1`` or an exported ``.onnx`` file), or ``none`` for plain PIMC:
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
 The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
-first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3
-(:data:`VERSIONS`).
+first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3 and
+``version=3`` the one guided by v4, each at 144 worlds; the default, version 4,
+is guided by v4 at 320 worlds (:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,
@@ -68,11 +69,15 @@ from .heuristic import WORK_SIZE, decide_v2
 from .solver import Solver, solve
 
 _STRENGTH = np.array(STRENGTH, np.int8)
-#: The expert's versions (spec ``expert:version=N``): the guiding policy of each. The
-#: newest is the default and follows the ``policy`` option (``ai``: the shipped model,
-#: v4); ``expert:version=1`` is the expert as first shipped, guided by ``ai`` v2, and
-#: ``expert:version=2`` the one guided by v3.
-VERSIONS = {1: "ai:version=2", 2: "ai:version=3", 3: "ai"}
+#: The expert's versions (spec ``expert:version=N``): the guiding policy and the
+#: worlds of each. The newest is the default and follows the ``policy`` and ``worlds``
+#: options (``ai``: the shipped model, v4, and 320 worlds); ``expert:version=1`` is the
+#: expert as first shipped, guided by ``ai`` v2, ``2`` the one guided by v3 and ``3``
+#: the one guided by v4 at 144 worlds. An older version's worlds can be set; its guide
+#: cannot.
+VERSIONS: dict[int, tuple[str, int]] = {1: ("ai:version=2", 144), 2: ("ai:version=3", 144),
+                                        3: ("ai:version=4", 144), 4: ("ai", 320)}
+LATEST = max(VERSIONS)
 UNUSED = UNSEEN  # engine card code of a card outside every hand
 #: Worlds per batch when ``max_seconds`` limits a move: the granularity of the time check.
 #: Without a limit a decision's worlds are one batch (the rollout policy's forward
@@ -334,7 +339,8 @@ class ExpertPlayer(BatchPlayer):
     """Policy-guided PIMC with policy rollouts and exact endgames (module docstring)."""
 
     OPTIONS = {
-        "worlds": Option(int, 144, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+        "worlds": Option(int, VERSIONS[LATEST][1], "sampled worlds per decision (an older "
+                         "version: its own, 144)", lambda v: 1 <= v <= 4096,
                          "an integer from 1 to 4096"),
         "solve_tricks": Option(int, 0, "solve exactly once this many tricks remain "
                                "(0: never; rollouts by the policy measured as strong)",
@@ -364,18 +370,21 @@ class ExpertPlayer(BatchPlayer):
                         lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
         "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                               lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
-        "version": Option(int, max(VERSIONS), "which expert: "
-                          + ", ".join(f"{v} (guided by {p})" for v, p in VERSIONS.items())
-                          + f"; the default {max(VERSIONS)} follows the policy option",
+        "version": Option(int, LATEST, "which expert: "
+                          + ", ".join(f"{v} (guided by {p}, {w} worlds)"
+                                      for v, (p, w) in VERSIONS.items())
+                          + f"; the default {LATEST} follows the policy and worlds options",
                           lambda v: v in VERSIONS, " or ".join(map(str, VERSIONS))),
         "seed": SEED,
     }
 
-    def __init__(self, worlds: int = 144, solve_tricks: int = 0, solve_worlds: int = 32,
-                 policy: str = "ai", rollout: str = "ai", min_prob: float = 0.02,
-                 confidence: float = 1.0, belief: float = 0.9, draws: int = 4,
-                 max_seconds: float = 0.0, seed: int | None = None,
-                 version: int = max(VERSIONS)):
+    def __init__(self, worlds: int | None = None, solve_tricks: int = 0,
+                 solve_worlds: int = 32, policy: str = "ai", rollout: str = "ai",
+                 min_prob: float = 0.02, confidence: float = 1.0, belief: float = 0.9,
+                 draws: int = 4, max_seconds: float = 0.0, seed: int | None = None,
+                 version: int = LATEST):
+        if worlds is None:  # the version's own (a bad version is named by its check)
+            worlds = VERSIONS.get(version, VERSIONS[LATEST])[1]
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
@@ -387,12 +396,12 @@ class ExpertPlayer(BatchPlayer):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
-        if version != max(VERSIONS):
+        if version != LATEST:
             if policy != "ai":
                 raise ValueError(f"version={version} is the expert guided by "
-                                 f"{VERSIONS[version]}: set version or policy, not both "
+                                 f"{VERSIONS[version][0]}: set version or policy, not both "
                                  f"(got policy={policy!r})")
-            policy = VERSIONS[version]
+            policy = VERSIONS[version][0]
         if policy == "none" and rollout == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")
@@ -404,8 +413,9 @@ class ExpertPlayer(BatchPlayer):
         self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else int(seed)
         # The name is the spec: the options that differ from their defaults.
+        own = {"worlds": VERSIONS[version][1]}  # an older version's own worlds
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                   for k, v in values.items() if v != self.OPTIONS[k].default]
+                   for k, v in values.items() if v != own.get(k, self.OPTIONS[k].default)]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")
         self._policy = None if policy == "none" else guiding_policy(policy)
         self._solver = Solver()

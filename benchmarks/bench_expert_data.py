@@ -1,7 +1,8 @@
 """Expert data: labelled positions per second of one process (self-play
 positions of ``ai`` labelled with the expert's value of every legal card,
-``training.expert_iteration.label_shard``), at the expert's default 144 worlds
-and at 48. Multiply by ``data.workers`` for a machine with that many free cores.
+``training.expert_iteration.label_shard``), at the loop's default 144 worlds
+(``data.worlds``) and at 48. Multiply by ``data.workers`` for a machine with that
+many free cores.
 
     python benchmarks/bench_expert_data.py [--positions 32]
 """

@@ -7,6 +7,7 @@ import aluette_env
 from aluette_env.evaluation import (
     EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table, wilson_ci95,
 )
+from aluette_env.players import PlayerSpecError
 from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.random_player import RandomPlayer
 
@@ -83,6 +84,8 @@ def test_worker_processes_need_specs_and_a_positive_count():
         duplicate_eval("heuristic", "random", deals=5, jobs=0)
     with pytest.raises(ValueError, match="give specs, not player objects"):
         duplicate_eval(HeuristicPlayer(), "random", deals=5, jobs=2)
+    with pytest.raises(PlayerSpecError, match="nobody"):  # in this process, before any worker
+        duplicate_eval("heuristic", "nobody", deals=5, jobs=2)
 
 
 def test_mixed_teams_by_seat():

@@ -62,12 +62,15 @@ def _check_specs(*specs: str) -> None:
 def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
-    from ..evaluation.duplicate import duplicate_eval, result_table
+    from ..evaluation.duplicate import WorkerDied, duplicate_eval, result_table
 
     seats = _seat_overrides(args.seat or [])
     _check_specs(args.team_a, args.team_b, *seats.values())
-    res = duplicate_eval(args.team_a, args.team_b, deals=args.deals, seed=args.seed,
-                         seats=seats, progress=not args.quiet, jobs=args.jobs)
+    try:
+        res = duplicate_eval(args.team_a, args.team_b, deals=args.deals, seed=args.seed,
+                             seats=seats, progress=not args.quiet, jobs=args.jobs)
+    except WorkerDied as err:
+        raise CommandFailed(str(err)) from None
     Console().print(result_table(res))
     if args.json:
         _write_json(args.json, res.to_json())

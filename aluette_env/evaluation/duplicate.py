@@ -14,10 +14,12 @@ second); ``player_1`` / ``player_3`` are team B's chairs in the same way.
 ``jobs`` > 1 plays the two tables' matches in that many worker processes
 (slices of whole matches, each chair's player built from its spec with the
 same seed as in one process): for players whose move depends only on the
-position (``ai``, ``heuristic``, ``expert``, ``pimc``) the result is the same
-as with one process; a player that draws at random (``random``, a sampling
-temperature) draws other cards. Search players are worth it: an ``expert``
-evaluation takes about 1/``jobs`` of the time on free cores.
+position (``ai``, ``heuristic``, and ``expert`` and ``pimc`` without a
+``max_seconds`` budget) the result is the same as with one process; a player
+that draws at random (``random``, a sampling temperature) draws other cards.
+Search players are worth it: an ``expert`` evaluation takes about 1/``jobs`` of
+the time on free cores. The workers are spawned, so a script that calls it
+needs the usual ``if __name__ == "__main__":`` guard.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import math
 import multiprocessing
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from collections.abc import Callable
@@ -153,6 +156,10 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
     return rec
 
 
+class WorkerDied(RuntimeError):
+    """A worker process of ``duplicate_eval(jobs=N)`` ended without its result."""
+
+
 #: Players a worker process has built, by (spec, seed): built once per process.
 _WORKER_PLAYERS: dict[tuple[str, int], Player] = {}
 
@@ -183,7 +190,8 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
                            hands.copy()) for _ in tables]
     # spawn: a forked copy of a process holding torch or onnxruntime threads can hang.
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context) as pool:
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    try:
         futures = {}
         for t, chairs in enumerate(tables):
             for m0, m1 in bounds:
@@ -197,6 +205,12 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
                 getattr(rec, name)[d0:d1] = getattr(part, name)
             if tick:
                 tick(d1 - d0)
+    except BrokenProcessPool:
+        raise WorkerDied(f"an evaluation worker process died (out of memory with "
+                           f"jobs={jobs}?); try fewer jobs") from None
+    finally:
+        # On an error (or Ctrl-C) the slices not yet started are dropped, not waited for.
+        pool.shutdown(wait=True, cancel_futures=True)
     return records
 
 
@@ -233,6 +247,8 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
         if objects:
             raise ValueError(f"jobs > 1 builds each player in its worker from a spec: give "
                              f"specs, not player objects ({', '.join(objects)}), or jobs=1")
+        for spec in set(chairs.values()):
+            load_player(spec)  # a bad spec fails here, not in every worker
     hands, dealers = evaluation_deals(deals, seed)
     bar = None
     if progress:

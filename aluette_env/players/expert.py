@@ -384,7 +384,8 @@ class ExpertPlayer(BatchPlayer):
                  draws: int = 4, max_seconds: float = 0.0, seed: int | None = None,
                  version: int = LATEST):
         if worlds is None:  # the version's own (a bad version is named by its check)
-            worlds = VERSIONS.get(version, VERSIONS[LATEST])[1]
+            known = isinstance(version, int) and version in VERSIONS
+            worlds = VERSIONS[version if known else LATEST][1]
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
@@ -650,7 +651,8 @@ def pimc(worlds: int = 16, solve_tricks: int = 4, max_seconds: float = 0.0,
 
 
 pimc.OPTIONS = {  # type: ignore[attr-defined]
-    "worlds": ExpertPlayer.OPTIONS["worlds"],
+    "worlds": Option(int, 16, "sampled worlds per decision", lambda v: 1 <= v <= 4096,
+                     "an integer from 1 to 4096"),
     "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain (0: never)",
                            lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
     "max_seconds": ExpertPlayer.OPTIONS["max_seconds"],

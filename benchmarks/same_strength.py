@@ -13,7 +13,9 @@ and ``eval.deals`` set, ``eval.opponents`` the one opponent, and for RLlib
 (the evaluation deals stay the config's); ``--only`` trains one backend. Prints a
 table of each run's evaluations (points per deal against the opponent with the 95 % CI, by learner
 samples) and writes the plot. The runs go to a temporary folder unless
-``--keep`` names one. Not in ``make bench``: it trains for several minutes.
+``--keep`` names one; a run already in that folder (from an earlier call with
+the same settings) is resumed, or only read back if it is finished. Not in
+``make bench``: it trains for several minutes.
 """
 
 from __future__ import annotations
@@ -38,6 +40,10 @@ def train(config: str, out: Path, name: str, samples: int, every: int, pairs: in
     cmd = [sys.executable, "-m", "aluette_env", "train", config]
     for s in sets:
         cmd += ["--set", s]
+    if (out / name / "state.json").exists():
+        # A run kept by an earlier call: resumed (a finished one only read back); a
+        # different config is refused by `aluette train` itself.
+        cmd += ["--resume", str(out / name)]
     print("$", " ".join(cmd[1:]), flush=True)
     proc = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     if proc.returncode != 0:

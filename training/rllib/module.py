@@ -1,4 +1,4 @@
-"""The RLModules and learner of the RLlib backend, and a trained module as a player.
+"""The RLModules of the RLlib backend, and a trained module as a player.
 
 :class:`MaskedActorCritic` is the policy that learns. It has the SB3
 backend's shape (``network.trunk`` shared by the policy and value heads, then
@@ -7,8 +7,7 @@ pass, as RLlib's action-masking example does: the logits get
 ``clamp(log(mask), FLOAT_MIN)`` added, so a sampled, greedy or trained action
 is never an illegal card. :class:`FixedPlayerModule` seats any player spec
 (``heuristic``, ``random``, an ONNX file) in RLlib's episodes; it is never
-trained. :class:`TableLearner` is PPO's learner with SB3's optimizer settings.
-:class:`ModulePlayer` plays a trained module through the player
+trained. :class:`ModulePlayer` plays a trained module through the player
 protocol (evaluation, ``aluette eval``, the games).
 """
 
@@ -18,7 +17,6 @@ import logging
 
 import numpy as np
 import torch
-from ray.rllib.algorithms.ppo.torch.ppo_torch_learner import PPOTorchLearner
 from ray.rllib.core.columns import Columns
 from ray.rllib.core.rl_module.apis.value_function_api import ValueFunctionAPI
 from ray.rllib.core.rl_module.rl_module import RLModule
@@ -59,16 +57,9 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         if not self.inference_only:  # env runners only need the policy
             vf, n_vf = _mlp(n, cfg.get("vf", [128]), activation)
             self.vf = nn.Sequential(vf, nn.Linear(n_vf, 1))
-        # SB3's initialisation (ActorCriticPolicy, ortho_init): orthogonal weights,
-        # gain sqrt(2) in the hidden layers, 0.01 for the logits (a near-uniform first
-        # policy), 1 for the value; zero biases.
-        for layer in self.modules():
-            if isinstance(layer, nn.Linear):
-                last_pi = layer is self.pi[-1]
-                last_vf = not self.inference_only and layer is self.vf[-1]
-                gain = 0.01 if last_pi else 1.0 if last_vf else np.sqrt(2)
-                nn.init.orthogonal_(layer.weight, gain=gain)
-                nn.init.zeros_(layer.bias)
+        # torch's default initialisation, not SB3's (orthogonal, logits gain 0.01):
+        # with SB3's, and SB3's Adam eps, RLlib learned slower per sample than SB3 on
+        # both seeds measured (docs/RLLIB.md, "Same strength per sample").
 
     def logits(self, observation: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
         """Masked logits: illegal cards at FLOAT_MIN (about -3.4e38)."""
@@ -93,17 +84,6 @@ class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
         if embeddings is None:
             embeddings = self.trunk(batch[Columns.OBS]["observation"].float())
         return self.vf(embeddings).squeeze(-1)
-
-
-class TableLearner(PPOTorchLearner):
-    """PPO's torch learner with SB3's Adam (eps 1e-5, where torch's default is 1e-8),
-    so that both backends take the same step from the same gradient."""
-
-    def configure_optimizers_for_module(self, module_id, config=None) -> None:
-        params = self.get_parameters(self._module[module_id])
-        self.register_optimizer(module_id=module_id,
-                                optimizer=torch.optim.Adam(params, eps=1e-5),
-                                params=params, lr_or_lr_schedule=config.lr)
 
 
 class FixedPlayerModule(RLModule):

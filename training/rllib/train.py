@@ -43,7 +43,7 @@ from ..runs import (
     publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
 from .env import ACTION_SPACE, OBSERVATION_SPACE
-from .module import MaskedActorCritic, ModulePlayer, TableLearner
+from .module import MaskedActorCritic, ModulePlayer
 
 BACKEND = "rllib"
 #: The module that learns (RLlib's single-agent module id).
@@ -183,7 +183,7 @@ def build_algorithm(cfg: TrainConfig, seed: int | None = None):
                      num_envs_per_env_runner=1, num_cpus_per_env_runner=1,
                      create_env_on_local_worker=r.num_env_runners == 0,
                      sample_timeout_s=r.sample_timeout_s)
-        .learners(num_learners=r.num_learners, learner_class=TableLearner)
+        .learners(num_learners=r.num_learners)
         .rl_module(rl_module_spec=learner_spec(network_config(cfg)))
         .training(train_batch_size_per_learner=r.train_batch_size // max(1, r.num_learners),
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,

@@ -116,6 +116,21 @@ class TableRecord:
     spoiled: np.ndarray  # [deals] spoiled tricks
     hands: np.ndarray  # [deals, 4, 9] as played
 
+    #: The per-deal results (``hands`` are the table's input).
+    RESULTS = ("points", "winner", "mordienne", "spoiled")
+
+    @classmethod
+    def empty(cls, hands: np.ndarray) -> TableRecord:
+        """The record of a table about to play ``hands``, no deal played yet."""
+        n = len(hands)
+        return cls(np.zeros((n, 2), np.int64), np.full(n, -1), np.zeros(n, bool),
+                   np.zeros(n, np.int64), hands.copy())
+
+    def put(self, first: int, part: TableRecord) -> None:
+        """Copy ``part``, the record of deals ``first``.. of this table, into place."""
+        for name in self.RESULTS:
+            getattr(self, name)[first:first + len(part.hands)] = getattr(part, name)
+
 
 def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarray,
                progress: Callable[[int], None] | None = None,
@@ -123,8 +138,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
     """Play the deals as consecutive five-deal matches with ``seat_players[s]``
     in seat s; records every deal."""
     num_deals = len(hands)
-    rec = TableRecord(np.zeros((num_deals, 2), np.int64), np.full(num_deals, -1),
-                      np.zeros(num_deals, bool), np.zeros(num_deals, np.int64), hands.copy())
+    rec = TableRecord.empty(hands)
     full, rest = divmod(num_deals, DEFAULT_NUM_DEALS)
     groups = [(DEFAULT_NUM_DEALS, m0, min(chunk, full - m0)) for m0 in range(0, full, chunk)]
     if rest:
@@ -185,9 +199,7 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
     n_matches = -(-num_deals // DEFAULT_NUM_DEALS)
     per_slice = max(1, -(-n_matches // jobs))
     bounds = [(m0, min(m0 + per_slice, n_matches)) for m0 in range(0, n_matches, per_slice)]
-    records = [TableRecord(np.zeros((num_deals, 2), np.int64), np.full(num_deals, -1),
-                           np.zeros(num_deals, bool), np.zeros(num_deals, np.int64),
-                           hands.copy()) for _ in tables]
+    records = [TableRecord.empty(hands) for _ in tables]
     # spawn: a forked copy of a process holding torch or onnxruntime threads can hang.
     context = multiprocessing.get_context("spawn")
     pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
@@ -200,14 +212,12 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
                 futures[job] = (t, d0, d1)
         for job in as_completed(futures):
             t, d0, d1 = futures[job]
-            part, rec = job.result(), records[t]
-            for name in ("points", "winner", "mordienne", "spoiled", "hands"):
-                getattr(rec, name)[d0:d1] = getattr(part, name)
+            records[t].put(d0, job.result())
             if tick:
                 tick(d1 - d0)
     except BrokenProcessPool:
         raise WorkerDied(f"an evaluation worker process died (out of memory with "
-                           f"jobs={jobs}?); try fewer jobs") from None
+                         f"jobs={jobs}?); try fewer jobs") from None
     finally:
         # On an error (or Ctrl-C) the slices not yet started are dropped, not waited for.
         pool.shutdown(wait=True, cancel_futures=True)

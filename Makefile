@@ -14,7 +14,7 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --upgrade pip
 	$(PY) -m pip install torch==2.13.0
-	$(PY) -m pip install -e '.[dev,distributed]'
+	$(PY) -m pip install -e '.[dev,distributed,openspiel,recipes]'
 	touch $(STAMP)
 
 # Tests spread over every core (pytest-xdist), a whole file to one worker: module

@@ -16,7 +16,8 @@ graph and enforces it; each module's docstring says what it may import):
    :mod:`aluette_env.records` (the match record format, checked by replaying
    it through the rules).
 2. :mod:`aluette_env.observation`: the observation layout, encoders and the
-   one observation reader (numpy).
+   one observation reader (numpy); :mod:`aluette_env.openspiel`, the game
+   registered in OpenSpiel (optional: ``pip install 'aluette-rl[openspiel]'``).
 3. :mod:`aluette_env._jit`: numba's decorator and the core's rules
    registered for compiled code.
 4. :mod:`aluette_env.render`: text rendering of a table.

@@ -18,6 +18,7 @@ LAYERS = [
     ("game", ["aluette_env.game", "aluette_env.models"]),
     ("records", ["aluette_env.records"]),
     ("observation", ["aluette_env.observation"]),
+    ("openspiel", ["aluette_env.openspiel"]),
     ("_jit", ["aluette_env._jit"]),
     ("render", ["aluette_env.render"]),
     ("aec", ["aluette_env.aec"]),

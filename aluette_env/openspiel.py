@@ -1,0 +1,358 @@
+"""Aluette as an OpenSpiel game: ``python_aluette``, registered with
+``pyspiel.register_game`` when this module is imported.
+
+=========================  ===================================================
+Load                       ``import aluette_env.openspiel`` then
+                           ``pyspiel.load_game("python_aluette")`` or
+                           ``pyspiel.load_game("python_aluette(num_deals=1)")``
+Parameters                 ``num_deals`` (1 to ``MAX_DEALS``, default 5, R2),
+                           ``first_dealer`` (seat 0-3 dealing the first deal,
+                           default 0; the dealer then moves clockwise, R6)
+Type                       sequential, imperfect information, explicit
+                           chance, zero-sum (by team), terminal rewards
+Players                    4: player ``k`` is the PettingZoo agent ``player_k``;
+                           team 0 is players 0 and 2, team 1 players 1 and 3 (R1)
+Chance nodes               the dealing (R5), card by card: the k-th outcome of a
+                           deal goes to seat ``deal_order(dealer)[k]``; outcomes
+                           are the card ids not yet dealt, all equally likely;
+                           36 per deal, the twelve left are the unused cards
+Actions                    48: the card id to play (R4); legal: every card in
+                           the hand (R9), sorted
+Returns                    match points by team: own team's points minus the
+                           other team's (the PettingZoo env's rewards summed)
+``information_state_tensor``  the env's observation of the seat
+                           (:func:`aluette_env.observation.encode_observation`,
+                           ``OBS_SIZE`` values, named views in the observer's
+                           ``dict``); perfect recall from ``OBS_VERSION`` 2
+                           on; with ``OBS_VERSION`` 1 (see ``PERFECT_RECALL``)
+                           it is not: the cards of earlier tricks are known
+                           by seat, not by trick
+``observation_tensor``     the same vector
+``information_state_string``  perfect recall in every version: the cards the
+                           seat was dealt and every card played, in order,
+                           with their names, deal by deal
+``observation_string``     the observation in words (card names)
+Resampling                 ``resample_from_infostate(player, sampler)``: a
+                           state with the same information state for
+                           ``player``, the other hands drawn at random from the
+                           cards it has not seen (so OpenSpiel's ISMCTSBot runs)
+Serialisation              OpenSpiel's own: the action history
+=========================  ===================================================
+
+At chance nodes (while a deal is being dealt) the tensors hold only the cards
+dealt to the seat so far, in the ``hand`` slice. Every rule is the game core's
+(:mod:`aluette_env.game`): dealing by :func:`~aluette_env.game.deal_cards`, play
+and scoring by ``Deal`` and ``Match``.
+
+OpenSpiel is an optional dependency: ``pip install 'aluette-rl[openspiel]'``.
+
+May import: numpy, pyspiel, :mod:`aluette_env.game` and
+:mod:`aluette_env.observation`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+try:
+    import pyspiel
+except ImportError:  # one line, not a traceback into a missing wheel
+    raise ImportError("aluette_env.openspiel needs OpenSpiel: pip install "
+                      "'aluette-rl[openspiel]' (open-spiel==2.0.2)") from None
+
+from .game import (
+    AGENTS, HAND_SIZE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name, deal_cards, deal_order,
+)
+from .observation import (
+    MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SLICES, decode_observation, encode_observation,
+)
+
+GAME_NAME = "python_aluette"
+#: Whether ``information_state_tensor`` is perfect recall: it is the env's
+#: observation, perfect recall from OBS_VERSION 2 on.
+PERFECT_RECALL = OBS_VERSION >= 2
+DEALT = NUM_SEATS * HAND_SIZE  # chance nodes per deal (R5)
+
+_DEFAULTS = {"num_deals": 5, "first_dealer": 0}
+
+_GAME_TYPE = pyspiel.GameType(
+    short_name=GAME_NAME,
+    long_name="Aluette (le jeu de la vache)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.REWARDS,
+    max_num_players=NUM_SEATS,
+    min_num_players=NUM_SEATS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=dict(_DEFAULTS),
+)
+
+
+def _check_params(params: dict[str, Any]) -> tuple[int, int]:
+    num_deals, first_dealer = params["num_deals"], params["first_dealer"]
+    if not 1 <= num_deals <= MAX_DEALS:
+        raise ValueError(f"{GAME_NAME}: num_deals must be 1 to {MAX_DEALS}, got {num_deals}")
+    if not 0 <= first_dealer < NUM_SEATS:
+        raise ValueError(f"{GAME_NAME}: first_dealer must be a seat 0-3, got {first_dealer}")
+    return num_deals, first_dealer
+
+
+class AluetteGame(pyspiel.Game):
+    """The game; see the module docstring."""
+
+    def __init__(self, params: dict[str, Any] | None = None):
+        values = {**_DEFAULTS, **(params or {})}
+        self.num_deals, self.first_dealer = _check_params(values)
+        info = pyspiel.GameInfo(
+            num_distinct_actions=NUM_CARDS,
+            max_chance_outcomes=NUM_CARDS,
+            num_players=NUM_SEATS,
+            min_utility=-2.0 * self.num_deals,
+            max_utility=2.0 * self.num_deals,
+            utility_sum=0.0,
+            max_game_length=DEALT * self.num_deals)
+        super().__init__(_GAME_TYPE, info, values)
+
+    def new_initial_state(self) -> AluetteState:
+        return AluetteState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None) -> AluetteObserver:
+        perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return AluetteObserver(perfect_recall, params)
+
+
+class AluetteState(pyspiel.State):
+    """A match in progress: the game core's ``Match`` and ``Deal``, and the cards
+    dealt so far while a deal is being dealt."""
+
+    def __init__(self, game: AluetteGame):
+        super().__init__(game)
+        self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals)
+        self.deal: Deal | None = None  # None while the deal is being dealt
+        self.dealt: list[int] = []  # this deal's chance outcomes so far
+        # Per seat: what it has seen, in order (information_state_string).
+        self.seen: list[list[str]] = [[] for _ in range(NUM_SEATS)]
+        self._rewards = [0.0] * NUM_SEATS  # of the last action: a deal's points at its end
+        self._begin_deal()
+
+    # -- OpenSpiel's State API ---------------------------------------------------
+
+    def current_player(self) -> int:
+        if self.match.over:
+            return pyspiel.PlayerId.TERMINAL
+        if self.deal is None:
+            return pyspiel.PlayerId.CHANCE
+        return self.deal.to_act
+
+    def _legal_actions(self, player: int) -> list[int]:
+        if player == pyspiel.PlayerId.CHANCE:
+            return self._undealt() if self.deal is None and not self.match.over else []
+        if self.match.over or self.deal is None or player != self.deal.to_act:
+            return []
+        return self.deal.legal_cards()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if not self.is_chance_node():
+            raise ValueError("chance_outcomes() called on a node that is not a chance node")
+        left = self._undealt()
+        return [(card, 1.0 / len(left)) for card in left]
+
+    def _apply_action(self, action: int) -> None:
+        if self.deal is None:
+            self._deal_one(int(action))
+            return
+        self._rewards = [0.0] * NUM_SEATS
+        seat = self.deal.to_act
+        self.deal.play(int(action))
+        for s in range(NUM_SEATS):
+            self.seen[s].append(f"{AGENTS[seat]} {card_name(action)}")
+        if self.deal.done:
+            record = self.match.record(self.deal)
+            p = record.team_points
+            self._rewards = [float(p[s & 1] - p[1 - (s & 1)]) for s in range(NUM_SEATS)]
+            for s in range(NUM_SEATS):
+                self.seen[s].append(f"deal {record.deal + 1} over: points {self.match.points}")
+            if not self.match.over:
+                self._begin_deal()
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"deal {card_name(action)}"
+        return card_name(action)
+
+    def is_terminal(self) -> bool:
+        return self.match.over
+
+    def rewards(self) -> list[float]:
+        """The points of the deal the last card ended (own team's minus the
+        other's, as the PettingZoo env's rewards), else zeros. The dealing of
+        the next deal (chance actions) keeps them: OpenSpiel reads rewards at
+        decision nodes."""
+        return list(self._rewards)
+
+    def returns(self) -> list[float]:
+        """Match points so far, own team's minus the other team's (final once terminal)."""
+        p = self.match.points
+        return [float(p[s & 1] - p[1 - (s & 1)]) for s in range(NUM_SEATS)]
+
+    def resample_from_infostate(self, player_id: int,
+                                probability_sampler: Callable[[], float]) -> AluetteState:
+        """A state ``player_id`` cannot tell from this one: the same public plays
+        and its own cards, the other seats' unplayed cards and the unused ones
+        drawn at random from the cards it has not seen. ``probability_sampler``
+        (a ``pyspiel.UniformProbabilitySampler`` or any callable returning a float
+        in [0, 1)) seeds the draw."""
+        rng = random.Random(int(probability_sampler() * 2 ** 53))
+        actions = [int(a) for a in self.history()]
+        start = len(actions) - len(self.dealt) - \
+            (0 if self.deal is None else len(self.deal_plays))
+        dealt = list(self.dealt)
+        order = deal_order(self.match.dealer)
+        played_by = [set() for _ in range(NUM_SEATS)]
+        for seat, card in self.deal_plays_by_seat():
+            played_by[seat].add(card)
+        known = {c for k, c in enumerate(dealt) if order[k] == player_id}
+        for s in range(NUM_SEATS):
+            known |= played_by[s]
+        unseen = [c for c in range(NUM_CARDS) if c not in known]
+        rng.shuffle(unseen)
+        for k, seat in enumerate(order[:len(dealt)]):
+            if seat != player_id and dealt[k] not in played_by[seat]:
+                dealt[k] = unseen.pop()
+        state = self.get_game().new_initial_state()
+        for a in actions[:start] + dealt + actions[start + len(dealt):]:
+            state.apply_action(a)
+        return state
+
+    def __str__(self) -> str:
+        m = self.match
+        lines = [f"deal {m.deal_index + 1 if not m.over else m.deal_index} of {m.num_deals}, "
+                 f"dealer {AGENTS[m.dealer if not m.over else self.deal.dealer]}, "
+                 f"points {m.points}"]
+        if self.deal is None:
+            lines.append(f"dealing: {len(self.dealt)} of {DEALT} cards dealt")
+        else:
+            for s in range(NUM_SEATS):
+                lines.append(f"{AGENTS[s]}: " + ", ".join(card_name(c) for c in
+                                                         sorted(self.deal.hands[s])))
+            lines.append("trick: " + ", ".join(card_name(c) for c in self.deal.trick_cards))
+            lines.append(f"tricks: {len(self.deal.tricks)}, winners "
+                         f"{[None if w is None else AGENTS[w] for w in self.deal.trick_winners]}")
+        return "\n".join(lines)
+
+    # -- the deal ---------------------------------------------------------------
+
+    @property
+    def deal_plays(self) -> list[int]:
+        """The cards played so far in the deal in progress, in order."""
+        if self.deal is None:
+            return []
+        return [c for t in self.deal.tricks for c in t.cards] + list(self.deal.trick_cards)
+
+    def deal_plays_by_seat(self) -> list[tuple[int, int]]:
+        """(seat, card) of every card played so far in the deal in progress."""
+        if self.deal is None:
+            return []
+        out = []
+        for t in self.deal.tricks:
+            out += [((t.leader + k) % NUM_SEATS, c) for k, c in enumerate(t.cards)]
+        out += [((self.deal.leader + k) % NUM_SEATS, c)
+                for k, c in enumerate(self.deal.trick_cards)]
+        return out
+
+    def _begin_deal(self) -> None:
+        self.deal = None
+        self.dealt = []
+        self._order = deal_order(self.match.dealer)
+        for s in range(NUM_SEATS):
+            self.seen[s].append(f"deal {self.match.deal_index + 1}, dealer "
+                                f"{AGENTS[self.match.dealer]}:")
+
+    def _undealt(self) -> list[int]:
+        taken = set(self.dealt)
+        return [c for c in range(NUM_CARDS) if c not in taken]
+
+    def _deal_one(self, card: int) -> None:
+        if card in self.dealt or not 0 <= card < NUM_CARDS:
+            raise ValueError(f"chance outcome {card} is not an undealt card id; "
+                             f"undealt: {self._undealt()}")
+        seat = self._order[len(self.dealt)]
+        self.seen[seat].append(f"dealt {card_name(card)}")
+        self.dealt.append(card)
+        if len(self.dealt) == DEALT:
+            hands, unused = deal_cards(self.dealt + self._undealt(), self.match.dealer)
+            self.deal = Deal(hands, self.match.dealer, unused)
+
+    def hand_so_far(self, seat: int) -> list[int]:
+        """The cards dealt to ``seat`` so far in the deal being dealt."""
+        return [c for k, c in enumerate(self.dealt) if self._order[k] == seat]
+
+
+class AluetteObserver:
+    """OpenSpiel's observer (PyObserver protocol) over the env's observation:
+    one flat ``tensor`` of ``OBS_SIZE`` values and its named views in ``dict``
+    (the slices of :mod:`aluette_env.observation`)."""
+
+    def __init__(self, perfect_recall: bool, params: dict | None):
+        if params:
+            raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
+        self.perfect_recall = perfect_recall
+        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.dict = {name: self.tensor[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
+
+    def set_from(self, state: AluetteState, player: int) -> None:
+        self.tensor[:] = observation_of(state, player)
+
+    def string_from(self, state: AluetteState, player: int) -> str:
+        if self.perfect_recall:
+            return f"{AGENTS[player]}\n" + "\n".join(state.seen[player])
+        return observation_text(observation_of(state, player))
+
+
+def observation_of(state: AluetteState, player: int) -> np.ndarray:
+    """The env's observation vector of ``player`` (int8, ``OBS_SIZE``); while a
+    deal is being dealt, the cards dealt to it so far in the ``hand`` slice."""
+    if state.deal is None:
+        vec = np.zeros(OBS_SIZE, np.int8)
+        vec[SLICES["hand"]][state.hand_so_far(player)] = 1
+        return vec
+    return encode_observation(state.deal, state.match, player)
+
+
+_CARD_FIELDS = ("hand", "trick", "played")
+
+
+def observation_text(vec: np.ndarray) -> str:
+    """An observation in words: every field of :func:`decode_observation`, cards by name."""
+    def names(x: Any) -> Any:
+        if isinstance(x, dict):
+            return {k: names(v) for k, v in x.items()}
+        if isinstance(x, list):
+            return [names(v) for v in x]
+        return card_name(x) if isinstance(x, int) else x
+
+    fields = decode_observation(vec)
+    return "\n".join(f"{k}: {names(v) if k in _CARD_FIELDS else v}" for k, v in fields.items())
+
+
+def seeded_resampler(rng: np.random.RandomState) -> Callable[[Any, int], AluetteState]:
+    """A resampler for ``ISMCTSBot.set_resampler`` that draws from ``rng``, so
+    a seeded bot searches the same worlds in every run."""
+    def resample(state: AluetteState, player: int) -> AluetteState:
+        return state.resample_from_infostate(player, rng.uniform)
+    return resample
+
+
+pyspiel.register_game(_GAME_TYPE, AluetteGame)
+
+__all__ = ["GAME_NAME", "PERFECT_RECALL", "AluetteGame", "AluetteObserver", "AluetteState",
+           "observation_of", "observation_text", "seeded_resampler"]

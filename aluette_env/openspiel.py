@@ -76,6 +76,7 @@ GAME_NAME = "python_aluette"
 #: observation, perfect recall from OBS_VERSION 2 on.
 PERFECT_RECALL = OBS_VERSION >= 2
 DEALT = NUM_SEATS * HAND_SIZE  # chance nodes per deal (R5)
+_NEW_DEAL, _DEALT, _PLAYED, _SCORED = range(4)  # AluetteState.events
 
 _DEFAULTS = {"num_deals": 5, "first_dealer": 0}
 
@@ -139,8 +140,9 @@ class AluetteState(pyspiel.State):
         self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals)
         self.deal: Deal | None = None  # None while the deal is being dealt
         self.dealt: list[int] = []  # this deal's chance outcomes so far
-        # Per seat: what it has seen, in order (information_state_string).
-        self.seen: list[list[str]] = [[] for _ in range(NUM_SEATS)]
+        # What happened, in order, for information_state_string: (DEALT, seat, card),
+        # (PLAYED, seat, card), (NEW_DEAL, deal index, dealer), (SCORED, points 0, 1).
+        self.events: list[tuple[int, int, int]] = []
         self._rewards = [0.0] * NUM_SEATS  # of the last action: a deal's points at its end
         self._begin_deal()
 
@@ -173,14 +175,12 @@ class AluetteState(pyspiel.State):
         self._rewards = [0.0] * NUM_SEATS
         seat = self.deal.to_act
         self.deal.play(int(action))
-        for s in range(NUM_SEATS):
-            self.seen[s].append(f"{AGENTS[seat]} {card_name(action)}")
+        self.events.append((_PLAYED, seat, int(action)))
         if self.deal.done:
             record = self.match.record(self.deal)
             p = record.team_points
             self._rewards = [float(p[s & 1] - p[1 - (s & 1)]) for s in range(NUM_SEATS)]
-            for s in range(NUM_SEATS):
-                self.seen[s].append(f"deal {record.deal + 1} over: points {self.match.points}")
+            self.events.append((_SCORED, self.match.points[0], self.match.points[1]))
             if not self.match.over:
                 self._begin_deal()
 
@@ -273,9 +273,7 @@ class AluetteState(pyspiel.State):
         self.deal = None
         self.dealt = []
         self._order = deal_order(self.match.dealer)
-        for s in range(NUM_SEATS):
-            self.seen[s].append(f"deal {self.match.deal_index + 1}, dealer "
-                                f"{AGENTS[self.match.dealer]}:")
+        self.events.append((_NEW_DEAL, self.match.deal_index, self.match.dealer))
 
     def _undealt(self) -> list[int]:
         taken = set(self.dealt)
@@ -286,7 +284,7 @@ class AluetteState(pyspiel.State):
             raise ValueError(f"chance outcome {card} is not an undealt card id; "
                              f"undealt: {self._undealt()}")
         seat = self._order[len(self.dealt)]
-        self.seen[seat].append(f"dealt {card_name(card)}")
+        self.events.append((_DEALT, seat, card))
         self.dealt.append(card)
         if len(self.dealt) == DEALT:
             hands, unused = deal_cards(self.dealt + self._undealt(), self.match.dealer)
@@ -314,7 +312,7 @@ class AluetteObserver:
 
     def string_from(self, state: AluetteState, player: int) -> str:
         if self.perfect_recall:
-            return f"{AGENTS[player]}\n" + "\n".join(state.seen[player])
+            return information_state_text(state, player)
         return observation_text(observation_of(state, player))
 
 
@@ -326,6 +324,23 @@ def observation_of(state: AluetteState, player: int) -> np.ndarray:
         vec[SLICES["hand"]][state.hand_so_far(player)] = 1
         return vec
     return encode_observation(state.deal, state.match, player)
+
+
+def information_state_text(state: AluetteState, player: int) -> str:
+    """Everything ``player`` has seen, in order: each deal's dealer, the cards
+    dealt to it, every card played and the points after each deal."""
+    lines = [AGENTS[player]]
+    for kind, a, b in state.events:
+        if kind == _NEW_DEAL:
+            lines.append(f"deal {a + 1}, dealer {AGENTS[b]}:")
+        elif kind == _DEALT:
+            if a == player:
+                lines.append(f"dealt {card_name(b)}")
+        elif kind == _PLAYED:
+            lines.append(f"{AGENTS[a]} {card_name(b)}")
+        else:
+            lines.append(f"deal over: points {[a, b]}")
+    return "\n".join(lines)
 
 
 _CARD_FIELDS = ("hand", "trick", "played")

@@ -1,0 +1,316 @@
+"""OpenSpiel's search as an Aluette player, and Aluette's players as OpenSpiel bots.
+
+``ismcts:simulations=N,uct_c=C,evaluator=random|ai,seed=S`` runs OpenSpiel's
+Python ``ISMCTSBot`` (Cowling, Powley and Whitehouse's Information Set MCTS)
+on the game ``python_aluette`` of :mod:`aluette_env.openspiel`, so it plays in
+``aluette eval``, leagues and the strength table beside the project's own
+search. Each decision:
+
+* **Root.** The observation is turned into an OpenSpiel state of a one-deal
+  game that the seat cannot tell from the real one: its hand, the dealer, the
+  cards each seat played and each trick's winner. While the observation does
+  not say which trick each earlier card was played in (``OBS_VERSION`` 1),
+  the cards are put back into tricks that every card and winner fits
+  (:func:`state_from_observation`, checked by replaying them through the game);
+  the other hands are drawn at random.
+* **Search.** ``simulations`` ISMCTS iterations from that root, each in a world
+  drawn by ``resample_from_infostate`` from the bot's seeded random state, with
+  UCT (``uct_c``) over information states. ``evaluator=random``: uniform priors
+  and one random rollout to the end of the deal (OpenSpiel's
+  ``RandomRolloutEvaluator``); ``evaluator=ai``: the shipped policy's
+  probabilities as PUCT priors, the same random rollouts as values.
+* **Value.** The deal's points for the seat's team (the search ends with the
+  deal, as the project's other search players do); the most visited card is
+  played.
+
+:class:`PlayerBot` goes the other way: any player spec (``ai``, ``expert``,
+``heuristic``...) as a ``pyspiel.Bot`` for OpenSpiel's tools, reading the
+env's observation from the state's ``observation_tensor``.
+
+Needs OpenSpiel (``pip install 'aluette-rl[openspiel]'``); the spec ``ismcts``
+says so in one line when it is missing.
+
+May import: numpy, pyspiel and OpenSpiel's Python algorithms,
+:mod:`aluette_env.game`, :mod:`aluette_env.observation`,
+:mod:`aluette_env.openspiel` and this package.
+"""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import numpy as np
+
+from ..game import NUM_CARDS, NUM_SEATS, STRENGTH, deal_order
+from ..observation import OBS_SIZE, decode_observation
+from . import SEED, Option, Player, PlayerSpecError, load_player
+
+def _openspiel():
+    try:
+        from .. import openspiel
+    except ImportError as err:
+        raise PlayerSpecError(str(err)) from None
+    return openspiel
+
+
+class ReconstructionError(RuntimeError):
+    """No tricks fit the observation's cards and winners (a malformed observation)."""
+
+
+def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
+    """An OpenSpiel state of ``python_aluette(num_deals=1)`` at the observer's
+    decision that the observer (seat 0, the observation's relative seat 0)
+    cannot tell from the real deal: its hand, the dealer, every card played
+    and every trick's winner as observed. The other seats' unplayed cards are
+    drawn with ``rng``; the earlier cards are put into tricks that every
+    winner fits (replayed through the game, which decides each trick)."""
+    spiel = _openspiel()
+    import pyspiel
+    view = decode_observation(observation)
+    if view["to_act"] != 0:
+        raise ValueError("the observation is not of the seat to act (its to_act field is "
+                         f"{view['to_act']}); an ismcts player decides only its own cards")
+    dealer = view["dealer"]
+    played = {r: list(view["played"][r]) for r in range(NUM_SEATS)}
+    trick = dict(view["trick"])
+    winners = list(view["trick_winners"])
+    # Each seat's cards as dealt: what it played, its trick card, and for the others
+    # as many unseen cards as they still hold, drawn at random.
+    seen = set(view["hand"]) | set(trick.values()) | {c for cs in played.values() for c in cs}
+    unseen = [c for c in range(NUM_CARDS) if c not in seen]
+    rng.shuffle(unseen)
+    dealt: list[list[int]] = []
+    for r in range(NUM_SEATS):
+        cards = played[r] + ([trick[r]] if r in trick else [])
+        if r == 0:
+            cards += view["hand"]
+        else:
+            cards += [unseen.pop() for _ in range(9 - len(cards))]
+        dealt.append(cards)
+    game = pyspiel.load_game(spiel.GAME_NAME, {"num_deals": 1, "first_dealer": dealer})
+    state = game.new_initial_state()
+    queues = [list(h) for h in dealt]
+    for seat in deal_order(dealer):
+        state.apply_action(queues[seat].pop(0))
+    state = _replay_tricks(state, played, winners)
+    for k in range(len(trick)):
+        state.apply_action(trick[(state.current_player())])
+    if state.current_player() != 0 or sorted(state.legal_actions()) != sorted(view["hand"]):
+        raise ReconstructionError("the observation's trick in progress does not lead to its "
+                                  "seat's turn")
+    return state
+
+
+def _replay_tricks(state, played: dict[int, list[int]], winners: list[int | None]):
+    """``state`` after the finished tricks: each seat's played cards put back into
+    tricks so that each trick goes to its observed winner, then replayed through
+    the game (whose ``Deal`` decides every trick; a mismatch is a
+    ReconstructionError).
+
+    The search works on the core's strength levels (``STRENGTH``). Tricks with
+    the same winner are interchangeable, and so are spoiled ones: a seat wins
+    its tricks with its strongest cards (a stronger winning card only leaves
+    the others more room); each spoiled trick needs two seats with a card of
+    one level, every other card at most that level; every other card of a
+    seat must be weaker than its trick's winning card. Given the spoiled
+    tricks' pairs, each seat's remaining cards fit its losing tricks iff its
+    weakest card fits the tightest trick, the next the next, and so on; the
+    pairs are searched as a multiset."""
+    n = len(winners)
+    level = {c: STRENGTH[c] for cs in played.values() for c in cs}
+    spoiled = [k for k, w in enumerate(winners) if w is None]
+    options = sorted({(level[c], a, b) for a in range(NUM_SEATS) for b in range(a + 1, NUM_SEATS)
+                      for c in played[a] if any(level[d] == level[c] for d in played[b])})
+
+    def fit(pairs) -> list[list[int]] | None:
+        """Cards by trick and seat for these (level, seat, seat) pairs of the spoiled
+        tricks, or None when they do not fit."""
+        pools = {r: sorted(played[r], key=lambda c: (level[c], c)) for r in range(NUM_SEATS)}
+        cards = [[-1] * NUM_SEATS for _ in range(n)]
+        cap = [0] * n  # strongest level a losing card of the trick may have
+        for k, (lv, a, b) in zip(spoiled, pairs):
+            for seat in (a, b):
+                card = next((c for c in pools[seat] if level[c] == lv), None)
+                if card is None:
+                    return None
+                pools[seat].remove(card)
+                cards[k][seat] = card
+            cap[k] = lv
+        for k, w in enumerate(winners):
+            if w is not None:
+                if not pools[w]:
+                    return None
+                cards[k][w] = pools[w].pop()
+                cap[k] = level[cards[k][w]] - 1
+        for seat in range(NUM_SEATS):
+            open_tricks = sorted((k for k in range(n) if cards[k][seat] < 0),
+                                 key=lambda k: cap[k])
+            for k, card in zip(open_tricks, pools[seat]):
+                if level[card] > cap[k]:
+                    return None
+                cards[k][seat] = card
+        return cards
+
+    for pairs in itertools.combinations_with_replacement(options, len(spoiled)):
+        cards = fit(pairs)
+        if cards is None:
+            continue
+        out = state.clone()
+        for k in range(n):
+            leader = out.current_player()
+            for i in range(NUM_SEATS):
+                out.apply_action(cards[k][(leader + i) % NUM_SEATS])
+        if out.deal.trick_winners != winners:
+            raise ReconstructionError(f"the tricks rebuilt for the observed winners {winners} "
+                                      f"replay as {out.deal.trick_winners}")
+        return out
+    raise ReconstructionError("no assignment of the played cards to tricks gives the "
+                              f"observed winners {winners}")
+
+
+class _PolicyPriorEvaluator:
+    """OpenSpiel MCTS evaluator: a policy's probabilities as priors, random
+    rollouts as values."""
+
+    def __init__(self, policy: Any, rollout: Any):
+        self.policy, self.rollout = policy, rollout
+
+    def evaluate(self, state):
+        return self.rollout.evaluate(state)
+
+    def prior(self, state):
+        if state.is_chance_node():
+            return state.chance_outcomes()
+        p = state.current_player()
+        legal = state.legal_actions()
+        mask = np.zeros((1, NUM_CARDS), np.int8)
+        mask[0, legal] = 1
+        obs = np.asarray(state.observation_tensor(p), np.int8)[None]
+        probs = self.policy.probabilities(obs, mask)[0]
+        return [(a, float(probs[a])) for a in legal]
+
+
+class ISMCTSPlayer:
+    """OpenSpiel's ISMCTSBot as an Aluette player (spec ``ismcts``); see the module
+    docstring."""
+
+    OPTIONS = {
+        "simulations": Option(int, 200, "ISMCTS iterations per decision",
+                              lambda v: 1 <= v <= 100_000, "an integer from 1 to 100000"),
+        "uct_c": Option(float, 2.0, "exploration constant of UCT (PUCT with evaluator=ai)",
+                        lambda v: 0 < v <= 100, "a number above 0, at most 100"),
+        "evaluator": Option(str, "random", "random: uniform priors, random rollouts; ai: the "
+                            "shipped policy's priors (PUCT), random rollouts",
+                            lambda v: v in ("random", "ai"), "random or ai"),
+        "seed": SEED,
+    }
+
+    def __init__(self, simulations: int = 200, uct_c: float = 2.0, evaluator: str = "random",
+                 seed: int | None = None):
+        for key, value in (("simulations", simulations), ("uct_c", uct_c),
+                           ("evaluator", evaluator)):
+            option = self.OPTIONS[key]
+            try:
+                ok = not isinstance(value, bool) and bool(option.check(value))
+            except TypeError:
+                ok = False
+            if not ok:
+                raise PlayerSpecError(f"ismcts: option {key!r} got {value!r}; "
+                                      f"allowed: {option.allowed}")
+        spiel = _openspiel()
+        from open_spiel.python.algorithms import ismcts, mcts
+        self._ismcts, self._mcts, self._spiel = ismcts, mcts, spiel
+        self.simulations, self.uct_c, self.evaluator = simulations, float(uct_c), evaluator
+        self.policy = load_player("ai") if evaluator == "ai" else None
+        self.seed = seed
+        self.reset(seed)
+        parts = [f"simulations={simulations}"] if simulations != 200 else []
+        parts += [f"uct_c={uct_c:g}"] if uct_c != 2.0 else []
+        parts += ["evaluator=ai"] if evaluator == "ai" else []
+        self.name = "ismcts" + (":" + ",".join(parts) if parts else "")
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None or not hasattr(self, "_rs"):
+            self._rs = np.random.RandomState(None if seed is None else seed % 2 ** 32)
+            self._rng = np.random.default_rng(seed)
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        observation = np.asarray(observation, np.int8)
+        mask = np.asarray(action_mask)
+        if observation.shape != (OBS_SIZE,) or mask.shape != (NUM_CARDS,):
+            raise ValueError(f"observation must be ({OBS_SIZE},) and action_mask "
+                             f"({NUM_CARDS},), got {observation.shape} and {mask.shape}")
+        legal = np.flatnonzero(mask).tolist()
+        if not legal:
+            raise ValueError("the action mask has no legal card")
+        if len(legal) == 1:
+            return legal[0]
+        root = state_from_observation(observation, self._rng)
+        if root.legal_actions() != legal:
+            raise ValueError(f"the action mask {legal} is not the observed hand "
+                             f"{root.legal_actions()}")
+        rollout = self._mcts.RandomRolloutEvaluator(1, self._rs)
+        evaluator = rollout if self.policy is None else _PolicyPriorEvaluator(self.policy,
+                                                                               rollout)
+        policy = self._ismcts.ChildSelectionPolicy.PUCT if self.policy is not None else \
+            self._ismcts.ChildSelectionPolicy.UCT
+        bot = self._ismcts.ISMCTSBot(root.get_game(), evaluator, self.uct_c, self.simulations,
+                                     random_state=self._rs, child_selection_policy=policy)
+        bot.set_resampler(self._spiel.seeded_resampler(self._rs))
+        return int(bot.step(root))
+
+    def __repr__(self) -> str:
+        return f"<ISMCTSPlayer {self.name}>"
+
+
+def ismcts_player(seed: int | None = None, **options: Any) -> ISMCTSPlayer:
+    """The ``ismcts`` spec's factory (entry point ``aluette.players: ismcts``)."""
+    return ISMCTSPlayer(seed=seed, **options)
+
+
+ismcts_player.OPTIONS = ISMCTSPlayer.OPTIONS  # type: ignore[attr-defined]
+
+
+def player_bot(player: Player | str, seat: int | None = None):
+    """An Aluette player (an object or a spec such as ``"ai"``) as a ``pyspiel.Bot``
+    for ``python_aluette``: it reads the acting seat's observation from the
+    state's ``observation_tensor`` and plays the player's card. ``seat``: the
+    only seat it may play for (None: any)."""
+    _openspiel()
+    import pyspiel
+
+    if isinstance(player, str):
+        player = load_player(player)
+    if not hasattr(player, "act"):
+        raise PlayerSpecError(f"player_bot needs a player with act(observation, mask) or a "
+                              f"player spec, got {player!r}")
+
+    class PlayerBot(pyspiel.Bot):
+        """``player`` as an OpenSpiel bot."""
+
+        def __init__(self):
+            pyspiel.Bot.__init__(self)
+            self.player = player
+
+        def step(self, state):
+            p = state.current_player()
+            if seat is not None and p != seat:
+                raise ValueError(f"this bot plays player_{seat}, asked for player_{p}")
+            mask = np.zeros(NUM_CARDS, np.int8)
+            mask[state.legal_actions()] = 1
+            obs = np.asarray(state.observation_tensor(p), np.int8)
+            return int(self.player.act(obs, mask))
+
+        def restart_at(self, state):
+            if hasattr(self.player, "reset"):
+                self.player.reset()
+
+        def inform_action(self, state, player_id, action):
+            pass
+
+    return PlayerBot()
+
+
+__all__ = ["ISMCTSPlayer", "ReconstructionError", "ismcts_player", "player_bot",
+           "state_from_observation"]

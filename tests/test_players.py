@@ -208,8 +208,8 @@ def test_player_specs():
     assert isinstance(load_player("random"), RandomPlayer)
     assert load_player("random:seed=5").seed == 5
     assert isinstance(load_player("heuristic"), HeuristicPlayer)
-    with pytest.raises(PlayerSpecError,
-                       match="unknown player 'nobody'; known: ai, expert, heuristic, pimc, random"):
+    with pytest.raises(PlayerSpecError, match="unknown player 'nobody'; known: ai, expert, "
+                       "heuristic, ismcts, pimc, random"):
         load_player("nobody")
     with pytest.raises(PlayerSpecError, match="models/missing.onnx: no such model file"):
         load_player("models/missing.onnx")

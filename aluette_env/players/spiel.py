@@ -94,8 +94,8 @@ def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
     for seat in deal_order(dealer):
         state.apply_action(queues[seat].pop(0))
     state = _replay_tricks(state, played, winners)
-    for k in range(len(trick)):
-        state.apply_action(trick[(state.current_player())])
+    for _ in range(len(trick)):
+        state.apply_action(trick[state.current_player()])
     if state.current_player() != 0 or sorted(state.legal_actions()) != sorted(view["hand"]):
         raise ReconstructionError("the observation's trick in progress does not lead to its "
                                   "seat's turn")

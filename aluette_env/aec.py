@@ -33,7 +33,11 @@ treat options they do not know); a malformed value of a known key raises
 ValueError.
 
 At the step that ends a deal every agent's ``infos`` holds ``deal_result``
-(and ``match_result`` after the last deal) until the next step.
+(and ``match_result`` after the last deal) until the next step. They name
+agents and teams (``"player_2"``, None for a spoiled trick or no winner);
+``env(numeric_infos=True)`` numbers them instead (seats 0-3, teams 0-1, -1 for
+none), for libraries whose replay buffers take numbers only (Tianshou; see
+:func:`aluette_env.game.deal_result`).
 
 Version history:
     v0: initial release (OBS_VERSION 1).
@@ -51,7 +55,7 @@ from pettingzoo.utils import wrappers
 
 from .game import (
     AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
-    deal_result, describe, seat_of,
+    deal_result, describe, match_result, seat_of,
 )
 from .observation import MAX_DEALS, OBS_SIZE, STATE_SIZE, IncrementalObservations, encode_state
 from .render import render_table
@@ -97,7 +101,8 @@ class raw_env(AECEnv):
     }
 
     def __init__(self, num_deals: int = 5, render_mode: str | None = None,
-                 render_hands: str | list[str] | tuple[str, ...] = ()):
+                 render_hands: str | list[str] | tuple[str, ...] = (),
+                 numeric_infos: bool = False):
         """
         Args:
             num_deals: deals in a match (R2 says five); 1 to ``MAX_DEALS``.
@@ -106,6 +111,8 @@ class raw_env(AECEnv):
             render_hands: agents whose hands ``render()`` shows (a list, one
                 agent name, or ``"all"``);
                 none by default, as a player sees the table.
+            numeric_infos: the deal and match results in ``infos`` with seats
+                and teams as numbers (-1: none) instead of names.
         """
         super().__init__()
         if isinstance(num_deals, bool) or not isinstance(num_deals, (int, np.integer)) \
@@ -115,6 +122,9 @@ class raw_env(AECEnv):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} "
                              f"or None, got {render_mode!r}")
         hands = _render_hands(render_hands)
+        if not isinstance(numeric_infos, bool):
+            raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
+        self.numeric_infos = numeric_infos
         self.num_deals = int(num_deals)
         self.render_mode = render_mode
         self.render_hands = hands
@@ -276,9 +286,9 @@ class raw_env(AECEnv):
             rewards[a] = float(record.team_points[SEAT[a] & 1]
                                - record.team_points[1 - (SEAT[a] & 1)])
         for a in AGENTS:
-            info = {"deal_result": deal_result(record)}
+            info = {"deal_result": deal_result(record, self.numeric_infos)}
             if match.over:
-                info["match_result"] = match.result()
+                info["match_result"] = match_result(match.points, self.numeric_infos)
             self.infos[a] = info
         if match.over:
             self._enc.end_match(match)

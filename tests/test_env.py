@@ -347,3 +347,40 @@ def test_match_invariants_under_random_play(seed, num_deals):
                                              for k in range(num_deals)]
     for team in ("team_0", "team_1"):
         assert sum(r["points"][team] for r in results) == e.match.points[int(team[-1])]
+
+
+def test_numeric_infos_number_what_the_names_say():
+    """env(numeric_infos=True): the same results, agents and teams as numbers
+    (-1: a spoiled trick, no winner, a draw), no text and no None in them."""
+    def results(numeric):
+        e = aluette_env.raw_env(num_deals=5, numeric_infos=numeric)
+        e.reset(seed=11)
+        out = []
+        random_play(e, np.random.default_rng(11),
+                    on_step=lambda e: out.append(dict(e.infos["player_0"])) if e.infos[
+                        "player_0"] else None)
+        return out
+
+    def values(x):
+        if isinstance(x, dict):
+            return [v for y in x.values() for v in values(y)]
+        if isinstance(x, list):
+            return [v for y in x for v in values(y)]
+        return [x]
+
+    named, numbered = results(False), results(True)
+    assert len(named) == len(numbered) == 5
+    number = {None: -1, **{a: k for k, a in enumerate(AGENTS)}, "team_0": 0, "team_1": 1}
+    spoiled = 0
+    for n, m in zip(named, numbered):
+        d, e = n["deal_result"], m["deal_result"]
+        assert e["dealer"] == number[d["dealer"]] and e["winner"] == number[d["winner"]]
+        assert e["trick_winners"] == [number[w] for w in d["trick_winners"]]
+        assert {k: e[k] for k in ("deal", "trick_counts", "mordienne", "points")} == \
+            {k: d[k] for k in ("deal", "trick_counts", "mordienne", "points")}
+        assert all(isinstance(v, (int, bool)) for v in values(m))
+        spoiled += d["trick_winners"].count(None)
+    assert spoiled > 0
+    assert numbered[-1]["match_result"]["winner"] == number[named[-1]["match_result"]["winner"]]
+    with pytest.raises(ValueError, match="numeric_infos must be True or False, got 'yes'"):
+        aluette_env.raw_env(numeric_infos="yes")

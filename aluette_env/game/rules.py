@@ -488,23 +488,38 @@ def team_points(score: DealScore) -> tuple[int, int]:
     return pts[0], pts[1]
 
 
-def deal_result(record: DealRecord) -> dict[str, Any]:
+def deal_result(record: DealRecord, numeric: bool = False) -> dict[str, Any]:
     """The ``infos[a]["deal_result"]`` dict of a finished deal (the env, the
-    batched engine and the games all report deals in this form)."""
+    batched engine and the games all report deals in this form).
+
+    ``numeric=True``: the same keys with numbers for libraries whose replay
+    buffers refuse text and None (Tianshou): ``dealer`` and ``winner`` as seats
+    0-3, ``trick_winners`` as seats, -1 for a spoiled trick or no winner."""
     score = record.score
+    if numeric:
+        def name(seat: int | None) -> Any:
+            return NO_SEAT if seat is None else seat
+    else:
+        def name(seat: int | None) -> Any:
+            return None if seat is None else AGENTS[seat]
     return {
         "deal": record.deal,
-        "dealer": AGENTS[record.dealer],
-        "trick_winners": [None if w is None else AGENTS[w] for w in record.trick_winners],
+        "dealer": name(record.dealer),
+        "trick_winners": [name(w) for w in record.trick_winners],
         "trick_counts": {AGENTS[s]: record.trick_counts[s] for s in range(NUM_SEATS)},
-        "winner": None if score.winner is None else AGENTS[score.winner],
+        "winner": name(score.winner),
         "mordienne": score.mordienne,
         "points": {TEAMS[0]: record.team_points[0], TEAMS[1]: record.team_points[1]},
     }
 
 
-def match_result(points: Sequence[int]) -> dict[str, Any]:
-    """R2: ``{"points": {"team_0": p0, "team_1": p1}, "winner": "team_k" | None}``."""
+def match_result(points: Sequence[int], numeric: bool = False) -> dict[str, Any]:
+    """R2: ``{"points": {"team_0": p0, "team_1": p1}, "winner": "team_k" | None}``;
+    ``numeric=True``: the winner as 0 or 1, -1 for a draw (see :func:`deal_result`)."""
     p0, p1 = int(points[0]), int(points[1])
-    return {"points": {TEAMS[0]: p0, TEAMS[1]: p1},
-            "winner": None if p0 == p1 else TEAMS[0 if p0 > p1 else 1]}
+    winner = None if p0 == p1 else (0 if p0 > p1 else 1)
+    if numeric:
+        named: Any = NO_SEAT if winner is None else winner
+    else:
+        named = None if winner is None else TEAMS[winner]
+    return {"points": {TEAMS[0]: p0, TEAMS[1]: p1}, "winner": named}

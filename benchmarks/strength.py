@@ -51,6 +51,14 @@ PAIRINGS = [
     ("expert", "ai:version=1", 400),
     ("expert", "heuristic", 300),
     ("expert", "random", 100),
+    # OpenSpiel's ISMCTSBot (the [openspiel] extra), an external search at two budgets:
+    # tens to hundreds of ms of CPU a move in Python.
+    ("ismcts:simulations=25", "heuristic", 200),
+    ("ismcts:simulations=25", "ai", 200),
+    ("ismcts:simulations=25", "pimc", 200),
+    ("ismcts:simulations=100", "heuristic", 60),
+    ("ismcts:simulations=100", "ai", 60),
+    ("ismcts:simulations=100", "pimc", 60),
 ]
 #: The README's short table: one row per step of the ladder.
 SHORT = [("expert", "expert:version=1"), ("expert", "ai"), ("ai", "expert:version=1"),
@@ -91,8 +99,8 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str
     """A markdown table row per pairing that loads here, by (team A, team B), in
     :data:`PAIRINGS`' order. Each pairing is played by ``jobs`` processes
     (``duplicate_eval(jobs=...)``: the same result as one), except those with
-    ``random``, whose draws would depend on the split: one process, as
-    ``aluette eval`` plays them."""
+    ``random`` or ``ismcts``, whose draws would depend on the split: one process,
+    as ``aluette eval`` plays them."""
     tasks = {}
     for a, b, pairs in PAIRINGS:
         why = loads(a) or loads(b)
@@ -102,7 +110,7 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str
         tasks[a, b] = min(pairs, deals) if pairs else deals
     done: dict[tuple[str, str], str] = {}
     for a, b in tasks:
-        draws = "random" in (a.split(":")[0], b.split(":")[0])
+        draws = {"random", "ismcts"} & {a.split(":")[0], b.split(":")[0]}
         done[a, b], line = row(a, b, tasks[a, b], seed, 1 if draws else jobs)
         log(line)
     return done
@@ -118,7 +126,9 @@ def page(table: dict[tuple[str, str], str], seed: int) -> str:
             f"`:version=N` the earlier ones, `heuristic` the rule-based player v2 "
             f"(`heuristic:version=1` the first), `expert` the search guided by `ai` over "
             f"320 worlds and `expert:version=1` the search as first shipped, guided by "
-            f"`ai:version=2` over 144.\n\n"
+            f"`ai:version=2` over 144. `ismcts:simulations=N` is OpenSpiel's ISMCTSBot "
+            f"(Information Set MCTS, random rollouts, N iterations a move) on the game "
+            f"`python_aluette`; its CPU per move is in [ECOSYSTEM.md](ECOSYSTEM.md#ismcts).\n\n"
             f"{HEAD}\n" + "\n".join(table.values()) + "\n")
 
 

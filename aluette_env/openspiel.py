@@ -66,6 +66,7 @@ except ImportError:  # one line, not a traceback into a missing wheel
 
 from .game import (
     AGENTS, HAND_SIZE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name, deal_cards, deal_order,
+    team_of,
 )
 from .observation import (
     MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SLICES, decode_observation, encode_observation,
@@ -178,8 +179,7 @@ class AluetteState(pyspiel.State):
         self.events.append((_PLAYED, seat, int(action)))
         if self.deal.done:
             record = self.match.record(self.deal)
-            p = record.team_points
-            self._rewards = [float(p[s & 1] - p[1 - (s & 1)]) for s in range(NUM_SEATS)]
+            self._rewards = _by_seat(record.team_points)
             self.events.append((_SCORED, self.match.points[0], self.match.points[1]))
             if not self.match.over:
                 self._begin_deal()
@@ -201,8 +201,7 @@ class AluetteState(pyspiel.State):
 
     def returns(self) -> list[float]:
         """Match points so far, own team's minus the other team's (final once terminal)."""
-        p = self.match.points
-        return [float(p[s & 1] - p[1 - (s & 1)]) for s in range(NUM_SEATS)]
+        return _by_seat(self.match.points)
 
     def resample_from_infostate(self, player_id: int,
                                 probability_sampler: Callable[[], float]) -> AluetteState:
@@ -211,6 +210,8 @@ class AluetteState(pyspiel.State):
         drawn at random from the cards it has not seen. ``probability_sampler``
         (a ``pyspiel.UniformProbabilitySampler`` or any callable returning a float
         in [0, 1)) seeds the draw."""
+        if not 0 <= player_id < NUM_SEATS:
+            raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
         rng = random.Random(int(probability_sampler() * 2 ** 53))
         actions = [int(a) for a in self.history()]
         start = len(actions) - len(self.dealt) - \
@@ -293,6 +294,12 @@ class AluetteState(pyspiel.State):
     def hand_so_far(self, seat: int) -> list[int]:
         """The cards dealt to ``seat`` so far in the deal being dealt."""
         return [c for k, c in enumerate(self.dealt) if self._order[k] == seat]
+
+
+def _by_seat(team_points) -> list[float]:
+    """Each seat's own team's points minus the other team's (R1)."""
+    return [float(team_points[team_of(s)] - team_points[1 - team_of(s)])
+            for s in range(NUM_SEATS)]
 
 
 class AluetteObserver:

@@ -23,7 +23,7 @@ search. Each decision:
   deal, as the project's other search players do); the most visited card is
   played.
 
-:class:`PlayerBot` goes the other way: any player spec (``ai``, ``expert``,
+:func:`player_bot` goes the other way: any player spec (``ai``, ``expert``,
 ``heuristic``...) as a ``pyspiel.Bot`` for OpenSpiel's tools, reading the
 env's observation from the state's ``observation_tensor``.
 
@@ -46,11 +46,10 @@ from ..game import NUM_CARDS, NUM_SEATS, STRENGTH, deal_order
 from ..observation import OBS_SIZE, decode_observation
 from . import SEED, Option, Player, PlayerSpecError, load_player
 
+
 def _openspiel():
-    try:
-        from .. import openspiel
-    except ImportError as err:
-        raise PlayerSpecError(str(err)) from None
+    """:mod:`aluette_env.openspiel`; its one-line ImportError when OpenSpiel is missing."""
+    from .. import openspiel
     return openspiel
 
 
@@ -216,9 +215,11 @@ class ISMCTSPlayer:
             except TypeError:
                 ok = False
             if not ok:
-                raise PlayerSpecError(f"ismcts: option {key!r} got {value!r}; "
-                                      f"allowed: {option.allowed}")
-        spiel = _openspiel()
+                raise ValueError(f"option {key!r} got {value!r}; allowed: {option.allowed}")
+        try:
+            spiel = _openspiel()
+        except ImportError as err:  # the registry words it as a bad spec, in one line
+            raise ValueError(str(err)) from None
         from open_spiel.python.algorithms import ismcts, mcts
         self._ismcts, self._mcts, self._spiel = ismcts, mcts, spiel
         self.simulations, self.uct_c, self.evaluator = simulations, float(uct_c), evaluator

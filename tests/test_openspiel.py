@@ -229,12 +229,17 @@ def test_bad_parameters_are_one_line_errors():
 
 
 def test_import_without_openspiel_says_how_to_install():
-    """``import aluette_env`` works without pyspiel; the module says how to get it."""
+    """``import aluette_env`` works without pyspiel; the module, and the ``ismcts``
+    player spec, say how to get it in one line."""
     code = ("import sys; sys.modules['pyspiel'] = None\n"
             "import aluette_env, aluette_env.game\n"
+            "from aluette_env.players import PlayerSpecError, load_player\n"
             "try:\n    import aluette_env.openspiel\n"
-            "except ImportError as err:\n    print(err)\n")
+            "except ImportError as err:\n    print(err)\n"
+            "try:\n    load_player('ismcts:simulations=5')\n"
+            "except PlayerSpecError as err:\n    print(err)\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ("aluette_env.openspiel needs OpenSpiel: pip install "
-                   "'aluette-rl[openspiel]' (open-spiel==2.0.2)")
+                         check=True).stdout.strip().splitlines()
+    how = "aluette_env.openspiel needs OpenSpiel: pip install 'aluette-rl[openspiel]' " \
+          "(open-spiel==2.0.2)"
+    assert out == [how, f"player spec 'ismcts:simulations=5': {how}"]

@@ -117,15 +117,3 @@ def test_players_as_openspiel_bots_play_what_the_player_plays():
     with pytest.raises(PlayerSpecError, match="unknown player 'nobody'"):
         player_bot("nobody")
 
-
-def test_ismcts_without_openspiel_is_a_one_line_spec_error():
-    import subprocess
-    import sys
-    code = ("import sys; sys.modules['pyspiel'] = None\n"
-            "from aluette_env.players import PlayerSpecError, load_player\n"
-            "try:\n    load_player('ismcts:simulations=5')\n"
-            "except PlayerSpecError as err:\n    print(err)\n")
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         check=True).stdout.strip()
-    assert out == ("player spec 'ismcts:simulations=5': aluette_env.openspiel needs OpenSpiel: "
-                   "pip install 'aluette-rl[openspiel]' (open-spiel==2.0.2)")

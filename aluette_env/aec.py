@@ -36,7 +36,9 @@ At the step that ends a deal every agent's ``infos`` holds ``deal_result``
 (and ``match_result`` after the last deal) until the next step.
 
 Version history:
-    v0: initial release (OBS_VERSION 1).
+    v0: initial release (OBS_VERSION 1); the observation is OBS_VERSION 2
+    (perfect recall: the trick of every card played this deal) since the
+    history was added; version 1 is its first ``obs_size(1)`` entries.
 """
 
 from __future__ import annotations
@@ -51,12 +53,15 @@ from pettingzoo.utils import wrappers
 
 from .game import (
     AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
-    deal_result, describe, seat_of,
+    deal_result, describe, seat_gain, seat_of,
 )
-from .observation import MAX_DEALS, OBS_SIZE, STATE_SIZE, IncrementalObservations, encode_state
+from .observation import (
+    MAX_DEALS, OBS_SIZE, SLICES, STATE_SIZE, IncrementalObservations, encode_state,
+)
 from .render import render_table
 
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
+_HAND = SLICES["hand"]  # the seat's hand: its action mask when it is to act (R9)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -218,7 +223,7 @@ class raw_env(AECEnv):
         seat = SEAT[agent]
         vec = self._enc.obs[seat].copy()
         if seat == self.deal.to_act and not self.match.over:
-            mask = vec[:NUM_CARDS].copy()
+            mask = vec[_HAND].copy()
         else:
             mask = _EMPTY_MASK.copy()
         return {"observation": vec, "action_mask": mask}
@@ -262,7 +267,7 @@ class raw_env(AECEnv):
         except ValueError as err:
             raise ValueError(f"player_{seat} must play a card id 0-47: {err}; "
                              f"legal: {self.deal.legal_cards()}") from None
-        if self.deal.holder[card] != seat:
+        if not self.deal.holds(seat, card):
             raise ValueError(f"card {describe(card)} is not in player_{seat}'s hand; "
                              f"legal: {self.deal.legal_cards()}")
         return card
@@ -273,8 +278,7 @@ class raw_env(AECEnv):
         self._dirty = True
         rewards = self.rewards
         for a in AGENTS:
-            rewards[a] = float(record.team_points[SEAT[a] & 1]
-                               - record.team_points[1 - (SEAT[a] & 1)])
+            rewards[a] = float(seat_gain(*record.team_points, SEAT[a]))
         for a in AGENTS:
             info = {"deal_result": deal_result(record)}
             if match.over:

@@ -26,7 +26,7 @@ from collections.abc import Iterator, Sequence
 
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
-    check_card, deal_result, dealer_of, describe, match_result, trick_winner,
+    check_card, deal_result, dealer_of, describe, match_result, seat_at, trick_winner,
 )
 
 FORMAT = "aluette-match"
@@ -75,7 +75,7 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
         plays = []
         for trick in deal.tricks:
             for k, card in enumerate(trick.cards):
-                seat = (trick.leader + k) % NUM_SEATS
+                seat = seat_at(trick.leader, k)
                 hands[seat].append(card)
                 plays.append([AGENTS[seat], card])
         rec = match.record(deal)
@@ -219,15 +219,15 @@ def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
     out: list[list[dict[str, Any]]] = [[] for _ in record["deals"]]
     for pos in positions(record):
-        if pos.play_index % NUM_SEATS == NUM_SEATS - 1:
+        if len(pos.deal.trick_cards) == NUM_SEATS - 1:  # this play ends a trick
             deal = pos.deal
             leader, cards = deal.leader, deal.trick_cards + [pos.card]
             index = len(deal.tricks)
             winner = trick_winner(cards, leader)
             out[pos.deal_index].append({
                 "index": index, "leader": AGENTS[leader],
-                "plays": [[AGENTS[(leader + k) % NUM_SEATS], c] for k, c in enumerate(cards)],
-                "winner": None if winner is None else AGENTS[winner]})
+                "plays": [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)],
+                "winner": None if winner < 0 else AGENTS[winner]})
     return out
 
 

@@ -3,8 +3,9 @@ shipped player over the same deals, to compare two versions of the package.
 
 Each player plays all four seats of ``--deals`` one-deal matches on the batched
 engine (hands and first dealers from ``--seed``), batched over the deals; the
-digest is the SHA-256 of the cards played, in order. ``expert`` is searched on
-a sample of positions taken from the ``ai`` games (``--expert-positions``).
+digest is the SHA-256 of the cards played, in order. ``expert`` and ``pimc``
+are searched on a sample of positions taken from the ``ai`` games
+(``--expert-positions``).
 The env path is checked too: the AEC env and the engine give the same
 observation at every decision (``tests/test_vector.py`` compares them bit for
 bit), so the same observation gives the same move.
@@ -48,14 +49,18 @@ def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None) -
     return digest.hexdigest()
 
 
-def expert_digest(rows: list, positions: int, seed: int) -> str:
-    """Digest of ``expert``'s moves on ``positions`` positions sampled from ``rows``."""
+#: Search players checked on sampled positions: the expert (policy rollouts, world
+#: weighting by the trick's plays) and plain PIMC (heuristic rollouts, exact endgames).
+SEARCHERS = ("expert", "pimc")
+
+
+def search_digest(spec: str, rows: list, positions: int, seed: int) -> str:
+    """Digest of ``spec``'s moves on ``positions`` positions sampled from ``rows``."""
     rng = np.random.default_rng(seed)
     obs = np.concatenate([o for o, _ in rows])
     masks = np.concatenate([m for _, m in rows])
     pick = rng.choice(len(obs), positions, replace=False)
-    expert = load_player("expert")
-    moves = np.asarray(expert.act_batch(obs[pick], masks[pick]), np.int64)
+    moves = np.asarray(load_player(spec).act_batch(obs[pick], masks[pick]), np.int64)
     return hashlib.sha256(moves.astype(np.int8).tobytes()).hexdigest()
 
 
@@ -65,9 +70,9 @@ def digests(deals: int, seed: int, positions: int) -> dict[str, str]:
     for spec in PLAYERS:
         out[spec] = play_all_seats(spec, deals, seed, rows if spec == "ai:version=4" else None)
         print(f"{spec:24s} {out[spec]}", flush=True)
-    if positions:
-        out["expert"] = expert_digest(rows, positions, seed)
-        print(f"{'expert':24s} {out['expert']}", flush=True)
+    for spec in SEARCHERS if positions else ():
+        out[spec] = search_digest(spec, rows, positions, seed)
+        print(f"{spec:24s} {out[spec]}", flush=True)
     return out
 
 

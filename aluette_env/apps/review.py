@@ -127,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
         console.rule(translate(lang, "Deal {n} of {total} · dealer {seat}", n=d + 1,
                                total=record["num_deals"], seat=result["dealer"]))
         for k, play in enumerate(review["plays"]):
-            if k % 4 == 0:
+            if k == 0 or play["trick"] != review["plays"][k - 1]["trick"]:
                 console.print(translate(lang, "Trick {n}", n=play["trick"] + 1), style="bold")
             who = f"{AGENTS[play['seat']]} ({players[AGENTS[play['seat']]]})"
             line = f"  {who:<28} {cards[play['card']]}"

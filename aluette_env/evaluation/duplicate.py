@@ -35,9 +35,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..game import DEFAULT_NUM_DEALS, NUM_SEATS
+from ..game import DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, PLAYS_PER_DEAL, team_of
 from ..players import Player, act_batch, load_player
-from ..vector import SPOILED, VectorGame
+from ..vector import VectorGame
 
 Z95 = 1.959963984540054
 
@@ -100,7 +100,8 @@ def evaluation_deals(num_deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     drawn from ``seed``: the same for every evaluation with this seed."""
     rng = np.random.default_rng(seed)
     decks = rng.random((num_deals, 48)).argsort(axis=1)
-    hands = np.sort(decks[:, :36].reshape(num_deals, NUM_SEATS, 9), axis=2).astype(np.int8)
+    dealt = decks[:, :NUM_SEATS * HAND_SIZE].reshape(num_deals, NUM_SEATS, HAND_SIZE)
+    hands = np.sort(dealt, axis=2).astype(np.int8)
     n_matches = -(-num_deals // DEFAULT_NUM_DEALS)
     dealers = rng.integers(0, NUM_SEATS, n_matches).astype(np.int8)
     return hands, dealers
@@ -152,7 +153,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
             if hasattr(p, "reset"):
                 p.reset()
         actions = np.zeros(n_matches, np.int64)
-        for _ in range(36 * per_match):
+        for _ in range(PLAYS_PER_DEAL * per_match):
             for s in range(NUM_SEATS):
                 idx = np.flatnonzero(game.to_act == s)
                 if len(idx):
@@ -164,7 +165,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
                 rec.points[d] = res.points[g]
                 rec.winner[d] = res.winner[g]
                 rec.mordienne[d] = res.mordienne[g]
-                rec.spoiled[d] = int((res.winners[g] == SPOILED).sum())
+                rec.spoiled[d] = int((res.winners[g] == NOBODY).sum())
         if progress:
             progress(n_matches * per_match)
     return rec
@@ -281,7 +282,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     b_pts = np.stack([table1.points[:, 1], table2.points[:, 0]])
     pair = (a_pts - b_pts).sum(0) / 2.0
     ppd, ci = mean_ci95(pair)
-    a_won = np.concatenate([table1.winner % 2 == 0, table2.winner % 2 == 1]) & \
+    a_won = np.concatenate([team_of(table1.winner) == 0, team_of(table2.winner) == 1]) & \
         np.concatenate([table1.winner >= 0, table2.winner >= 0])
     b_won = np.concatenate([table1.winner >= 0, table2.winner >= 0]) & ~a_won
     mord = np.concatenate([table1.mordienne, table2.mordienne])

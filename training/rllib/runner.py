@@ -31,7 +31,7 @@ from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from ray.rllib.utils.metrics import EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN, SAMPLE_TIMER
 
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NUM_CARDS, PLAYS_PER_DEAL
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
 
@@ -39,8 +39,6 @@ from ..config import TrainConfig, selfplay_games
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .env import ACTION_SPACE, OBSERVATION_SPACE
 
-#: Plays of one deal (R2: 36 cards, nine tricks of four).
-PLAYS_PER_DEAL = 36
 
 
 def decisions_per_match(num_deals: int) -> int:

@@ -9,8 +9,10 @@ from hypothesis import strategies as st
 
 from aluette_env.game.cards import card_id
 from aluette_env.game import (
-    NOBODY, Deal, Match, check_hands, deal_cards, deal_order, deal_points, first_to_reach,
-    reach_order, record_trick, score_deal, team_of, trick_winner,
+    NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards, deal_order, deal_points,
+    dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader, partner_of, plays_left,
+    reach_order, record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of,
+    team_points, trick_winner, winning_team,
 )
 from conftest import hands_for_winners
 
@@ -273,3 +275,32 @@ def test_r16_record_trick_keeps_only_the_winners_unbroken_run():
     record_trick(counts, reached, in_run, 3, 3)  # seat 3's first win starts a live run
     assert in_run == [False, False, False, True]
     assert deal_points((0, 0, 0, 2), (-1, -1, -1, 8), (False, False, False, True)) == (3, 2, True)
+
+
+def test_r10_r11_next_leader_is_the_winner_or_the_same_leader_after_a_spoiled_trick():
+    assert next_leader(3, 1) == 1  # R10
+    assert next_leader(3, NOBODY) == 3  # R11
+    counts, reached, in_run = [0] * 4, [-1] * 4, [False] * 4
+    assert end_trick(counts, reached, in_run, 2, 0, 0) == 2 and counts == [0, 0, 1, 0]
+    assert end_trick(counts, reached, in_run, NOBODY, 2, 1) == 2 and counts == [0, 0, 1, 0]
+
+
+def test_r9_play_goes_clockwise_from_the_leader_nine_tricks_of_four():
+    assert [seat_at(2, k) for k in range(4)] == [2, 3, 0, 1]
+    assert [relative_seat(s, 1) for s in range(4)] == [3, 0, 1, 2]
+    assert [partner_of(s) for s in range(4)] == [2, 3, 0, 1]
+    assert PLAYS_PER_DEAL == 36 and plays_left(0, 0) == 36 and plays_left(8, 3) == 1
+    assert plays_left(9, 0) == 0
+
+
+def test_r1_r13_team_points_and_each_seats_view_of_them():
+    assert team_points(2, 2) == (2, 0) and team_points(3, 1) == (0, 1)
+    assert team_points(NOBODY, 0) == (0, 0)
+    assert [seat_gain(0, 1, s) for s in range(4)] == [-1, 1, -1, 1]
+
+
+def test_r2_winning_team_and_r6_first_dealer_of():
+    assert winning_team(3, 3) == NOBODY and winning_team(4, 2) == 0 and winning_team(1, 2) == 1
+    for first in range(4):
+        for k in range(10):
+            assert first_dealer_of(dealer_of(first, k), k) == first

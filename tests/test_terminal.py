@@ -13,7 +13,7 @@ from rich.console import Console
 
 from aluette_env.apps import i18n
 from aluette_env.apps.terminal import Quit, TerminalGame, short_names
-from aluette_env.game import CARDS_BY_STRENGTH, NUM_CARDS, STRENGTH, score_deal
+from aluette_env.game import CARDS_BY_STRENGTH, NOBODY, NUM_CARDS, STRENGTH, score_deal
 from aluette_env.players.random_player import RandomPlayer
 from conftest import hands_for_winners
 
@@ -196,12 +196,12 @@ def test_deal_summary_gives_counts_and_why_the_winner_won(winners, says):
         if not g.session.deal.done:
             g.show_events(g.session.play(hands[0][k]))
     text = " ".join(out.getvalue().split())
-    ws = [None if ch == "X" else int(ch) for ch in winners]
+    ws = [NOBODY if ch == "X" else int(ch) for ch in winners]
     score = score_deal(ws)
     counts = [ws.count(s) for s in range(4)]
     names = ["You", "West", "Partner", "East"]
     assert "Tricks this deal: " + " · ".join(f"{names[s]} {counts[s]}" for s in range(4)) in text
-    if score.winner is not None:
+    if score.winner != NOBODY:
         n = counts[score.winner]
         tied = [names[s] for s in range(4) if s != score.winner and counts[s] == n]
         if tied:

@@ -248,7 +248,7 @@ def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
     assert c.get(f"/api/games/{gid}").json() == before
     assert c.post(f"/api/games/{gid}/next-deal").status_code == 200
     with pytest.raises(GameError, match="not your turn: player_1 is to play"):
-        game.deal.to_act = 1  # as between two AI cards
+        game.deal.state.to_act = 1  # as between two AI cards
         game.play(game.deal.hands[0][0])
 
 

@@ -156,8 +156,8 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
                          f"{metadata.get('num_actions')!r})") from None
     if version_no not in VERSION_ENDS_BEFORE:
         raise ModelError(f"{path}: exported for OBS_VERSION {version}, this environment "
-                         f"reads OBS_VERSION {' to '.join(map(str, sorted(VERSION_ENDS_BEFORE)))} "
-                         f"(today's: {OBS_VERSION}); re-export it from its checkpoint")
+                         f"reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to OBS_VERSION "
+                         f"{OBS_VERSION}; re-export it from its checkpoint")
     width = obs_size(version_no)
     if sizes != (width, NUM_CARDS):
         raise ModelError(f"{path}: observation/action sizes {sizes[0]}/{sizes[1]} "

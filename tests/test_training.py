@@ -172,7 +172,8 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     player = load_player(str(run))
     assert cli_main(["eval", "--team-a", str(run / "latest.zip"), "--team-b", "random",
                      "--deals", "20", "--quiet"]) == 0
-    assert player.act_batch(np.zeros((1, OBS_SIZE), np.int8), np.eye(48, dtype=np.int8)[[5]])[0] == 5
+    only_5 = np.eye(48, dtype=np.int8)[[5]]
+    assert player.act_batch(np.zeros((1, OBS_SIZE), np.int8), only_5)[0] == 5
 
 
 def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path, capsys):

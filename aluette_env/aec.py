@@ -52,7 +52,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import (
-    AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
+    AGENTS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match, check_card, check_hands,
     deal_result, describe, seat_gain, seat_of,
 )
 from .observation import (
@@ -212,8 +212,8 @@ class raw_env(AECEnv):
             hands = [list(h) for h in self._fixed_deals[k]]
             self.deal = Deal(hands, match.dealer)
         else:
-            hands, unused = deal_cards(self.np_random.permutation(NUM_CARDS).tolist(), match.dealer)
-            self.deal = Deal(hands, match.dealer, unused)
+            self.deal = Deal.from_deck(self.np_random.permutation(NUM_CARDS).tolist(),
+                                       match.dealer)
         self._enc.start_deal(self.deal, match)
         self.agent_selection = AGENTS[self.deal.to_act]
 
@@ -241,23 +241,31 @@ class raw_env(AECEnv):
             self._was_dead_step(action)
             return
         deal = self.deal
-        seat = deal.to_act
-        card = self._check_action(action, seat)
+        g = deal.state
+        seat = g.to_act
+        # The common case, an int card id in the hand to act, in one test; anything
+        # else is checked and refused, naming the reason, by _check_action.
+        if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat:
+            action = self._check_action(action, seat)
         if self._dirty:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.infos = {a: {} for a in self.agents}
             self._dirty = False
         self._cumulative_rewards[agent] = 0.0
 
-        trick = deal.play(card)
-        self._enc.play(seat, card, trick, deal)
+        trick = deal.play(action)
+        self._enc.play(seat, action, trick, deal)
         if trick is not None:
             self.last_trick = trick
-        if trick is not None and deal.done:
-            self._end_deal()
-        else:
-            self.agent_selection = AGENTS[deal.to_act]
-        self._accumulate_rewards()
+            if g.trick_index == NUM_TRICKS:
+                self._end_deal()
+                # Rewards come only at the end of a deal: only then is there
+                # anything to accumulate (every other step's rewards are zero).
+                self._accumulate_rewards()
+                if self.render_mode == "human":
+                    self.render()
+                return
+        self.agent_selection = AGENTS[g.to_act]
         if self.render_mode == "human":
             self.render()
 

@@ -453,6 +453,9 @@ _I_TRICK_INDEX = _per_observer("trick_index")
 _I_HAND = _per_observer("hand")
 _I_HISTORY = _per_observer("history")  # + trick_index * ROW + card
 _BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
+_DEAL_AT, _DEALS_LEFT_AT = OFFSET["deal"], OFFSET["deals_left"]
+#: The points fields' bytes for each count: a thermometer.
+_THERMOMETER = [b"\x01" * n + bytes(MAX_POINTS - n) for n in range(MAX_POINTS + 1)]
 _QUIET_AT_MATCH_END = ("to_act", "leader", "trick_index", "deal", "deals_left")
 
 
@@ -480,18 +483,18 @@ class IncrementalObservations:
         """Nothing played yet: hands, leader, dealer, deal index and match points."""
         buf = self.buf
         self.obs[:] = 0
-        leader, dealer = deal.leader, deal.dealer
+        g = deal.state
+        leading, acting, dealing = _I_LEADER[g.leader], _I_TO_ACT[g.leader], _I_DEALER[g.dealer]
         k = match.deal_index
+        deal_at = _DEAL_AT + min(k, MAX_DEALS - 1)
+        left_at = _DEALS_LEFT_AT + min(match.num_deals - k, MAX_DEALS) - 1
+        hands = deal.hands
         for o in range(NUM_SEATS):
             base = _BASE[o]
-            for card in deal.hands[o]:
+            for card in hands[o]:
                 buf[base + card] = 1
-            buf[_I_LEADER[leader][o]] = 1
-            buf[_I_TO_ACT[leader][o]] = 1
-            buf[_I_DEALER[dealer][o]] = 1
-            buf[_I_TRICK_INDEX[o]] = 1
-            buf[base + OFFSET["deal"] + min(k, MAX_DEALS - 1)] = 1
-            buf[base + OFFSET["deals_left"] + min(match.num_deals - k, MAX_DEALS) - 1] = 1
+            buf[leading[o]] = buf[acting[o]] = buf[dealing[o]] = buf[_I_TRICK_INDEX[o]] = 1
+            buf[base + deal_at] = buf[base + left_at] = 1
             self._write_points(o, match.points)
 
     def play(self, seat: int, card: int, trick: Trick | None, deal: Deal) -> None:
@@ -567,10 +570,9 @@ class IncrementalObservations:
     def _write_points(self, o: int, points: Sequence[int]) -> None:
         buf, base = self.buf, _BASE[o]
         team = team_of(o)
-        for name, value in (("points_own", points[team]), ("points_opp", points[1 - team])):
-            start = base + OFFSET[name]
-            n = min(value, MAX_POINTS)
-            buf[start:start + MAX_POINTS] = b"\x01" * n + bytes(MAX_POINTS - n)
+        own, opp = base + _POINTS_OWN, base + _POINTS_OPP
+        buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
+        buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
 
 
 def _previous_win(trick_winners: Sequence[int], seat: int, now: int) -> int:

@@ -62,7 +62,19 @@ class Deal:
 
     def __init__(self, hands: Sequence[Sequence[int]], dealer: int,
                  unused: Sequence[int] | None = None):
-        hands = check_hands(hands)
+        self._start(check_hands(hands), dealer, unused)
+
+    @classmethod
+    def from_deck(cls, deck: Sequence[int], dealer: int) -> Deal:
+        """The deal of a shuffled deck (a permutation of the 48 card ids) by
+        ``dealer`` (R5): the deck is checked, and the hands dealt from it need
+        no second check."""
+        hands, unused = deal_cards(deck, dealer)
+        deal = cls.__new__(cls)
+        deal._start(hands, dealer, unused)
+        return deal
+
+    def _start(self, hands: list[list[int]], dealer: int, unused: Sequence[int] | None) -> None:
         self.hands: list[list[int]] = hands
         g = self.state = GameState(first_dealer=dealer, num_deals=1)
         start_deal(g, hands)
@@ -234,8 +246,7 @@ def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_d
     while not match.over:
         deck = list(range(NUM_CARDS))
         rng.shuffle(deck)
-        hands, unused = deal_cards(deck, match.dealer)
-        deal = Deal(hands, match.dealer, unused)
+        deal = Deal.from_deck(deck, match.dealer)
         deals.append(deal)
         while not deal.done:
             deal.play(choose(deal, match))

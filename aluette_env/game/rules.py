@@ -55,12 +55,16 @@ def deal_cards(deck: Sequence[int], dealer: int) -> tuple[list[list[int]], list[
     """Deal a shuffled deck (a permutation of 0-47) as R5: returns the four hands
     (seat order, in the order received) and the twelve unused cards."""
     deck = list(deck)
-    if sorted(deck) != list(range(NUM_CARDS)):
+    if sorted(deck) != _DECK:
         raise ValueError("deck must be a permutation of the 48 card ids 0-47")
-    hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-    for card, seat in zip(deck, deal_order(dealer)):
-        hands[seat].append(card)
-    return hands, deck[NUM_SEATS * HAND_SIZE:]
+    return ([[deck[k] for k in places] for places in _RECEIVED[dealer]],
+            deck[NUM_SEATS * HAND_SIZE:])
+
+
+_DECK = list(range(NUM_CARDS))
+#: _RECEIVED[dealer][seat]: the places in the deck of the cards ``seat`` receives (R5).
+_RECEIVED = tuple(tuple(tuple(k for k, s in enumerate(deal_order(d)) if s == seat)
+                        for seat in range(NUM_SEATS)) for d in range(NUM_SEATS))
 
 
 def check_hands(hands: Sequence[Sequence[int]]) -> list[list[int]]:

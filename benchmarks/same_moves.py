@@ -26,6 +26,7 @@ import sys
 
 import numpy as np
 
+from aluette_env.game import PLAYS_PER_DEAL
 from aluette_env.players import load_player
 from aluette_env.vector import VectorGame
 
@@ -40,7 +41,7 @@ def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None) -
     game = VectorGame(num_games=deals, num_deals=1, seed=seed, auto_reset=False)
     game.reset()
     digest = hashlib.sha256()
-    for _ in range(36):  # the plays of one deal
+    for _ in range(PLAYS_PER_DEAL):
         actions = np.asarray(player.act_batch(game.obs, game.mask), np.int64)
         digest.update(actions.astype(np.int8).tobytes())
         if keep is not None:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS, partner_of, team_of
+from aluette_env.game import NUM_CARDS, NUM_SEATS, partner_of, team_of
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player, act_batch
 from aluette_env.vector import VectorGame
@@ -78,7 +78,7 @@ class LearnerGames:
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
         self.pool = pool
         self.partner = partner  # None: the current policy
-        self.learner_seat = (np.arange(num_games) % 4).astype(np.int8)
+        self.learner_seat = (np.arange(num_games) % NUM_SEATS).astype(np.int8)
         self.partner_seat = partner_of(self.learner_seat)
         self.opponent = np.zeros(num_games, np.int64)
         self._rows = np.arange(num_games)

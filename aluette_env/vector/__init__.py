@@ -156,7 +156,7 @@ class VectorGame:
         if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= NUM_CARDS:
             raise ValueError(f"deals must hold integer card ids 0-47, got dtype {arr.dtype} "
                              f"with values {arr.min().item()} to {arr.max().item()}")
-        flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], 36), axis=2)
+        flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], NUM_SEATS * HAND_SIZE), axis=2)
         dup = (flat[:, :, 1:] == flat[:, :, :-1]).any(axis=2)
         if dup.any():
             g, d = np.argwhere(dup)[0]

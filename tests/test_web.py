@@ -34,7 +34,7 @@ from aluette_env.apps.web.server import (
     STATIC_DIR, ApiError, GameStore, ServerConfig, create_app, registered_players,
 )
 from aluette_env.apps.session import GameError, GameSession
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
 
 pytestmark = pytest.mark.slow(seconds=50)
@@ -144,21 +144,25 @@ def test_events_replay_the_deal_as_the_core_played_it():
     plays = [e for e in events if e["type"] == "play"]
     tricks = [e for e in events if e["type"] == "trick"]
     assert [(e["seat"], e["card"]) for e in plays] == [
-        ((t.leader + k) % 4, card) for t in game.deal.tricks for k, card in enumerate(t.cards)]
-    assert [e["winner"] for e in tricks] == game.deal.trick_winners
+        (seat_at(t.leader, k), card) for t in game.deal.tricks for k, card in enumerate(t.cards)]
+    # The HTTP API says null for nobody, where the core says NOBODY.
+    def who(seat):
+        return None if seat == NOBODY else seat
+    assert [e["winner"] for e in tricks] == [who(w) for w in game.deal.trick_winners]
     assert events[-1]["type"] == "deal_over"
     summary = events[-1]["summary"]
     score = game.deal.score()
-    assert (summary["winner"], summary["points"], summary["mordienne"]) == tuple(score)
+    assert (summary["winner"], summary["points"], summary["mordienne"]) == \
+        (who(score.winner), score.points, score.mordienne)
     # Each trick says who took it with which card over which (or the tie), and
     # who leads next, as the core decided (R10-R11).
     names = c.get("/api/i18n/en").json()["cards"]
     for trick, core in zip(tricks, game.deal.tricks):
-        if core.winner is None:
+        if core.winner == NOBODY:
             assert trick["text"].startswith("Spoiled: ")
             assert all(names[card] in trick["text"] for card in trick["why"]["tied"])
         else:
-            assert trick["why"]["card"] == core.cards[(core.winner - core.leader) % 4]
+            assert trick["why"]["card"] == core.cards[relative_seat(core.winner, core.leader)]
             assert f"{names[trick['why']['card']]} beats {names[trick['why']['beats']]}." in \
                 trick["text"]
     for before, after in zip(tricks, tricks[1:]):

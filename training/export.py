@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from pathlib import Path
 
 import numpy as np
 
-from aluette_env.commands import Command, UsageError, bounded_int, writable_file
+from aluette_env.commands import (
+    Command, UsageError, bounded_int, check_not_input, writable_file,
+)
 
 #: Most positions ``--verify`` may check (each runs the policy twice, in torch and ONNX).
 MAX_VERIFY = 100_000
@@ -165,7 +168,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .runs import CheckpointError
     if not args.out.endswith(".onnx"):
-        raise UsageError(f"--out {args.out!r}: the file name must end in .onnx")
+        raise UsageError(f"--out {args.out[:200]!r}: the file name must end in .onnx")
+    try:  # a path the system refuses (too long, a loop of links) is the input's fault
+        os.stat(args.checkpoint)
+    except FileNotFoundError:
+        pass  # said below, with what to give instead
+    except OSError as err:
+        raise UsageError(f"checkpoint {args.checkpoint[:200]}: {err.strerror or err}") from None
+    check_not_input(args.out, "--out", [args.checkpoint])
     try:
         meta = export_policy(args.checkpoint, args.out, verify=args.verify)
     except (CheckpointError, ExportError) as err:

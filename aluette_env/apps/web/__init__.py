@@ -13,7 +13,7 @@ import argparse
 import math
 import sys
 
-from ..cli import Command, UsageError
+from ...commands import Command, UsageError
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 
@@ -87,7 +87,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"Aluette is served at {url}  (Ctrl-C stops it)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    from .limits import uvicorn_options
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           **uvicorn_options()))
     server.run(sockets=[sock])
     return 0
 

@@ -269,10 +269,10 @@ def run_command(argv: list[str]) -> int:
         args = parser.parse_args(argv)
         return args.run(args)
     except (UsageError, PlayerSpecError) as err:
-        print(f"aluette: error: {err}", file=sys.stderr)
+        print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_USAGE
     except CommandFailed as err:
-        print(f"aluette: error: {err}", file=sys.stderr)
+        print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_FAILED
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

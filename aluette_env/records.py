@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from collections.abc import Iterator, Sequence
 
+from ._files import read_regular
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
     check_card, deal_result, dealer_of, describe, match_result, trick_winner,
@@ -119,26 +119,9 @@ def read_record(path: str | os.PathLike) -> dict[str, Any]:
     before anything is read), and at most ``MAX_BYTES`` + 1 bytes of it."""
     path = Path(path)
     try:
-        # O_NONBLOCK: opening a named pipe does not wait for a writer.
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        data = read_regular(path, MAX_BYTES)
     except OSError as err:
         raise RecordError(f"{_shown_path(path)}: {err.strerror or err}") from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = "a folder" if stat.S_ISDIR(mode) else "not a regular file"
-            raise RecordError(f"{_shown_path(path)}: {kind}; a record is a JSON file")
-        with os.fdopen(fd, "rb") as f:
-            fd = -1
-            data = f.read(MAX_BYTES + 1)
-    except OSError as err:
-        raise RecordError(f"{_shown_path(path)}: {err.strerror or err}") from None
-    finally:
-        if fd >= 0:
-            os.close(fd)
-    if len(data) > MAX_BYTES:
-        raise RecordError(f"{_shown_path(path)}: over {MAX_BYTES} bytes; a record is at most "
-                          f"{MAX_BYTES}")
     try:
         return load_record(data)
     except RecordError as err:

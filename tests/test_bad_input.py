@@ -276,7 +276,7 @@ def _after_the_match(then):
     def go():
         e = aluette_env.env(num_deals=1)
         e.reset(seed=0)
-        for agent in e.agent_iter():
+        for _ in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
         then(e)

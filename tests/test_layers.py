@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Lowest first; a module may import modules of its own layer and of lower ones.
 #: (The order is the one in aluette_env/__init__.py's docstring.)
 LAYERS = [
-    ("game", ["aluette_env.game", "aluette_env.models"]),
+    ("game", ["aluette_env.game", "aluette_env.models", "aluette_env._files"]),
     ("records", ["aluette_env.records"]),
     ("observation", ["aluette_env.observation"]),
     ("_jit", ["aluette_env._jit", "aluette_env._workers"]),

@@ -154,7 +154,7 @@ def test_a_record_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, k
     for load in (read_record, record_demonstrations):
         started = time.monotonic()
         with pytest.raises((RecordError, ValueError), match="not a regular file|a folder|no match"):
-            run_with_timeout(lambda: load(path), 10)
+            run_with_timeout(lambda load=load: load(path), 10)
         assert time.monotonic() - started < 10
 
 

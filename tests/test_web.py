@@ -429,8 +429,8 @@ def test_a_stopped_server_leaves_no_worker_process_behind(stop):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["serve", "--port", "70000"], "--port must be 0-65535"),
-    (["serve", "--max-games", "0"], "--max-games must be >= 1"),
+    (["serve", "--port", "70000"], "--port: must be from 0 to 65,535"),
+    (["serve", "--max-games", "0"], "--max-games: must be from 1 to 1,000,000"),
     (["serve", "--partner", "nobody"], "--partner: unknown player 'nobody'"),
     (["serve", "--idle-minutes", "nan"], "--idle-minutes"),
     (["serve", "--idle-minutes", "inf"], "--idle-minutes"),

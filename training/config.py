@@ -14,6 +14,7 @@ writable ``output_dir``.
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -47,6 +48,8 @@ Seed = Annotated[int, AfterValidator(_check_seed)]
 #: A run's name, one folder under output_dir (never ``..``, never a path):
 #: the pattern of every config that names a run (training, expert iteration).
 RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+#: Largest config file read (a config is a few KB).
+MAX_CONFIG_BYTES = 1 << 20
 #: Most torch threads one process may use.
 MAX_TORCH_THREADS = 64
 
@@ -364,14 +367,16 @@ class _DuplicateKey(yaml.YAMLError):
 def read_yaml(path: Path, source: str) -> Any:
     """The YAML document of a config file (a key given twice refused); ConfigError
     naming the file when it cannot be read, is not UTF-8 text or not valid YAML."""
+    from aluette_env._files import read_regular
+    source = source if len(source) <= 200 else source[:200] + "..."
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{source}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{source}: is a folder, not a config file") from None
     except OSError as err:
-        raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
+        raise ConfigError(f"{source}: cannot read: {err.strerror or err}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -415,7 +420,7 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
         return
     from aluette_env.players import PlayerSpecError
     from aluette_env.players.onnx_policy import OnnxPlayer
-    if Path(path).is_dir():
+    if os.path.isdir(path):
         raise ConfigError(f"{source}: 'network.warm_start': {path} is a folder; give an exported "
                           f".onnx model (aluette export RUN --out MODEL.onnx)")
     try:
@@ -475,6 +480,7 @@ def folder_problem(path: str | Path) -> str | None:
     (root, read-only mounts, /proc)."""
     path = Path(path)
     try:
+        os.fsencode(str(path))  # a name no file system can hold (pathlib says "missing")
         if path.exists() and not path.is_dir():
             return f"{path} is a file, not a folder"
         existing = path.absolute()
@@ -486,6 +492,8 @@ def folder_problem(path: str | Path) -> str | None:
             pass
     except OSError as err:
         return f"{str(path)[:200]}: {err.strerror or err}"
+    except UnicodeError:
+        return f"{ascii(str(path)[:200])}: not a valid file name (a lone surrogate)"
     return None
 
 

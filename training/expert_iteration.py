@@ -729,7 +729,7 @@ def _data_run(args: argparse.Namespace) -> int:
     try:
         check_data_folder(Path(args.out))  # before the config's checks load models
         cfg = load_loop_config(args.config, args.set)
-        policy = args.policy or cfg.start
+        policy = cfg.start if args.policy is None else args.policy
         try:
             check_policy(policy)
         except ConfigError as err:

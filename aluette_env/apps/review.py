@@ -21,7 +21,8 @@ from typing import Any
 
 from ..game import AGENTS, NUM_SEATS, SEAT
 from . import i18n
-from ..commands import Command, UsageError, printable, seed_int, writable_file
+from ..commands import Command, UsageError, bounded_int, printable, seed_int, writable_file
+from ..records import MAX_DEALS
 from .coach import MAX_WORLDS, REVIEW_WORLDS
 from .i18n import translate
 
@@ -76,7 +77,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "did), all, or names like player_0,player_2 (default: human)")
     p.add_argument("--worlds", type=worlds, default=REVIEW_WORLDS,
                    help="sampled worlds per decision: the review's effort")
-    p.add_argument("--deal", type=int, default=None, metavar="N",
+    p.add_argument("--deal", type=bounded_int(1, MAX_DEALS), default=None, metavar="N",
                    help="review only deal N (1 is the first; default: every deal)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed of the sampled worlds")
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,

@@ -247,11 +247,12 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     ``jobs`` worker processes (player specs only, not player objects)."""
     if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
             or not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"deals must be an integer from 1 to {MAX_DEALS:,}, got {deals!r}"[:200])
+        raise ValueError(f"deals must be a positive integer (1 to {MAX_DEALS:,}), "
+                         f"got {deals!r}"[:200])
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}"[:200])
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 1024:
-        raise ValueError(f"jobs must be an integer from 1 to 1024, got {jobs!r}"[:200])
+        raise ValueError(f"jobs must be a positive integer (1 to 1024), got {jobs!r}"[:200])
     deals, seed, jobs = int(deals), int(seed), int(jobs)
     _check_player("team_a", team_a)
     _check_player("team_b", team_b)

@@ -269,6 +269,9 @@ def load_player(spec: str, seed: int | None = None) -> Player:
         return _load(spec, seed)
     except OSError as err:  # a path the system refuses: too long, a loop of links...
         raise PlayerSpecError(f"player spec {_shown(spec)}: {err.strerror or err}") from None
+    except UnicodeError:  # a lone surrogate: no file can have that name
+        raise PlayerSpecError(f"player spec {_shown(spec)}: not valid text (a lone "
+                              f"surrogate)") from None
 
 
 def _shown(spec: str) -> str:

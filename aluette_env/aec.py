@@ -82,6 +82,9 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         if self._has_reset:
+            if not self.unwrapped.agents:
+                raise ValueError(f"step({action!r}): the match is over and every agent is "
+                                 f"done; call reset() to play another"[:300])
             agent = self.agent_selection
             if action is not None or not (self.terminations[agent] or self.truncations[agent]):
                 try:
@@ -152,7 +155,8 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                  or seed < 0):
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}"[:200])
+        seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints
         first_dealer, deals = self._parse_options(options)
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
@@ -220,7 +224,12 @@ class raw_env(AECEnv):
     # -- observe / state --------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = SEAT[agent]
+        seat = SEAT.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"observe({agent!r}): agent must be one of "
+                             f"{', '.join(AGENTS)}"[:300])
+        if self.match is None:
+            raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         vec = self._enc.obs[seat].copy()
         if seat == self.deal.to_act and not self.match.over:
             mask = vec[_HAND].copy()
@@ -236,6 +245,9 @@ class raw_env(AECEnv):
     def step(self, action: Any) -> None:
         if self.match is None:
             raise RuntimeError(f"step({action!r}) before reset(): call reset() first")
+        if not self.agents:
+            raise ValueError(f"step({action!r}): the match is over and every agent is done; "
+                             f"call reset() to play another"[:300])
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

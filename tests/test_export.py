@@ -9,7 +9,7 @@ import numpy as np
 import onnx
 import pytest
 
-from aluette_env.apps.cli import main as cli_main
+from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE, OBS_VERSION, obs_size
 from aluette_env.players.onnx_policy import SHIPPED_MODEL, ModelError, OnnxPlayer
 from aluette_env.players import load_player

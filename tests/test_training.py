@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from aluette_env.game.cards import STRENGTH
-from aluette_env.apps.cli import main as cli_main
+from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE, decode_observation
 from aluette_env.players import load_player
 from aluette_env.players.heuristic import HeuristicPlayer

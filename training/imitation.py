@@ -105,16 +105,20 @@ RECORD_SEATS = ("human", "all")
 
 
 def record_files(source: str | os.PathLike) -> list[Path]:
-    """The ``*.json`` records of a folder (sorted), or the one file named."""
+    """The ``*.json`` records of a folder (sorted), or the one file named
+    (each is checked when read: a pipe or a device is refused there)."""
     path = Path(source)
-    if path.is_dir():
-        files = sorted(path.glob("*.json"))
-        if not files:
-            raise ValueError(f"{path}: no match record (*.json) in this folder")
-        return files
-    if path.is_file():
-        return [path]
-    raise ValueError(f"{path}: no such folder or file of match records")
+    try:
+        if path.is_dir():
+            files = sorted(path.glob("*.json"))
+            if not files:
+                raise ValueError(f"{path}: no match record (*.json) in this folder")
+            return files
+        if path.exists():
+            return [path]
+    except OSError as err:
+        raise ValueError(f"{str(path)[:200]}: {err.strerror or err}") from None
+    raise ValueError(f"{str(path)[:200]}: no such folder or file of match records")
 
 
 def record_demonstrations(records: str | os.PathLike | Iterable[dict],

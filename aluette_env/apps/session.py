@@ -179,6 +179,9 @@ class GameSession:
     # ------------------------------------------------------ what the person asks
 
     def _check_version(self, version: int | None) -> None:
+        if version is not None and version > self.version:
+            raise StaleMove(f"version {version} is newer than the game's, {self.version}: no "
+                            f"view of this game had it; nothing was changed; reload the game")
         if version is not None and version != self.version:
             raise StaleMove(f"this move was made on an older view of the game (version "
                             f"{version}, the game is at {self.version}): nothing was changed; "
@@ -198,6 +201,17 @@ class GameSession:
         if card not in deal.hands[HUMAN]:
             raise GameError(f"card {card} is not in your hand; legal: {deal.legal_cards()}")
         return card
+
+    @property
+    def ai_to_move(self) -> bool:
+        """An AI seat is to play: a move whose AI player failed (its worker process
+        died) stopped there; :meth:`resume` plays on."""
+        return not self.deal.done and self.deal.to_act != HUMAN
+
+    def resume(self) -> list[dict[str, Any]]:
+        """The AI seats play up to the person's turn or the deal's end (after a move
+        stopped by a failed AI player); nothing when it is the person's turn."""
+        return self._play_ai()
 
     def play(self, card: object, version: int | None = None) -> list[dict[str, Any]]:
         """The person plays ``card``; then the AIs play up to the person's next turn.

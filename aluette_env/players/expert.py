@@ -636,10 +636,11 @@ def guiding_policy(spec: str):
     try:
         player = load_player(spec)
     except PlayerSpecError as err:
-        raise ValueError(f"policy {spec!r}: {err}") from None
+        shown = repr(spec) if len(spec) <= 120 else repr(spec[:120]) + "..."
+        raise ValueError(f"policy {shown}: {err}") from None
     if not hasattr(player, "probabilities"):
         raise ValueError(f"policy must be an ONNX policy (ai, ai:version=N or an exported "
-                         f".onnx file) or none, got {spec!r}")
+                         f".onnx file) or none, got {spec!r}"[:300])
     return player
 
 

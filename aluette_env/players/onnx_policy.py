@@ -47,15 +47,25 @@ class ModelError(PlayerSpecError):
     """A missing, truncated, non-ONNX or mismatched model (one-line message)."""
 
 
+#: Largest model file read (the shipped ones are well under 1 MB).
+MAX_MODEL_BYTES = 512 << 20
+
+
 def _session(path, ort):
+    from .._files import read_regular
     path = Path(path)
-    if not path.exists():
-        raise ModelError(f"{path}: no such model file")
+    shown = str(path) if len(str(path)) <= 200 else str(path)[:200] + "..."
+    try:
+        model = read_regular(path, MAX_MODEL_BYTES)  # never a pipe, a device or a folder
+    except FileNotFoundError:
+        raise ModelError(f"{shown}: no such model file") from None
+    except OSError as err:
+        raise ModelError(f"{shown}: {err.strerror or err}") from None
     try:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
-        return ort.InferenceSession(str(path), sess_options=opts,
+        return ort.InferenceSession(model, sess_options=opts,
                                     providers=["CPUExecutionProvider"])
     except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types
         first = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__

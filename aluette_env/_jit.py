@@ -1,10 +1,9 @@
 """numba's decorator, and the game core's speed-critical rules registered with numba.
 
 Compiled code in this package (the batched engine's kernels, the solver, the
-heuristic and the expert) calls the rules of :mod:`aluette_env.game.rules`
-(``card_beats``, ``trick_winner_of_levels``, ``record_trick``, ``is_ahead``,
-``first_to_reach``, ``deal_points``, ``team0_value``, ``dealer_of``,
-``first_leader``) and the observation reader of :mod:`aluette_env.observation`
+heuristic and the expert) calls the game's step (:func:`aluette_env.game.state.step`,
+``start_deal``), the rules and seat arithmetic of :mod:`aluette_env.game`
+and the observation's writer and readers (:mod:`aluette_env.observation`)
 by their own names: importing this module registers those plain functions
 with numba (``register_jitable``), so each rule is written once, in the
 standard-library core, and compiled where it is called. Without numba (or
@@ -17,7 +16,7 @@ May import: numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
 from __future__ import annotations
 
 from . import observation
-from .game import rules, seats
+from .game import rules, seats, state
 
 try:
     from numba import config as _numba_config
@@ -38,11 +37,13 @@ except ImportError:  # the same code runs as plain Python: correct, but slow
 
 #: The plain functions that compiled code may call (registered once, here).
 SHARED = (
-    seats.team_of, seats.next_seat,
-    rules.card_beats, rules.trick_winner_of_levels, rules.record_trick, rules.is_ahead,
-    rules.first_to_reach, rules.deal_points, rules.team0_value, rules.dealer_of,
+    seats.team_of, seats.next_seat, seats.seat_at, seats.relative_seat, seats.partner_of,
+    rules.card_beats, rules.trick_winner_of_levels, rules.next_leader, rules.record_trick,
+    rules.end_trick, rules.plays_left, rules.is_ahead, rules.first_to_reach, rules.deal_points,
+    rules.team_points, rules.seat_gain, rules.dealer_of, rules.first_dealer_of,
     rules.first_leader,
-    observation.read_view,
+    state.start_deal, state.is_legal, state.step,
+    observation.write_view, observation.read_view, observation.read_state,
 )
 for _fn in SHARED:
     register_jitable(_fn)

@@ -40,7 +40,9 @@ none), for libraries whose replay buffers take numbers only (Tianshou; see
 :func:`aluette_env.game.deal_result`).
 
 Version history:
-    v0: initial release (OBS_VERSION 1).
+    v0: initial release (OBS_VERSION 1); the observation is OBS_VERSION 2
+    (perfect recall: the trick of every card played this deal) since the
+    history was added; version 1 is its first ``obs_size(1)`` entries.
 """
 
 from __future__ import annotations
@@ -54,13 +56,16 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import (
-    AGENTS, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match, check_card, check_hands, deal_cards,
-    deal_result, describe, match_result, seat_of,
+    AGENTS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match, check_card, check_hands,
+    deal_result, describe, match_result, seat_gain, seat_of,
 )
-from .observation import MAX_DEALS, OBS_SIZE, STATE_SIZE, IncrementalObservations, encode_state
+from .observation import (
+    MAX_DEALS, OBS_SIZE, SLICES, STATE_SIZE, IncrementalObservations, encode_state,
+)
 from .render import render_table
 
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
+_HAND = SLICES["hand"]  # the seat's hand: its action mask when it is to act (R9)
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -81,6 +86,9 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
     def step(self, action: Any) -> None:
         if self._has_reset:
+            if not self.unwrapped.agents:
+                raise ValueError(f"step({action!r}): the match is over and every agent is "
+                                 f"done; call reset() to play another"[:300])
             agent = self.agent_selection
             if action is not None or not (self.terminations[agent] or self.truncations[agent]):
                 try:
@@ -157,7 +165,8 @@ class raw_env(AECEnv):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                  or seed < 0):
-            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}")
+            raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}"[:200])
+        seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints
         first_dealer, deals = self._parse_options(options)
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
@@ -217,18 +226,23 @@ class raw_env(AECEnv):
             hands = [list(h) for h in self._fixed_deals[k]]
             self.deal = Deal(hands, match.dealer)
         else:
-            hands, unused = deal_cards(self.np_random.permutation(NUM_CARDS).tolist(), match.dealer)
-            self.deal = Deal(hands, match.dealer, unused)
+            self.deal = Deal.from_deck(self.np_random.permutation(NUM_CARDS).tolist(),
+                                       match.dealer)
         self._enc.start_deal(self.deal, match)
         self.agent_selection = AGENTS[self.deal.to_act]
 
     # -- observe / state --------------------------------------------------------
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        seat = SEAT[agent]
+        seat = SEAT.get(agent) if isinstance(agent, str) else None
+        if seat is None:
+            raise ValueError(f"observe({agent!r}): agent must be one of "
+                             f"{', '.join(AGENTS)}"[:300])
+        if self.match is None:
+            raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         vec = self._enc.obs[seat].copy()
         if seat == self.deal.to_act and not self.match.over:
-            mask = vec[:NUM_CARDS].copy()
+            mask = vec[_HAND].copy()
         else:
             mask = _EMPTY_MASK.copy()
         return {"observation": vec, "action_mask": mask}
@@ -241,28 +255,39 @@ class raw_env(AECEnv):
     def step(self, action: Any) -> None:
         if self.match is None:
             raise RuntimeError(f"step({action!r}) before reset(): call reset() first")
+        if not self.agents:
+            raise ValueError(f"step({action!r}): the match is over and every agent is done; "
+                             f"call reset() to play another"[:300])
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
         deal = self.deal
-        seat = deal.to_act
-        card = self._check_action(action, seat)
+        g = deal.state
+        seat = g.to_act
+        # The common case, an int card id in the hand to act, in one test; anything
+        # else is checked and refused, naming the reason, by _check_action.
+        if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat:
+            action = self._check_action(action, seat)
         if self._dirty:
             self.rewards = dict.fromkeys(self.agents, 0.0)
             self.infos = {a: {} for a in self.agents}
             self._dirty = False
         self._cumulative_rewards[agent] = 0.0
 
-        trick = deal.play(card)
-        self._enc.play(seat, card, trick, deal)
+        trick = deal.play(action)
+        self._enc.play(seat, action, trick, deal)
         if trick is not None:
             self.last_trick = trick
-        if trick is not None and deal.done:
-            self._end_deal()
-        else:
-            self.agent_selection = AGENTS[deal.to_act]
-        self._accumulate_rewards()
+            if g.trick_index == NUM_TRICKS:
+                self._end_deal()
+                # Rewards come only at the end of a deal: only then is there
+                # anything to accumulate (every other step's rewards are zero).
+                self._accumulate_rewards()
+                if self.render_mode == "human":
+                    self.render()
+                return
+        self.agent_selection = AGENTS[g.to_act]
         if self.render_mode == "human":
             self.render()
 
@@ -272,7 +297,7 @@ class raw_env(AECEnv):
         except ValueError as err:
             raise ValueError(f"player_{seat} must play a card id 0-47: {err}; "
                              f"legal: {self.deal.legal_cards()}") from None
-        if self.deal.holder[card] != seat:
+        if not self.deal.holds(seat, card):
             raise ValueError(f"card {describe(card)} is not in player_{seat}'s hand; "
                              f"legal: {self.deal.legal_cards()}")
         return card
@@ -283,8 +308,7 @@ class raw_env(AECEnv):
         self._dirty = True
         rewards = self.rewards
         for a in AGENTS:
-            rewards[a] = float(record.team_points[SEAT[a] & 1]
-                               - record.team_points[1 - (SEAT[a] & 1)])
+            rewards[a] = float(seat_gain(*record.team_points, SEAT[a]))
         for a in AGENTS:
             info = {"deal_result": deal_result(record, self.numeric_infos)}
             if match.over:

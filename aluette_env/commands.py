@@ -25,24 +25,36 @@ with ``add_arguments`` and calls ``run`` with the parsed arguments::
 :class:`UsageError` (or, inside an argument ``type``, ``argparse.ArgumentTypeError``):
 ``aluette`` prints it as one line on stderr and exits with code 2, never a
 traceback. The argument types below check their value before any work starts
-and state what is allowed. Everything in this module is public and stays
-compatible; the rest of :mod:`aluette_env.apps.cli` is the command's own.
+and state what is allowed; :func:`writable_file` and :func:`check_not_input`
+check an output path before any work, and :func:`write_json` writes one.
+Everything in this module is public and stays compatible.
 
-May import: the standard library (and :mod:`aluette_env.apps.cli`, inside
-:func:`run_command` only).
+The command itself is built here too: :func:`build_parser` makes one
+subcommand per entry point (``eval`` and ``league`` are
+:mod:`aluette_env.apps.cli`'s, registered like any plugin), and :func:`main`
+(the console script) and :func:`run_command` run it with the one-line errors.
+
+May import: the standard library (and, inside :func:`main` only, the player
+registry's error class).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import stat
+import sys
+import tempfile
 from dataclasses import dataclass
+from importlib import metadata
 from collections.abc import Callable
 
 __all__ = [
     "EXIT_FAILED", "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "CommandFailed",
-    "UsageError", "bounded_int",
-    "deal_pairs", "positive_int", "run_command", "seed_int", "writable_file",
+    "UsageError", "bounded_int", "build_parser", "check_not_input",
+    "deal_pairs", "main", "positive_int", "printable", "run_command", "seed_int", "writable_file",
+    "write_json",
 ]
 
 #: The exit code of bad input.
@@ -110,21 +122,164 @@ seed_int = bounded_int(0, MAX_SEED)
 
 
 def writable_file(text: str) -> str:
-    """An argument type: a file path whose folder exists and is writable (checked
-    before any work starts; no folder is created)."""
-    directory = os.path.dirname(os.path.abspath(text)) or "."
-    if not text or os.path.isdir(text):
-        raise argparse.ArgumentTypeError(f"{text!r} is a folder; give a file path")
-    if not os.path.isdir(directory):
-        raise argparse.ArgumentTypeError(f"cannot write {text}: folder {directory} does not exist")
-    if not os.access(directory, os.W_OK | os.X_OK) or \
-            (os.path.exists(text) and not os.access(text, os.W_OK)):
-        raise argparse.ArgumentTypeError(f"cannot write {text}: permission denied")
+    """An argument type: a file path whose folder exists and can be written (checked
+    by creating and removing a file there: permission bits do not tell for root,
+    read-only mounts or /proc), before any work starts; no folder is created. An
+    existing device or pipe (``/dev/stdout``) is written into, never replaced."""
+    if not text:
+        raise argparse.ArgumentTypeError("an empty path; give a file path")
+    shown = text if len(text) <= 200 else text[:200] + "..."
+    try:
+        if os.path.isdir(text):
+            raise argparse.ArgumentTypeError(f"{shown} is a folder; give a file path")
+        directory = os.path.dirname(os.path.abspath(text)) or "."
+        if not os.path.isdir(directory):
+            raise argparse.ArgumentTypeError(f"cannot write {shown}: folder "
+                                             f"{directory[:200]} does not exist")
+        if os.path.exists(text) and not stat.S_ISREG(os.stat(text).st_mode):
+            os.close(os.open(text, os.O_WRONLY | os.O_NONBLOCK))
+        else:
+            with tempfile.NamedTemporaryFile(dir=directory, prefix=".write-test-"):
+                pass
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"cannot write {shown}: "
+                                         f"{err.strerror or err}") from None
     return text
 
 
+def printable(text: str) -> str:
+    """``text`` safe to print on a terminal: each character that is not printable
+    (an ANSI escape, a newline, a bidi control, a lone surrogate) as its escape, so
+    a name from a record or a command line shows as written and cannot restyle,
+    move or break the output. With rich, print it with ``markup=False`` (or as a
+    ``Text``) so that ``[bold]`` stays text too."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    try:
+        if os.path.exists(a) and os.path.exists(b):
+            return os.path.samefile(a, b)
+        return os.path.realpath(a) == os.path.realpath(b)
+    except (OSError, ValueError):
+        return False
+
+
+def check_not_input(path: str, option: str, inputs: list[str]) -> None:
+    """:class:`UsageError` if the output ``path`` is one of the files the command
+    reads (``inputs``: paths, or player specs whose path part is checked too),
+    before any work: an output never overwrites an input."""
+    for item in inputs:
+        if not isinstance(item, str) or not item:
+            continue
+        candidates = [item]
+        if ":" in item:
+            candidates.append(item.rpartition(":")[0])
+        if any(_same_file(path, c) for c in candidates if c):
+            raise UsageError(f"{option} {path[:200]}: that is an input of this command "
+                             f"({item[:200]}); give another file for the output")
+
+
+def write_json(path: str, data: dict) -> None:
+    """Write ``data`` as indented JSON to ``path``: a regular file atomically (a
+    temporary file in its folder, then renamed over it; a symbolic link stays a
+    link to the new file), a device or pipe by writing into it.
+    :class:`UsageError` naming the path when it cannot be written."""
+    text = json.dumps(data, indent=2) + "\n"
+    tmp = None
+    try:
+        if os.path.exists(path) and not stat.S_ISREG(os.stat(path).st_mode):
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            return
+        target = os.path.realpath(path)
+        fd, tmp = tempfile.mkstemp(dir=os.path.dirname(target), prefix=".tmp-", suffix=".json")
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, target)
+        tmp = None
+    except OSError as err:
+        raise UsageError(f"cannot write {path[:200]}: {err.strerror or err}") from None
+    finally:
+        if tmp is not None:
+            try:
+                os.unlink(tmp)
+            except OSError:
+                pass
+
+
+# ----------------------------------------------------------------- the command
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # one line, no usage dump
+        raise UsageError(message)
+
+
+class _HelpFormatter(argparse.HelpFormatter):
+    """Adds each option's default to its help unless the help states it already."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        text = action.help or ""
+        if "default" in text or action.required or action.default is argparse.SUPPRESS \
+                or not action.option_strings:
+            return text
+        if isinstance(action, argparse._StoreTrueAction):
+            return f"{text} (default: off)"
+        if action.default is None or action.default == []:
+            return text  # the help says what leaving it out means
+        return f"{text} (default: %(default)s)"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``aluette`` parser: a subcommand per ``aluette.commands`` entry point."""
+    from . import __version__
+    parser = _Parser(prog="aluette", description="Aluette: evaluate, train and play AI players.",
+                     epilog="Player specs: heuristic, random, ai (the shipped model), pimc, a "
+                            "model.onnx or a training run folder; options follow one ':' "
+                            "(random:seed=3). 'aluette COMMAND --help' for each command.",
+                     formatter_class=_HelpFormatter)
+    parser.add_argument("--version", action="version", version=f"aluette {__version__}",
+                        help="print the version and exit")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                metavar="COMMAND")
+    for ep in sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name):
+        command: Command = ep.load()
+        p = sub.add_parser(ep.name, help=command.help, description=command.help,
+                           formatter_class=_HelpFormatter)
+        command.add_arguments(p)
+        p.set_defaults(run=command.run)
+    return parser
+
+
 def run_command(argv: list[str]) -> int:
-    """Run ``aluette ARGV`` as the console script does (bad input: one line on
-    stderr, exit code 2); returns the exit code. For a plugin's ``python -m``."""
-    from .apps.cli import main
-    return main(argv)
+    """Run ``aluette ARGV`` as the console script does, and return the exit code:
+    bad input (:class:`UsageError`, a bad player spec) is one line on stderr and
+    code 2, a command that could not finish (:class:`CommandFailed`) one line and
+    code 1, never a traceback. For a plugin's ``python -m``."""
+    from .players import PlayerSpecError
+    argv = list(argv)
+    try:
+        parser = build_parser()
+        if not argv:  # the bare command: show what it can do
+            parser.print_help(sys.stderr)
+            return EXIT_USAGE
+        args = parser.parse_args(argv)
+        return args.run(args)
+    except (UsageError, PlayerSpecError) as err:
+        print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
+        return EXIT_USAGE
+    except CommandFailed as err:
+        print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The ``aluette`` console script: :func:`run_command` of ``sys.argv[1:]``
+    (or ``argv``)."""
+    return run_command(sys.argv[1:] if argv is None else argv)

@@ -31,17 +31,39 @@ slice (``SLICES[name]``)  size    meaning
 ``deals_left``            10      one-hot deals left including this one, minus 1
 ``points_own``            20      observer's team match points, thermometer
 ``points_opp``            20      other team's match points, thermometer
+``history``               9 x 48  the cards played in each trick of this deal
+                                  (the trick in progress included), by trick
+                                  index (version 2)
 ========================  ======  ===============================================
 
 Fields describing the trick/deal in progress are all zero once the match is
 over. ``OBS_VERSION`` changes whenever this layout or its meaning changes;
 exported models record it.
 
-``encode_observation`` computes one vector from scratch from the game core's
-``Deal`` and ``Match``: it is the reference. ``IncrementalObservations`` keeps
-the four seats' vectors up to date play by play for the PettingZoo env, and
-the batched engine's numba kernel writes them for N games at once; both are
-tested bit for bit against the reference.
+**Perfect recall (version 2).** ``history`` says in which trick every card of
+this deal was played; with the seat of each card (``trick``, ``played``), the
+first leader (R6, from ``dealer``) and each trick's winner (R10-R11, from
+``trick_winners``), the whole order of play is rebuilt, each card with its
+seat: two different histories of a deal never give a seat the same vector
+(``decode_observation(vec)["history"]`` rebuilds it). Earlier deals of the
+match are summed up by the match fields (points, deal index): their cards
+say nothing about the hands of this deal, which is dealt anew.
+
+**Versions.** A version's fields are a prefix of the next one's: version 1
+is the first ``obs_size(1)`` (638) entries, the fields above ``history``.
+A model records the version it was trained on, and its loader gives it that
+prefix (``observation[..., :obs_size(version)]``), so every shipped model
+plays as it did.
+
+**One writer.** :func:`write_view` writes a seat's vector from the game's
+state record (:mod:`aluette_env.game.state`): the reference encoder
+(:func:`encode_observation`, from a ``Deal`` and ``Match``) and the batched
+engine's kernel (compiled by numba) both call it. ``IncrementalObservations``
+keeps the four seats' vectors up to date play by play for the PettingZoo env;
+the readers (:func:`read_view` from a vector, :func:`read_state` from the
+engine's state) fill the same arrays. All of them take their positions from
+the one layout declaration below, and the tests pin each to the reference
+bit for bit.
 
 May import: numpy and :mod:`aluette_env.game`.
 """
@@ -53,9 +75,13 @@ from typing import Any
 
 import numpy as np
 
-from .game import NUM_CARDS, NUM_SEATS, NUM_TRICKS, Deal, Match, Trick
+from .game import (
+    NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, Deal, Match, Trick, first_leader, next_leader,
+    relative_seat, seat_at, team_of,
+)
+from .game.state import IN_TRICK, PLAYED, UNUSED
 
-OBS_VERSION = 1
+OBS_VERSION = 2
 MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
 MAX_POINTS = 2 * MAX_DEALS
 
@@ -76,7 +102,11 @@ _FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("deals_left", (MAX_DEALS,)),
     ("points_own", (MAX_POINTS,)),
     ("points_opp", (MAX_POINTS,)),
+    ("history", (NUM_TRICKS, NUM_CARDS)),
 )
+#: The first field each version added: version v is every field before
+#: VERSION_ENDS_BEFORE[v] (None: all of them).
+VERSION_ENDS_BEFORE = {1: "history", 2: None}
 
 
 def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
@@ -91,6 +121,17 @@ def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
 
 #: name -> slice of the flat vector; SHAPES[name] is the field's shape.
 SLICES, SHAPES, OBS_SIZE = _layout()
+
+
+def obs_size(version: int) -> int:
+    """Length of an observation of ``version`` (1 to OBS_VERSION): the prefix of
+    today's vector that a model of that version reads."""
+    if version not in VERSION_ENDS_BEFORE:
+        raise ValueError(f"no observation version {version!r}; versions are "
+                         f"{sorted(VERSION_ENDS_BEFORE)}")
+    end = VERSION_ENDS_BEFORE[version]
+    return OBS_SIZE if end is None else SLICES[end].start
+
 #: Offsets of each field, for the incremental writers.
 OFFSET = {name: s.start for name, s in SLICES.items()}
 #: Row length of each field (its last dimension): field[r, k] is at OFFSET + r * ROW + k.
@@ -102,46 +143,86 @@ ROW = {name: shape[-1] for name, shape in SHAPES.items()}
 STATE_SIZE = NUM_SEATS * NUM_CARDS + NUM_CARDS + OBS_SIZE - NUM_CARDS
 
 
-def relative(seat: int, observer: int) -> int:
-    return (seat - observer) % NUM_SEATS
+#: A spoiled trick in ``trick_winners``: the field's last column (R11).
+SPOILED_COLUMN = NUM_SEATS
+
+# Each field's offset and row length, as module constants (numba folds them).
+_HAND = OFFSET["hand"]
+_TRICK, _TRICK_ROW = OFFSET["trick"], ROW["trick"]
+_PLAYED, _PLAYED_ROW = OFFSET["played"], ROW["played"]
+_WINNERS, _WINNERS_ROW = OFFSET["trick_winners"], ROW["trick_winners"]
+_COUNTS, _COUNTS_ROW = OFFSET["trick_counts"], ROW["trick_counts"]
+_REACHED, _REACHED_ROW = OFFSET["reached"], ROW["reached"]
+_WON, _RUN = OFFSET["won_a_trick"], OFFSET["in_run"]
+_LEADER, _TO_ACT = OFFSET["leader"], OFFSET["to_act"]
+_TRICK_INDEX, _DEALER = OFFSET["trick_index"], OFFSET["dealer"]
+_DEAL, _DEALS_LEFT = OFFSET["deal"], OFFSET["deals_left"]
+_POINTS_OWN, _POINTS_OPP = OFFSET["points_own"], OFFSET["points_opp"]
+_HISTORY, _HISTORY_ROW = OFFSET["history"], ROW["history"]
+
+
+def write_view(g, observer, row) -> None:
+    """The one writer: ``observer``'s observation vector of the game state ``g``
+    (a :class:`~aluette_env.game.state.GameState` or a record of the batched
+    engine) into ``row`` (int8 [OBS_SIZE]). Compiled by numba for the engine
+    (:mod:`aluette_env._jit`); :func:`encode_observation` calls it as Python."""
+    row[:] = 0
+    for c in range(NUM_CARDS):
+        code = int(g.card_state[c])
+        if code == observer:
+            row[_HAND + c] = 1
+        elif code >= PLAYED:
+            row[_PLAYED + relative_seat(code - PLAYED, observer) * _PLAYED_ROW + c] = 1
+        elif code >= IN_TRICK:
+            row[_TRICK + relative_seat(code - IN_TRICK, observer) * _TRICK_ROW + c] = 1
+        if code >= IN_TRICK:
+            row[_HISTORY + int(g.card_trick[c]) * _HISTORY_ROW + c] = 1
+    t_now = int(g.trick_index)
+    for t in range(t_now):
+        w = int(g.trick_winners[t])
+        col = SPOILED_COLUMN if w < 0 else relative_seat(w, observer)
+        row[_WINNERS + t * _WINNERS_ROW + col] = 1
+    for s in range(NUM_SEATS):
+        r = relative_seat(s, observer)
+        n = int(g.counts[s])
+        for k in range(n):
+            row[_COUNTS + r * _COUNTS_ROW + k] = 1
+        if n > 0:
+            row[_REACHED + r * _REACHED_ROW + int(g.reached[s])] = 1
+            row[_WON + r] = 1
+        if g.in_run[s] != 0:
+            row[_RUN + r] = 1
+    row[_DEALER + relative_seat(int(g.dealer), observer)] = 1
+    if t_now < NUM_TRICKS:
+        row[_LEADER + relative_seat(int(g.leader), observer)] = 1
+        row[_TO_ACT + relative_seat(int(g.to_act), observer)] = 1
+        row[_TRICK_INDEX + t_now] = 1
+    if not g.over:
+        k = int(g.deal_index)
+        row[_DEAL + min(k, MAX_DEALS - 1)] = 1
+        row[_DEALS_LEFT + min(int(g.num_deals) - k, MAX_DEALS) - 1] = 1
+    team = team_of(observer)
+    for k in range(min(int(g.points[team]), MAX_POINTS)):
+        row[_POINTS_OWN + k] = 1
+    for k in range(min(int(g.points[1 - team]), MAX_POINTS)):
+        row[_POINTS_OPP + k] = 1
+
+
+def match_state(deal: Deal, match: Match):
+    """The game state of ``deal`` within ``match``: the deal's own state record
+    with the match's deal index, deal count, points and end."""
+    g = deal.state.copy()
+    g.deal_index, g.num_deals, g.over = match.deal_index, match.num_deals, match.over
+    g.points = list(match.points)
+    return g
 
 
 def encode_observation(deal: Deal, match: Match, observer: int,
                        out: np.ndarray | None = None) -> np.ndarray:
     """Observation vector of ``observer`` for a deal in progress of ``match``
-    (or its last deal once the match is over), built from scratch."""
+    (or its last deal once the match is over), built from scratch: the reference."""
     v = np.zeros(OBS_SIZE, np.int8) if out is None else out
-    if out is not None:
-        v[:] = 0
-    f = {name: v[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
-    rel = [relative(s, observer) for s in range(NUM_SEATS)]
-    f["hand"][deal.hands[observer]] = 1
-    for pos, card in enumerate(deal.trick_cards):
-        f["trick"][rel[(deal.leader + pos) % NUM_SEATS], card] = 1
-    for trick in deal.tricks:
-        for pos, card in enumerate(trick.cards):
-            f["played"][rel[(trick.leader + pos) % NUM_SEATS], card] = 1
-        f["trick_winners"][trick.index,
-                           NUM_SEATS if trick.winner is None else rel[trick.winner]] = 1
-    for seat in range(NUM_SEATS):
-        r = rel[seat]
-        f["trick_counts"][r, :deal.counts[seat]] = 1
-        if deal.counts[seat]:
-            f["reached"][r, deal.reached[seat]] = 1
-            f["won_a_trick"][r] = 1
-        f["in_run"][r] = deal.in_run[seat]
-    in_progress = not deal.done
-    if in_progress:
-        f["leader"][rel[deal.leader]] = 1
-        f["to_act"][rel[deal.to_act]] = 1
-        f["trick_index"][deal.trick_index] = 1
-    f["dealer"][rel[deal.dealer]] = 1
-    if not match.over:
-        f["deal"][min(match.deal_index, MAX_DEALS - 1)] = 1
-        f["deals_left"][min(match.num_deals - match.deal_index, MAX_DEALS) - 1] = 1
-    own, opp = match.points[observer & 1], match.points[1 - (observer & 1)]
-    f["points_own"][:min(own, MAX_POINTS)] = 1
-    f["points_opp"][:min(opp, MAX_POINTS)] = 1
+    write_view(match_state(deal, match), observer, v)
     return v
 
 
@@ -165,7 +246,12 @@ def _rel_name(r: int) -> str:
 
 def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     """Readable form of one observation vector: card ids, relative seats
-    (0 self, 1 left, 2 partner, 3 right) and numbers. For people and tests."""
+    (0 self, 1 left, 2 partner, 3 right) and numbers. For people and tests.
+
+    ``history`` is the deal's whole order of play, rebuilt from the vector (R6
+    the first leader, R10-R11 each next leader): one dict per trick started,
+    ``{"trick": k, "leader": r, "plays": [(r, card), ...], "winner": r | None}``
+    (winner None: spoiled, or the trick is in progress)."""
     v = np.asarray(vec)
     if v.shape != (OBS_SIZE,):
         raise ValueError(f"an observation has shape ({OBS_SIZE},) for OBS_VERSION "
@@ -176,14 +262,31 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         idx = np.flatnonzero(field)
         return int(idx[0]) if len(idx) else None
 
-    winners: list[int | None | str] = []
+    winners: list[int | None] = []
     for row in f["trick_winners"]:
         k = one(row)
         if k is None:
             break
-        winners.append(None if k == NUM_SEATS else k)
+        winners.append(None if k == SPOILED_COLUMN else k)
     deal = one(f["deal"])
     left = one(f["deals_left"])
+    dealer = one(f["dealer"])
+    seat_of_card = {}
+    for r in range(NUM_SEATS):
+        for c in np.flatnonzero(f["played"][r] | f["trick"][r]):
+            seat_of_card[int(c)] = r
+    history = []
+    leader = first_leader(dealer) if dealer is not None else 0
+    for k in range(NUM_TRICKS):
+        cards = [int(c) for c in np.flatnonzero(f["history"][k])]
+        if not cards:
+            break
+        plays = sorted(((seat_of_card[c], c) for c in cards),
+                       key=lambda play, lead=leader: relative_seat(play[0], lead))
+        won = winners[k] if k < len(winners) else None
+        history.append({"trick": k, "leader": leader, "plays": plays, "winner": won})
+        if k < len(winners):
+            leader = next_leader(leader, NOBODY if won is None else won)
     return {
         "hand": [int(c) for c in np.flatnonzero(f["hand"])],
         "trick": {r: int(np.flatnonzero(f["trick"][r])[0])
@@ -197,39 +300,27 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         "leader": one(f["leader"]),
         "to_act": one(f["to_act"]),
         "trick_index": one(f["trick_index"]),
-        "dealer": one(f["dealer"]),
+        "dealer": dealer,
         "deal": deal,
         "deals_left": None if left is None else left + 1,
         "points_own": int(f["points_own"].sum()),
         "points_opp": int(f["points_opp"].sum()),
+        "history": history,
         "seat_names": [_rel_name(r) for r in range(NUM_SEATS)],
     }
 
 
-# ---------------------------------------------------------------------------- compiled reader
+# ---------------------------------------------------------------------------- compiled readers
 
-#: Card location codes written by :func:`read_view` (and used by the batched
-#: engine's state, :mod:`aluette_env.vector.kernels`): 0-3 in that seat's hand
-#: (a reader knows only its own, 0), ``UNSEEN`` not seen by the reader (another
-#: hand or the twelve unused cards), ``IN_TRICK + seat`` in the trick in
-#: progress, ``PLAYED + seat`` played in an earlier trick of this deal.
-UNSEEN = NUM_SEATS
-IN_TRICK = NUM_SEATS + 1
-PLAYED = IN_TRICK + NUM_SEATS
-#: A spoiled trick in ``trick_winners``: the field's last column (R11).
-SPOILED_COLUMN = NUM_SEATS
-
-_R_HAND = OFFSET["hand"]
-_R_TRICK, _R_TRICK_ROW = OFFSET["trick"], ROW["trick"]
-_R_PLAYED, _R_PLAYED_ROW = OFFSET["played"], ROW["played"]
-_R_WINNERS, _R_WINNERS_ROW = OFFSET["trick_winners"], ROW["trick_winners"]
-_R_COUNTS, _R_COUNTS_ROW = OFFSET["trick_counts"], ROW["trick_counts"]
-_R_REACHED, _R_REACHED_ROW = OFFSET["reached"], ROW["reached"]
-_R_RUN, _R_LEADER = OFFSET["in_run"], OFFSET["leader"]
-_R_TRICK_INDEX, _R_TRICK_INDEX_LEN = OFFSET["trick_index"], ROW["trick_index"]
+#: Card location codes written by the readers: the game state's codes
+#: (:mod:`aluette_env.game.state`) in the reader's relative seats, 0-3 in that
+#: seat's hand (a reader knows only its own, 0), ``UNSEEN`` not seen by the
+#: reader (another hand or the twelve unused cards), ``IN_TRICK + seat`` in the
+#: trick in progress, ``PLAYED + seat`` played in an earlier trick of this deal.
+UNSEEN = UNUSED
 
 
-def read_view(row, cards, trick, winners, counts, reached, in_run):
+def read_view(row, cards, trick, winners, counts, reached, in_run, card_trick):
     """One observation vector read into arrays, in relative seats (the reader
     is seat 0): the one reader of observations for players and search, written
     from this module's layout and compiled by numba where players need it
@@ -238,46 +329,85 @@ def read_view(row, cards, trick, winners, counts, reached, in_run):
     - ``cards`` [48]: each card's location code (0 in the reader's hand,
       ``UNSEEN``, ``IN_TRICK + seat``, ``PLAYED + seat``);
     - ``trick`` [4]: each seat's card in the trick in progress, -1 for none yet;
-    - ``winners`` [9]: each finished trick's winning seat, ``SPOILED_COLUMN``
-      for a spoiled trick, -1 for tricks not finished;
+    - ``winners`` [9]: each finished trick's winning seat, NOBODY for a
+      spoiled trick and for tricks not finished;
     - ``counts``, ``reached`` (-1: no trick yet) and ``in_run`` [4]: the tally;
+    - ``card_trick`` [48]: the trick each card was played in, -1 if not played;
 
     and returns ``(trick_index, leader)`` of the trick in progress (0 and 0
     once the match is over and those fields are empty)."""
     for r in range(NUM_SEATS):
         trick[r] = -1
     for c in range(NUM_CARDS):
-        code = 0 if row[_R_HAND + c] == 1 else UNSEEN
+        code = 0 if row[_HAND + c] == 1 else UNSEEN
         for r in range(NUM_SEATS):
-            if row[_R_PLAYED + r * _R_PLAYED_ROW + c] == 1:
+            if row[_PLAYED + r * _PLAYED_ROW + c] == 1:
                 code = PLAYED + r
-            if row[_R_TRICK + r * _R_TRICK_ROW + c] == 1:
+            if row[_TRICK + r * _TRICK_ROW + c] == 1:
                 code = IN_TRICK + r
                 trick[r] = c
         cards[c] = code
+        card_trick[c] = -1
+        if code >= IN_TRICK:
+            for k in range(NUM_TRICKS):
+                if row[_HISTORY + k * _HISTORY_ROW + c] == 1:
+                    card_trick[c] = k
     for k in range(NUM_TRICKS):
-        winners[k] = -1
-        for col in range(_R_WINNERS_ROW):
-            if row[_R_WINNERS + k * _R_WINNERS_ROW + col] == 1:
+        winners[k] = NOBODY
+        for col in range(NUM_SEATS):
+            if row[_WINNERS + k * _WINNERS_ROW + col] == 1:
                 winners[k] = col
     for r in range(NUM_SEATS):
         n = 0
         reached[r] = -1
-        for k in range(_R_COUNTS_ROW):
-            n += row[_R_COUNTS + r * _R_COUNTS_ROW + k]
-            if row[_R_REACHED + r * _R_REACHED_ROW + k] == 1:
+        for k in range(_COUNTS_ROW):
+            n += row[_COUNTS + r * _COUNTS_ROW + k]
+            if row[_REACHED + r * _REACHED_ROW + k] == 1:
                 reached[r] = k
         counts[r] = n
-        in_run[r] = row[_R_RUN + r] == 1
+        in_run[r] = row[_RUN + r] == 1
     t = 0
-    for k in range(_R_TRICK_INDEX_LEN):
-        if row[_R_TRICK_INDEX + k] == 1:
+    for k in range(NUM_TRICKS):
+        if row[_TRICK_INDEX + k] == 1:
             t = k
     leader = 0
     for r in range(NUM_SEATS):
-        if row[_R_LEADER + r] == 1:
+        if row[_LEADER + r] == 1:
             leader = r
     return t, leader
+
+
+def read_state(g, seat, cards, trick, winners, counts, reached, in_run, card_trick):
+    """What :func:`read_view` reads from ``seat``'s observation, read from the
+    game state ``g`` itself (a record of the batched engine): the same arrays
+    in ``seat``'s relative seats, with no vector in between. The search
+    players' rollouts use it to give each seat its own view of a sampled world."""
+    for r in range(NUM_SEATS):
+        trick[r] = -1
+    for c in range(NUM_CARDS):
+        code = g.card_state[c]
+        if code < UNUSED:
+            cards[c] = 0 if code == seat else UNSEEN
+        elif code == UNUSED:
+            cards[c] = UNSEEN
+        elif code < PLAYED:
+            r = relative_seat(code - IN_TRICK, seat)
+            cards[c] = IN_TRICK + r
+            trick[r] = c
+        else:
+            cards[c] = PLAYED + relative_seat(code - PLAYED, seat)
+        card_trick[c] = g.card_trick[c] if code >= IN_TRICK else -1
+    for k in range(NUM_TRICKS):
+        w = g.trick_winners[k] if k < g.trick_index else NOBODY
+        winners[k] = NOBODY if w < 0 else relative_seat(w, seat)
+    for s in range(NUM_SEATS):
+        r = relative_seat(s, seat)
+        counts[r] = g.counts[s]
+        reached[r] = g.reached[s] if g.counts[s] > 0 else -1
+        in_run[r] = g.in_run[s] != 0
+    if g.trick_index >= NUM_TRICKS:
+        return 0, 0
+    return g.trick_index, relative_seat(g.leader, seat)
 
 
 def read_match(row) -> tuple[int, int, int, int, int]:
@@ -297,29 +427,35 @@ def read_match(row) -> tuple[int, int, int, int, int]:
 
 # Flat offsets in the (4, OBS_SIZE) buffer, indexed [seat][observer]: where
 # the fields of "seat" sit in "observer"'s vector (relative seat order).
-_REL = [[relative(s, o) for o in range(NUM_SEATS)] for s in range(NUM_SEATS)]
 
 
 def _per_seat(field: str, stride: int = 1) -> list[list[int]]:
-    return [[o * OBS_SIZE + OFFSET[field] + _REL[s][o] * stride for o in range(NUM_SEATS)]
-            for s in range(NUM_SEATS)]
+    return [[o * OBS_SIZE + OFFSET[field] + relative_seat(s, o) * stride
+             for o in range(NUM_SEATS)] for s in range(NUM_SEATS)]
 
 
-_TRICK = _per_seat("trick", ROW["trick"])
-_PLAYED = _per_seat("played", ROW["played"])
-_COUNTS = _per_seat("trick_counts", ROW["trick_counts"])
-_REACHED = _per_seat("reached", ROW["reached"])
-_WON = _per_seat("won_a_trick")
-_IN_RUN = _per_seat("in_run")
-_LEADER = _per_seat("leader")
-_TO_ACT = _per_seat("to_act")
-_DEALER = _per_seat("dealer")
-_WINNERS = _per_seat("trick_winners")  # + trick_index * ROW (relative seat column)
-_WINNERS_STRIDE = ROW["trick_winners"]
-_SPOILED = [o * OBS_SIZE + OFFSET["trick_winners"] + SPOILED_COLUMN for o in range(NUM_SEATS)]
-_TRICK_INDEX = [o * OBS_SIZE + OFFSET["trick_index"] for o in range(NUM_SEATS)]
-_HAND = [o * OBS_SIZE + OFFSET["hand"] for o in range(NUM_SEATS)]
+def _per_observer(field: str) -> list[int]:
+    return [o * OBS_SIZE + OFFSET[field] for o in range(NUM_SEATS)]
+
+
+_I_TRICK = _per_seat("trick", ROW["trick"])
+_I_PLAYED = _per_seat("played", ROW["played"])
+_I_COUNTS = _per_seat("trick_counts", ROW["trick_counts"])
+_I_REACHED = _per_seat("reached", ROW["reached"])
+_I_WON = _per_seat("won_a_trick")
+_I_IN_RUN = _per_seat("in_run")
+_I_LEADER = _per_seat("leader")
+_I_TO_ACT = _per_seat("to_act")
+_I_DEALER = _per_seat("dealer")
+_I_WINNERS = _per_seat("trick_winners")  # + trick_index * ROW: the winner's column
+_I_SPOILED = [base + SPOILED_COLUMN for base in _per_observer("trick_winners")]
+_I_TRICK_INDEX = _per_observer("trick_index")
+_I_HAND = _per_observer("hand")
+_I_HISTORY = _per_observer("history")  # + trick_index * ROW + card
 _BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
+_DEAL_AT, _DEALS_LEFT_AT = OFFSET["deal"], OFFSET["deals_left"]
+#: The points fields' bytes for each count: a thermometer.
+_THERMOMETER = [b"\x01" * n + bytes(MAX_POINTS - n) for n in range(MAX_POINTS + 1)]
 _QUIET_AT_MATCH_END = ("to_act", "leader", "trick_index", "deal", "deals_left")
 
 
@@ -347,30 +483,33 @@ class IncrementalObservations:
         """Nothing played yet: hands, leader, dealer, deal index and match points."""
         buf = self.buf
         self.obs[:] = 0
-        leader, dealer = deal.leader, deal.dealer
+        g = deal.state
+        leading, acting, dealing = _I_LEADER[g.leader], _I_TO_ACT[g.leader], _I_DEALER[g.dealer]
         k = match.deal_index
+        deal_at = _DEAL_AT + min(k, MAX_DEALS - 1)
+        left_at = _DEALS_LEFT_AT + min(match.num_deals - k, MAX_DEALS) - 1
+        hands = deal.hands
         for o in range(NUM_SEATS):
             base = _BASE[o]
-            for card in deal.hands[o]:
+            for card in hands[o]:
                 buf[base + card] = 1
-            buf[_LEADER[leader][o]] = 1
-            buf[_TO_ACT[leader][o]] = 1
-            buf[_DEALER[dealer][o]] = 1
-            buf[_TRICK_INDEX[o]] = 1
-            buf[base + OFFSET["deal"] + min(k, MAX_DEALS - 1)] = 1
-            buf[base + OFFSET["deals_left"] + min(match.num_deals - k, MAX_DEALS) - 1] = 1
+            buf[leading[o]] = buf[acting[o]] = buf[dealing[o]] = buf[_I_TRICK_INDEX[o]] = 1
+            buf[base + deal_at] = buf[base + left_at] = 1
             self._write_points(o, match.points)
 
     def play(self, seat: int, card: int, trick: Trick | None, deal: Deal) -> None:
         """``seat`` played ``card``; ``trick`` is the trick it completed (or None).
         ``deal`` is the deal after the play."""
         buf = self.buf
-        buf[_HAND[seat] + card] = 0
-        pos = _TRICK[seat]
+        buf[_I_HAND[seat] + card] = 0
+        pos = _I_TRICK[seat]
         buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
+        at = deal.state.card_trick[card] * _HISTORY_ROW + card
+        hist = _I_HISTORY
+        buf[hist[0] + at] = buf[hist[1] + at] = buf[hist[2] + at] = buf[hist[3] + at] = 1
         if trick is not None:
             self._trick_done(trick, deal)
-        old, new = _TO_ACT[seat], _TO_ACT[deal.to_act]
+        old, new = _I_TO_ACT[seat], _I_TO_ACT[deal.to_act]
         for o in range(NUM_SEATS):
             buf[old[o]] = 0
             buf[new[o]] = 1
@@ -378,45 +517,44 @@ class IncrementalObservations:
     def _trick_done(self, trick: Trick, deal: Deal) -> None:
         buf = self.buf
         leader, i, w = trick.leader, trick.index, trick.winner
-        seat = leader
-        for card in trick.cards:
-            t, p = _TRICK[seat], _PLAYED[seat]
+        for k, card in enumerate(trick.cards):
+            seat = seat_at(leader, k)
+            t, p = _I_TRICK[seat], _I_PLAYED[seat]
             for o in range(NUM_SEATS):
                 buf[t[o] + card] = 0
                 buf[p[o] + card] = 1
-            seat = (seat + 1) & 3
-        if w is None:
+        if w < 0:
             for o in range(NUM_SEATS):
-                buf[_SPOILED[o] + _WINNERS_STRIDE * i] = 1
+                buf[_I_SPOILED[o] + _WINNERS_ROW * i] = 1
         else:
-            n = deal.counts[w]
+            n = deal.state.counts[w]
             for o in range(NUM_SEATS):
-                buf[_WINNERS[w][o] + _WINNERS_STRIDE * i] = 1
-                buf[_COUNTS[w][o] + n - 1] = 1
-                buf[_REACHED[w][o] + i] = 1
-                buf[_WON[w][o]] = 1
+                buf[_I_WINNERS[w][o] + _WINNERS_ROW * i] = 1
+                buf[_I_COUNTS[w][o] + n - 1] = 1
+                buf[_I_REACHED[w][o] + i] = 1
+                buf[_I_WON[w][o]] = 1
             if n > 1:
-                prev = _REACHED[w]
-                j = _previous_win(deal.trick_winners, w, i)
+                prev = _I_REACHED[w]
+                j = _previous_win(deal.state.trick_winners, w, i)
                 for o in range(NUM_SEATS):
                     buf[prev[o] + j] = 0
             if w != leader:
-                old, new = _LEADER[leader], _LEADER[w]
+                old, new = _I_LEADER[leader], _I_LEADER[w]
                 for o in range(NUM_SEATS):
                     buf[old[o]] = 0
                     buf[new[o]] = 1
-        in_run = deal.in_run
+        in_run = deal.state.in_run
         for s in range(NUM_SEATS):
-            v = in_run[s]
-            r = _IN_RUN[s]
+            v = 1 if in_run[s] else 0
+            r = _I_IN_RUN[s]
             buf[r[0]] = buf[r[1]] = buf[r[2]] = buf[r[3]] = v
         for o in range(NUM_SEATS):
-            buf[_TRICK_INDEX[o] + i] = 0
+            buf[_I_TRICK_INDEX[o] + i] = 0
             if i + 1 < NUM_TRICKS:
-                buf[_TRICK_INDEX[o] + i + 1] = 1
+                buf[_I_TRICK_INDEX[o] + i + 1] = 1
         if i + 1 == NUM_TRICKS:  # no trick in progress any more
             for o in range(NUM_SEATS):
-                buf[_LEADER[deal.leader][o]] = 0
+                buf[_I_LEADER[deal.leader][o]] = 0
 
     def end_match(self, match: Match) -> None:
         """Trick/deal-in-progress fields go quiet; the final score shows."""
@@ -431,13 +569,13 @@ class IncrementalObservations:
 
     def _write_points(self, o: int, points: Sequence[int]) -> None:
         buf, base = self.buf, _BASE[o]
-        for name, value in (("points_own", points[o & 1]), ("points_opp", points[1 - (o & 1)])):
-            start = base + OFFSET[name]
-            n = min(value, MAX_POINTS)
-            buf[start:start + MAX_POINTS] = b"\x01" * n + bytes(MAX_POINTS - n)
+        team = team_of(o)
+        own, opp = base + _POINTS_OWN, base + _POINTS_OPP
+        buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
+        buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
 
 
-def _previous_win(trick_winners: Sequence[int | None], seat: int, now: int) -> int:
+def _previous_win(trick_winners: Sequence[int], seat: int, now: int) -> int:
     """Trick index of ``seat``'s previous win before trick ``now``."""
     for j in range(now - 1, -1, -1):
         if trick_winners[j] == seat:

@@ -23,10 +23,9 @@ Returns                    match points by team: own team's points minus the
 ``information_state_tensor``  the env's observation of the seat
                            (:func:`aluette_env.observation.encode_observation`,
                            ``OBS_SIZE`` values, named views in the observer's
-                           ``dict``); perfect recall from ``OBS_VERSION`` 2
-                           on; with ``OBS_VERSION`` 1 (see ``PERFECT_RECALL``)
-                           it is not: the cards of earlier tricks are known
-                           by seat, not by trick
+                           ``dict``); perfect recall since ``OBS_VERSION``
+                           2 (``PERFECT_RECALL``): it says in which trick
+                           each card was played
 ``observation_tensor``     the same vector
 ``information_state_string``  perfect recall in every version: the cards the
                            seat was dealt and every card played, in order,
@@ -247,7 +246,7 @@ class AluetteState(pyspiel.State):
                                                          sorted(self.deal.hands[s])))
             lines.append("trick: " + ", ".join(card_name(c) for c in self.deal.trick_cards))
             lines.append(f"tricks: {len(self.deal.tricks)}, winners "
-                         f"{[None if w is None else AGENTS[w] for w in self.deal.trick_winners]}")
+                         f"{[AGENTS[w] if w >= 0 else None for w in self.deal.trick_winners]}")
         return "\n".join(lines)
 
     # -- the deal ---------------------------------------------------------------

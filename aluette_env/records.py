@@ -24,9 +24,10 @@ from pathlib import Path
 from typing import Any
 from collections.abc import Iterator, Sequence
 
+from ._files import read_regular
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
-    check_card, deal_result, dealer_of, describe, match_result, trick_winner,
+    check_card, deal_result, dealer_of, describe, match_result, seat_at, trick_winner,
 )
 
 FORMAT = "aluette-match"
@@ -75,7 +76,7 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
         plays = []
         for trick in deal.tricks:
             for k, card in enumerate(trick.cards):
-                seat = (trick.leader + k) % NUM_SEATS
+                seat = seat_at(trick.leader, k)
                 hands[seat].append(card)
                 plays.append([AGENTS[seat], card])
         rec = match.record(deal)
@@ -113,43 +114,62 @@ def save_record(record: dict[str, Any], folder: str | os.PathLike, name: str) ->
 
 
 def read_record(path: str | os.PathLike) -> dict[str, Any]:
-    """Load and check the record file at ``path``; RecordError names the problem."""
+    """Load and check the record file at ``path``; RecordError names the problem.
+    Only a regular file is read (a named pipe, a device or a folder is refused
+    before anything is read), and at most ``MAX_BYTES`` + 1 bytes of it."""
     path = Path(path)
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise RecordError(f"{path}: {size} bytes; a record is at most {MAX_BYTES}")
-        text = path.read_text(encoding="utf-8")
+        data = read_regular(path, MAX_BYTES)
     except OSError as err:
-        raise RecordError(f"{path}: {err.strerror or err}") from None
-    except UnicodeDecodeError:
-        raise RecordError(f"{path}: not UTF-8 text") from None
+        raise RecordError(f"{_shown_path(path)}: {err.strerror or err}") from None
     try:
-        return load_record(text)
+        return load_record(data)
     except RecordError as err:
-        raise RecordError(f"{path}: {err}") from None
+        raise RecordError(f"{_shown_path(path)}: {err}") from None
+
+
+def _shown_path(path: Path) -> str:
+    text = str(path)
+    return text if len(text) <= 200 else text[:200] + "..."
 
 
 def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
-    """The record in ``data`` (JSON text or the parsed object), every field
-    checked and the match replayed through the game core; RecordError with
-    one line naming the field otherwise. Returns the parsed record."""
-    if isinstance(data, (str, bytes)):
+    """The record in ``data`` (JSON text, its UTF-8 bytes, or the parsed object),
+    every field checked and the match replayed through the game core;
+    RecordError with one line naming the field otherwise. Returns the parsed
+    record. One strict reader for every path (files, uploads, objects): UTF-8
+    without a byte order mark, no key twice in an object, no NaN or Infinity,
+    integers where integers are meant (never a bool or a float), and text
+    without lone surrogates."""
+    if isinstance(data, (bytes, bytearray)):
         if len(data) > MAX_BYTES:
             raise RecordError(f"the record is {len(data)} bytes; at most {MAX_BYTES}")
         try:
-            data = json.loads(data)
-        except (ValueError, RecursionError) as err:  # bad UTF-8 or JSON, nesting
+            data = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as err:
+            raise RecordError(f"not valid JSON: not UTF-8 text (byte {err.start}); a record "
+                              f"is UTF-8 JSON") from None
+    if isinstance(data, str):
+        if len(data) > MAX_BYTES:
+            raise RecordError(f"the record is {len(data)} characters; at most {MAX_BYTES} bytes")
+        if data.startswith("\ufeff"):
+            raise RecordError("the record starts with a byte order mark (U+FEFF); a record is "
+                              "UTF-8 JSON without one")
+        try:
+            data = json.loads(data, object_pairs_hook=_object, parse_constant=_constant)
+        except RecordError:
+            raise
+        except (ValueError, RecursionError) as err:  # bad JSON, nesting
             reason = "nested too deeply" if isinstance(err, RecursionError) else err
             raise RecordError(f"not valid JSON: {reason}") from None
     rec = data
     if not isinstance(rec, dict):
         raise RecordError(f"a record is a JSON object, got {type(rec).__name__}")
-    if rec.get("format") != FORMAT:
-        raise RecordError(f"format: expected {FORMAT!r}, got {rec.get('format')!r}")
-    if rec.get("version") != VERSION:
-        raise RecordError(f"version: this program reads version {VERSION}, "
-                          f"got {rec.get('version')!r}")
+    if rec.get("format") != FORMAT or not isinstance(rec.get("format"), str):
+        raise RecordError(f"format: expected {FORMAT!r}, got {rec.get('format')!r}"[:300])
+    if not _is_int(rec.get("version")) or rec.get("version") != VERSION:
+        raise RecordError(f"version: this program reads version {VERSION} (an integer), "
+                          f"got {rec.get('version')!r}"[:300])
     _keys(rec, _TOP_KEYS, "")
     num_deals = rec["num_deals"]
     if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
@@ -163,6 +183,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         spec = players[agent]
         if not isinstance(spec, str) or not spec.strip() or len(spec) > 200:
             raise RecordError(f"players.{agent}: a player spec or 'human', got {spec!r}"[:300])
+        if _has_surrogate(spec):
+            raise RecordError(f"players.{agent}: not valid Unicode text (a lone surrogate), "
+                              f"got {spec!r}"[:300])
     deals = rec["deals"]
     if not isinstance(deals, list) or len(deals) > num_deals:
         raise RecordError(f"deals: a list of at most num_deals ({num_deals}) deals, "
@@ -219,15 +242,15 @@ def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
     out: list[list[dict[str, Any]]] = [[] for _ in record["deals"]]
     for pos in positions(record):
-        if pos.play_index % NUM_SEATS == NUM_SEATS - 1:
+        if len(pos.deal.trick_cards) == NUM_SEATS - 1:  # this play ends a trick
             deal = pos.deal
             leader, cards = deal.leader, deal.trick_cards + [pos.card]
             index = len(deal.tricks)
             winner = trick_winner(cards, leader)
             out[pos.deal_index].append({
                 "index": index, "leader": AGENTS[leader],
-                "plays": [[AGENTS[(leader + k) % NUM_SEATS], c] for k, c in enumerate(cards)],
-                "winner": None if winner is None else AGENTS[winner]})
+                "plays": [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)],
+                "winner": None if winner < 0 else AGENTS[winner]})
     return out
 
 
@@ -245,8 +268,36 @@ def _keys(obj: dict, allowed: set[str], prefix: str) -> None:
         raise RecordError(f"{prefix}{missing[0]}: missing")
     extra = sorted(set(obj) - allowed)
     if extra:
-        raise RecordError(f"{prefix}{extra[0]}: unknown field; "
-                          f"allowed: {', '.join(sorted(allowed))}")
+        raise RecordError(f"{prefix}{_name(extra[0])}: unknown field; "
+                          f"allowed: {', '.join(sorted(allowed))}"[:300])
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object, refusing a key given twice (``json`` keeps the last one)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise RecordError(f"{_name(key)}: given twice in one object"[:300])
+        out[key] = value
+    return out
+
+
+def _name(key: object) -> str:
+    """A key of the record as a message shows it: as written when it is a plain
+    name, else quoted with its escapes (a control character, a lone surrogate)."""
+    return key if isinstance(key, str) and key.isidentifier() and key.isascii() else repr(key)
+
+
+def _constant(name: str) -> None:
+    raise RecordError(f"not valid JSON: {name} is not a JSON number")
+
+
+def _has_surrogate(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def _is_int(v: object) -> bool:
@@ -291,7 +342,7 @@ def _same(got: object, want: object, where: str) -> None:
     if isinstance(got, dict) and isinstance(want, dict):
         for key in sorted(set(got) | set(want)):
             if key not in got or key not in want:
-                raise RecordError(f"{where}.{key}: "
+                raise RecordError(f"{where}.{_name(key)}: "
                                   f"{'missing' if key not in got else 'unknown field'}")
             _same(got[key], want[key], f"{where}.{key}")
     if isinstance(got, list) and isinstance(want, list) and len(got) == len(want):
@@ -301,9 +352,9 @@ def _same(got: object, want: object, where: str) -> None:
 
 
 def _types_match(got: object, want: object) -> bool:
-    """Strict equality: True == 1 in Python, but not in a record."""
-    if isinstance(want, bool) or isinstance(got, bool):
-        return type(got) is type(want)
+    """Strict equality: True == 1 == 1.0 in Python, but not in a record."""
+    if type(got) is not type(want):
+        return False
     if isinstance(want, dict):
         return all(_types_match(got[k], want[k]) for k in want)
     if isinstance(want, list):

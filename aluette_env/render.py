@@ -12,6 +12,7 @@ from collections.abc import Sequence
 
 from .game import (
     AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance, reach_order,
+    seat_at,
 )
 
 
@@ -44,12 +45,12 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             mark += (" *Mordienne: 2 points*" if deal.done else
                      " *Mordienne run: 2 points if it takes every trick left*")
         lines.append(f"  {AGENTS[s]}: {deal.counts[s]} trick(s){mark}")
-    tw = "".join("X" if w is None else str(w) for w in deal.trick_winners)
+    tw = "".join("X" if w < 0 else str(w) for w in deal.trick_winners)
     lines.append(f"Trick winners so far: {tw or '-'}   (digit = player, X = spoiled)")
     if last_trick is not None and last_trick.index == deal.trick_index - 1:
         t = last_trick
-        who = "spoiled" if t.winner is None else f"won by {AGENTS[t.winner]}"
-        played = ", ".join(f"{AGENTS[(t.leader + k) % 4]} {card_name(c, lang)}"
+        who = "spoiled" if t.winner < 0 else f"won by {AGENTS[t.winner]}"
+        played = ", ".join(f"{AGENTS[seat_at(t.leader, k)]} {card_name(c, lang)}"
                            for k, c in enumerate(t.cards))
         lines.append(f"Last trick: {played} — {who}")
     if not deal.done:
@@ -57,7 +58,7 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
         if not deal.trick_cards:
             lines.append("  (no card yet)")
         for k, c in enumerate(deal.trick_cards):
-            lines.append(f"  {AGENTS[(deal.leader + k) % 4]}: {card_name(c, lang)}")
+            lines.append(f"  {AGENTS[seat_at(deal.leader, k)]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
     for a in show_hands:
         hand = hand_order(deal.hands[SEAT[a]])

@@ -48,8 +48,8 @@ def profile(n: int = 1024, steps: int = 2000) -> None:
         t1 = time.process_time()
         kernels.find_illegal(game._st, a, game._everyone)
         t2 = time.process_time()
-        kernels.play(game._st, game.num_deals, a, game._everyone, kernels.STRENGTH_ARRAY,
-                     game._res, game.rewards, game.deal_done, game.match_done)
+        kernels.play(game._st, a, game._everyone, kernels.STRENGTH_ARRAY, game._res,
+                     game.rewards, game.deal_done, game.match_done)
         t3 = time.process_time()
         done = np.flatnonzero(game.deal_done)
         ended = game.match_done[done]

@@ -12,7 +12,7 @@ from aluette_env.game.cards import STRENGTH
 def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
     """Four hands, each in play order (k-th card played in trick k), that make
     the nine tricks go to ``winners`` whatever the leader: a seat 0-3 wins the
-    trick, None (or 'X' in a string of digits) spoils it.
+    trick, NOBODY or None (or 'X' in a string of digits) spoils it.
 
     A winning trick gives the winner the strongest card left and the others
     the three weakest; a spoiled trick gives two seats an equal pair from the
@@ -24,7 +24,7 @@ def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
     deck = sorted(range(48), key=lambda c: (-STRENGTH[c], c))  # strongest first
     hands: list[list[int]] = [[] for _ in range(4)]
     for w in winners:
-        if w is None:
+        if w is None or w < 0:
             level = next(lv for lv in sorted(set(STRENGTH[c] for c in deck), reverse=True)
                          if sum(STRENGTH[c] == lv for c in deck) >= 2)
             pair = [c for c in deck if STRENGTH[c] == level][:2]

@@ -11,8 +11,9 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from aluette_env.game.rules import (
-    Deal, after_trick, deal_value, team_of, team_value, trick_winner_of_levels,
+from aluette_env.game import (
+    Deal, deal_points, end_trick, seat_at, seat_gain, team_of, team_points,
+    trick_winner_of_levels,
 )
 from aluette_env.players.solver import Position
 
@@ -21,7 +22,8 @@ WIN_SCORE = 100
 
 def final_value(counts, reached, in_run) -> int:
     """R13-R16 at the end of the deal, as team 0's points minus team 1's."""
-    return team_value(deal_value(counts, reached, in_run))
+    winner, points, _ = deal_points(counts, reached, in_run)
+    return seat_gain(*team_points(winner, points), 0)
 
 
 @dataclass
@@ -37,7 +39,7 @@ class PySolver:
 
     def move_values(self, pos: Position) -> dict[int, int]:
         """Value for team 0 after each distinct strength the player to act can play."""
-        seat = (pos.leader + len(pos.trick)) % 4
+        seat = seat_at(pos.leader, len(pos.trick))
         out = {}
         for level in sorted(set(pos.hands[seat]), reverse=True):
             hands = list(pos.hands)
@@ -52,11 +54,11 @@ class PySolver:
     def _play_card(self, hands, leader, trick, counts, reached, in_run, t, alpha, beta):
         if len(trick) < 4:
             return self._search(hands, leader, trick, counts, reached, in_run, t, alpha, beta)
-        w = trick_winner_of_levels(trick, 4, leader)
-        winner = None if w < 0 else w
-        counts, reached, in_run = after_trick(counts, reached, in_run, winner, t)
-        return self._search(hands, leader if winner is None else winner, (), counts, reached,
-                            in_run, t + 1, alpha, beta)
+        winner = trick_winner_of_levels(trick, 4, leader)
+        counts, reached, in_run = list(counts), list(reached), list(in_run)
+        leader = end_trick(counts, reached, in_run, winner, leader, t)
+        return self._search(hands, leader, (), tuple(counts), tuple(reached), tuple(in_run),
+                            t + 1, alpha, beta)
 
     def _search(self, hands, leader, trick, counts, reached, in_run, t, alpha, beta):
         if t == 9:
@@ -72,8 +74,8 @@ class PySolver:
                 if hi <= alpha:
                     return hi
         a0, b0 = alpha, beta
-        seat = (leader + len(trick)) % 4
-        maximise = seat % 2 == 0
+        seat = seat_at(leader, len(trick))
+        maximise = team_of(seat) == 0
         hand = hands[seat]
         best = -WIN_SCORE if maximise else WIN_SCORE
         for m in sorted(set(hand)):
@@ -106,7 +108,8 @@ class PySolver:
 def brute_force(deal: Deal) -> int:
     """Plain minimax over every card (no pruning, no table) with the rules engine."""
     if deal.done:
-        return team_value(deal.score())
+        score = deal.score()
+        return seat_gain(*team_points(score.winner, score.points), 0)
     values = []
     for card in deal.legal_cards():
         d = copy.deepcopy(deal)

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 import aluette_env
-from aluette_env.apps.cli import main
+from aluette_env.commands import run_command as main
 from aluette_env.game.cards import card_name
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 from aluette_env.players import PlayerSpecError, load_player
@@ -27,6 +27,8 @@ from training.runs import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
+LOOP = ROOT / "configs" / "expert_iteration.yaml"
+LONG = "a" * 5000
 HANDS = [list(range(9 * k, 9 * k + 9)) for k in range(4)]
 
 
@@ -164,12 +166,55 @@ CLI_ROWS = [
     (["export", "{tmp}/quick_run", "--out", "{tmp}/x.onnx"], "no trained model"),
     (["export", "{tmp}/quick_run", "--out", "/nonexistent/dir/x.onnx"], "/nonexistent/dir"),
     (["export", "{tmp}/quick_run", "--out", "{tmp}/a_file/x.onnx"], "a_file"),
+    # Issue 33, group 7: a spec too long for a file name is a bad spec, not an OSError.
+    (["eval", "--team-a", LONG, "--team-b", "random"], "5000 characters"),
+    (["eval", "--team-a", "random", "--team-b", "/tmp/" + "b" * 300 + ".onnx"], "characters"),
+    (["league", LONG, "random"], "5000 characters"),
+    (["play", "--left", LONG], "5000 characters"),
+    (["serve", "--partner", LONG, "--port", "0"], "5000 characters"),
+    (["expert-data", "{ei}", "--out", "{tmp}/ed", "--policy", LONG], "5000 characters"),
+    # Group 8: expert-data's --out is checked before any work.
+    (["expert-data", "{ei}", "--out", "{tmp}/a_file"], "a_file"),
+    (["expert-data", "{ei}", "--out", "/proc/ed"], "/proc/ed"),
+    (["expert-data", "{ei}", "--out", ""], "--out"),
+    (["expert-data", "{ei}", "--out", "{tmp}/quick_run"], "quick_run"),
+    # Group 9: the data set's size is bounded.
+    (["expert-data", "{ei}", "--out", "{tmp}/ed", "--set", "data.shards=1000000000000"],
+     "data.shards"),
+    # Groups 10 and 11: the whole expert-iteration config before any work.
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "eval.opponents=[zzz]"], "eval.opponents[0]"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "eval.deals=100000000000"], "eval.deals"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set", "network.trunk=[]"],
+     "network.trunk"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "network.trunk=[0]"], "network.trunk"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "torch_threads=10000"], "torch_threads"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "distill.learning_rate=.inf"], "distill.learning_rate"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
+      "distill.epochs=1000000000"], "distill.epochs"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set", "run_name=.."],
+     "run_name"),
+    # Group 17: each error names the real culprit.
+    (EVAL + ["--json", ""], "an empty path"),
+    (EVAL + ["--json", "/proc/x.json"], "/proc/x.json"),
+    (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set", "foo=1"],
+     "allowed here: run_name"),
+    (["expert-data", "{ei}", "--out", "{tmp}/ed", "--set", "data.seed=1180591620717411303424"],
+     "'data.seed'"),
+    (["export", "{tmp}/" + "c" * 300 + ".zip", "--out", "{tmp}/x.onnx"], "checkpoint"),
+    # Group 6: an output never overwrites an input.
+    (EVAL[:2] + ["{tmp}/bad_names.onnx"] + EVAL[3:] + ["--json", "{tmp}/bad_names.onnx"],
+     "input"),
 ]
 
 
 @pytest.mark.parametrize("argv,culprit", CLI_ROWS, ids=[" ".join(a) for a, _ in CLI_ROWS])
 def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
-    fill = {"tmp": str(tmp), "quick": str(QUICK)}
+    fill = {"tmp": str(tmp), "quick": str(QUICK), "ei": str(LOOP)}
     argv = [a.format(**fill) for a in argv]
     culprit = culprit.format(**fill)
     assert main(argv) == 2
@@ -178,6 +223,9 @@ def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
     assert len(lines) == 1, captured.err
     assert culprit in lines[0] and "Traceback" not in captured.err
     assert not (tmp / "x.onnx").exists() and not Path("/nonexistent").exists()
+    # Nothing was written before the refusal: no data set, no loop run, inputs intact.
+    assert not (tmp / "ed").exists() and not (tmp / "loop").exists()
+    assert (tmp / "bad_names.onnx").read_bytes()[:2] != b"{\n"
     assert json.loads((tmp / "quick_run" / "state.json").read_text()) == new_state()
     assert "trunk:\n  - 64\n" in (tmp / "quick_run" / "config.yaml").read_text()
 
@@ -221,6 +269,25 @@ def _vector(make, options=None, actions=None, active=None, reset=True):
         if actions is not None or not reset:
             acts = np.zeros(g.num_games, np.int64) if actions is None else actions
             g.step(acts, active=active)
+    return go
+
+
+def _after_the_match(then):
+    def go():
+        e = aluette_env.env(num_deals=1)
+        e.reset(seed=0)
+        for _ in e.agent_iter():
+            obs, _, term, trunc, _ = e.last()
+            e.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+        then(e)
+    return go
+
+
+def _observe(agent):
+    def go():
+        e = aluette_env.raw_env()
+        e.reset(seed=0)
+        e.observe(agent)
     return go
 
 
@@ -307,6 +374,13 @@ API_ROWS = [
     ("VG deal_result(-1)", lambda: VectorGame(2).deal_result(-1), ValueError, "got -1"),
     ("VG match_result(2.0)", lambda: VectorGame(2).match_result(2.0), ValueError, "2.0"),
     ("card_name lang xx", lambda: card_name(2, lang="xx"), ValueError, "apps.i18n.card_name"),
+    # Issue 33, group 14.
+    ("env step(None) after the match", _after_the_match(lambda e: e.step(None)), ValueError,
+     "reset()"),
+    ("raw step(None) after the match", _after_the_match(lambda e: e.unwrapped.step(None)),
+     ValueError, "reset()"),
+    ("observe player_9", _observe("player_9"), ValueError, "player_9"),
+    ("observe 3", _observe(3), ValueError, "3"),
     ("VG illegal card", _vector(lambda: VectorGame(2), options={"deals": [HANDS],
                                                               "first_dealer": 3},
                                 actions=np.array([47, 47])), ValueError, "not in player_0's hand"),
@@ -422,3 +496,13 @@ def test_vector_game_copies_the_deals_it_keeps():
             break
     hands = {int(s): set(np.flatnonzero(g.state.card_state[0] == s).tolist()) for s in range(4)}
     assert hands == {s: set(HANDS[3 - s]) for s in range(4)}
+
+
+def test_reset_takes_a_numpy_integer_seed():
+    """Issue 33, group 14: ``reset(seed=np.int64(3))`` is seed 3 (gymnasium's seeding
+    takes only Python ints)."""
+    a, b = aluette_env.raw_env(), aluette_env.raw_env()
+    a.reset(seed=np.int64(3))
+    b.reset(seed=3)
+    assert (a.observe("player_0")["observation"] == b.observe("player_0")["observation"]).all()
+    assert a.agent_selection == b.agent_selection

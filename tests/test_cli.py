@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-from aluette_env.apps.cli import main
+from aluette_env.commands import main
 
 
 def run_cli(*args):
@@ -60,7 +60,7 @@ def test_bad_input_is_one_line_and_exit_code_2(args, message):
 def test_every_option_of_every_command_has_help_with_its_default():
     import argparse
 
-    from aluette_env.apps.cli import build_parser
+    from aluette_env.commands import build_parser
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
     assert set(sub.choices) >= {"eval", "league", "play", "train", "export"}
@@ -99,12 +99,17 @@ def test_every_budget_states_its_upper_bound_in_help(command, budget, capsys):
 
 
 def test_plugins_use_the_public_command_api():
-    """The commands of ``training`` are built from :mod:`aluette_env.commands`, the
-    documented plugin API, and the CLI module still exposes its names."""
+    """Every subcommand, eval and league included, is a :class:`Command` of
+    :mod:`aluette_env.commands`, the documented plugin API, registered as an entry
+    point; the console script is that module's runner."""
     from importlib import metadata
 
     from aluette_env import commands
-    from aluette_env.apps import cli
+    names = set()
     for ep in metadata.entry_points(group="aluette.commands"):
         assert isinstance(ep.load(), commands.Command), ep.name
-    assert cli.Command is commands.Command and cli.UsageError is commands.UsageError
+        names.add(ep.name)
+    assert {"eval", "league", "play", "review", "train"} <= names
+    script = next(ep for ep in metadata.entry_points(group="console_scripts")
+                  if ep.name == "aluette")
+    assert script.load() is commands.main

@@ -4,6 +4,8 @@ built so the answer does not depend on sampling."""
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from aluette_env.game import Deal, Match, check_hands
@@ -223,7 +225,7 @@ def test_terminal_hint_review_and_record(coach, tmp_path):
 def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
     import json
 
-    from aluette_env.apps.cli import main
+    from aluette_env.commands import main
     from aluette_env.records import save_record
     path = save_record(_record(WEAK), tmp_path, "m")
     out = tmp_path / "review.json"
@@ -248,7 +250,7 @@ def test_review_command_prints_the_deal_and_the_summary(tmp_path, capsys):
 ])
 def test_review_command_speaks_the_language_asked(tmp_path, capsys, lang, words):
     """--lang words the review from the apps' catalog: no English sentence left."""
-    from aluette_env.apps.cli import main
+    from aluette_env.commands import main
     from aluette_env.records import save_record
     path = save_record(_record(WEAK), tmp_path, "m")
     assert main(["review", str(path), "--worlds", "4", "--lang", lang]) == 0
@@ -257,3 +259,120 @@ def test_review_command_speaks_the_language_asked(tmp_path, capsys, lang, words)
         assert word in text, word
     for english in ("Trick", "MISTAKE", "decisions", "cost", "Deal won", "expert:", "Match:"):
         assert english not in text, english
+
+
+# --------------------------------------------- bad-input sweep (issue 33): reviews
+
+
+def test_uploads_neither_delay_nor_evict_a_live_games_review():
+    """Group 4: uploaded records' reviews (background) run only when no live
+    game's review waits, and however many are queued they never push a live
+    game's review out of the queue."""
+    import threading
+
+    order: list[str] = []
+    gate = threading.Event()
+
+    def review(record, deal_index, seats):
+        gate.wait(30)
+        order.append(record)
+        return {"deal": deal_index, "of": record}
+
+    queue = ReviewQueue(review, max_kept=5, max_background=5)
+    try:
+        for k in range(30):  # far more uploaded deals than either class keeps
+            queue.submit(f"record:{k}", f"upload {k}", 0, (0,), background=True)
+        queue.submit("live", "live", 0, (0, 2))
+        for k in range(30, 60):
+            queue.submit(f"record:{k}", f"upload {k}", 0, (0,), background=True)
+        gate.set()
+        deadline = time.monotonic() + 30
+        while queue.get("live", 0) is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert queue.get("live", 0) == {"deal": 0, "of": "live"}  # kept, never evicted
+        assert order.index("live") <= 1  # at most the upload already running went first
+        assert not queue.known("record:0", 0) and queue.known("record:59", 0)
+    finally:
+        queue.close()
+
+
+def test_a_failed_review_is_queued_again_when_asked_for():
+    """Group 3 (the review worker): a review whose worker died is not an error
+    forever; the next ask queues it again."""
+    calls = []
+
+    def review(record, deal_index, seats):
+        calls.append(deal_index)
+        if len(calls) == 1:
+            raise RuntimeError("the review worker process died")
+        return {"deal": deal_index}
+
+    queue = ReviewQueue(review)
+    try:
+        queue.submit("m", {}, 0, (0,))
+        deadline = time.monotonic() + 30
+        result = None
+        while result is None and time.monotonic() < deadline:
+            result = queue.get("m", 0)  # never raises
+            time.sleep(0.01)
+        assert result == {"deal": 0} and calls == [0, 0]
+    finally:
+        queue.close()
+
+
+def test_review_never_writes_its_json_over_the_record(tmp_path, capsys):
+    """Group 6: --json naming the record (or a link to it, or a folder, or a path
+    that cannot be written) is refused before any review runs; the record stays."""
+    from aluette_env.commands import run_command
+    from aluette_env.records import save_record
+    path = save_record(_record(WEAK), tmp_path, "m")
+    before = path.read_bytes()
+    link = tmp_path / "link.json"
+    link.symlink_to(path)
+    for out in (str(path), str(link), str(tmp_path), "/proc/x.json", ""):
+        started = time.monotonic()
+        assert run_command(["review", str(path), "--worlds", "4", "--json", out]) == 2, out
+        err = capsys.readouterr().err.strip()
+        assert "\n" not in err and "--json" in err and "Traceback" not in err
+        assert time.monotonic() - started < 5  # refused before the review's work
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("name, shown", [
+    ("\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m"),
+    ("[bold]loud[/bold]", "[bold]loud[/bold]"),
+    ("two\nlines", "two\\nlines"),
+    ("\u202eevil", "\\u202eevil"),
+])
+def test_review_prints_player_names_as_written(tmp_path, capsys, name, shown):
+    """Group 16: a name from the record reaches the terminal as text: no ANSI
+    escape, no rich markup, no broken line."""
+    from aluette_env.commands import run_command
+    from aluette_env.records import save_record
+    record = _record(WEAK)
+    record["players"]["player_1"] = name
+    path = save_record(record, tmp_path, "m")
+    assert run_command(["review", str(path), "--worlds", "2", "--seats", "all"]) == 0
+    out = capsys.readouterr().out
+    assert shown in out and "\x1b" not in out and "\u202e" not in out
+    assert "two\nlines" not in out
+
+
+def test_the_terminal_game_prints_player_names_as_written():
+    """Group 16 in the terminal game: a seat's spec (a model path) is escaped too."""
+    import io
+
+    from rich.console import Console
+
+    from aluette_env.apps.terminal import TerminalGame
+    from aluette_env.players.random_player import RandomPlayer
+    out = io.StringIO()
+    game = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=1,
+                        console=Console(file=out, width=100, color_system=None),
+                        stdin=io.StringIO(""),
+                        specs={1: "/m/\x1b[2Jx.onnx", 2: "[bold]b.onnx", 3: "a\nb.onnx"})
+    game.start()
+    game.show_players()
+    text = out.getvalue()
+    assert "\x1b" not in text and "\\x1b[2Jx.onnx" in text and "[bold]b.onnx" in text
+    assert "a\\nb.onnx" in text

@@ -1,5 +1,11 @@
 """Duplicate evaluation: seat swap, determinism, JSON keys, statistics."""
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import numpy as np
 import pytest
 
@@ -99,3 +105,85 @@ def test_statistics_helpers():
     assert mean == 0 and lo < 0 < hi and abs(hi - 1.959963984540054 * 2 / np.sqrt(3) / 2 * 1) < 1e-9
     lo, hi = wilson_ci95(50, 100)
     assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-12
+
+
+# --------------------------------------------- bad-input sweep (issue 33): the API
+
+
+@pytest.mark.parametrize("call, exc, words", [
+    (lambda: duplicate_eval(None, "random", deals=1), TypeError, "team_a"),
+    (lambda: duplicate_eval(5, "random", deals=1), TypeError, "team_a"),
+    (lambda: duplicate_eval("random", object(), deals=1), TypeError, "team_b"),
+    (lambda: duplicate_eval("random", "random", deals=1, seats="player_0"), TypeError, "seats"),
+    (lambda: duplicate_eval("random", "random", deals=1, seats={"player_0": 5}), TypeError,
+     "seats['player_0']"),
+    (lambda: duplicate_eval("random", "random", deals=1, seats={"north": "random"}),
+     ValueError, "north"),
+    (lambda: duplicate_eval("random", "random", deals=10**12), ValueError, "deals"),
+    (lambda: duplicate_eval("random", "random", deals=True), ValueError, "deals"),
+    (lambda: duplicate_eval("random", "random", deals=1, seed=-1), ValueError, "seed"),
+    (lambda: duplicate_eval("random", "random", deals=1, jobs=10**9), ValueError, "jobs"),
+])
+def test_duplicate_eval_names_a_bad_argument(call, exc, words):
+    """Group 14: each bad argument is a ValueError or TypeError naming it, before
+    any deal is drawn (10**12 deals were a MemoryError)."""
+    with pytest.raises(exc) as err:
+        call()
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def _alive(pid: int) -> bool:
+    """A process that still runs (a zombie waiting for its new parent counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def _tree(pid: int) -> list[int]:
+    """Every descendant of ``pid`` (Linux /proc)."""
+    found, todo = [], [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{p}/task")
+        except OSError:
+            continue
+        for task in tasks:
+            try:
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    kids = [int(x) for x in f.read().split()]
+            except OSError:
+                continue
+            found += kids
+            todo += kids
+    return found
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
+def test_killed_evaluation_leaves_no_worker_or_resource_tracker():
+    """Group 12: SIGKILL of ``aluette eval --jobs 2`` (no cleanup runs) ends its
+    worker processes and multiprocessing's resource tracker too: the workers
+    watch their parent."""
+    proc = subprocess.Popen([sys.executable, "-m", "aluette_env", "eval", "--team-a",
+                             "pimc:worlds=8", "--team-b", "random", "--deals", "100000",
+                             "--jobs", "2", "--quiet"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while len(_tree(proc.pid)) < 3 and time.monotonic() < deadline:  # 2 workers + tracker
+            time.sleep(0.2)
+        time.sleep(1.0)
+        children = _tree(proc.pid)
+        assert len(children) >= 3, children
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and any(_alive(p) for p in children):
+        time.sleep(0.2)
+    left = [p for p in children if _alive(p)]
+    for p in left:  # do not leave them running after a failure
+        os.kill(p, signal.SIGKILL)
+    assert not left, f"still running after the evaluation was killed: {left}"

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import aluette_env
-from aluette_env.game import STRENGTH
+from aluette_env.game import STRENGTH, relative_seat, seat_at
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.observation import OBS_SIZE, SLICES
 from aluette_env.players.expert import (_I_N_IN, _I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
@@ -36,7 +36,8 @@ def position_after(plays: int, seed: int):
 def prepared(obs, mask):
     arrays = dict(cards=np.zeros(48, np.int8), winners=np.zeros(9, np.int8),
                   counts=np.zeros(4, np.int64), reached=np.zeros(4, np.int64),
-                  in_run=np.zeros(4, np.bool_), unseen=np.zeros(48, np.int64),
+                  in_run=np.zeros(4, np.bool_), card_trick=np.zeros(48, np.int8),
+                  unseen=np.zeros(48, np.int64),
                   n_left=np.zeros(4, np.int64), plays=np.zeros(19, np.int64),
                   trick=np.zeros(4, np.int64), info=np.zeros(8, np.int64))
     _prepare(obs, mask, _STRENGTH, *arrays.values())
@@ -51,25 +52,29 @@ def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
     worlds = 6
     st = new_state(worlds * int(info[_I_PLAYS]))
     keys = np.random.default_rng(0).random((worlds, 48))
-    context, _ = _match_context(obs)
-    _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
-                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
+    context = _match_context(obs)
+    _fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
+                 a["reached"], a["in_run"], a["unseen"], a["n_left"], a["plays"], context,
+                 _STRENGTH, kernel_view(st))
     deal = e.deal
     for g in range(worlds * int(info[_I_PLAYS])):
         codes = st.card_state[g]
         for rel in range(4):
-            real = (seat + rel) % 4
+            real = seat_at(seat, rel)
             held = np.flatnonzero(codes == rel)
             assert len(held) == len(deal.hands[real])  # every hand has its size
             if rel == 0:
                 assert sorted(held) == sorted(deal.hands[seat])  # its own hand, exactly
             played = [c for t in deal.tricks for c, pos in zip(t.cards, range(4))
-                      if (t.leader + pos) % 4 == real]
+                      if seat_at(t.leader, pos) == real]
             assert sorted(np.flatnonzero(codes == PLAYED + rel)) == sorted(played)
         assert (codes == UNUSED).sum() == 12  # the unused cards stay twelve
         assert [int(c) for c in np.flatnonzero((codes >= IN_TRICK) & (codes < PLAYED))] == \
             sorted(deal.trick_cards)
-        assert list(st.counts[g]) == [deal.counts[(seat + r) % 4] for r in range(4)]
+        assert list(st.counts[g]) == [deal.counts[seat_at(seat, r)] for r in range(4)]
+        # the order of play too: each played card in its trick
+        assert all(st.card_trick[g][c] == t.index for t in deal.tricks for c in t.cards)
+        assert all(st.card_trick[g][c] == deal.trick_index for c in deal.trick_cards)
     # the worlds differ: the unseen cards are really dealt at random
     assert len({st.card_state[g].tobytes() for g in range(0, st.card_state.shape[0],
                                                          int(info[_I_PLAYS]))}) > 1
@@ -87,19 +92,20 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     keys = np.random.default_rng(1).random((worlds, 48))
     fast = Solver()
     values = np.zeros((worlds, n_plays))
-    _solve_worlds(keys, info, a["cards"], a["counts"], a["reached"], a["in_run"], a["unseen"],
-                  a["n_left"], a["plays"], _STRENGTH, *fast.tables, values)
+    _solve_worlds(keys, info, a["cards"], a["trick"], a["counts"], a["reached"], a["in_run"],
+                  a["unseen"], a["n_left"], a["plays"], _STRENGTH, *fast.tables, values)
     # The same worlds through the rules engine's state and the solver's interface.
     st = new_state(worlds * n_plays)
-    context, _ = _match_context(obs)
-    _fill_worlds(keys, info, a["cards"], a["winners"], a["counts"], a["reached"], a["in_run"],
-                 a["unseen"], a["n_left"], a["plays"], context, kernel_view(st))
+    context = _match_context(obs)
+    _fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
+                 a["reached"], a["in_run"], a["unseen"], a["n_left"], a["plays"], context,
+                 _STRENGTH, kernel_view(st))
     expected = np.zeros((worlds, n_plays))
     for w in range(worlds):
         codes = st.card_state[w * n_plays]
         hands = [np.flatnonzero(codes == r) for r in range(4)]
         leader = int(st.leader[w * n_plays])
-        trick = sorted((int((codes[c] - IN_TRICK - leader) % 4), c)
+        trick = sorted((relative_seat(int(codes[c] - IN_TRICK), leader), c)
                        for c in np.flatnonzero((codes >= IN_TRICK) & (codes < PLAYED)))
         pos = Position.from_cards(hands, leader, [c for _, c in trick],
                                   counts=tuple(a["counts"]), reached=tuple(a["reached"]),
@@ -218,14 +224,14 @@ def test_worlds_before_this_tricks_plays_show_each_player_what_it_saw():
         assert n_in == len(e.deal.trick_cards) >= 2
         worlds = 5
         keys = np.random.default_rng(3).random((worlds, 48))
-        context, num_deals = _match_context(obs)
+        context = _match_context(obs)
         st = kernel_view(new_state(worlds * n_in))
-        _fill_before_plays(keys, info, a["cards"], a["trick"], a["winners"], a["counts"],
-                           a["reached"], a["in_run"], a["unseen"], a["n_left"], context,
-                           _STRENGTH, st)
+        _fill_before_plays(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"],
+                           a["counts"], a["reached"], a["in_run"], a["unseen"], a["n_left"],
+                           context, _STRENGTH, st)
         rebuilt = np.zeros((worlds * n_in, OBS_SIZE), np.int8)
         legal = np.zeros((worlds * n_in, 48), np.int8)
-        observe(st, num_deals, rebuilt, legal)
+        observe(st, rebuilt, legal)
         hand = SLICES["hand"]
         for w in range(worlds):
             for k in range(n_in):
@@ -265,13 +271,13 @@ def _believed(led_weakest: bool, belief: float = 1.0):
     p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
     p._trick[:] = a["trick"]
     p._winners[:] = a["winners"]
+    p._card_trick[:] = a["card_trick"]
     for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
         mine[:] = theirs
-    context, num_deals = _match_context(o["observation"])
-    keys, weights = p._believed_worlds(np.random.default_rng(0), 16, a["info"], context,
-                                       num_deals)
+    context = _match_context(o["observation"])
+    keys, weights = p._believed_worlds(np.random.default_rng(0), 16, a["info"], context)
     assert weights.sum() == 16 and len(keys) == len(weights)
-    leader = (e.deal.leader - seat) % 4
+    leader = relative_seat(e.deal.leader, seat)
     owner = np.empty(48, np.int64)
     weakest = []
     for k in keys:

@@ -216,3 +216,31 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path):
     ei.run_loop(cfg, log=lines.append)
     after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     assert after == before
+
+
+def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path):
+    """Group 9: a truncated shard is not "present": the resume says so and labels
+    it again (a shard is a function of its seed), instead of leaving it for the
+    loader to find hours later."""
+    out = tmp_path / "copy"
+    out.mkdir()
+    for path in dataset.iterdir():
+        (out / path.name).write_bytes(path.read_bytes())
+    shard = ei.shard_path(out, 1)
+    shard.write_bytes(shard.read_bytes()[:300])
+    lines: list[str] = []
+    assert ei.open_dataset(out, TINY, POLICY, lines.append) == [1]
+    assert any("shard 1" in line and "damaged" in line for line in lines)
+    ei.generate(out, TINY, POLICY, log=lambda *_: None)
+    with np.load(shard) as again, np.load(ei.shard_path(dataset, 1)) as first:
+        for name in ei.FIELDS:
+            assert np.array_equal(again[name], first[name], equal_nan=True), name
+
+
+def test_the_loop_config_shares_the_training_configs_models():
+    """Groups 10 and 11: one network model and one run-name pattern for both configs."""
+    from training import config
+    assert ei.LoopConfig.model_fields["network"].annotation is config.NetworkSpec
+    assert issubclass(config.NetworkConfig, config.NetworkSpec)
+    pattern = ei.LoopConfig.model_fields["run_name"].metadata
+    assert any(getattr(m, "pattern", None) == config.RUN_NAME for m in pattern)

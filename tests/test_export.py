@@ -9,8 +9,8 @@ import numpy as np
 import onnx
 import pytest
 
-from aluette_env.apps.cli import main as cli_main
-from aluette_env.observation import OBS_VERSION
+from aluette_env.commands import main as cli_main
+from aluette_env.observation import OBS_SIZE, OBS_VERSION, obs_size
 from aluette_env.players.onnx_policy import SHIPPED_MODEL, ModelError, OnnxPlayer
 from aluette_env.players import load_player
 
@@ -111,7 +111,9 @@ def test_export_refuses_bad_input(tmp_path):
 def test_shipped_model_is_small_and_loads():
     assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
     p = load_player("ai")
-    assert p.metadata["obs_version"] == str(OBS_VERSION)
+    # The shipped models were trained on version 1 and read its prefix of today's vector.
+    assert p.metadata["obs_version"] == "1" and p.obs_version == 1 and OBS_VERSION == 2
+    assert p.obs_width == obs_size(1) < OBS_SIZE
 
 
 def test_a_run_with_a_damaged_state_json_still_exports(trained_run, tmp_path, capsys):

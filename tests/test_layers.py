@@ -1,7 +1,9 @@
 """The package's layer order, read from the import graph: every import of
 aluette_env and training runs downward (or within a layer), as the package
 docstring of aluette_env documents it. A new module must be given its layer
-here; an upward import fails with the importing file, line and both layers."""
+here; an upward import fails with the importing file, line and both layers.
+Within a layer too the graph has no cycle: two modules that import each other
+(lazily or not) fail with the cycle's modules and lines."""
 
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ ROOT = Path(__file__).resolve().parents[1]
 #: Lowest first; a module may import modules of its own layer and of lower ones.
 #: (The order is the one in aluette_env/__init__.py's docstring.)
 LAYERS = [
-    ("game", ["aluette_env.game", "aluette_env.models"]),
+    ("game", ["aluette_env.game", "aluette_env.models", "aluette_env._files"]),
     ("records", ["aluette_env.records"]),
     ("observation", ["aluette_env.observation"]),
     ("openspiel", ["aluette_env.openspiel"]),
-    ("_jit", ["aluette_env._jit"]),
+    ("_jit", ["aluette_env._jit", "aluette_env._workers"]),
     ("render", ["aluette_env.render"]),
     ("aec", ["aluette_env.aec"]),
     ("vector", ["aluette_env.vector"]),
@@ -91,6 +93,72 @@ def test_imports_run_downward(path):
             bad.append(f"{path.relative_to(ROOT)}:{line} ({LAYERS[mine][0]}) imports {target} "
                        f"({LAYERS[theirs][0]})")
     assert not bad, "imports against the layer order:\n" + "\n".join(bad)
+
+
+def import_graph(files: dict[str, Path]) -> dict[str, dict[str, int]]:
+    """Module -> {imported module of ``files``: line}; ``from m import name`` counts
+    as an import of ``m`` unless ``m.name`` is a module itself."""
+    graph: dict[str, dict[str, int]] = {}
+    for name, path in files.items():
+        edges: dict[str, int] = {}
+        for line, target in imports_of(path, name):
+            while target and target not in files:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                edges.setdefault(target, line)
+        graph[name] = edges
+    return graph
+
+
+def cycles(graph: dict[str, dict[str, int]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each
+    sorted: every module that lies on an import cycle."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            part = []
+            while True:
+                w = stack.pop()
+                part.append(w)
+                if w == v:
+                    break
+            if len(part) > 1:
+                found.append(sorted(part))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_cycle():
+    """No two modules import each other, even lazily inside a function: a cycle
+    means one of them is really part of the other, or a third module is missing."""
+    graph = import_graph({module_name(p): p for p in source_files()})
+    bad = [" -> ".join(f"{m} (line {graph[m][n]})" for m, n in zip(part, part[1:] + part[:1])
+                       if n in graph[m]) or ", ".join(part) for part in cycles(graph)]
+    assert not bad, "import cycles:\n" + "\n".join(bad)
+
+
+def test_the_cycle_check_sees_a_cycle(tmp_path):
+    """The checker itself: two files importing each other, one lazily, are a cycle."""
+    (tmp_path / "a.py").write_text("from . import b\n", encoding="utf-8")
+    (tmp_path / "b.py").write_text("def f():\n    from .a import x\n", encoding="utf-8")
+    (tmp_path / "c.py").write_text("from .a import y\n", encoding="utf-8")
+    graph = import_graph({f"pkg.{n}": tmp_path / f"{n}.py" for n in "abc"})
+    assert cycles(graph) == [["pkg.a", "pkg.b"]]
 
 
 def test_training_uses_the_public_command_api_not_the_apps():

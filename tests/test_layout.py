@@ -39,7 +39,8 @@ def test_onnx_player_loads_without_pettingzoo_numba_or_torch():
     loaded = _modules_after("import numpy as np\nfrom aluette_env.players import load_player\n"
                             "p = load_player('ai')\n"
                             "m = np.zeros((1, 48), np.int8); m[0, 5] = 1\n"
-                            "assert p.act(np.zeros(638, np.int8), m[0]) == 5")
+                            "from aluette_env.observation import OBS_SIZE\n"
+                            "assert p.act(np.zeros(OBS_SIZE, np.int8), m[0]) == 5")
     assert not loaded & {"pettingzoo", "gymnasium", "numba", "torch", "stable_baselines3"}, loaded
     assert "onnxruntime" in loaded
 

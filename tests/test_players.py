@@ -268,3 +268,32 @@ def test_ai_version_option_names_the_shipped_models():
     root = SHIPPED_MODELS[1].parents[2]
     assert (root / "checkpoints" / "aluette-ppo-v1.onnx").read_bytes() == \
         SHIPPED_MODELS[1].read_bytes()
+
+
+#: Digests of every move of each player at all four seats of 100 one-deal matches
+#: (VectorGame seed 3), taken with OBS_VERSION 1 before the history was added:
+#: a model of an earlier version reads its own prefix, so no move may change
+#: (benchmarks/same_moves.py compares 2,000 deals and the search players).
+MOVES_BEFORE_OBS_VERSION_2 = {
+    "random:seed=7": "2f0084ac61239d7494430cb69685ceabe3f356daa03c52af0b9e29e77b7a2685",
+    "heuristic": "a616f28381ba45617868ee8afe8133fa3c98238c8a980cf61abc7b691a352719",
+    "heuristic:version=1": "76134600cd868151f4ccf6f668c2b6f914457fb85cc335767503e8ca5bab6ef0",
+    "ai:version=1": "e469ef62c7fdcc746fb6092c105eb7bf6179d9f3967459084a80aefcb5b37ae2",
+    "ai:version=4": "cf6956137e1417c8e0e46761ecdb976a7be3cfe08fee00b59055c82938abbe76",
+}
+
+
+@pytest.mark.parametrize("spec", sorted(MOVES_BEFORE_OBS_VERSION_2))
+def test_shipped_players_make_the_moves_they_made_with_obs_version_1(spec):
+    import hashlib
+
+    from aluette_env.vector import VectorGame
+    player = load_player(spec)
+    game = VectorGame(num_games=100, num_deals=1, seed=3, auto_reset=False)
+    game.reset()
+    digest = hashlib.sha256()
+    for _ in range(36):
+        actions = np.asarray(player.act_batch(game.obs, game.mask), np.int64)
+        digest.update(actions.astype(np.int8).tobytes())
+        game.step(actions)
+    assert digest.hexdigest() == MOVES_BEFORE_OBS_VERSION_2[spec]

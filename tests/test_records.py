@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
+import re
+import time
 
 import pytest
 
@@ -129,3 +132,105 @@ def test_bad_files_are_refused_in_one_line(tmp_path):
         load_record(b"\xff\xfe")
     with pytest.raises(RecordError, match="format: expected 'aluette-match'"):
         load_record("{}")
+
+
+# ------------------------------------------------- bad-input sweep (issue 33): files
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
+@pytest.mark.parametrize("kind", ["fifo", "zero", "urandom", "folder"])
+def test_a_record_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
+    """Group 1: a named pipe (which would block a read forever) or a link to an
+    endless device (which would be read until memory runs out) is refused
+    before anything is read, by read_record and by pretrain.records."""
+    from training.imitation import record_demonstrations
+    path = tmp_path / "match.json"
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "folder":
+        path.mkdir()
+    else:
+        path.symlink_to(f"/dev/{kind}")
+    for load in (read_record, record_demonstrations):
+        started = time.monotonic()
+        with pytest.raises((RecordError, ValueError), match="not a regular file|a folder|no match"):
+            run_with_timeout(lambda load=load: load(path), 10)
+        assert time.monotonic() - started < 10
+
+
+def run_with_timeout(call, seconds):
+    """``call()`` in a thread; a hang fails the test instead of stalling it."""
+    import threading
+    box: dict = {}
+
+    def go():
+        try:
+            box["value"] = call()
+        except BaseException as err:  # noqa: BLE001 - re-raised below
+            box["error"] = err
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"still reading after {seconds} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+@pytest.mark.parametrize("name", ["\ud800", "ok\udfff", "x\udc80y"])
+def test_a_player_name_with_a_lone_surrogate_is_refused_when_loaded(record, name, tmp_path):
+    """Group 2: a lone surrogate cannot be printed or sent as UTF-8; the loader
+    refuses it, from text, from bytes and from a file."""
+    bad = copy.deepcopy(record)
+    bad["players"]["player_1"] = name
+    text = json.dumps(bad)  # ASCII, the surrogate as an escape
+    path = tmp_path / "m.json"
+    path.write_text(text)
+    for source in (text, text.encode(), bad):
+        with pytest.raises(RecordError, match="players.player_1: not valid Unicode"):
+            load_record(source)
+    with pytest.raises(RecordError, match="players.player_1"):
+        read_record(path)
+
+
+def _strict(change):
+    def make(record):
+        text = json.dumps(record)
+        return change(text) if callable(change) else change
+    return make
+
+
+STRICT_ROWS = [
+    ("version 1.0", lambda t: t.replace('"version": 1', '"version": 1.0'), "version"),
+    ("version true", lambda t: t.replace('"version": 1', '"version": true'), "version"),
+    ("version '1'", lambda t: t.replace('"version": 1', '"version": "1"'), "version"),
+    ("points 1.0", lambda t: re.sub(r'("team_0": )(\d+)', r"\g<1>\g<2>.0", t, count=1),
+     "points.team_0"),
+    ("mordienne 0", lambda t: t.replace('"mordienne": false', '"mordienne": 0', 1), "mordienne"),
+    ("card 5.0", lambda t: re.sub(r'(\["player_\d", )(\d+)\]', r"\g<1>\g<2>.0]", t, count=1),
+     "plays[0][1]"),
+    ("BOM", lambda t: "\ufeff" + t, "byte order mark"),
+    ("key twice", lambda t: t.replace('"num_deals": ', '"num_deals": 5, "num_deals": ', 1),
+     "num_deals: given twice"),
+    ("NaN", lambda t: t.replace('"num_deals": 5', '"num_deals": NaN'), "NaN"),
+    ("Infinity", lambda t: t.replace('"num_deals": 5', '"num_deals": Infinity'), "Infinity"),
+]
+
+
+@pytest.mark.parametrize("name,change,words", STRICT_ROWS, ids=[r[0] for r in STRICT_ROWS])
+def test_one_strict_loader_for_files_and_uploads(record, name, change, words, tmp_path):
+    """Group 15: what docs/RECORDS.md says and nothing looser, the same for a
+    file (read_record, aluette review), bytes (the web upload) and text."""
+    text = _strict(change)(record)
+    assert text != json.dumps(record)
+    path = tmp_path / "m.json"
+    path.write_bytes(text.encode("utf-8"))
+    for load in (lambda: load_record(text), lambda: load_record(text.encode("utf-8")),
+                 lambda: read_record(path)):
+        with pytest.raises(RecordError, match=re.escape(words)) as err:
+            load()
+        assert "\n" not in str(err.value)
+    with pytest.raises(RecordError):  # UTF-16 JSON is not a record either
+        load_record(json.dumps(record).encode("utf-16"))

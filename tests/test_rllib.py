@@ -23,7 +23,7 @@ import pytest
 
 pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
 
-from aluette_env.apps.cli import main as cli_main  # noqa: E402
+from aluette_env.commands import main as cli_main  # noqa: E402
 from aluette_env.evaluation import duplicate_eval  # noqa: E402
 from aluette_env.players import load_player  # noqa: E402
 from aluette_env.vector import VectorGame  # noqa: E402
@@ -153,8 +153,8 @@ def test_runner_batch_is_determined_by_the_seed():
 def test_runner_seats_snapshots_and_fixed_players_by_their_weights():
     runner, cfg = small_runner("num_games=40",
                                "selfplay.opponents={latest: 0.5, snapshots: 0.25, random: 0.25}")
-    from training.rllib.train import learner_spec, network_config
-    state = learner_spec(network_config(cfg)).build().get_state()
+    from training.rllib.module import module_spec
+    state = module_spec(cfg.network).build().get_state()
     assert runner.set_league([("snapshot_7.pt", state)]) == ["snapshot_7.pt"]
     episodes = runner.sample()
     names = [name for name, _ in runner.pool.players()]

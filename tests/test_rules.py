@@ -8,15 +8,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from aluette_env.game.cards import card_id
-from aluette_env.game.rules import (
-    NO_TRICKS, after_trick, deal_value, leading_seat, reach_order,
-    Deal, Match, check_hands, deal_cards, deal_order, score_deal, team_of,
-    trick_winner,
+from aluette_env.game import (
+    NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards, deal_order, deal_points,
+    dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader, partner_of, plays_left,
+    reach_order, record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of,
+    team_points, trick_winner, winning_team,
 )
 from conftest import hands_for_winners
 
 # RULES.md worked examples use S, W, N, E going clockwise: seats 0, 1, 2, 3.
-SEATS = {"S": 0, "W": 1, "N": 2, "E": 3, "X": None}
+SEATS = {"S": 0, "W": 1, "N": 2, "E": 3, "X": NOBODY}
 WORKED_EXAMPLES = [
     ("SENWSEXNW", "S", 1),
     ("SENWENWNW", "N", 1),
@@ -58,7 +59,7 @@ def test_r2_match_is_five_deals_points_kept_and_draw_on_equal_totals():
     assert match.over
     # team 0: S Mordienne 2 + N 1 = 3; team 1: W 1 + E Mordienne 2 = 3 -> draw.
     assert match.points == [3, 3]
-    assert match.winner() is None
+    assert match.winner() == NOBODY
     with pytest.raises(ValueError, match="match is over"):
         match.record(deal)
     fresh = Match(first_dealer=0)  # restarting clears the scores
@@ -148,11 +149,11 @@ def play_deal_partial(first_trick):
 
 def test_r11_spoiled_trick_previous_leader_leads_again():
     ace_c, ace_s = card_id(0, 0), card_id(3, 0)
-    assert trick_winner([ace_c, card_id(1, 3), ace_s, card_id(2, 3)], leader=0) is None
+    assert trick_winner([ace_c, card_id(1, 3), ace_s, card_id(2, 3)], leader=0) == NOBODY
     # A tie below the highest card does not spoil.
     assert trick_winner([ace_c, ace_s, card_id(0, 2), card_id(2, 3)], leader=0) == 2
     deal = play_deal_partial([[ace_c], [card_id(1, 3)], [ace_s], [card_id(2, 3)]])
-    assert deal.tricks[0].winner is None
+    assert deal.tricks[0].winner == NOBODY
     assert deal.to_act == 0 and deal.leader == 0 and deal.counts == (0, 0, 0, 0)
 
 
@@ -174,7 +175,7 @@ def test_r13_individual_with_most_tricks_wins_partners_do_not_add():
 @pytest.mark.parametrize("text,winner,points", WORKED_EXAMPLES)
 def test_r13_to_r16_worked_examples(text, winner, points):
     score = score_deal(seq(text))
-    assert score.winner == SEATS[winner] if winner else score.winner is None
+    assert score.winner == (SEATS[winner] if winner else NOBODY)
     assert score.points == points
     assert score.mordienne == (points == 2)
     # The same result from real cards played through a Deal.
@@ -190,7 +191,7 @@ def test_r14_first_to_reach_breaks_ties():
 
 
 def test_r15_all_spoiled_scores_nothing():
-    assert score_deal([None] * 9) == (None, 0, False)
+    assert score_deal([NOBODY] * 9) == (NOBODY, 0, False)
 
 
 def test_r16_mordienne_made_and_broken():
@@ -218,15 +219,15 @@ def test_r16_in_run_tracks_live_mordienne_candidates():
     assert deal.score() == (2, 2, True)
 
 
-winner_seqs = st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=9, max_size=9)
+winner_seqs = st.lists(st.integers(NOBODY, 3), min_size=9, max_size=9)
 
 
 @given(winner_seqs)
 def test_scoring_properties(winners):
     score = score_deal(winners)
     counts = [winners.count(s) for s in range(4)]
-    if all(w is None for w in winners):
-        assert score == (None, 0, False)
+    if all(w == NOBODY for w in winners):
+        assert score == (NOBODY, 0, False)
         return
     assert counts[score.winner] == max(counts)
     assert score.points == (2 if score.mordienne else 1)
@@ -250,27 +251,56 @@ def test_random_deals_play_every_dealt_card_once(seed, dealer):
         played.append(card)
         deal.play(card)
     assert sorted(played) == dealt
-    assert sum(deal.counts) + deal.trick_winners.count(None) == 9
+    assert sum(deal.counts) + deal.trick_winners.count(NOBODY) == 9
     for trick in deal.tricks:
         assert trick.winner == trick_winner(trick.cards, trick.leader)
     assert deal.score() == score_deal(deal.trick_winners)
 
 
 def test_r13_r14_leading_seat_most_tricks_then_first_to_reach():
-    assert leading_seat((0, 0, 0, 0), (-1, -1, -1, -1)) is None
-    assert leading_seat((1, 2, 0, 0), (0, 3, -1, -1)) == 1  # R13 most tricks
-    assert leading_seat((2, 2, 0, 0), (5, 3, -1, -1)) == 1  # R14 seat 1 reached 2 first
+    assert first_to_reach((0, 0, 0, 0), (-1, -1, -1, -1)) == NOBODY
+    assert first_to_reach((1, 2, 0, 0), (0, 3, -1, -1)) == 1  # R13 most tricks
+    assert first_to_reach((2, 2, 0, 0), (5, 3, -1, -1)) == 1  # R14 seat 1 reached 2 first
     assert reach_order((2, 2, 1, 0), (5, 3, 0, -1)) == [1, 0, 2]
 
 
-def test_r16_after_trick_keeps_only_the_winners_unbroken_run():
-    tally = NO_TRICKS
-    tally = after_trick(*tally, 2, 0)
-    assert tally == ((0, 0, 1, 0), (-1, -1, 0, -1), (False, False, True, False))
-    tally = after_trick(*tally, None, 1)  # R11/R16: a spoiled trick ends every run
-    assert tally[2] == (False, False, False, False)
-    tally = after_trick(*tally, 2, 2)  # seat 2 won before: its new run is dead
-    assert tally[2] == (False, False, False, False) and tally[0][2] == 2
-    tally = after_trick(*tally, 3, 3)  # seat 3's first win starts a live run
-    assert tally[2] == (False, False, False, True)
-    assert deal_value((0, 0, 0, 2), (-1, -1, -1, 8), (False, False, False, True)) == (3, 2, True)
+def test_r16_record_trick_keeps_only_the_winners_unbroken_run():
+    counts, reached, in_run = [0] * 4, [-1] * 4, [False] * 4
+    record_trick(counts, reached, in_run, 2, 0)
+    assert (counts, reached, in_run) == ([0, 0, 1, 0], [-1, -1, 0, -1], [False, False, True, False])
+    record_trick(counts, reached, in_run, NOBODY, 1)  # R11/R16: a spoiled trick ends every run
+    assert in_run == [False, False, False, False]
+    record_trick(counts, reached, in_run, 2, 2)  # seat 2 won before: its new run is dead
+    assert in_run == [False, False, False, False] and counts[2] == 2
+    record_trick(counts, reached, in_run, 3, 3)  # seat 3's first win starts a live run
+    assert in_run == [False, False, False, True]
+    assert deal_points((0, 0, 0, 2), (-1, -1, -1, 8), (False, False, False, True)) == (3, 2, True)
+
+
+def test_r10_r11_next_leader_is_the_winner_or_the_same_leader_after_a_spoiled_trick():
+    assert next_leader(3, 1) == 1  # R10
+    assert next_leader(3, NOBODY) == 3  # R11
+    counts, reached, in_run = [0] * 4, [-1] * 4, [False] * 4
+    assert end_trick(counts, reached, in_run, 2, 0, 0) == 2 and counts == [0, 0, 1, 0]
+    assert end_trick(counts, reached, in_run, NOBODY, 2, 1) == 2 and counts == [0, 0, 1, 0]
+
+
+def test_r9_play_goes_clockwise_from_the_leader_nine_tricks_of_four():
+    assert [seat_at(2, k) for k in range(4)] == [2, 3, 0, 1]
+    assert [relative_seat(s, 1) for s in range(4)] == [3, 0, 1, 2]
+    assert [partner_of(s) for s in range(4)] == [2, 3, 0, 1]
+    assert PLAYS_PER_DEAL == 36 and plays_left(0, 0) == 36 and plays_left(8, 3) == 1
+    assert plays_left(9, 0) == 0
+
+
+def test_r1_r13_team_points_and_each_seats_view_of_them():
+    assert team_points(2, 2) == (2, 0) and team_points(3, 1) == (0, 1)
+    assert team_points(NOBODY, 0) == (0, 0)
+    assert [seat_gain(0, 1, s) for s in range(4)] == [-1, 1, -1, 1]
+
+
+def test_r2_winning_team_and_r6_first_dealer_of():
+    assert winning_team(3, 3) == NOBODY and winning_team(4, 2) == 0 and winning_team(1, 2) == 1
+    for first in range(4):
+        for k in range(10):
+            assert first_dealer_of(dealer_of(first, k), k) == first

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from aluette_env.apps.cli import main as cli_main
+from aluette_env.commands import main as cli_main
 from training.config import ConfigError, load_config
 from training.sb3.checkpoints import load_model
 

@@ -8,7 +8,7 @@ import pytest
 from solver_oracle import PySolver, brute_force, final_value
 
 from aluette_env.game.cards import STRENGTH, card_id
-from aluette_env.game.rules import Deal, deal_cards
+from aluette_env.game import Deal, deal_cards
 from aluette_env.players.solver import Position, Solver
 
 

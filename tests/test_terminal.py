@@ -13,7 +13,7 @@ from rich.console import Console
 
 from aluette_env.apps import i18n
 from aluette_env.apps.terminal import Quit, TerminalGame, short_names
-from aluette_env.game import CARDS_BY_STRENGTH, NUM_CARDS, STRENGTH, score_deal
+from aluette_env.game import CARDS_BY_STRENGTH, NOBODY, NUM_CARDS, STRENGTH, score_deal
 from aluette_env.players.random_player import RandomPlayer
 from conftest import hands_for_winners
 
@@ -196,12 +196,12 @@ def test_deal_summary_gives_counts_and_why_the_winner_won(winners, says):
         if not g.session.deal.done:
             g.show_events(g.session.play(hands[0][k]))
     text = " ".join(out.getvalue().split())
-    ws = [None if ch == "X" else int(ch) for ch in winners]
+    ws = [NOBODY if ch == "X" else int(ch) for ch in winners]
     score = score_deal(ws)
     counts = [ws.count(s) for s in range(4)]
     names = ["You", "West", "Partner", "East"]
     assert "Tricks this deal: " + " · ".join(f"{names[s]} {counts[s]}" for s in range(4)) in text
-    if score.winner is not None:
+    if score.winner != NOBODY:
         n = counts[score.winner]
         tied = [names[s] for s in range(4) if s != score.winner and counts[s] == n]
         if tied:
@@ -284,3 +284,30 @@ def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
         text = render_table(deal, match)
         assert ("Mordienne run" in text) == (k == 1), text
     assert "player_0: 2 trick(s) (ahead in the deal) *Mordienne run" in text
+
+
+def test_a_record_folder_replaced_by_a_file_keeps_the_record(tmp_path, monkeypatch):
+    """Group 13: ``play --record DIR`` with DIR replaced by a file during the
+    match: the finished match's record is saved elsewhere (the temporary
+    folder), the game says where in one line, and the command exits 2."""
+    import tempfile
+
+    from aluette_env.commands import UsageError
+    from aluette_env.records import read_record
+    fallback = tmp_path / "tmp"
+    fallback.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(fallback))
+    folder = tmp_path / "records"
+    folder.write_text("not a folder any more")  # replaced during the match
+    out = io.StringIO()
+    g = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, deal_pause=0,
+                     console=Console(file=out, width=100, color_system=None),
+                     stdin=io.StringIO(("1\ny\n" * 8 + "\n") * 5 + "q\n"),
+                     specs={1: "random", 2: "random", 3: "random"}, record_dir=str(folder))
+    with pytest.raises(UsageError) as err:
+        g.run()
+    message = str(err.value)
+    saved = list(fallback.glob("*.json"))
+    assert len(saved) == 1 and str(saved[0]) in message and "--record" in message
+    assert "\n" not in message
+    assert len(read_record(saved[0])["deals"]) == 5

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from aluette_env.game.cards import STRENGTH
-from aluette_env.apps.cli import main as cli_main
-from aluette_env.observation import decode_observation
+from aluette_env.commands import main as cli_main
+from aluette_env.observation import OBS_SIZE, decode_observation
 from aluette_env.players import load_player
 from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.random_player import RandomPlayer
@@ -172,7 +172,8 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     player = load_player(str(run))
     assert cli_main(["eval", "--team-a", str(run / "latest.zip"), "--team-b", "random",
                      "--deals", "20", "--quiet"]) == 0
-    assert player.act_batch(np.zeros((1, 638), np.int8), np.eye(48, dtype=np.int8)[[5]])[0] == 5
+    only_5 = np.eye(48, dtype=np.int8)[[5]]
+    assert player.act_batch(np.zeros((1, OBS_SIZE), np.int8), only_5)[0] == 5
 
 
 def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path, capsys):
@@ -245,7 +246,7 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
         values = tables._bootstrap(random_decide(rng))
         assert values.shape == (tables.num_columns,)
         assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
-    assert roll.observations.shape == (7, tables.num_columns, 638)
+    assert roll.observations.shape == (7, tables.num_columns, OBS_SIZE)
     masks = roll.action_masks.astype(bool)
     assert masks[np.arange(7)[:, None], np.arange(tables.num_columns),
                  roll.actions.astype(int)].all()

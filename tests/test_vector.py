@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 import aluette_env
 from aluette_env.game import AGENTS
+from aluette_env.game import NOBODY
 from aluette_env.observation import OBS_SIZE, encode_observation
 from aluette_env.vector import VectorGame
 from conftest import hands_for_winners
@@ -168,7 +169,9 @@ def test_batch_invariants(seed, n):
         assert (rewards[~deal_done] == 0).all()
         # cards: 36 in hands/tricks/played, 12 unused, in every game
         assert ((game.state.card_state == 4).sum(1) == 12).all()
-        won = game.state.counts.sum(1) + (game.state.trick_winners == 4).sum(1)
+        finished = np.arange(9)[None, :] < game.state.trick_index[:, None]
+        spoiled = ((game.state.trick_winners == NOBODY) & finished).sum(1)
+        won = game.state.counts.sum(1) + spoiled
         assert (won == game.state.trick_index).all()
 
 

@@ -34,7 +34,7 @@ from aluette_env.apps.web.server import (
     STATIC_DIR, ApiError, GameStore, ServerConfig, create_app, registered_players,
 )
 from aluette_env.apps.session import GameError, GameSession
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
 
 pytestmark = pytest.mark.slow(seconds=50)
@@ -144,21 +144,25 @@ def test_events_replay_the_deal_as_the_core_played_it():
     plays = [e for e in events if e["type"] == "play"]
     tricks = [e for e in events if e["type"] == "trick"]
     assert [(e["seat"], e["card"]) for e in plays] == [
-        ((t.leader + k) % 4, card) for t in game.deal.tricks for k, card in enumerate(t.cards)]
-    assert [e["winner"] for e in tricks] == game.deal.trick_winners
+        (seat_at(t.leader, k), card) for t in game.deal.tricks for k, card in enumerate(t.cards)]
+    # The HTTP API says null for nobody, where the core says NOBODY.
+    def who(seat):
+        return None if seat == NOBODY else seat
+    assert [e["winner"] for e in tricks] == [who(w) for w in game.deal.trick_winners]
     assert events[-1]["type"] == "deal_over"
     summary = events[-1]["summary"]
     score = game.deal.score()
-    assert (summary["winner"], summary["points"], summary["mordienne"]) == tuple(score)
+    assert (summary["winner"], summary["points"], summary["mordienne"]) == \
+        (who(score.winner), score.points, score.mordienne)
     # Each trick says who took it with which card over which (or the tie), and
     # who leads next, as the core decided (R10-R11).
     names = c.get("/api/i18n/en").json()["cards"]
     for trick, core in zip(tricks, game.deal.tricks):
-        if core.winner is None:
+        if core.winner == NOBODY:
             assert trick["text"].startswith("Spoiled: ")
             assert all(names[card] in trick["text"] for card in trick["why"]["tied"])
         else:
-            assert trick["why"]["card"] == core.cards[(core.winner - core.leader) % 4]
+            assert trick["why"]["card"] == core.cards[relative_seat(core.winner, core.leader)]
             assert f"{names[trick['why']['card']]} beats {names[trick['why']['beats']]}." in \
                 trick["text"]
     for before, after in zip(tricks, tricks[1:]):
@@ -248,7 +252,7 @@ def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
     assert c.get(f"/api/games/{gid}").json() == before
     assert c.post(f"/api/games/{gid}/next-deal").status_code == 200
     with pytest.raises(GameError, match="not your turn: player_1 is to play"):
-        game.deal.to_act = 1  # as between two AI cards
+        game.deal.state.to_act = 1  # as between two AI cards
         game.play(game.deal.hands[0][0])
 
 
@@ -429,8 +433,8 @@ def test_a_stopped_server_leaves_no_worker_process_behind(stop):
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["serve", "--port", "70000"], "--port must be 0-65535"),
-    (["serve", "--max-games", "0"], "--max-games must be >= 1"),
+    (["serve", "--port", "70000"], "--port: must be from 0 to 65,535"),
+    (["serve", "--max-games", "0"], "--max-games: must be from 1 to 1,000,000"),
     (["serve", "--partner", "nobody"], "--partner: unknown player 'nobody'"),
     (["serve", "--idle-minutes", "nan"], "--idle-minutes"),
     (["serve", "--idle-minutes", "inf"], "--idle-minutes"),
@@ -641,3 +645,189 @@ def test_slow_players_move_in_a_worker_process():
         assert workers.act("random", obs, mask) in (5, 17)  # moved in another process
     finally:
         workers.close()
+
+
+# ----------------------------------------- bad-input sweep (issue 33): the server
+
+
+def _kill_all(pids: list[int]) -> None:
+    for pid in pids:
+        os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and any(os.path.exists(f"/proc/{p}") and
+                                              open(f"/proc/{p}/stat").read().split(") ")[1][0]
+                                              != "Z" for p in pids if os.path.exists(f"/proc/{p}")):
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
+def test_killed_worker_processes_are_replaced_and_their_jobs_retried():
+    """Group 3: SIGKILL of the AI worker, the hint worker or the review worker:
+    the next move, hint or review is answered as if nothing happened (the worker
+    is restarted and the job retried), never a 500 and never a stuck game."""
+    with client(partner="pimc:worlds=2", hint_worlds=1, review_worlds=1) as c:
+        data = c.post("/api/games", json={}).json()
+        gid, state = data["id"], data["state"]
+        ai = c.app.state.ai_workers.pool
+        coach = c.app.state.coach.workers.pools
+
+        def play() -> dict:
+            r = c.post(f"/api/games/{gid}/play",
+                       json={"card": state["legal"][0], "version": state["version"]})
+            assert r.status_code == 200, r.text
+            return r.json()["state"]
+
+        while not ai.processes():
+            state = play()
+        _kill_all(ai.processes())
+        while state["your_turn"]:
+            state = play()  # the partner's moves run in a new worker
+            assert c.get(f"/api/games/{gid}").status_code == 200
+            if state["your_turn"]:
+                assert c.get(f"/api/games/{gid}/hint").status_code == 200
+                if coach["hint"].processes():
+                    _kill_all(coach["hint"].processes())
+                    r = c.get(f"/api/games/{gid}/hint")
+                    assert r.status_code == 200, r.text
+        assert state["deal"]["done"] and ai.restarts >= 1 and coach["hint"].restarts >= 1
+        deadline = time.monotonic() + 120
+        while not coach["review"].processes() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        _kill_all(coach["review"].processes())
+        review = None
+        while review is None and time.monotonic() < deadline:
+            r = c.get(f"/api/games/{gid}/review")
+            assert r.status_code == 200, r.text
+            review = r.json()["deals"][0]
+            time.sleep(0.2)
+        assert review is not None and review["deal"] == 0
+
+
+def test_a_move_stopped_by_a_dead_worker_answers_503_and_the_game_goes_on():
+    """Group 3: when the restarted worker fails too, the move answers a 503 JSON
+    error; the game is not stuck: the next request finishes the AI seats' moves."""
+    from aluette_env.apps.web.workers import WorkerUnavailable
+
+    class Flaky:
+        name = "flaky"
+
+        def __init__(self):
+            self.failures = 1
+            self.inner = load_player("random", seed=1)
+
+        def act(self, obs, mask):
+            if self.failures:
+                self.failures -= 1
+                raise WorkerUnavailable("the AI player process stopped and is being restarted")
+            return self.inner.act(obs, mask)
+
+    c = client()
+    data = c.post("/api/games", json={}).json()
+    gid, state = data["id"], data["state"]
+    game = session_of(c, gid)
+    while not state["your_turn"]:
+        state = c.post(f"/api/games/{gid}/next-deal", json={}).json()["state"]
+    game.players[1] = Flaky()  # west moves right after the person
+    r = c.post(f"/api/games/{gid}/play", json={"card": state["legal"][0],
+                                                "version": state["version"]})
+    assert r.status_code == 503 and r.headers["content-type"] == "application/json"
+    assert r.json()["code"] == "worker_restarting" and "restarted" in r.json()["error"]
+    assert game.ai_to_move
+    r = c.get(f"/api/games/{gid}")
+    assert r.status_code == 200
+    assert not game.ai_to_move and (r.json()["state"]["your_turn"] or game.deal.done)
+
+
+def test_coach_routes_refuse_an_unknown_language_as_the_others_do():
+    """Group 17: ?lang=xx is a 400 on the coach's routes too."""
+    c = client()
+    gid = c.post("/api/games", json={}).json()["id"]
+    for path in (f"/api/games/{gid}/hint", f"/api/games/{gid}/review",
+                 f"/api/games/{gid}/record", f"/api/games/{gid}"):
+        r = c.get(path + "?lang=xx")
+        assert r.status_code == 400 and "lang" in r.json()["error"], path
+
+
+def test_a_play_with_a_future_version_is_not_called_older():
+    """Group 17: a version the game never had is named as such."""
+    c = client()
+    data = c.post("/api/games", json={}).json()
+    gid, state = data["id"], data["state"]
+    r = c.post(f"/api/games/{gid}/play", json={"card": state["legal"][0],
+                                                "version": state["version"] + 5})
+    assert r.status_code == 409 and "newer" in r.json()["error"]
+    assert "older" not in r.json()["error"]
+
+
+def test_an_upload_with_a_lone_surrogate_is_refused_and_nothing_answers_500():
+    """Group 2 on the web: the record is refused when loaded (400), so no later
+    route has to encode it."""
+    from aluette_env.records import record_of
+    from aluette_env import game as core
+    rng = random.Random(3)
+    deals = core.play_match(lambda deal, _: rng.choice(deal.legal_cards()), rng, 0, 1)
+    record = record_of(deals, 0, ["human", "\ud800", "ai", "ai"], num_deals=1)
+    c = client()
+    body = json.dumps(record).encode()  # the surrogate as a JSON escape
+    r = c.post("/api/records", content=body)
+    assert r.status_code == 400 and "players.player_1" in r.json()["error"]
+
+
+def _read_answer(sock: socket.socket, seconds: float) -> tuple[bytes, float]:
+    sock.settimeout(seconds)
+    start, answer = time.monotonic(), b""
+    try:
+        while True:
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    except OSError:
+        pass
+    return answer, time.monotonic() - start
+
+
+def test_serve_bounds_every_request_in_size_and_time():
+    """Groups 5 and 17: on the real server (``aluette serve``), a lying
+    Content-Length is refused at once on every route, the uploads' included; a
+    request whose headers or body stall is answered 408 and closed; a malformed
+    Content-Length gets the API's JSON 400, not uvicorn's plain text."""
+    from aluette_env.apps.web import limits
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "aluette_env", "serve", "--port", "0",
+         "--partner", "random", "--left", "random", "--right", "random"],
+        stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    try:
+        port = int(re.search(r"127\.0\.0\.1:(\d+)/", proc.stdout.readline()).group(1))
+        for _ in range(200):
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+
+        def send(data: bytes) -> socket.socket:
+            s = socket.create_connection(("127.0.0.1", port), timeout=5)
+            s.sendall(data)
+            return s
+
+        slow_head = send(b"GET /api/players HTTP/1.1\r\nHost: t\r\n")  # never ends
+        slow_body = send(b"POST /api/games HTTP/1.1\r\nHost: t\r\nContent-Type: application/"
+                         b"json\r\nContent-Length: 100\r\n\r\n{")
+        for path in ("/api/records", "/api/games"):
+            lying = send(f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Length: 62914560\r\n\r\n"
+                         .encode() + b"x" * 11_000)
+            answer, seconds = _read_answer(lying, 10)
+            assert answer.startswith(b"HTTP/1.1 413") and seconds < 5, (path, answer[:60])
+            assert b'{"error": ' in answer
+        bad = send(b"POST /api/games HTTP/1.1\r\nHost: t\r\nContent-Length: abc\r\n\r\n")
+        answer, _ = _read_answer(bad, 10)
+        assert answer.startswith(b"HTTP/1.1 400") and b"application/json" in answer
+        assert b'{"error": ' in answer
+        answer, seconds = _read_answer(slow_head, limits.HEADER_TIMEOUT_S + 10)
+        assert answer.startswith(b"HTTP/1.1 408") and seconds < limits.HEADER_TIMEOUT_S + 5
+        answer, seconds = _read_answer(slow_body, limits.BODY_TIMEOUT_S + 10)
+        assert answer.startswith(b"HTTP/1.1 408") and b'{"error": ' in answer
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)

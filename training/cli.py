@@ -29,6 +29,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .config import ConfigError, load_config
     from .runs import CheckpointError
+    if args.resume is not None:
+        check_run_folder(args.resume)
     try:
         cfg = load_config(args.config, args.set)
         resume = Path(args.resume) if args.resume else None
@@ -50,6 +52,26 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, CheckpointError) as err:
         raise UsageError(str(err)) from None
     return 0
+
+
+def check_run_folder(path: str) -> None:
+    """``--resume PATH`` names a folder (checked before anything reads in it): a
+    pipe, a device, a file or a name the system refuses is said in one line."""
+    import os
+    import stat
+    shown = path[:200] if path.isprintable() else ascii(path[:200])
+    if not path:
+        raise UsageError("--resume: an empty path; give the run's folder")
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise UsageError(f"--resume {shown}: no such run folder") from None
+    except OSError as err:
+        raise UsageError(f"--resume {shown}: {err.strerror or err}") from None
+    except UnicodeError:
+        raise UsageError(f"--resume {shown}: not a valid file name (a lone surrogate)") from None
+    if not stat.S_ISDIR(mode):
+        raise UsageError(f"--resume {shown}: not a folder; give the run's folder")
 
 
 def check_backend(run_dir: Path, backend: str, config: str) -> None:

@@ -14,6 +14,7 @@ writable ``output_dir``.
 from __future__ import annotations
 
 import math
+import os
 import tempfile
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args
@@ -44,6 +45,13 @@ def _check_seed(v: int) -> int:
 
 #: A seed of the config (see MAX_SEED).
 Seed = Annotated[int, AfterValidator(_check_seed)]
+#: A run's name, one folder under output_dir (never ``..``, never a path):
+#: the pattern of every config that names a run (training, expert iteration).
+RUN_NAME = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
+#: Largest config file read (a config is a few KB).
+MAX_CONFIG_BYTES = 1 << 20
+#: Most torch threads one process may use.
+MAX_TORCH_THREADS = 64
 
 
 class ConfigError(ValueError):
@@ -75,16 +83,16 @@ class PPOConfig(BaseModel):
     target_kl: float | None = Field(None, gt=0)
 
 
-class NetworkConfig(BaseModel):
+class NetworkSpec(BaseModel):
+    """The policy's architecture, the one typed model of it: a training run's
+    ``network`` (:class:`NetworkConfig`) and an expert-iteration run's."""
+
     model_config = _STRICT
     trunk: list[int] = Field(default_factory=lambda: [256],
                              description="MLP shared by policy and value (features extractor)")
     pi: list[int] = Field(default_factory=lambda: [128], description="policy head widths")
     vf: list[int] = Field(default_factory=lambda: [128], description="value head widths")
     activation: Literal["relu", "tanh"] = "relu"
-    warm_start: str | None = Field(
-        None, description="an exported .onnx policy of this architecture whose weights start "
-                          "the policy (trunk and policy head; the value head starts fresh)")
 
     @field_validator("trunk", "pi", "vf")
     @classmethod
@@ -92,6 +100,17 @@ class NetworkConfig(BaseModel):
         if not v or any(w < 1 or w > 4096 for w in v):
             raise ValueError("a list of 1 or more layer widths, each 1-4096")
         return v
+
+    def architecture(self) -> NetworkSpec:
+        """The architecture alone (a :class:`NetworkConfig` without its warm start)."""
+        return NetworkSpec(trunk=list(self.trunk), pi=list(self.pi), vf=list(self.vf),
+                           activation=self.activation)
+
+
+class NetworkConfig(NetworkSpec):
+    warm_start: str | None = Field(
+        None, description="an exported .onnx policy of this architecture whose weights start "
+                          "the policy (trunk and policy head; the value head starts fresh)")
 
 
 class PretrainConfig(BaseModel):
@@ -232,14 +251,15 @@ class TrainConfig(BaseModel):
     backend: Literal["sb3", "rllib"] = Field(
         "sb3", description="'sb3': MaskablePPO in one process; 'rllib': Ray RLlib PPO, "
                            "one machine or a cluster")
-    run_name: str = Field("aluette-ppo", pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+    run_name: str = Field("aluette-ppo", pattern=RUN_NAME)
     seed: Seed = Field(0, ge=0)
     total_timesteps: int = Field(10_000_000, ge=1, le=MAX_TIMESTEPS,
                                  description="learner samples to train on")
     num_games: int = Field(1024, ge=1, le=100_000,
                            description="parallel games (SB3: n_envs; RLlib: lockstep matches "
                                        "per env)")
-    torch_threads: int = Field(2, ge=1, le=64, description="one process; 2 measured fastest here")
+    torch_threads: int = Field(2, ge=1, le=MAX_TORCH_THREADS,
+                               description="one process; 2 measured fastest here")
     output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
@@ -268,19 +288,24 @@ class TrainConfig(BaseModel):
         return self
 
 
-def _format_error(source: str, err: ValidationError) -> str:
+def _format_error(source: str, err: ValidationError,
+                  root: type[BaseModel] | None = None) -> str:
+    """One line for every problem ``err`` found; ``root``: the model validated
+    (default :class:`TrainConfig`), whose sections list the keys allowed."""
     parts = []
     for e in err.errors():
         path = ".".join(str(p) for p in e["loc"]) or "(top level)"
         if e["type"] == "extra_forbidden":
-            parent = _model_at(TrainConfig, e["loc"][:-1])
+            parent = _model_at(root or TrainConfig, e["loc"][:-1])
             allowed = ", ".join(parent.model_fields) if parent else "?"
             parts.append(f"unknown key '{path}' (allowed here: {allowed})")
         elif not e["loc"] and e["type"] == "value_error":  # a rule across sections
             parts.append(e["msg"].removeprefix("Value error, "))
         else:
             msg = e["msg"].removeprefix("Value error, ")
-            parts.append(f"'{path}': {msg} (got {e.get('input')!r})")
+            shown = repr(e.get("input"))
+            shown = shown if len(shown) <= 200 else shown[:200] + "..."
+            parts.append(f"'{path}': {msg} (got {shown})")
     return f"{source}: " + "; ".join(parts)
 
 
@@ -342,14 +367,16 @@ class _DuplicateKey(yaml.YAMLError):
 def read_yaml(path: Path, source: str) -> Any:
     """The YAML document of a config file (a key given twice refused); ConfigError
     naming the file when it cannot be read, is not UTF-8 text or not valid YAML."""
+    from aluette_env._files import read_regular
+    source = source if len(source) <= 200 else source[:200] + "..."
     try:
-        raw = Path(path).read_bytes()
+        raw = read_regular(path, MAX_CONFIG_BYTES)
     except FileNotFoundError:
         raise ConfigError(f"{source}: no such config file") from None
     except IsADirectoryError:
         raise ConfigError(f"{source}: is a folder, not a config file") from None
     except OSError as err:
-        raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
+        raise ConfigError(f"{source}: cannot read: {err.strerror or err}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -393,7 +420,7 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
         return
     from aluette_env.players import PlayerSpecError
     from aluette_env.players.onnx_policy import OnnxPlayer
-    if Path(path).is_dir():
+    if os.path.isdir(path):
         raise ConfigError(f"{source}: 'network.warm_start': {path} is a folder; give an exported "
                           f".onnx model (aluette export RUN --out MODEL.onnx)")
     try:
@@ -447,25 +474,36 @@ def validate(data: dict[str, Any], source: str) -> TrainConfig:
     return cfg
 
 
-def check_output_dir(cfg: TrainConfig, source: str) -> None:
-    """``output_dir`` is a folder this process can create files in (or create)."""
-    path = Path(cfg.output_dir)
-    if path.exists() and not path.is_dir():
-        raise ConfigError(f"{source}: 'output_dir': {path} is a file, not a folder")
-    existing = path.absolute()
-    while not existing.exists():
-        existing = existing.parent
-    problem = None
-    if not existing.is_dir():
-        problem = f"{existing} is a file"
-    else:
-        try:  # a real write: permission bits do not tell (root, read-only mounts, /proc)
-            with tempfile.NamedTemporaryFile(dir=existing, prefix=".write-test-"):
-                pass
-        except OSError as err:
-            problem = f"{existing}: {err.strerror}"
+def folder_problem(path: str | Path) -> str | None:
+    """Why ``path`` cannot be used as an output folder (created if missing, files
+    written in it), or None. A real write is tried: permission bits do not tell
+    (root, read-only mounts, /proc)."""
+    path = Path(path)
+    try:
+        os.fsencode(str(path))  # a name no file system can hold (pathlib says "missing")
+        if path.exists() and not path.is_dir():
+            return f"{path} is a file, not a folder"
+        existing = path.absolute()
+        while not existing.exists():
+            existing = existing.parent
+        if not existing.is_dir():
+            return f"{existing} is a file"
+        with tempfile.NamedTemporaryFile(dir=existing, prefix=".write-test-"):
+            pass
+    except OSError as err:
+        return f"{str(path)[:200]}: {err.strerror or err}"
+    except UnicodeError:
+        return f"{ascii(str(path)[:200])}: not a valid file name (a lone surrogate)"
+    return None
+
+
+def check_output_dir(cfg: Any, source: str) -> None:
+    """``output_dir`` (of a training or expert-iteration config) is a folder this
+    process can create files in (or create)."""
+    problem = folder_problem(cfg.output_dir)
     if problem:
-        raise ConfigError(f"{source}: 'output_dir': cannot create or write {path} ({problem})")
+        raise ConfigError(f"{source}: 'output_dir': cannot create or write "
+                          f"{str(cfg.output_dir)[:200]} ({problem})")
 
 
 def player_specs(cfg: TrainConfig) -> dict[str, str]:

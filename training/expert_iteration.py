@@ -51,12 +51,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from aluette_env import commands as cli
 from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 
+from .config import MAX_TORCH_THREADS, RUN_NAME, NetworkSpec, Seed
 from .runs import atomic_path, write_json, write_text
 
 FORMAT = "aluette-expert-data"
@@ -81,14 +82,17 @@ FIELDS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "returns": ("float32", (), ("the acting seat's team points from this decision to the end "
                 "of the match in self-play (the value head's target)")),
 }
-_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+# No inf or NaN anywhere: every number of the loop is a finite setting.
+_STRICT = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+#: Most shards of one data set (each a file, labelled in minutes).
+MAX_SHARDS = 100_000
 
 
 class DataConfig(BaseModel):
     """How a data set is made (``data`` in the config)."""
 
     model_config = _STRICT
-    shards: int = Field(128, ge=1, description="shards per iteration")
+    shards: int = Field(128, ge=1, le=MAX_SHARDS, description="shards per iteration")
     positions_per_shard: int = Field(128, ge=1, le=100_000,
                                      description="labelled positions per shard")
     games_per_shard: int = Field(8, ge=1, le=4096,
@@ -99,42 +103,44 @@ class DataConfig(BaseModel):
                                description="self-play sampling temperature of the policy")
     worlds: int = Field(144, ge=1, le=4096, description="expert worlds per labelled position")
     workers: int = Field(1, ge=1, le=256, description="parallel labelling processes")
-    seed: int = Field(0, ge=0, description="seed of the data; shard k uses seed * 100003 + k")
+    seed: Seed = Field(0, ge=0, description="seed of the data; shard k uses seed * 100003 + k")
 
 
 class DistillConfig(BaseModel):
     """How the policy is fitted to the data (``distill``)."""
 
     model_config = _STRICT
-    epochs: int = Field(8, ge=1)
-    batch_size: int = Field(256, ge=1)
-    learning_rate: float = Field(3e-4, gt=0)
+    epochs: int = Field(8, ge=1, le=1000)
+    batch_size: int = Field(256, ge=1, le=1_000_000)
+    learning_rate: float = Field(3e-4, gt=0, le=1)
     best_weight: float = Field(0.8, ge=0, le=1,
                                description="share of the expert's own card in the target")
-    tau: float = Field(0.1, gt=0, description="temperature (deal points) of the softmax of "
+    tau: float = Field(0.1, gt=0, le=100, description="temperature (deal points) of the softmax of "
                                                "the card values in the target")
-    anchor: float = Field(0.5, ge=0, description="weight of KL(guiding policy || new policy)")
-    vf_coef: float = Field(0.5, ge=0, description="weight of the value head's squared error")
-    replay: int = Field(1, ge=0, description="earlier iterations' data sets fitted too "
+    anchor: float = Field(0.5, ge=0, le=100,
+                          description="weight of KL(guiding policy || new policy)")
+    vf_coef: float = Field(0.5, ge=0, le=100,
+                           description="weight of the value head's squared error")
+    replay: int = Field(1, ge=0, le=100, description="earlier iterations' data sets fitted too "
                                              "(0: this iteration's only)")
     holdout: float = Field(0.1, ge=0, lt=1, description="share of positions kept out of the "
                                                         "fit to measure it")
-    seed: int = Field(0, ge=0)
-
-
-class NetworkSpec(BaseModel):
-    model_config = _STRICT
-    trunk: list[int] = [256]
-    pi: list[int] = [128]
-    vf: list[int] = [128]
-    activation: str = Field("relu", pattern="^(relu|tanh)$")
+    seed: Seed = Field(0, ge=0)
 
 
 class LoopEvalConfig(BaseModel):
     model_config = _STRICT
-    deals: int = Field(2000, ge=1, description="duplicate deal pairs per opponent")
-    seed: int = Field(4242, ge=0)
-    opponents: list[str] = ["ai:version=2"]
+    deals: int = Field(2000, ge=1, le=cli.MAX_EVAL_DEALS,
+                       description="duplicate deal pairs per opponent")
+    seed: Seed = Field(4242, ge=0)
+    opponents: list[str] = Field(["ai:version=2"], min_length=1)
+
+    @field_validator("opponents")
+    @classmethod
+    def _once(cls, v: list[str]) -> list[str]:
+        if len(set(v)) != len(v):
+            raise ValueError("each opponent once")
+        return v
 
 
 class PPOPhaseConfig(BaseModel):
@@ -160,12 +166,12 @@ class LoopConfig(BaseModel):
     """A whole expert-iteration run (configs/expert_iteration.yaml)."""
 
     model_config = _STRICT
-    run_name: str = Field("expert-iteration", pattern=r"^[A-Za-z0-9_.-]+$")
+    run_name: str = Field("expert-iteration", pattern=RUN_NAME)
     output_dir: str = "checkpoints"
     start: str = Field("ai:version=2", description="the first iteration's policy: a shipped "
                                                     "ai:version=N or an exported .onnx")
     iterations: int = Field(3, ge=1, le=100)
-    torch_threads: int = Field(1, ge=1)
+    torch_threads: int = Field(1, ge=1, le=MAX_TORCH_THREADS)
     network: NetworkSpec = NetworkSpec()
     data: DataConfig = DataConfig()
     distill: DistillConfig = DistillConfig()
@@ -174,27 +180,33 @@ class LoopConfig(BaseModel):
 
 
 def load_loop_config(path: str | Path, overrides: list[str] | None = None) -> LoopConfig:
-    """Read, override (``key.path=value``) and validate; ConfigError on any problem."""
-    import yaml
+    """Read, override (``key.path=value``) and validate the whole config before any
+    work, as :func:`training.config.load_config` does a training config: every
+    key and bound, the start policy, every evaluation opponent, a writable
+    ``output_dir`` and the PPO phase's training config. ConfigError (one line)
+    on any problem."""
+    from aluette_env.players import PlayerSpecError, load_player
 
-    from .config import ConfigError, _format_error, apply_overrides
+    from .config import ConfigError, _format_error, apply_overrides, check_output_dir, read_yaml
     source = str(path)
-    try:
-        data = yaml.safe_load(Path(path).read_text())
-    except FileNotFoundError:
-        raise ConfigError(f"{source}: no such config file") from None
-    except OSError as err:
-        raise ConfigError(f"{source}: cannot read: {err.strerror}") from None
-    except yaml.YAMLError:
-        raise ConfigError(f"{source}: not valid YAML") from None
-    if not isinstance(data, dict):
+    data = read_yaml(Path(path), source)
+    if not isinstance(data, dict) or not data:
         raise ConfigError(f"{source}: the top level must be a mapping of settings")
     data = apply_overrides(data, overrides or [], source)
     try:
         cfg = LoopConfig.model_validate(data)
     except ValidationError as err:
-        raise ConfigError(_format_error(source, err)) from None
-    check_policy(cfg.start)
+        raise ConfigError(_format_error(source, err, LoopConfig)) from None
+    try:
+        check_policy(cfg.start)
+    except ConfigError as err:
+        raise ConfigError(f"{source}: 'start': {err}") from None
+    for i, spec in enumerate(cfg.eval.opponents):
+        try:
+            load_player(spec)
+        except PlayerSpecError as err:
+            raise ConfigError(f"{source}: 'eval.opponents[{i}]': {err}") from None
+    check_output_dir(cfg, source)
     if cfg.ppo.config is not None:
         try:
             ppo_config(cfg, Path(cfg.output_dir) / cfg.run_name / "iter-1", "start")
@@ -217,8 +229,7 @@ def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str):
                           f"{tcfg.backend}")
     theirs = tcfg.network
     mine = cfg.network
-    if (list(theirs.trunk), list(theirs.pi), list(theirs.vf), theirs.activation) != \
-            (mine.trunk, mine.pi, mine.vf, mine.activation):
+    if theirs.architecture() != mine:
         raise ConfigError(f"{source}: its network (trunk {theirs.trunk}, pi {theirs.pi}, vf "
                           f"{theirs.vf}, {theirs.activation}) must be the loop's (trunk "
                           f"{mine.trunk}, pi {mine.pi}, vf {mine.vf}, {mine.activation}): the "
@@ -317,10 +328,45 @@ def _worker(job: tuple[str, dict, str, int]) -> tuple[int, int, float]:
     return k, len(arrays["best"]), time.perf_counter() - start
 
 
-def open_dataset(out: Path, cfg: DataConfig, policy: str) -> list[int]:
-    """Create or check the folder's manifest; returns the shards still to compute."""
+def shard_problem(path: Path) -> str | None:
+    """Why the shard file at ``path`` cannot be used (truncated, damaged, other
+    arrays), or None: every array is read, so the zip's checksums are checked."""
+    try:
+        with np.load(path) as z:
+            shard = {name: z[name] for name in FIELDS}
+    except Exception as err:  # noqa: BLE001 - any damaged file
+        return f"unreadable ({type(err).__name__})"
+    n = len(shard["best"])
+    for name, (dtype, shape, _) in FIELDS.items():
+        if shard[name].dtype != np.dtype(dtype) or shard[name].shape != (n, *shape):
+            return (f"{name} is {shard[name].dtype} {shard[name].shape}; expected {dtype} "
+                    f"[n, *{shape}]")
+    return None
+
+
+def check_data_folder(out: Path) -> None:
+    """``out`` can hold a data set: a new or empty folder, or one with its manifest
+    (a data set to complete); never a file, nor a folder of other things (a
+    training run's). ConfigError naming it otherwise, before anything is written."""
+    from .config import ConfigError, folder_problem
+    problem = folder_problem(out)
+    if problem:
+        raise ConfigError(f"--out {str(out)[:200]}: cannot create or write it ({problem})")
+    if out.is_dir() and not (out / MANIFEST).exists():
+        others = sorted(p.name for p in out.iterdir() if not p.name.startswith("."))
+        if others:
+            raise ConfigError(f"--out {str(out)[:200]}: a folder of other files ("
+                              f"{', '.join(others[:3])}{', ...' if len(others) > 3 else ''}) "
+                              f"and no {MANIFEST}: not an expert data set; give a new or empty "
+                              f"folder")
+
+
+def open_dataset(out: Path, cfg: DataConfig, policy: str, log=print) -> list[int]:
+    """Create or check the folder's manifest; returns the shards still to compute:
+    the missing ones, and any present but damaged (each said, and labelled again)."""
     from .config import ConfigError
     out = Path(out)
+    check_data_folder(out)
     settings = _settings(cfg, policy)
     manifest = out / MANIFEST
     if manifest.exists():
@@ -329,17 +375,34 @@ def open_dataset(out: Path, cfg: DataConfig, policy: str) -> list[int]:
         except (OSError, ValueError):
             raise ConfigError(f"{manifest}: unreadable manifest; remove the folder to start "
                               f"again") from None
-        if old.get("format") != FORMAT or old.get("settings") != settings:
-            diff = sorted(key for key in {**settings, **old.get("settings", {})}
-                          if old.get("settings", {}).get(key) != settings.get(key))
+        if not isinstance(old, dict) or old.get("format") != FORMAT \
+                or old.get("settings") != settings:
+            old = old if isinstance(old, dict) else {}
+            theirs = old.get("settings") if isinstance(old.get("settings"), dict) else {}
+            diff = sorted(key for key in {**settings, **theirs}
+                          if theirs.get(key) != settings.get(key))
             raise ConfigError(f"{out}: a data set made with other settings ({', '.join(diff)}"
                               f" differ); use another folder")
-    write_json(manifest, {
-        "format": FORMAT, "version": FORMAT_VERSION, "obs_version": OBS_VERSION,
-        "obs_size": OBS_SIZE, "settings": settings, "shards": cfg.shards,
-        "fields": {name: {"dtype": d, "shape": ["n", *s], "meaning": m}
-                   for name, (d, s, m) in FIELDS.items()}})
-    return [k for k in range(cfg.shards) if not shard_path(out, k).exists()]
+    try:
+        write_json(manifest, {
+            "format": FORMAT, "version": FORMAT_VERSION, "obs_version": OBS_VERSION,
+            "obs_size": OBS_SIZE, "settings": settings, "shards": cfg.shards,
+            "fields": {name: {"dtype": d, "shape": ["n", *s], "meaning": m}
+                       for name, (d, s, m) in FIELDS.items()}})
+    except OSError as err:
+        raise ConfigError(f"--out {str(out)[:200]}: cannot write {MANIFEST} "
+                          f"({err.strerror or err})") from None
+    todo = []
+    for k in range(cfg.shards):
+        path = shard_path(out, k)
+        if not path.exists():
+            todo.append(k)
+            continue
+        problem = shard_problem(path)
+        if problem:
+            log(f"shard {k}: {path} is damaged ({problem}); it is labelled again")
+            todo.append(k)
+    return todo
 
 
 def generate(out: str | Path, cfg: DataConfig, policy: str, log=print) -> Path:
@@ -347,7 +410,7 @@ def generate(out: str | Path, cfg: DataConfig, policy: str, log=print) -> Path:
     ``cfg.workers`` processes. Returns the folder."""
     out = Path(out)
     check_policy(policy)
-    todo = open_dataset(out, cfg, policy)
+    todo = open_dataset(out, cfg, policy, log)
     done = cfg.shards - len(todo)
     log(f"expert data {out}: {done} of {cfg.shards} shards present, {len(todo)} to label "
         f"({cfg.positions_per_shard} positions each, expert worlds={cfg.worlds}, policy "
@@ -416,16 +479,12 @@ def load_dataset(*folders: str | Path) -> ExpertData:
                              f"{manifest.get('obs_version')!r}; expected {FORMAT!r} "
                              f"{OBS_VERSION}")
         for path in sorted(folder.glob("shard-*.npz")):
-            try:
-                with np.load(path) as z:
-                    shard = {name: z[name] for name in FIELDS}
-            except Exception as err:  # noqa: BLE001 - any damaged file
-                raise ValueError(f"{path}: unreadable shard ({type(err).__name__})") from None
-            for name, (dtype, shape, _) in FIELDS.items():
-                if shard[name].dtype != np.dtype(dtype) or shard[name].shape[1:] != shape:
-                    raise ValueError(f"{path}: {name} is {shard[name].dtype} "
-                                     f"{shard[name].shape}; expected {dtype} [n, *{shape}]")
-                arrays[name].append(shard[name])
+            problem = shard_problem(path)
+            if problem:
+                raise ValueError(f"{path}: {problem} shard")
+            with np.load(path) as z:
+                for name in FIELDS:
+                    arrays[name].append(z[name])
     if not arrays["best"]:
         raise ValueError(f"{', '.join(map(str, folders))}: no shards")
     return ExpertData({k: np.concatenate(v) for k, v in arrays.items()}, manifest)
@@ -648,8 +707,9 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml",
                    help="an expert-iteration config (configs/expert_iteration.yaml); its "
                         "data section says how the data is made")
-    p.add_argument("--out", required=True, metavar="DIR",
-                   help="the data set's folder (required; created, or completed when it exists)")
+    p.add_argument("--out", required=True, metavar="DIR", type=_folder_path,
+                   help="the data set's folder (required; created, or completed when it holds "
+                        "a data set; never a folder of other files)")
     p.add_argument("--policy", metavar="SPEC",
                    help="the policy that plays and guides the expert (default: the config's "
                         "start)")
@@ -658,11 +718,23 @@ def _data_arguments(p: argparse.ArgumentParser) -> None:
                         "(default: none)")
 
 
+def _folder_path(text: str) -> str:
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty path; give the data set's folder")
+    return text
+
+
 def _data_run(args: argparse.Namespace) -> int:
     from .config import ConfigError
     try:
+        check_data_folder(Path(args.out))  # before the config's checks load models
         cfg = load_loop_config(args.config, args.set)
-        generate(args.out, cfg.data, args.policy or cfg.start)
+        policy = cfg.start if args.policy is None else args.policy
+        try:
+            check_policy(policy)
+        except ConfigError as err:
+            raise ConfigError(f"--policy: {err}") from None
+        generate(args.out, cfg.data, policy)
     except ConfigError as err:
         raise cli.UsageError(str(err)) from None
     return 0

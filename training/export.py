@@ -6,11 +6,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 from pathlib import Path
 
 import numpy as np
 
-from aluette_env.commands import Command, UsageError, bounded_int, writable_file
+from aluette_env.commands import (
+    Command, UsageError, bounded_int, check_not_input, writable_file,
+)
 
 #: Most positions ``--verify`` may check (each runs the policy twice, in torch and ONNX).
 MAX_VERIFY = 100_000
@@ -165,7 +169,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from .runs import CheckpointError
     if not args.out.endswith(".onnx"):
-        raise UsageError(f"--out {args.out!r}: the file name must end in .onnx")
+        raise UsageError(f"--out {args.out[:200]!r}: the file name must end in .onnx")
+    try:  # a path the system refuses (too long, a loop of links) is the input's fault
+        mode = os.stat(args.checkpoint).st_mode
+    except FileNotFoundError:
+        mode = None  # said below, with what to give instead
+    except OSError as err:
+        raise UsageError(f"checkpoint {args.checkpoint[:200]}: {err.strerror or err}") from None
+    except UnicodeError:
+        raise UsageError(f"checkpoint {ascii(args.checkpoint[:200])}: not a valid file name "
+                         f"(a lone surrogate)") from None
+    if mode is not None and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise UsageError(f"checkpoint {args.checkpoint[:200]}: not a regular file or a run "
+                         f"folder (a pipe or a device)")
+    check_not_input(args.out, "--out", [args.checkpoint])
     try:
         meta = export_policy(args.checkpoint, args.out, verify=args.verify)
     except (CheckpointError, ExportError) as err:

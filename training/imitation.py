@@ -32,7 +32,7 @@ from collections.abc import Iterable
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NUM_CARDS, PLAYS_PER_DEAL, team_of
 from aluette_env.observation import OBS_SIZE
 from aluette_env.observation import encode_observation
 from aluette_env.players import Player, act_batch
@@ -71,7 +71,7 @@ def demonstrations(player: Player, samples: int, num_games: int = 1024, num_deal
     if samples < 1:
         raise ValueError(f"samples must be at least 1, got {samples}")
     game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=False)
-    plays_per_match = num_deals * 36  # every deal is nine tricks of four cards
+    plays_per_match = num_deals * PLAYS_PER_DEAL
     matches = -(-samples // (num_games * plays_per_match))
     n = matches * num_games * plays_per_match
     obs = np.empty((n, OBS_SIZE), np.int8)
@@ -96,7 +96,7 @@ def demonstrations(player: Player, samples: int, num_games: int = 1024, num_deal
         points = team_points[start:k].reshape(plays_per_match, num_games, 2)
         to_go = np.cumsum(points[::-1], axis=0)[::-1].reshape(-1, 2)
         team_points[start:k] = to_go
-    returns = team_points[np.arange(n), seats % 2]
+    returns = team_points[np.arange(n), team_of(seats)]
     return Demonstrations(obs, masks, actions, returns.astype(np.float32))
 
 
@@ -105,16 +105,20 @@ RECORD_SEATS = ("human", "all")
 
 
 def record_files(source: str | os.PathLike) -> list[Path]:
-    """The ``*.json`` records of a folder (sorted), or the one file named."""
+    """The ``*.json`` records of a folder (sorted), or the one file named
+    (each is checked when read: a pipe or a device is refused there)."""
     path = Path(source)
-    if path.is_dir():
-        files = sorted(path.glob("*.json"))
-        if not files:
-            raise ValueError(f"{path}: no match record (*.json) in this folder")
-        return files
-    if path.is_file():
-        return [path]
-    raise ValueError(f"{path}: no such folder or file of match records")
+    try:
+        if path.is_dir():
+            files = sorted(path.glob("*.json"))
+            if not files:
+                raise ValueError(f"{path}: no match record (*.json) in this folder")
+            return files
+        if path.exists():
+            return [path]
+    except OSError as err:
+        raise ValueError(f"{str(path)[:200]}: {err.strerror or err}") from None
+    raise ValueError(f"{str(path)[:200]}: no such folder or file of match records")
 
 
 def record_demonstrations(records: str | os.PathLike | Iterable[dict],
@@ -143,7 +147,7 @@ def record_demonstrations(records: str | os.PathLike | Iterable[dict],
             mask[pos.deal.hands[pos.seat]] = 1
             masks.append(mask)
             actions.append(pos.card)
-            sign = 1.0 if pos.seat % 2 == 0 else -1.0
+            sign = 1.0 if team_of(pos.seat) == 0 else -1.0
             returns.append(sign * float(to_go[pos.deal_index]))
     if not actions:
         raise ValueError(f"the records hold no decision of the seats asked for ({seats}): "

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NUM_CARDS, NUM_SEATS, partner_of, team_of
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player, act_batch
 from aluette_env.vector import VectorGame
@@ -78,8 +78,8 @@ class LearnerGames:
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
         self.pool = pool
         self.partner = partner  # None: the current policy
-        self.learner_seat = (np.arange(num_games) % 4).astype(np.int8)
-        self.partner_seat = (self.learner_seat + 2) % 4
+        self.learner_seat = (np.arange(num_games) % NUM_SEATS).astype(np.int8)
+        self.partner_seat = partner_of(self.learner_seat)
         self.opponent = np.zeros(num_games, np.int64)
         self._rows = np.arange(num_games)
         self._seed = seed
@@ -198,8 +198,9 @@ class TableGames:
         learner = np.zeros((num_games, 4), bool)
         learner[:num_selfplay] = True
         league = g[num_selfplay:]
-        learner[league, league % 2] = True
-        learner[league, league % 2 + 2] = True
+        team = team_of(league)  # the learner's team: both its seats
+        learner[league, team] = True
+        learner[league, partner_of(team)] = True
         self.learner = learner  # [N, 4] the policy plays this seat
         self.column = np.full((num_games, 4), -1, np.int64)
         self.column[learner] = np.arange(int(learner.sum()))

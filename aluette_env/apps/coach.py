@@ -28,8 +28,10 @@ lock, so a hint never waits behind a review's search.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import threading
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from typing import Any
 from collections.abc import Callable, Iterable, Sequence
 
@@ -161,40 +163,100 @@ def match_summary(reviews: Sequence[dict[str, Any]]) -> dict[str, Any]:
     return {"seats": {str(k): v for k, v in sorted(out.items())}}
 
 
+class _Job:
+    """One queued review: its future, its arguments and its class."""
+
+    __slots__ = ("future", "args", "background", "tries")
+
+    def __init__(self, args: tuple, background: bool, tries: int = 0):
+        self.future: Future = Future()
+        self.args = args
+        self.background = background
+        self.tries = tries
+
+
 class ReviewQueue:
     """Deal reviews computed one at a time in a background thread, keyed by
     (match key, deal index); :meth:`get` never waits. ``review`` computes one:
     a :class:`Coach`'s :meth:`~Coach.review_deal`, or any function of the same
-    arguments (the web server's sends the work to a worker process)."""
+    arguments (the web server's sends the work to a worker process).
+
+    Two classes of jobs: the deals of games being played (the default) come
+    first; ``background`` jobs (the deals of uploaded records) run only when no
+    other job waits. Each class keeps at most its own number of jobs (``max_kept``,
+    ``max_background``), forgetting its oldest: an upload never evicts a live
+    game's review. A review that failed (its worker process died twice) is
+    queued again when it is next asked for, up to ``MAX_TRIES`` tries."""
+
+    MAX_TRIES = 3
 
     def __init__(self, review: Callable[[dict, int, tuple], dict[str, Any]],
-                 max_kept: int = 2000):
+                 max_kept: int = 2000, max_background: int | None = None):
         self.review = review
         self.max_kept = max_kept
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="review")
-        self._jobs: dict[tuple[str, int], Future] = {}
+        self.max_background = max_kept if max_background is None else max_background
+        self._jobs: dict[tuple[str, int], _Job] = {}  # oldest first
+        self._heap: list[tuple[int, int, _Job]] = []
+        self._order = itertools.count()
         self._lock = threading.Lock()
+        self._wake = threading.Condition(self._lock)
+        self._thread: threading.Thread | None = None
+        self._closed = False
 
     def submit(self, key: str, record: dict[str, Any], deal_index: int,
-               seats: Iterable[int]) -> None:
+               seats: Iterable[int], background: bool = False) -> None:
         """Queue the review of a finished deal (once per key and deal)."""
         seats = tuple(seats)
         with self._lock:
-            if (key, deal_index) in self._jobs:
+            if self._closed or (key, deal_index) in self._jobs:
                 return
-            while len(self._jobs) >= self.max_kept:  # forget the oldest
-                old = next(iter(self._jobs))
-                self._jobs.pop(old).cancel()
-            self._jobs[(key, deal_index)] = self._pool.submit(
-                self.review, record, deal_index, seats)
+            cap = self.max_background if background else self.max_kept
+            same = [k for k, j in self._jobs.items() if j.background == background]
+            while same and len(same) >= cap:  # forget the oldest of its class
+                self._jobs.pop(same.pop(0)).future.cancel()
+            job = _Job((record, deal_index, seats), background)
+            self._jobs[(key, deal_index)] = job
+            self._push(job)
+
+    def _push(self, job: _Job) -> None:
+        """(Under the lock.) Queue ``job``; start the thread on first use."""
+        heapq.heappush(self._heap, (int(job.background), next(self._order), job))
+        self._wake.notify()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._work, name="review", daemon=True)
+            self._thread.start()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                while not self._heap and not self._closed:
+                    self._wake.wait()
+                if self._closed:
+                    return
+                _, _, job = heapq.heappop(self._heap)
+            if not job.future.set_running_or_notify_cancel():
+                continue  # forgotten while it waited
+            try:
+                result = self.review(*job.args)
+            except BaseException as err:  # noqa: BLE001 - kept in the future
+                job.future.set_exception(err)
+            else:
+                job.future.set_result(result)
 
     def get(self, key: str, deal_index: int) -> dict[str, Any] | None:
-        """The review if it is done, else None (queued, running or never asked)."""
+        """The review if it is done, else None (queued, running, failed and queued
+        again, or never asked)."""
         with self._lock:
             job = self._jobs.get((key, deal_index))
-        if job is None or not job.done():
-            return None
-        return job.result()
+            if job is None or not job.future.done() or job.future.cancelled():
+                return None
+            if job.future.exception() is not None:
+                if job.tries + 1 < self.MAX_TRIES and not self._closed:
+                    again = _Job(job.args, job.background, job.tries + 1)
+                    self._jobs[(key, deal_index)] = again
+                    self._push(again)
+                return None
+        return job.future.result()
 
     def known(self, key: str, deal_index: int) -> bool:
         with self._lock:
@@ -204,12 +266,16 @@ class ReviewQueue:
         """The review, waiting for it (tests, the terminal at the end of a match)."""
         with self._lock:
             job = self._jobs[(key, deal_index)]
-        return job.result(timeout)
+        return job.future.result(timeout)
 
     def forget(self, key: str) -> None:
         with self._lock:
             for k in [k for k in self._jobs if k[0] == key]:
-                self._jobs.pop(k).cancel()
+                self._jobs.pop(k).future.cancel()
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        with self._lock:
+            self._closed = True
+            for job in self._jobs.values():
+                job.future.cancel()
+            self._wake.notify_all()

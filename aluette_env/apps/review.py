@@ -21,7 +21,8 @@ from typing import Any
 
 from ..game import AGENTS, NUM_SEATS, SEAT
 from . import i18n
-from .cli import Command, UsageError, seed_int
+from ..commands import Command, UsageError, bounded_int, printable, seed_int, writable_file
+from ..records import MAX_DEALS
 from .coach import MAX_WORLDS, REVIEW_WORLDS
 from .i18n import translate
 
@@ -76,12 +77,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                         "did), all, or names like player_0,player_2 (default: human)")
     p.add_argument("--worlds", type=worlds, default=REVIEW_WORLDS,
                    help="sampled worlds per decision: the review's effort")
-    p.add_argument("--deal", type=int, default=None, metavar="N",
+    p.add_argument("--deal", type=bounded_int(1, MAX_DEALS), default=None, metavar="N",
                    help="review only deal N (1 is the first; default: every deal)")
     p.add_argument("--seed", type=seed_int, default=0, help="seed of the sampled worlds")
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,
                    help="language of everything shown")
-    p.add_argument("--json", default=None, metavar="FILE",
+    p.add_argument("--json", default=None, metavar="FILE", type=writable_file,
                    help="also write the reviews and the summary as JSON to FILE (default: none)")
 
 
@@ -101,10 +102,14 @@ def chosen_seats(record: dict, text: str) -> list[int]:
 def run(args: argparse.Namespace) -> int:
     from rich.console import Console
 
+    from rich.text import Text
+
+    from ..commands import check_not_input, write_json
     from ..records import RecordError, read_record
-    from .cli import _write_json
     from .coach import Coach, match_summary
 
+    if args.json:  # checked before any work: never the record read, never a folder
+        check_not_input(args.json, "--json", [args.record])
     try:
         record = read_record(args.record)
     except RecordError as err:
@@ -117,36 +122,38 @@ def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False, soft_wrap=True)
     lang = args.lang
     cards = i18n.card_names(lang)
-    players = record["players"]
+    players = {agent: printable(spec) for agent, spec in record["players"].items()}
     coach = Coach(review_worlds=args.worlds, seed=args.seed)
     reviews = []
     for d in deals:
         review = coach.review_deal(record, d, seats)
         reviews.append(review)
         result = record["deals"][d]["result"]
-        console.rule(translate(lang, "Deal {n} of {total} · dealer {seat}", n=d + 1,
-                               total=record["num_deals"], seat=result["dealer"]))
+        console.rule(Text(translate(lang, "Deal {n} of {total} · dealer {seat}", n=d + 1,
+                                    total=record["num_deals"], seat=result["dealer"])))
         for k, play in enumerate(review["plays"]):
-            if k % 4 == 0:
-                console.print(translate(lang, "Trick {n}", n=play["trick"] + 1), style="bold")
+            if k == 0 or play["trick"] != review["plays"][k - 1]["trick"]:
+                console.print(translate(lang, "Trick {n}", n=play["trick"] + 1), style="bold",
+                              markup=False)
             who = f"{AGENTS[play['seat']]} ({players[AGENTS[play['seat']]]})"
             line = f"  {who:<28} {cards[play['card']]}"
             r = play["review"]
             if r is not None:
                 line += "   " + review_text(lang, r, play["card"], cards.__getitem__)
-            console.print(line, style="red" if r is not None and r["mistake"] else None)
-        console.print(deal_result_text(lang, result))
+            console.print(line, style="red" if r is not None and r["mistake"] else None,
+                          markup=False)
+        console.print(deal_result_text(lang, result), markup=False)
     summary = match_summary(reviews)
-    console.rule(translate(lang, "Review by the expert"))
+    console.rule(Text(translate(lang, "Review by the expert")))
     for seat, s in summary["seats"].items():
         agent = AGENTS[int(seat)]
-        console.print("  " + summary_text(lang, f"{agent} ({players[agent]})", s))
+        console.print("  " + summary_text(lang, f"{agent} ({players[agent]})", s), markup=False)
     res = record["result"]["points"]
     console.print(translate(lang, "Match: team_0 {team_0}, team_1 {team_1} (expert: {worlds} "
                             "sampled deals per decision)", team_0=res["team_0"],
-                            team_1=res["team_1"], worlds=args.worlds))
+                            team_1=res["team_1"], worlds=args.worlds), markup=False)
     if args.json:
-        _write_json(args.json, {"reviews": reviews, "summary": summary})
+        write_json(args.json, {"reviews": reviews, "summary": summary})
     return 0
 
 

@@ -24,8 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from aluette_env.game import (
-    NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards, leading_seat,
-    mordienne_chance, reach_order, trick_winner,
+    NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards, first_to_reach,
+    mordienne_chance, reach_order, seat_at, trick_winner,
 )
 from aluette_env.observation import encode_observation
 from aluette_env.players import Player
@@ -136,7 +136,7 @@ class GameSession:
         events: list[dict[str, Any]] = [{
             "type": "play", "seat": seat, "card": card, "leader": leader,
             # R10-R11 on the cards so far (None: they tie for highest).
-            "winning": trick_winner(cards, leader),
+            "winning": _who(trick_winner(cards, leader)),
             "next": None if deal.done else deal.to_act,
         }]
         if trick is not None:
@@ -157,7 +157,7 @@ class GameSession:
         counts = list(record.trick_counts)
         reason = "all_spoiled"
         tied_with: list[int] = []
-        if score.winner is not None:
+        if score.winner >= 0:
             tied_with = [s for s in range(NUM_SEATS)
                          if s != score.winner and counts[s] == counts[score.winner]]
             reason = "mordienne" if score.mordienne else (
@@ -165,9 +165,9 @@ class GameSession:
         return {
             "deal": record.deal,
             "dealer": record.dealer,
-            "trick_winners": list(record.trick_winners),
+            "trick_winners": [_who(w) for w in record.trick_winners],
             "trick_counts": counts,
-            "winner": score.winner,
+            "winner": _who(score.winner),
             "points": score.points,
             "mordienne": score.mordienne,
             "reason": reason,
@@ -179,6 +179,9 @@ class GameSession:
     # ------------------------------------------------------ what the person asks
 
     def _check_version(self, version: int | None) -> None:
+        if version is not None and version > self.version:
+            raise StaleMove(f"version {version} is newer than the game's, {self.version}: no "
+                            f"view of this game had it; nothing was changed; reload the game")
         if version is not None and version != self.version:
             raise StaleMove(f"this move was made on an older view of the game (version "
                             f"{version}, the game is at {self.version}): nothing was changed; "
@@ -198,6 +201,17 @@ class GameSession:
         if card not in deal.hands[HUMAN]:
             raise GameError(f"card {card} is not in your hand; legal: {deal.legal_cards()}")
         return card
+
+    @property
+    def ai_to_move(self) -> bool:
+        """An AI seat is to play: a move whose AI player failed (its worker process
+        died) stopped there; :meth:`resume` plays on."""
+        return not self.deal.done and self.deal.to_act != HUMAN
+
+    def resume(self) -> list[dict[str, Any]]:
+        """The AI seats play up to the person's turn or the deal's end (after a move
+        stopped by a failed AI player); nothing when it is the person's turn."""
+        return self._play_ai()
 
     def play(self, card: object, version: int | None = None) -> list[dict[str, Any]]:
         """The person plays ``card``; then the AIs play up to the person's next turn.
@@ -250,10 +264,10 @@ class GameSession:
             cards = list(deal.trick_cards)
             current = {
                 "leader": deal.leader,
-                "plays": [{"seat": (deal.leader + k) % NUM_SEATS, "card": c}
+                "plays": [{"seat": seat_at(deal.leader, k), "card": c}
                           for k, c in enumerate(cards)],
                 # R10-R11 on the cards so far: the seat ahead, or None when they tie.
-                "winning": trick_winner(cards, deal.leader),
+                "winning": _who(trick_winner(cards, deal.leader)),
             }
         your_turn = not deal.done and deal.to_act == HUMAN
         return {
@@ -287,13 +301,18 @@ def _match_view(game: GameSession) -> dict[str, Any]:
         "number": game.match_number,
         "points": list(match.points),
         "over": match.over,
-        "winner": match.winner() if match.over else None,  # team 0 (you) / 1 / None draw
+        "winner": _who(match.winner()) if match.over else None,  # team 0 (you) / 1 / None draw
         "history": [
-            {"deal": r.deal, "winner": r.score.winner, "points": list(r.team_points),
+            {"deal": r.deal, "winner": _who(r.score.winner), "points": list(r.team_points),
              "mordienne": r.score.mordienne}
             for r in match.history
         ],
     }
+
+
+def _who(seat: int) -> int | None:
+    """A seat (or team) for the views: None for nobody (the core's NOBODY)."""
+    return None if seat < 0 else seat
 
 
 def _tally(deal: Deal) -> dict[str, Any]:
@@ -301,20 +320,21 @@ def _tally(deal: Deal) -> dict[str, Any]:
     chance = mordienne_chance(deal.counts, deal.reached, deal.in_run, len(deal.tricks))
     return {
         "counts": list(deal.counts),
-        "reached": [r if r >= 0 else None for r in deal.reached],
+        "reached": [_who(r) for r in deal.reached],
         "reach_order": reach_order(deal.counts, deal.reached),  # R13-R14, best first
-        "leading": leading_seat(deal.counts, deal.reached),
+        "leading": _who(first_to_reach(deal.counts, deal.reached)),
         # R16: the seat whose run can still score Mordienne (or scored it), if any.
-        "mordienne": None if chance is None else {
+        "mordienne": None if chance < 0 else {
             "seat": chance, "length": deal.counts[chance], "done": deal.done},
     }
 
 
 def _trick_view(trick) -> dict[str, Any]:
-    plays = [{"seat": (trick.leader + k) % NUM_SEATS, "card": c}
+    plays = [{"seat": seat_at(trick.leader, k), "card": c}
              for k, c in enumerate(trick.cards)]
+    winner = _who(trick.winner)
     return {"index": trick.index, "leader": trick.leader, "plays": plays,
-            "winner": trick.winner, "why": _why(plays, trick.winner)}
+            "winner": winner, "why": _why(plays, winner)}
 
 
 def _why(plays: list[dict[str, int]], winner: int | None) -> dict[str, Any]:

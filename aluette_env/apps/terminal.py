@@ -35,7 +35,7 @@ from rich.table import Table
 
 from ..game import CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS
 from . import i18n
-from .cli import Command, UsageError, seed_int
+from ..commands import Command, UsageError, printable, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
 from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
@@ -260,7 +260,7 @@ class TerminalGame:
         self.say(self.t("AI players"), style="bold")
         for s in range(1, NUM_SEATS):
             self.say("  " + self.t("{seat}: {player}", seat=self.seat(s),
-                                   player=self.words.player(self.specs.get(s, "?"))))
+                                   player=printable(self.words.player(self.specs.get(s, "?")))))
 
     def show_help(self) -> None:
         self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
@@ -442,13 +442,38 @@ class TerminalGame:
             self.say("  " + summary_text(self.lang, self.seat(int(seat)), s))
 
     def save_record(self) -> None:
+        """Save the finished match's record in ``record_dir``. If that fails (the
+        folder was removed, replaced by a file, filled up), the record is saved in
+        the temporary folder (or the home or current folder) instead, and the
+        game ends with one line saying where it went (exit code 2)."""
         if self.record_dir is None:
             return
+        import os
+        import tempfile
+
         from ..records import save_record
         stamp = time.strftime("%Y%m%d-%H%M%S")
-        path = save_record(self.session.record(), self.record_dir,
-                           f"aluette-{stamp}-{self.session.match_number}")
-        self.say(self.t("Match record saved: {path}", path=path))
+        name = f"aluette-{stamp}-{self.session.match_number}"
+        record = self.session.record()
+        try:
+            path = save_record(record, self.record_dir, name)
+        except OSError as err:
+            problem = err.strerror or str(err)
+        else:
+            self.say(self.t("Match record saved: {path}", path=printable(str(path))))
+            return
+        for folder in (tempfile.gettempdir(), os.path.expanduser("~"), os.getcwd()):
+            try:
+                path = save_record(record, folder, name)
+                break
+            except OSError:
+                continue
+        else:
+            import json
+            print(json.dumps(record), file=sys.stderr)
+            path = "standard error, above"
+        raise UsageError(f"--record {self.record_dir}: cannot save the match record there "
+                         f"({problem}); it was saved to {path} instead")
 
     def play_match(self, events: list[dict]) -> None:
         """Play the session's match from ``events`` (its first deal) to its end."""

@@ -25,9 +25,8 @@ needs the usual ``if __name__ == "__main__":`` guard.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import time
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -35,11 +34,17 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..game import DEFAULT_NUM_DEALS, NUM_SEATS
+from .._workers import spawn_pool
+from ..game import DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, PLAYS_PER_DEAL, team_of
 from ..players import Player, act_batch, load_player
-from ..vector import SPOILED, VectorGame
+from ..vector import VectorGame
 
 Z95 = 1.959963984540054
+#: Most deal pairs one evaluation may play (each pair is two deals of four hands
+#: kept in memory; a million take a few hundred MB and hours of play). The
+#: command line's bound, ``aluette_env.commands.MAX_EVAL_DEALS``, is the same.
+MAX_DEALS = 1_000_000
+SEATS = ("player_0", "player_1", "player_2", "player_3")
 
 
 @dataclass
@@ -100,7 +105,8 @@ def evaluation_deals(num_deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     drawn from ``seed``: the same for every evaluation with this seed."""
     rng = np.random.default_rng(seed)
     decks = rng.random((num_deals, 48)).argsort(axis=1)
-    hands = np.sort(decks[:, :36].reshape(num_deals, NUM_SEATS, 9), axis=2).astype(np.int8)
+    dealt = decks[:, :NUM_SEATS * HAND_SIZE].reshape(num_deals, NUM_SEATS, HAND_SIZE)
+    hands = np.sort(dealt, axis=2).astype(np.int8)
     n_matches = -(-num_deals // DEFAULT_NUM_DEALS)
     dealers = rng.integers(0, NUM_SEATS, n_matches).astype(np.int8)
     return hands, dealers
@@ -152,7 +158,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
             if hasattr(p, "reset"):
                 p.reset()
         actions = np.zeros(n_matches, np.int64)
-        for _ in range(36 * per_match):
+        for _ in range(PLAYS_PER_DEAL * per_match):
             for s in range(NUM_SEATS):
                 idx = np.flatnonzero(game.to_act == s)
                 if len(idx):
@@ -164,7 +170,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
                 rec.points[d] = res.points[g]
                 rec.winner[d] = res.winner[g]
                 rec.mordienne[d] = res.mordienne[g]
-                rec.spoiled[d] = int((res.winners[g] == SPOILED).sum())
+                rec.spoiled[d] = int((res.winners[g] == NOBODY).sum())
         if progress:
             progress(n_matches * per_match)
     return rec
@@ -200,9 +206,8 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
     per_slice = max(1, -(-n_matches // jobs))
     bounds = [(m0, min(m0 + per_slice, n_matches)) for m0 in range(0, n_matches, per_slice)]
     records = [TableRecord.empty(hands) for _ in tables]
-    # spawn: a forked copy of a process holding torch or onnxruntime threads can hang.
-    context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    # Spawned workers that end with this process, even when it is killed.
+    pool = spawn_pool(jobs)
     try:
         futures = {}
         for t, chairs in enumerate(tables):
@@ -224,24 +229,47 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
     return records
 
 
+def _check_player(argument: str, player: object) -> None:
+    """A player spec (non-empty text) or a player object (with ``act``); TypeError
+    naming the argument otherwise (a bad spec is the registry's PlayerSpecError)."""
+    if isinstance(player, str):
+        if not player.strip():
+            raise ValueError(f"{argument}: a player spec must be non-empty text, got {player!r}")
+        return
+    if not callable(getattr(player, "act", None)):
+        raise TypeError(f"{argument} must be a player spec (str) or a player (with act), got "
+                        f"{type(player).__name__}")
+
+
 def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000,
                    seed: int = 0, seats: dict[str, str | Player] | None = None,
                    progress: bool = False, jobs: int = 1) -> EvalResult:
     """Team A against team B over ``deals`` deal pairs (see the module docstring);
     ``jobs`` worker processes (player specs only, not player objects)."""
-    if not isinstance(deals, int) or deals < 1:
-        raise ValueError(f"deals must be a positive integer, got {deals!r}")
-    if not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1:
-        raise ValueError(f"jobs must be a positive integer, got {jobs!r}")
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
+            or not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"deals must be a positive integer (1 to {MAX_DEALS:,}), "
+                         f"got {deals!r}"[:200])
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
+        raise ValueError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}"[:200])
+    if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 1024:
+        raise ValueError(f"jobs must be a positive integer (1 to 1024), got {jobs!r}"[:200])
+    deals, seed, jobs = int(deals), int(seed), int(jobs)
+    _check_player("team_a", team_a)
+    _check_player("team_b", team_b)
+    if seats is not None and not isinstance(seats, dict):
+        raise TypeError(f"seats must be a dict of seat -> player spec or player, e.g. "
+                        f"{{'player_2': 'random'}}, got {type(seats).__name__}")
     start = time.perf_counter()
     chairs: dict[str, str | Player] = {"player_0": team_a, "player_2": team_a,
                                        "player_1": team_b, "player_3": team_b}
     for seat, spec in (seats or {}).items():
         if seat not in chairs:
-            raise ValueError(f"unknown seat {seat!r}; seats are player_0..player_3")
+            raise ValueError(f"seats: unknown seat {seat!r}; seats are player_0..player_3"[:200])
+        _check_player(f"seats[{seat!r}]", spec)
         chairs[seat] = spec
     def name(p: str | Player) -> str:
-        return p if isinstance(p, str) else p.name
+        return p if isinstance(p, str) else str(getattr(p, "name", type(p).__name__))
 
     a_name, b_name = name(team_a), name(team_b)
     if seats:
@@ -281,7 +309,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     b_pts = np.stack([table1.points[:, 1], table2.points[:, 0]])
     pair = (a_pts - b_pts).sum(0) / 2.0
     ppd, ci = mean_ci95(pair)
-    a_won = np.concatenate([table1.winner % 2 == 0, table2.winner % 2 == 1]) & \
+    a_won = np.concatenate([team_of(table1.winner) == 0, team_of(table2.winner) == 1]) & \
         np.concatenate([table1.winner >= 0, table2.winner >= 0])
     b_won = np.concatenate([table1.winner >= 0, table2.winner >= 0]) & ~a_won
     mord = np.concatenate([table1.mordienne, table2.mordienne])
@@ -313,7 +341,9 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
 def result_table(res: EvalResult):
     """A rich Table of one evaluation."""
     from rich.table import Table
-    t = Table(title=f"Duplicate evaluation: {res.team_a} (A) vs {res.team_b} (B)",
+    from rich.text import Text
+    title = f"Duplicate evaluation: {res.team_a} (A) vs {res.team_b} (B)"
+    t = Table(title=Text(title if title.isprintable() else ascii(title)),
               show_header=True, header_style="bold")
     t.add_column("measure")
     t.add_column("team A", justify="right")

@@ -6,14 +6,18 @@ anywhere. Everything else builds on it:
 
 - :mod:`.cards`: card ids (R3-R4), names in English and French, the 19
   strength levels of the rank order (R7-R8).
-- :mod:`.seats`: seats, agents ``player_0..3`` and teams (R1).
+- :mod:`.seats`: seats, agents ``player_0..3`` and teams (R1), the seat
+  arithmetic (next seat, the seat at a place in a trick, relative seats) and
+  ``NOBODY``, the one "no seat, no team" value.
 - :mod:`.rules`: dealing (R5-R6), tricks (R9-R12), the deal tally and its
-  scoring (R13-R16), the ``Deal`` and the five-deal ``Match`` (R2), and the
-  result dicts every part reports. The rules needed at speed are small
-  functions that numba compiles as they are (``card_beats``,
-  ``record_trick``, ``first_to_reach``, ``deal_points``, ``dealer_of``...;
-  see :mod:`aluette_env._jit`), so the engine, the solver and the expert run
-  this same code.
+  scoring (R13-R16), team points and the match winner (R1, R2): small
+  functions that numba compiles as they are (see :mod:`aluette_env._jit`).
+- :mod:`.state`: the game's one step. A match as a flat state record
+  (:data:`~.state.STATE_FIELDS`), :func:`~.state.start_deal` and
+  :func:`~.state.step`; the batched engine compiles the same functions.
+- :mod:`.deal`: ``Deal`` and ``Match`` for Python callers (a ``Deal`` steps a
+  :class:`~.state.GameState`), the records of finished deals and the result
+  dicts every part reports.
 
 May import: the standard library only.
 """
@@ -22,23 +26,30 @@ from .cards import (
     CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS, NUM_STRENGTHS, STRENGTH, card_name, check_card,
     describe, short_name,
 )
-from .rules import (
-    DEFAULT_NUM_DEALS, HAND_SIZE, NO_SEAT, NO_TRICKS, NUM_TRICKS, NUM_UNUSED, Deal, DealRecord,
-    DealScore, Match, Trick, after_trick, card_beats, check_hands, deal_cards, deal_order,
-    deal_points, deal_result, deal_value, dealer_of, first_leader, first_to_reach, is_ahead,
-    leading_seat, match_result, mordienne_chance, play_match, reach_order, record_trick, score_deal,
-    team0_value, team_points, team_value, trick_winner, trick_winner_of_levels,
+from .deal import (
+    Deal, DealRecord, DealScore, Match, Trick, deal_result, match_result, play_match, score_deal,
 )
-from .seats import AGENTS, NUM_SEATS, SEAT, TEAMS, next_seat, seat_of, team_of
+from .rules import (
+    DEFAULT_NUM_DEALS, HAND_SIZE, NUM_TRICKS, NUM_UNUSED, PLAYS_PER_DEAL, card_beats, check_hands,
+    deal_cards, deal_order, deal_points, dealer_of, end_trick, first_dealer_of, first_leader,
+    first_to_reach, is_ahead, mordienne_chance, next_leader, plays_left, reach_order,
+    record_trick, seat_gain, team_points, trick_winner, trick_winner_of_levels, winning_team,
+)
+from .seats import (
+    AGENTS, NOBODY, NUM_SEATS, NUM_TEAMS, SEAT, TEAMS, next_seat, other_team, partner_of,
+    relative_seat, seat_at, seat_of, team_of,
+)
+from .state import GameState, is_legal, start_deal, step
 
 __all__ = [
-    "AGENTS", "CARDS_BY_STRENGTH", "DEFAULT_NUM_DEALS", "HAND_SIZE", "NAMED_CARDS", "NO_SEAT",
-    "NO_TRICKS", "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TRICKS", "NUM_UNUSED", "SEAT",
-    "STRENGTH", "TEAMS", "Deal", "DealRecord", "DealScore", "Match", "Trick", "after_trick",
-    "card_beats", "card_name", "check_card", "check_hands", "deal_cards", "deal_order",
-    "deal_points", "deal_result", "deal_value", "dealer_of", "describe", "first_leader",
-    "first_to_reach", "is_ahead", "leading_seat", "match_result", "mordienne_chance", "play_match",
-    "next_seat", "reach_order", "record_trick", "score_deal", "seat_of", "short_name",
-    "team0_value", "team_of", "team_points", "team_value", "trick_winner",
-    "trick_winner_of_levels",
+    "AGENTS", "CARDS_BY_STRENGTH", "DEFAULT_NUM_DEALS", "HAND_SIZE", "NAMED_CARDS", "NOBODY",
+    "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED",
+    "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "Deal", "DealRecord", "DealScore",
+    "GameState", "Match", "Trick", "card_beats", "card_name", "check_card", "check_hands",
+    "deal_cards", "deal_order", "deal_points", "deal_result", "dealer_of", "describe",
+    "end_trick", "first_dealer_of", "first_leader", "first_to_reach", "is_ahead", "is_legal",
+    "match_result", "mordienne_chance", "next_leader", "next_seat", "other_team", "partner_of",
+    "play_match", "plays_left", "reach_order", "record_trick", "relative_seat", "score_deal",
+    "seat_at", "seat_gain", "seat_of", "short_name", "start_deal", "step", "team_of",
+    "team_points", "trick_winner", "trick_winner_of_levels", "winning_team",
 ]

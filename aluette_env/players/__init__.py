@@ -159,21 +159,22 @@ def parse_options(spec: str, text: str, options: dict[str, Option]) -> dict[str,
         key, sep, raw = part.partition("=")
         key = key.strip()
         if not sep or not key:
-            raise PlayerSpecError(f"player spec {spec!r}: expected key=value after ':', "
-                                  f"got {part!r}")
+            raise PlayerSpecError(f"player spec {_shown(spec)}: expected key=value after ':', "
+                                  f"got {part!r}"[:400])
         if key.startswith(":"):
-            raise PlayerSpecError(f"player spec {spec!r}: one ':' separates the player from "
+            raise PlayerSpecError(f"player spec {_shown(spec)}: one ':' separates the player from "
                                   f"its options (name:key=value,...), got '::'")
         if key not in options:
             allowed = ", ".join(sorted(options)) or "none"
-            raise PlayerSpecError(f"player spec {spec!r}: unknown option {key!r}; "
-                                  f"options: {allowed}")
+            raise PlayerSpecError(f"player spec {_shown(spec)}: unknown option {key!r}; "
+                                  f"options: {allowed}"[:400])
         if key in values:
-            raise PlayerSpecError(f"player spec {spec!r}: option {key!r} is given twice")
+            raise PlayerSpecError(f"player spec {_shown(spec)}: option {key!r} is given twice")
         try:
             values[key] = options[key].parse(raw.strip())
         except ValueError as err:
-            raise PlayerSpecError(f"player spec {spec!r}: option {key!r} {err}") from None
+            message = f"player spec {_shown(spec)}: option {key!r} {err}"
+            raise PlayerSpecError(message[:400]) from None
     return values
 
 
@@ -255,13 +256,30 @@ def player_options(name: str) -> dict[str, Option]:
 
 def load_player(spec: str, seed: int | None = None) -> Player:
     """The player named by a spec string (see the module docstring). ``seed`` seeds
-    it unless the spec sets ``seed=`` itself."""
+    it unless the spec sets ``seed=`` itself. Any spec that names nothing
+    loadable (a misspelt name, a missing, unreadable or overlong path) raises
+    :class:`PlayerSpecError`."""
     if not isinstance(spec, str) or not spec.strip():
-        raise PlayerSpecError(f"a player spec must be a non-empty string, got {spec!r}")
+        raise PlayerSpecError(f"a player spec must be a non-empty string, got {spec!r}"[:300])
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                              or not 0 <= seed < 2 ** 63):
-        raise PlayerSpecError(f"player spec {spec!r}: seed must be an integer from 0 to "
-                              f"2**63-1, got {seed!r}")
+        raise PlayerSpecError(f"player spec {_shown(spec)}: seed must be an integer from 0 to "
+                              f"2**63-1, got {seed!r}"[:400])
+    try:
+        return _load(spec, seed)
+    except OSError as err:  # a path the system refuses: too long, a loop of links...
+        raise PlayerSpecError(f"player spec {_shown(spec)}: {err.strerror or err}") from None
+    except UnicodeError:  # a lone surrogate: no file can have that name
+        raise PlayerSpecError(f"player spec {_shown(spec)}: not valid text (a lone "
+                              f"surrogate)") from None
+
+
+def _shown(spec: str) -> str:
+    """A spec as messages quote it: at most 120 characters, escapes visible."""
+    return repr(spec) if len(spec) <= 120 else repr(spec[:120]) + f"... ({len(spec)} characters)"
+
+
+def _load(spec: str, seed: int | None) -> Player:
     _discover()
     name, sep, text = spec.partition(":")
     if name in _PLAYERS:
@@ -281,23 +299,24 @@ def load_player(spec: str, seed: int | None = None) -> Player:
             return _build(spec, functools.partial(loader.load, path), values)
     if os.path.sep in path or "." in path:
         if not os.path.exists(path):
-            raise PlayerSpecError(f"player spec {spec!r}: no such file or directory")
-        raise PlayerSpecError(f"player spec {spec!r}: not a model this installation can load "
-                              f"(an exported .onnx policy or a training run folder/checkpoint)")
-    raise PlayerSpecError(f"unknown player {spec!r}; known: {', '.join(player_names())} "
+            raise PlayerSpecError(f"player spec {_shown(spec)}: no such file or directory")
+        raise PlayerSpecError(f"player spec {_shown(spec)}: not a model this installation can "
+                              f"load (an exported .onnx policy or a training run "
+                              f"folder/checkpoint)")
+    raise PlayerSpecError(f"unknown player {_shown(spec)}; known: {', '.join(player_names())} "
                           f"or a path to an exported policy or training run")
 
 
 def _split_path(spec: str) -> tuple[str, str]:
     """``path:key=value,...`` -> (path, options text); a spec naming an existing
     path is all path."""
-    if os.path.exists(spec) or ":" not in spec:
+    if ":" not in spec or os.path.exists(spec):
         return spec, ""
     path, _, text = spec.rpartition(":")
     if "=" not in text:
         return spec, ""
     if path.endswith(":"):
-        raise PlayerSpecError(f"player spec {spec!r}: options follow one ':' "
+        raise PlayerSpecError(f"player spec {_shown(spec)}: options follow one ':' "
                               f"(path:key=value,...), not '::'")
     return path, text
 
@@ -308,7 +327,7 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
     except PlayerSpecError:
         raise
     except (TypeError, ValueError) as err:
-        raise PlayerSpecError(f"player spec {spec!r}: {err}") from None
+        raise PlayerSpecError(f"player spec {_shown(spec)}: {err}") from None
     return player
 
 

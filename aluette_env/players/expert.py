@@ -61,8 +61,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from ..game import STRENGTH, card_beats
-from ..observation import IN_TRICK, OBS_SIZE, PLAYED, UNSEEN, read_match, read_view
+from ..game import (
+    HAND_SIZE, STRENGTH, card_beats, first_dealer_of, plays_left, seat_at, seat_gain,
+)
+from ..observation import (
+    IN_TRICK, OBS_SIZE, PLAYED, UNSEEN, obs_size, read_match, read_state, read_view,
+)
 from ..vector.kernels import kernel_view, new_results, new_state, observe, play
 from . import SEED, BatchPlayer, Option, PlayerSpecError, check_batch, load_player
 from .heuristic import WORK_SIZE, decide_v2
@@ -79,6 +83,9 @@ VERSIONS: dict[int, tuple[str, int]] = {1: ("ai:version=2", 144), 2: ("ai:versio
                                         3: ("ai:version=4", 144), 4: ("ai", 320)}
 LATEST = max(VERSIONS)
 UNUSED = UNSEEN  # engine card code of a card outside every hand
+#: The part of an observation that seeds a decision's worlds: version 1's fields,
+#: so that the same position gets the same worlds as before the history was added.
+_SEED_VIEW = obs_size(1)
 #: Worlds per batch when ``max_seconds`` limits a move: the granularity of the time check.
 #: Without a limit a decision's worlds are one batch (the rollout policy's forward
 #: pass costs about half as much per row in batches of hundreds as in batches of 16).
@@ -89,23 +96,24 @@ _I_LEADER, _I_T, _I_N_IN, _I_BEST, _I_BEST_SEAT, _I_TIED, _I_UNSEEN, _I_PLAYS = 
 
 
 @njit(cache=True)
-def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, unseen, n_left,
-             plays, trick, info):
+def _prepare(row, mask, strength, cards, winners, counts, reached, in_run, card_trick, unseen,
+             n_left, plays, trick, info):
     """The observer's view as the engine's arrays, relative seats (observer = 0):
-    card codes (unseen cards UNUSED), trick winners, tally, the unseen cards, how
-    many cards each other seat still holds, the plays worth trying, and each
-    seat's card in the current trick (-1: none yet)."""
-    t, leader = read_view(row, cards, trick, winners, counts, reached, in_run)
+    card codes (unseen cards UNUSED), trick winners, tally, the trick of each
+    played card, the unseen cards, how many cards each other seat still holds,
+    the plays worth trying, and each seat's card in the current trick (-1:
+    none yet)."""
+    t, leader = read_view(row, cards, trick, winners, counts, reached, in_run, card_trick)
     n_in = 0
     best, best_seat, tied = -1, -1, False
     for k in range(4):
-        r = (leader + k) % 4
+        r = seat_at(leader, k)
         if trick[r] < 0:
             break
         best, best_seat, tied = card_beats(n_in, best, best_seat, tied, strength[trick[r]], r)
         n_in += 1
     for r in range(1, 4):
-        n_left[r] = 9 - t - (1 if trick[r] >= 0 else 0)
+        n_left[r] = HAND_SIZE - t - (1 if trick[r] >= 0 else 0)
     n_unseen = 0
     others = np.zeros(19, np.int64)  # unseen cards and trick cards, by level
     for c in range(48):
@@ -152,9 +160,10 @@ def _deal_world(keys, unseen, n_unseen, n_left, owner):
 
 
 @njit(cache=True)
-def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, plays, strength,
-                  zobrist, table_key, table_lo, table_hi, nodes, values):
-    """``values[w, j]``: the exact value of play j in world w of ``keys``."""
+def _solve_worlds(keys, info, cards, trick_cards, counts, reached, in_run, unseen, n_left, plays,
+                  strength, zobrist, table_key, table_lo, table_hi, nodes, values):
+    """``values[w, j]``: the exact value of play j in world w of ``keys``
+    (``trick_cards``: each relative seat's card in the trick in progress)."""
     leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
     n_unseen, n_plays = info[_I_UNSEEN], info[_I_PLAYS]
     owner = np.empty(48, np.int64)
@@ -162,6 +171,8 @@ def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, pl
     trick = np.zeros(4, np.int64)
     c2, r2 = np.empty(4, np.int64), np.empty(4, np.int64)
     i2 = np.empty(4, np.bool_)
+    for k in range(n_in):
+        trick[k] = strength[trick_cards[seat_at(leader, k)]]
     for w in range(keys.shape[0]):
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         hands[:, :] = 0
@@ -171,10 +182,6 @@ def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, pl
         for k in range(n_unseen):
             if owner[k] < 4:
                 hands[owner[k], strength[unseen[k]]] += 1
-        for c in range(48):
-            code = cards[c]
-            if code >= IN_TRICK and code < PLAYED:
-                trick[(code - IN_TRICK - leader) % 4] = strength[c]
         for j in range(n_plays):
             lv = strength[plays[j]]
             hands[0, lv] -= 1
@@ -188,14 +195,17 @@ def _solve_worlds(keys, info, cards, counts, reached, in_run, unseen, n_left, pl
 
 
 @njit(cache=True)
-def _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run, leader,
-               t, context):
+def _set_world(game, cards, card_trick, trick, unseen, n_unseen, owner, winners, counts,
+               reached, in_run, leader, t, n_in, context, strength):
     """One game record as a sampled world (the unseen cards dealt by ``owner``)
-    of the observer's view; ``context``: dealer, deal index and both teams'
-    match points, which only the observations of a policy read. The caller
-    sets who is to act and the trick so far."""
+    of the observer's view, with the first ``n_in`` cards of the trick in
+    progress played (``trick``: each relative seat's card) and the next seat
+    to act; ``context``: dealer, deal index, both teams' match points and the
+    match's deals (:func:`_match_context`), which only a policy's
+    observations read."""
     for c in range(48):
         game.card_state[c] = cards[c]
+        game.card_trick[c] = card_trick[c]
     for k in range(n_unseen):
         game.card_state[unseen[k]] = owner[k]
     for k in range(9):
@@ -204,15 +214,29 @@ def _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, i
         game.counts[s] = counts[s]
         game.reached[s] = reached[s]
         game.in_run[s] = in_run[s]
-    game.leader, game.trick_index = leader, t
-    game.dealer, game.first_dealer, game.deal_index = context[0], 0, context[1]
+    best, best_seat, tied = -1, -1, False
+    for k in range(4):
+        seat = seat_at(leader, k)
+        game.trick_cards[k] = trick[seat] if k < n_in else -1
+        if k < n_in:
+            best, best_seat, tied = card_beats(k, best, best_seat, tied, strength[trick[seat]],
+                                               seat)
+        elif trick[seat] >= 0:  # a later card of this trick, back in its player's hand
+            game.card_state[trick[seat]] = seat
+            game.card_trick[trick[seat]] = -1
+    game.best, game.best_seat, game.tied = best, best_seat, tied
+    game.leader, game.trick_index, game.n_in_trick = leader, t, n_in
+    game.to_act = seat_at(leader, n_in)
+    game.dealer, game.deal_index = context[0], context[1]
+    game.first_dealer = first_dealer_of(context[0], context[1])
     game.points[0], game.points[1] = context[2], context[3]
+    game.num_deals = context[4]
     game.over = False
 
 
 @njit(cache=True)
-def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_left, plays,
-                 context, st):
+def _fill_worlds(keys, info, cards, card_trick, trick, winners, counts, reached, in_run, unseen,
+                 n_left, plays, context, strength, st):
     """Set up game w * n_plays + j of ``st`` as world w of ``keys`` with the
     observer (seat 0) to play ``plays[j]``."""
     leader, t, n_in = info[_I_LEADER], info[_I_T], info[_I_N_IN]
@@ -221,17 +245,13 @@ def _fill_worlds(keys, info, cards, winners, counts, reached, in_run, unseen, n_
     for w in range(keys.shape[0]):
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         for j in range(n_plays):
-            game = st[w * n_plays + j]
-            _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run,
-                       leader, t, context)
-            game.to_act, game.n_in_trick = 0, n_in
-            game.best, game.best_seat = info[_I_BEST], info[_I_BEST_SEAT]
-            game.tied = info[_I_TIED] == 1
+            _set_world(st[w * n_plays + j], cards, card_trick, trick, unseen, n_unseen, owner,
+                       winners, counts, reached, in_run, leader, t, n_in, context, strength)
 
 
 @njit(cache=True)
-def _fill_before_plays(keys, info, cards, trick, winners, counts, reached, in_run, unseen,
-                       n_left, context, strength, st):
+def _fill_before_plays(keys, info, cards, card_trick, trick, winners, counts, reached, in_run,
+                       unseen, n_left, context, strength, st):
     """Game w * n_in + k of ``st``: world w of ``keys`` as it stood before the
     k-th card of the current trick was played (that card and the later ones
     back in their players' hands), that card's player to act."""
@@ -241,27 +261,16 @@ def _fill_before_plays(keys, info, cards, trick, winners, counts, reached, in_ru
     for w in range(keys.shape[0]):
         _deal_world(keys[w], unseen, n_unseen, n_left, owner)
         for k in range(n_in):
-            game = st[w * n_in + k]
-            _set_world(game, cards, unseen, n_unseen, owner, winners, counts, reached, in_run,
-                       leader, t, context)
-            best, best_seat, tied = -1, -1, False
-            for j in range(n_in):
-                seat = (leader + j) % 4
-                card = trick[seat]
-                if j >= k:
-                    game.card_state[card] = seat
-                else:
-                    best, best_seat, tied = card_beats(j, best, best_seat, tied, strength[card],
-                                                       seat)
-            game.to_act, game.n_in_trick = (leader + k) % 4, k
-            game.best, game.best_seat, game.tied = best, best_seat, tied
+            _set_world(st[w * n_in + k], cards, card_trick, trick, unseen, n_unseen, owner,
+                       winners, counts, reached, in_run, leader, t, k, context, strength)
 
 
 @njit(cache=True)
-def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, value):
+def _heuristic_rollouts(n_games, n_plays, plays, strength, st, res, value):
     """Play games 0..n_games-1 of ``st`` to the end of the deal: first each
     game's play (``plays[g % n_plays]``), then heuristic v2 at every seat from
-    its own view; ``value[g]``: team 0's points minus team 1's in game g."""
+    its own view (:func:`~aluette_env.observation.read_state`); ``value[g]``:
+    team 0's points minus team 1's in game g."""
     actions = np.empty(n_games, np.int64)
     active = np.ones(n_games, np.bool_)
     rewards = np.zeros((n_games, 4), np.float32)
@@ -269,34 +278,29 @@ def _heuristic_rollouts(n_games, n_plays, plays, num_deals, strength, st, res, v
     match_done = np.zeros(n_games, np.bool_)
     hand = np.zeros(48, np.int8)
     gone = np.zeros(48, np.int8)
+    cards = np.zeros(48, np.int64)
+    card_trick = np.zeros(48, np.int64)
     trick = np.zeros(4, np.int64)
-    c_rel = np.zeros(4, np.int64)
-    i_rel = np.zeros(4, np.bool_)
+    winners = np.zeros(9, np.int64)
+    counts = np.zeros(4, np.int64)
+    reached = np.zeros(4, np.int64)
+    in_run = np.zeros(4, np.bool_)
     work = np.zeros(WORK_SIZE, np.int64)
-    steps = 36 - 4 * st[0].trick_index - st[0].n_in_trick
-    for step in range(steps):
+    for step in range(plays_left(st[0].trick_index, st[0].n_in_trick)):
         for g in range(n_games):
             if step == 0:
                 actions[g] = plays[g % n_plays]
                 continue
-            game = st[g]
-            seat = game.to_act
-            for r in range(4):
-                trick[r] = -1
-                c_rel[r] = game.counts[(seat + r) % 4]
-                i_rel[r] = game.in_run[(seat + r) % 4] != 0
+            t, _ = read_state(st[g], st[g].to_act, cards, trick, winners, counts, reached,
+                              in_run, card_trick)
             for c in range(48):
-                code = game.card_state[c]
-                hand[c] = 1 if code == seat else 0
-                gone[c] = 1 if code >= IN_TRICK else 0
-                if code >= IN_TRICK and code < PLAYED:
-                    trick[(code - IN_TRICK - seat) % 4] = c
-            actions[g] = decide_v2(hand, gone, trick, c_rel, i_rel, game.trick_index,
-                                   strength, work)
-        play(st, num_deals, actions, active, strength, res, rewards, deal_done, match_done)
+                hand[c] = 1 if cards[c] == 0 else 0
+                gone[c] = 1 if cards[c] >= IN_TRICK else 0
+            actions[g] = decide_v2(hand, gone, trick, counts, in_run, t, strength, work)
+        play(st, actions, active, strength, res, rewards, deal_done, match_done)
         for g in range(n_games):
             if deal_done[g]:
-                value[g] = res[g].points[0] - res[g].points[1]
+                value[g] = seat_gain(res[g].points[0], res[g].points[1], 0)
 
 
 @njit(cache=True)
@@ -428,6 +432,7 @@ class ExpertPlayer(BatchPlayer):
         self._mask = np.zeros((chunk, 48), np.int8)
         self._cards = np.zeros(48, np.int8)
         self._winners = np.zeros(9, np.int8)
+        self._card_trick = np.zeros(48, np.int8)
         self._tally = (np.zeros(4, np.int64), np.zeros(4, np.int64), np.zeros(4, np.bool_))
         self._unseen = np.zeros(48, np.int64)
         self._n_left = np.zeros(4, np.int64)
@@ -496,7 +501,7 @@ class ExpertPlayer(BatchPlayer):
         counts, reached, in_run = self._tally
         info, plays = self._info, self._plays
         _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
-                 self._unseen, self._n_left, plays, self._trick, info)
+                 self._card_trick, self._unseen, self._n_left, plays, self._trick, info)
         favourite = int(np.argmax(probs))
         n_plays = int(info[_I_PLAYS])
         _classes(mask, plays, n_plays, _STRENGTH, probs, self._class_prob, self._card_class)
@@ -517,11 +522,11 @@ class ExpertPlayer(BatchPlayer):
         info[_I_PLAYS] = n_plays = len(keep)
         # The worlds come from the seed and the position, never from the call order.
         exact = 9 - int(info[_I_T]) <= self.solve_tricks
-        rng = np.random.default_rng([self.seed, zlib.crc32(row.tobytes())])
+        rng = np.random.default_rng([self.seed, zlib.crc32(row[:_SEED_VIEW].tobytes())])
         n_worlds = self.solve_worlds if exact else self.worlds
-        context, num_deals = _match_context(row)
+        context = _match_context(row)
         if self._policy is not None and self.belief > 0 and info[_I_N_IN] > 0:
-            keys, weights = self._believed_worlds(rng, n_worlds, info, context, num_deals)
+            keys, weights = self._believed_worlds(rng, n_worlds, info, context)
         else:
             keys, weights = rng.random((n_worlds, 48)), np.ones(n_worlds)
         values = np.zeros((len(keys), n_plays))
@@ -531,17 +536,19 @@ class ExpertPlayer(BatchPlayer):
             chunk = keys[w0:w0 + self._chunk]
             out = values[w0:w0 + len(chunk)]
             if exact:
-                _solve_worlds(chunk, info, self._cards, counts, reached, in_run, self._unseen,
-                              self._n_left, plays, _STRENGTH, *self._solver.tables, out)
+                _solve_worlds(chunk, info, self._cards, self._trick, counts, reached, in_run,
+                              self._unseen, self._n_left, plays, _STRENGTH, *self._solver.tables,
+                              out)
             else:
-                _fill_worlds(chunk, info, self._cards, self._winners, counts, reached, in_run,
-                             self._unseen, self._n_left, plays, context, self._st)
+                _fill_worlds(chunk, info, self._cards, self._card_trick, self._trick,
+                             self._winners, counts, reached, in_run, self._unseen, self._n_left,
+                             plays, context, _STRENGTH, self._st)
                 value = np.zeros(len(chunk) * n_plays, np.int64)
                 if self.rollout == "heuristic":
-                    _heuristic_rollouts(len(value), n_plays, plays, num_deals, _STRENGTH,
-                                        self._st, self._res, value)
+                    _heuristic_rollouts(len(value), n_plays, plays, _STRENGTH, self._st,
+                                        self._res, value)
                 else:
-                    self._policy_rollouts(len(value), n_plays, num_deals, value)
+                    self._policy_rollouts(len(value), n_plays, value)
                 out[:] = value.reshape(len(chunk), n_plays)
             done = w0 + len(chunk)
             if self.max_seconds and time.perf_counter() - start > self.max_seconds:
@@ -549,7 +556,7 @@ class ExpertPlayer(BatchPlayer):
         return values[:done], weights[:done], home, candidates, favourite
 
     def _believed_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
-                         context: np.ndarray, num_deals: int) -> tuple[np.ndarray, np.ndarray]:
+                         context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``n_worlds`` draws (with repeats merged: distinct worlds and their
         counts) from ``draws`` times as many uniform worlds, each kept in
         proportion to how likely the modelled seats were to play this trick's
@@ -563,11 +570,12 @@ class ExpertPlayer(BatchPlayer):
             self._before = (kernel_view(new_state(rows)), np.zeros((rows, OBS_SIZE), np.int8),
                             np.zeros((rows, 48), np.int8))
         st, obs, mask = (a[:rows] for a in self._before)
-        _fill_before_plays(keys, info, self._cards, self._trick, self._winners, counts, reached,
-                           in_run, self._unseen, self._n_left, context, _STRENGTH, st)
-        observe(st, num_deals, obs, mask)
+        _fill_before_plays(keys, info, self._cards, self._card_trick, self._trick, self._winners,
+                           counts, reached, in_run, self._unseen, self._n_left, context,
+                           _STRENGTH, st)
+        observe(st, obs, mask)
         # The trick's cards in the order played (seat leader, leader + 1, ...).
-        played = np.tile(self._trick[(int(info[_I_LEADER]) + np.arange(n_in)) % 4], len(keys))
+        played = np.tile(self._trick[seat_at(int(info[_I_LEADER]), np.arange(n_in))], len(keys))
         probs = self._policy.probabilities(obs, mask)[np.arange(rows), played]
         legal = mask.sum(1)
         model = self.belief * probs + (1 - self.belief) / np.maximum(legal, 1)
@@ -596,8 +604,7 @@ class ExpertPlayer(BatchPlayer):
             return favourite
         return int(candidates[best])
 
-    def _policy_rollouts(self, n_games: int, n_plays: int, num_deals: int,
-                         value: np.ndarray) -> None:
+    def _policy_rollouts(self, n_games: int, n_plays: int, value: np.ndarray) -> None:
         """As _heuristic_rollouts, every seat after the first play choosing by the
         rollout policy from its observation (one batch over all games a step)."""
         st, res, plays = self._st, self._res, self._plays
@@ -607,20 +614,20 @@ class ExpertPlayer(BatchPlayer):
         deal_done = np.zeros(n_games, np.bool_)
         match_done = np.zeros(n_games, np.bool_)
         actions = plays[np.arange(n_games) % n_plays].astype(np.int64)
-        for step in range(36 - 4 * int(st["trick_index"][0]) - int(st["n_in_trick"][0])):
+        for step in range(plays_left(int(st["trick_index"][0]), int(st["n_in_trick"][0]))):
             if step:
-                observe(st, num_deals, obs, mask)
+                observe(st, obs, mask)
                 actions = self._policy.act_batch(obs, mask)
-            play(st, num_deals, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
+            play(st, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
             points = res["points"][:n_games]
             value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
 
 
-def _match_context(row: np.ndarray) -> tuple[np.ndarray, int]:
-    """(dealer, deal index, own points, other team's points) and the match's
-    number of deals, from an observation (relative seats: observer = 0)."""
+def _match_context(row: np.ndarray) -> np.ndarray:
+    """(dealer, deal index, own points, other team's points, deals in the match)
+    from an observation (relative seats: observer = 0, so own is team 0)."""
     dealer, deal, num_deals, own, opp = read_match(row)
-    return np.array([dealer, deal, own, opp], np.int64), num_deals
+    return np.array([dealer, deal, own, opp, num_deals], np.int64)
 
 
 def guiding_policy(spec: str):
@@ -629,10 +636,11 @@ def guiding_policy(spec: str):
     try:
         player = load_player(spec)
     except PlayerSpecError as err:
-        raise ValueError(f"policy {spec!r}: {err}") from None
+        shown = repr(spec) if len(spec) <= 120 else repr(spec[:120]) + "..."
+        raise ValueError(f"policy {shown}: {err}") from None
     if not hasattr(player, "probabilities"):
         raise ValueError(f"policy must be an ONNX policy (ai, ai:version=N or an exported "
-                         f".onnx file) or none, got {spec!r}")
+                         f".onnx file) or none, got {spec!r}"[:300])
     return player
 
 

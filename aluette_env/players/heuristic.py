@@ -30,8 +30,9 @@ def _heuristic(obs, mask, strength, out):
     counts = np.zeros(4, np.int64)
     reached = np.zeros(4, np.int64)
     in_run = np.zeros(4, np.bool_)
+    card_trick = np.empty(48, np.int64)
     for i in range(obs.shape[0]):
-        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run)
+        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run, card_trick)
         unseen_max = -1
         for c in range(48):
             if cards[c] == UNSEEN and strength[c] > unseen_max:
@@ -277,8 +278,9 @@ def _heuristic_v2(obs, mask, strength, out):
     reached = np.zeros(4, np.int64)
     in_run = np.zeros(4, np.bool_)
     work = np.zeros(WORK_SIZE, np.int64)
+    card_trick = np.empty(48, np.int64)
     for i in range(obs.shape[0]):
-        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run)
+        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run, card_trick)
         for c in range(48):
             hand[c] = mask[i, c]
             gone[c] = 1 if cards[c] >= IN_TRICK else 0

@@ -8,7 +8,9 @@ checks these names and shapes when it loads a model and applies the mask
 itself, so no model output can make it play a card that is not in hand.
 ``metadata_props`` carry ``obs_version``, ``obs_size``, ``num_actions``, the
 project version, the training config, the steps trained and the evaluation
-summary.
+summary. A model of an earlier ``obs_version`` reads that version's fields,
+the first ``obs_size(version)`` entries of today's vector
+(:mod:`aluette_env.observation`), so it plays exactly as it did.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
 (sampled from softmax(logits / T)); ``ai`` is the newest shipped model and
@@ -23,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..game import NUM_CARDS
-from ..observation import OBS_SIZE, OBS_VERSION
+from ..observation import OBS_VERSION, VERSION_ENDS_BEFORE, obs_size
 from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
 
 _MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -39,22 +41,31 @@ VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 
                  "(aluette-ppo-v2), 3 (aluette-ppo-v3) or 4 (aluette-ppo-v4, the default)",
                  check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
-_INPUTS = {"observation": OBS_SIZE, "action_mask": NUM_CARDS}
 
 
 class ModelError(PlayerSpecError):
     """A missing, truncated, non-ONNX or mismatched model (one-line message)."""
 
 
+#: Largest model file read (the shipped ones are well under 1 MB).
+MAX_MODEL_BYTES = 512 << 20
+
+
 def _session(path, ort):
+    from .._files import read_regular
     path = Path(path)
-    if not path.exists():
-        raise ModelError(f"{path}: no such model file")
+    shown = str(path) if len(str(path)) <= 200 else str(path)[:200] + "..."
+    try:
+        model = read_regular(path, MAX_MODEL_BYTES)  # never a pipe, a device or a folder
+    except FileNotFoundError:
+        raise ModelError(f"{shown}: no such model file") from None
+    except OSError as err:
+        raise ModelError(f"{shown}: {err.strerror or err}") from None
     try:
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = 1
         opts.inter_op_num_threads = 1
-        return ort.InferenceSession(str(path), sess_options=opts,
+        return ort.InferenceSession(model, sess_options=opts,
                                     providers=["CPUExecutionProvider"])
     except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types
         first = str(err).strip().splitlines()[0][:160] if str(err).strip() else type(err).__name__
@@ -73,11 +84,13 @@ class OnnxPlayer(BatchPlayer):
         self.path = Path(path)
         self.session = _session(self.path, ort)
         self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
-        _check_model(self.path, self.session, self.metadata)
+        #: The observation version the model reads, and its width (a prefix of OBS_SIZE).
+        self.obs_version = _check_model(self.path, self.session, self.metadata)
+        self.obs_width = obs_size(self.obs_version)
         self.temperature = None if temperature is None else float(temperature)
         self.rng = np.random.default_rng(seed)
         self.name = name or self.path.name
-        self._buf = np.zeros((1, OBS_SIZE), np.float32)
+        self._buf = np.zeros((1, self.obs_width), np.float32)
         self._mbuf = np.zeros((1, NUM_CARDS), np.float32)
 
     def reset(self, seed: int | None = None) -> None:
@@ -85,13 +98,14 @@ class OnnxPlayer(BatchPlayer):
             self.rng = np.random.default_rng(seed)
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        """The model's raw logits ([N, 48])."""
+        """The model's raw logits ([N, 48]) for observations of today's
+        ``OBS_VERSION`` (the model reads its own version's prefix)."""
         return self.session.run(["logits"], {
-            "observation": np.asarray(observations, np.float32),
+            "observation": np.asarray(np.asarray(observations)[:, :self.obs_width], np.float32),
             "action_mask": np.asarray(masks, np.float32)})[0]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        self._buf[0] = observation
+        self._buf[0] = observation[:self.obs_width]
         self._mbuf[0] = action_mask
         if not self._mbuf.any():
             raise ValueError("the action mask has no legal card")
@@ -137,8 +151,9 @@ def _softmax(z: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum(1, keepdims=True)
 
 
-def _check_model(path: Path, session, metadata: dict[str, str]) -> None:
-    """Metadata, input and output names and shapes of an Aluette policy; ModelError otherwise."""
+def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
+    """Metadata, input and output names and shapes of an Aluette policy; its
+    observation version, or ModelError."""
     version = metadata.get("obs_version")
     if version is None:
         raise ModelError(f"{path}: no obs_version in its metadata; not an Aluette policy")
@@ -149,22 +164,26 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> None:
         raise ModelError(f"{path}: unreadable metadata (obs_version {version!r}, obs_size "
                          f"{metadata.get('obs_size')!r}, num_actions "
                          f"{metadata.get('num_actions')!r})") from None
-    if version_no != OBS_VERSION:
+    if version_no not in VERSION_ENDS_BEFORE:
         raise ModelError(f"{path}: exported for OBS_VERSION {version}, this environment "
-                         f"uses OBS_VERSION {OBS_VERSION}; re-export it from its checkpoint")
-    if sizes != (OBS_SIZE, NUM_CARDS):
+                         f"reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to OBS_VERSION "
+                         f"{OBS_VERSION}; re-export it from its checkpoint")
+    width = obs_size(version_no)
+    if sizes != (width, NUM_CARDS):
         raise ModelError(f"{path}: observation/action sizes {sizes[0]}/{sizes[1]} "
-                         f"differ from {OBS_SIZE}/{NUM_CARDS}")
+                         f"differ from OBS_VERSION {version_no}'s {width}/{NUM_CARDS}")
+    expected = {"observation": width, "action_mask": NUM_CARDS}
     inputs = {i.name: i.shape for i in session.get_inputs()}
     outputs = {o.name: o.shape for o in session.get_outputs()}
-    if set(inputs) != set(_INPUTS) or "logits" not in outputs:
+    if set(inputs) != set(expected) or "logits" not in outputs:
         raise ModelError(f"{path}: inputs {sorted(inputs)} and outputs {sorted(outputs)}; "
                          f"an Aluette policy has inputs ['action_mask', 'observation'] and "
                          f"output 'logits'")
-    for name, width in (*_INPUTS.items(), ("logits", NUM_CARDS)):
+    for name, size in (*expected.items(), ("logits", NUM_CARDS)):
         shape = inputs.get(name) or outputs.get(name)
-        if len(shape) != 2 or shape[1] != width:
-            raise ModelError(f"{path}: {name} has shape {shape}; expected [batch, {width}]")
+        if len(shape) != 2 or shape[1] != size:
+            raise ModelError(f"{path}: {name} has shape {shape}; expected [batch, {size}]")
+    return version_no
 
 
 def onnx_player(path: str, temperature: float | None = None,

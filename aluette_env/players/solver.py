@@ -9,9 +9,11 @@ transposition table at trick starts (zobrist keys), and move ordering that
 tries cheap winning cards and the weakest card first; an explicit stack
 instead of recursion, so that numba can cache it.
 
-It applies the rules by calling the game core's own functions
-(``trick_winner_of_levels``, ``record_trick``, ``deal_points``,
-``team0_value``: compiled through :mod:`aluette_env._jit`). The ``expert``
+It applies the rules by calling the game core's own functions (the seat at
+each place of a trick ``seat_at``, ``trick_winner_of_levels``, the trick's end
+``end_trick``, which updates the tally and says who leads next, ``deal_points``
+and ``team_points``: compiled through :mod:`aluette_env._jit`), the same
+functions the game's step calls. The ``expert``
 player solves endgames with it (``solve_tricks``); ``tests/solver_oracle.py``
 holds a plain Python solver and a brute force that pin it.
 
@@ -25,12 +27,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import njit
-from ..game import STRENGTH, deal_points, record_trick, team0_value, trick_winner_of_levels
+from ..game import (
+    NUM_TRICKS, STRENGTH, deal_points, end_trick, seat_at, seat_gain, team_of, team_points,
+    trick_winner_of_levels,
+)
 
 
 @dataclass
 class Position:
-    """A deal in progress, seen with every hand: seats 0-3 (team = seat % 2).
+    """A deal in progress, seen with every hand: seats 0-3 (team 0: seats 0 and 2).
 
     ``hands[s]``: sorted tuple of strength levels; ``trick``: strengths played
     so far in the trick in progress, from ``leader``; ``counts``/``reached``/
@@ -171,9 +176,10 @@ def solve(hands, trick, n_in, leader, counts, reached, in_run, t, alpha, beta,
             k_in, lead, ti = plies_in[p], leaders[p], tricks[p]
             trick_end[p] = False
             done = False
-            if ti == 9:
+            if ti == NUM_TRICKS:
                 winner, points, _ = deal_points(counts, reached, in_run)  # R13-R16
-                value = team0_value(winner, points)
+                points0, points1 = team_points(winner, points)
+                value = seat_gain(points0, points1, 0)
                 done = True
             elif k_in == 4:
                 for s in range(4):
@@ -182,10 +188,9 @@ def solve(hands, trick, n_in, leader, counts, reached, in_run, t, alpha, beta,
                     saved[p, 8 + s] = 1 if in_run[s] else 0
                     saved[p, 12 + s] = trick[s]
                 winner = trick_winner_of_levels(trick, 4, lead)  # R10-R11
-                record_trick(counts, reached, in_run, winner, ti)  # R13, R14, R16
                 trick_end[p] = True
                 plies_in[p + 1], tricks[p + 1] = 0, ti + 1
-                leaders[p + 1] = lead if winner < 0 else winner
+                leaders[p + 1] = end_trick(counts, reached, in_run, winner, lead, ti)
                 lo_b[p + 1], hi_b[p + 1] = lo_b[p], hi_b[p]
                 p += 1
                 continue
@@ -209,10 +214,10 @@ def solve(hands, trick, n_in, leader, counts, reached, in_run, t, alpha, beta,
                 mode = 1
                 continue
             lo0[p], hi0[p] = lo_b[p], hi_b[p]
-            seat = (lead + k_in) % 4
+            seat = seat_at(lead, k_in)
             n_moves[p] = distinct_plays(hands, trick, k_in, seat, moves[p])
             next_move[p] = 0
-            best[p] = -3 if seat % 2 == 0 else 3
+            best[p] = -3 if team_of(seat) == 0 else 3
             mode = 2
         elif mode == 1:
             if trick_end[p]:
@@ -225,9 +230,9 @@ def solve(hands, trick, n_in, leader, counts, reached, in_run, t, alpha, beta,
                     return value
                 p -= 1
                 continue
-            seat = (leaders[p] + plies_in[p]) % 4
+            seat = seat_at(leaders[p], plies_in[p])
             hands[seat, moves[p, next_move[p] - 1]] += 1
-            if seat % 2 == 0:
+            if team_of(seat) == 0:
                 best[p] = max(best[p], value)
                 lo_b[p] = max(lo_b[p], best[p])
             else:
@@ -236,7 +241,7 @@ def solve(hands, trick, n_in, leader, counts, reached, in_run, t, alpha, beta,
             mode = 2
         # mode 2: try the next play, or settle the node
         if lo_b[p] < hi_b[p] and next_move[p] < n_moves[p]:
-            seat = (leaders[p] + plies_in[p]) % 4
+            seat = seat_at(leaders[p], plies_in[p])
             m = moves[p, next_move[p]]
             next_move[p] += 1
             nodes[0] += 1
@@ -310,7 +315,7 @@ class Solver:
     def move_values(self, pos: Position) -> dict[int, int]:
         """Value for team 0 after each distinct strength the player to act can play."""
         hands, trick, n_in, leader, counts, reached, in_run, t = self.arrays(pos)
-        seat = (leader + n_in) % 4
+        seat = seat_at(leader, n_in)
         out = {}
         for lv in sorted(set(pos.hands[seat]), reverse=True):
             hands[seat, lv] -= 1

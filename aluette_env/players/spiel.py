@@ -7,12 +7,9 @@ on the game ``python_aluette`` of :mod:`aluette_env.openspiel`, so it plays in
 search. Each decision:
 
 * **Root.** The observation is turned into an OpenSpiel state of a one-deal
-  game that the seat cannot tell from the real one: its hand, the dealer, the
-  cards each seat played and each trick's winner. While the observation does
-  not say which trick each earlier card was played in (``OBS_VERSION`` 1),
-  the cards are put back into tricks that every card and winner fits
-  (:func:`state_from_observation`, checked by replaying them through the game);
-  the other hands are drawn at random.
+  game that the seat cannot tell from the real one: its hand, the dealer and
+  every card played this deal in order (the observation's perfect-recall
+  history, :func:`state_from_observation`), the other hands drawn at random.
 * **Search.** ``simulations`` ISMCTS iterations from that root, each in a world
   drawn by ``resample_from_infostate`` from the bot's seeded random state, with
   UCT (``uct_c``) over information states. ``evaluator=random``: uniform priors
@@ -37,12 +34,11 @@ May import: numpy, pyspiel and OpenSpiel's Python algorithms,
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
 import numpy as np
 
-from ..game import NUM_CARDS, NUM_SEATS, STRENGTH, deal_order
+from ..game import HAND_SIZE, NUM_CARDS, NUM_SEATS, deal_order
 from ..observation import OBS_SIZE, decode_observation
 from . import SEED, Option, Player, PlayerSpecError, load_player
 
@@ -53,17 +49,13 @@ def _openspiel():
     return openspiel
 
 
-class ReconstructionError(RuntimeError):
-    """No tricks fit the observation's cards and winners (a malformed observation)."""
-
-
 def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
     """An OpenSpiel state of ``python_aluette(num_deals=1)`` at the observer's
     decision that the observer (seat 0, the observation's relative seat 0)
-    cannot tell from the real deal: its hand, the dealer, every card played
-    and every trick's winner as observed. The other seats' unplayed cards are
-    drawn with ``rng``; the earlier cards are put into tricks that every
-    winner fits (replayed through the game, which decides each trick)."""
+    cannot tell from the real deal: its hand, the dealer and every card played
+    in order (the observation's ``history``, perfect recall from OBS_VERSION 2).
+    The other seats' unplayed cards are drawn with ``rng``; the plays are
+    replayed through the game, which decides every trick."""
     spiel = _openspiel()
     import pyspiel
     view = decode_observation(observation)
@@ -71,101 +63,26 @@ def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
         raise ValueError("the observation is not of the seat to act (its to_act field is "
                          f"{view['to_act']}); an ismcts player decides only its own cards")
     dealer = view["dealer"]
-    played = {r: list(view["played"][r]) for r in range(NUM_SEATS)}
-    trick = dict(view["trick"])
-    winners = list(view["trick_winners"])
-    # Each seat's cards as dealt: what it played, its trick card, and for the others
-    # as many unseen cards as they still hold, drawn at random.
-    seen = set(view["hand"]) | set(trick.values()) | {c for cs in played.values() for c in cs}
+    plays = [play for trick in view["history"] for play in trick["plays"]]
+    # Each seat's cards as dealt: what it played, and its hand (the observer's) or as
+    # many unseen cards as it still holds, drawn at random.
+    played = {r: [c for s, c in plays if s == r] for r in range(NUM_SEATS)}
+    seen = set(view["hand"]) | {c for _, c in plays}
     unseen = [c for c in range(NUM_CARDS) if c not in seen]
     rng.shuffle(unseen)
-    dealt: list[list[int]] = []
-    for r in range(NUM_SEATS):
-        cards = played[r] + ([trick[r]] if r in trick else [])
-        if r == 0:
-            cards += view["hand"]
-        else:
-            cards += [unseen.pop() for _ in range(9 - len(cards))]
-        dealt.append(cards)
+    dealt = [played[0] + view["hand"]] + \
+        [played[r] + [unseen.pop() for _ in range(HAND_SIZE - len(played[r]))]
+         for r in range(1, NUM_SEATS)]
     game = pyspiel.load_game(spiel.GAME_NAME, {"num_deals": 1, "first_dealer": dealer})
     state = game.new_initial_state()
-    queues = [list(h) for h in dealt]
     for seat in deal_order(dealer):
-        state.apply_action(queues[seat].pop(0))
-    state = _replay_tricks(state, played, winners)
-    for _ in range(len(trick)):
-        state.apply_action(trick[state.current_player()])
-    if state.current_player() != 0 or sorted(state.legal_actions()) != sorted(view["hand"]):
-        raise ReconstructionError("the observation's trick in progress does not lead to its "
-                                  "seat's turn")
+        state.apply_action(dealt[seat].pop(0))
+    for seat, card in plays:
+        if state.current_player() != seat:
+            raise ValueError(f"the observation's history has player_{seat} play "
+                             f"{card} when player_{state.current_player()} is to act")
+        state.apply_action(card)
     return state
-
-
-def _replay_tricks(state, played: dict[int, list[int]], winners: list[int | None]):
-    """``state`` after the finished tricks: each seat's played cards put back into
-    tricks so that each trick goes to its observed winner, then replayed through
-    the game (whose ``Deal`` decides every trick; a mismatch is a
-    ReconstructionError).
-
-    The search works on the core's strength levels (``STRENGTH``). Tricks with
-    the same winner are interchangeable, and so are spoiled ones: a seat wins
-    its tricks with its strongest cards (a stronger winning card only leaves
-    the others more room); each spoiled trick needs two seats with a card of
-    one level, every other card at most that level; every other card of a
-    seat must be weaker than its trick's winning card. Given the spoiled
-    tricks' pairs, each seat's remaining cards fit its losing tricks iff its
-    weakest card fits the tightest trick, the next the next, and so on; the
-    pairs are searched as a multiset."""
-    n = len(winners)
-    level = {c: STRENGTH[c] for cs in played.values() for c in cs}
-    spoiled = [k for k, w in enumerate(winners) if w is None]
-    options = sorted({(level[c], a, b) for a in range(NUM_SEATS) for b in range(a + 1, NUM_SEATS)
-                      for c in played[a] if any(level[d] == level[c] for d in played[b])})
-
-    def fit(pairs) -> list[list[int]] | None:
-        """Cards by trick and seat for these (level, seat, seat) pairs of the spoiled
-        tricks, or None when they do not fit."""
-        pools = {r: sorted(played[r], key=lambda c: (level[c], c)) for r in range(NUM_SEATS)}
-        cards = [[-1] * NUM_SEATS for _ in range(n)]
-        cap = [0] * n  # strongest level a losing card of the trick may have
-        for k, (lv, a, b) in zip(spoiled, pairs):
-            for seat in (a, b):
-                card = next((c for c in pools[seat] if level[c] == lv), None)
-                if card is None:
-                    return None
-                pools[seat].remove(card)
-                cards[k][seat] = card
-            cap[k] = lv
-        for k, w in enumerate(winners):
-            if w is not None:
-                if not pools[w]:
-                    return None
-                cards[k][w] = pools[w].pop()
-                cap[k] = level[cards[k][w]] - 1
-        for seat in range(NUM_SEATS):
-            open_tricks = sorted((k for k in range(n) if cards[k][seat] < 0),
-                                 key=lambda k: cap[k])
-            for k, card in zip(open_tricks, pools[seat]):
-                if level[card] > cap[k]:
-                    return None
-                cards[k][seat] = card
-        return cards
-
-    for pairs in itertools.combinations_with_replacement(options, len(spoiled)):
-        cards = fit(pairs)
-        if cards is None:
-            continue
-        out = state.clone()
-        for k in range(n):
-            leader = out.current_player()
-            for i in range(NUM_SEATS):
-                out.apply_action(cards[k][(leader + i) % NUM_SEATS])
-        if out.deal.trick_winners != winners:
-            raise ReconstructionError(f"the tricks rebuilt for the observed winners {winners} "
-                                      f"replay as {out.deal.trick_winners}")
-        return out
-    raise ReconstructionError("no assignment of the played cards to tricks gives the "
-                              f"observed winners {winners}")
 
 
 class _PolicyPriorEvaluator:
@@ -313,5 +230,4 @@ def player_bot(player: Player | str, seat: int | None = None):
     return PlayerBot()
 
 
-__all__ = ["ISMCTSPlayer", "ReconstructionError", "ismcts_player", "player_bot",
-           "state_from_observation"]
+__all__ = ["ISMCTSPlayer", "ismcts_player", "player_bot", "state_from_observation"]

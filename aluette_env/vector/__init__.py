@@ -41,12 +41,14 @@ import numpy as np
 
 from ..game import (
     HAND_SIZE,
+    NOBODY,
     NUM_CARDS,
     NUM_SEATS,
     DealRecord,
     DealScore,
     check_hands,
     deal_result,
+    dealer_of,
     describe,
     match_result,
     seat_of,
@@ -54,7 +56,7 @@ from ..game import (
 )
 from ..observation import MAX_DEALS, OBS_SIZE
 from . import kernels
-from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, SPOILED, STRENGTH_ARRAY
+from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
 
 
 def _is_int(x: Any) -> bool:
@@ -67,7 +69,7 @@ def _check_seed(seed: Any) -> int | None:
     return seed
 
 
-__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "SPOILED", "VectorGame"]
+__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame"]
 
 
 class VectorGame:
@@ -86,7 +88,7 @@ class VectorGame:
         self.auto_reset = bool(auto_reset)
         self.rng = np.random.default_rng(_check_seed(seed))
         self._started = False
-        self.state = kernels.new_state(n)
+        self.state = kernels.new_state(n, self.num_deals)
         self.results = kernels.new_results(n)
         self._st, self._res = kernels.kernel_view(self.state), kernels.kernel_view(self.results)
         self.rewards = np.zeros((n, NUM_SEATS), np.float32)
@@ -154,7 +156,7 @@ class VectorGame:
         if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= NUM_CARDS:
             raise ValueError(f"deals must hold integer card ids 0-47, got dtype {arr.dtype} "
                              f"with values {arr.min().item()} to {arr.max().item()}")
-        flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], 36), axis=2)
+        flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], NUM_SEATS * HAND_SIZE), axis=2)
         dup = (flat[:, :, 1:] == flat[:, :, :-1]).any(axis=2)
         if dup.any():
             g, d = np.argwhere(dup)[0]
@@ -192,7 +194,7 @@ class VectorGame:
         if rand.any():
             k = int(rand.sum())
             decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
-            dealers = ((st.first_dealer[games[rand]] + deal_idx[rand]) % NUM_SEATS).astype(np.int64)
+            dealers = dealer_of(st.first_dealer[games[rand]], deal_idx[rand]).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
         kernels.start_deals(self._st, games.astype(np.int64), hands)
 
@@ -224,8 +226,8 @@ class VectorGame:
         bad = kernels.find_illegal(st, actions, active)
         if bad >= 0:
             self._raise_illegal(bad, int(actions[bad]))
-        kernels.play(st, self.num_deals, actions, active, STRENGTH_ARRAY, res, self.rewards,
-                     self.deal_done, self.match_done)
+        kernels.play(st, actions, active, STRENGTH_ARRAY, res, self.rewards, self.deal_done,
+                     self.match_done)
         if self.deal_done.any():
             done = np.flatnonzero(self.deal_done)
             ended = self.match_done[done]
@@ -246,7 +248,7 @@ class VectorGame:
                          f"legal: {legal}")
 
     def _observe(self) -> None:
-        kernels.observe(self._st, self.num_deals, self.obs, self.mask)
+        kernels.observe(self._st, self.obs, self.mask)
 
     @property
     def to_act(self) -> np.ndarray:
@@ -266,12 +268,10 @@ class VectorGame:
         """Game i's latest finished deal as the game core's record."""
         i = self._game(i)
         res = self.results
-        winner = int(res.winner[i])
-        score = DealScore(None if winner < 0 else winner,
-                          0 if winner < 0 else int(res.points[i].max()), bool(res.mordienne[i]))
-        return DealRecord(int(res.deal[i]), int(res.dealer[i]),
-                          [None if w == SPOILED else int(w) for w in res.winners[i]],
-                          [int(c) for c in res.counts[i]], score, team_points(score))
+        score = DealScore(int(res.winner[i]), int(res.score[i]), bool(res.mordienne[i]))
+        return DealRecord(int(res.deal[i]), int(res.dealer[i]), [int(w) for w in res.winners[i]],
+                          [int(c) for c in res.counts[i]], score,
+                          team_points(score.winner, score.points))
 
     def deal_result(self, i: int) -> dict[str, Any]:
         """The AEC env's ``infos[a]["deal_result"]`` for game i's latest finished deal."""

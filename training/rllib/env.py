@@ -3,7 +3,7 @@
 The training backend does not use it (it samples through :mod:`.runner`, far
 faster); it is here for RLlib setups of your own that map each seat to a module.
 
-Every match is exactly ``36 * num_deals`` plays long, so ``num_games`` matches
+Every match is exactly ``PLAYS_PER_DEAL * num_deals`` plays long, so ``num_games`` matches
 started together also end together: one RLlib episode is ``num_games``
 matches played side by side on one :class:`~aluette_env.vector.VectorGame`,
 and one env step plays one card in every match (numba, no Python per game in
@@ -86,7 +86,7 @@ class LockstepMatches(MultiAgentEnv):
             for s in range(4):
                 rewards[self._ids[g, s]] = float(points[g, s])
         if match_done.any():
-            if not match_done.all():  # every match has 36 * num_deals plays
+            if not match_done.all():  # every match has PLAYS_PER_DEAL * num_deals plays
                 raise RuntimeError("matches of one episode ended at different plays")
             done = dict.fromkeys(self.possible_agents, True)
             done["__all__"] = True

@@ -42,6 +42,21 @@ def _mlp(n_in: int, widths, activation: str) -> tuple[nn.Sequential, int]:
     return nn.Sequential(*layers), n_in
 
 
+def module_spec(network, inference_only: bool = False):
+    """The learning module's one description: an ``RLModuleSpec`` of
+    :class:`MaskedActorCritic` on the env's spaces, with ``network`` (a
+    :class:`~training.config.NetworkConfig` or its dict) as its model config.
+    The algorithm's learner, the env runners' league snapshots (``inference_only``),
+    the evaluation module and a saved policy's loader all build it with ``.build()``."""
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from .env import ACTION_SPACE, OBSERVATION_SPACE
+    config = network if isinstance(network, dict) else network.model_dump()
+    return RLModuleSpec(module_class=MaskedActorCritic, model_config=dict(config),
+                        observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
+                        inference_only=inference_only)
+
+
 class MaskedActorCritic(TorchRLModule, ValueFunctionAPI):
     """``model_config``: ``trunk``, ``pi``, ``vf`` (layer widths), ``activation``.
     Observations are dicts ``{"observation": [N, OBS_SIZE], "action_mask": [N, 48]}``,

@@ -40,18 +40,16 @@ def load_module(path: str | Path):
     """(MaskedActorCritic with the saved weights, the saved record) from a ``.pt`` file."""
     import torch
     try:
-        from .module import MaskedActorCritic
+        from .module import module_spec
     except ImportError:
         raise CheckpointError(f"{path}: an RLlib policy needs Ray: "
                               f"pip install 'aluette-rl[distributed]'") from None
-    from .env import ACTION_SPACE, OBSERVATION_SPACE
     path = Path(path)
     try:
         record = torch.load(path, map_location="cpu", weights_only=True)
         if not isinstance(record, dict) or record.get("backend") != "rllib":
             raise ValueError("not a policy saved by the RLlib backend")
-        module = MaskedActorCritic(observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
-                                   model_config=record["model_config"])
+        module = module_spec(record["model_config"]).build()
         module.set_state(record["state"])
     except Exception as err:  # noqa: BLE001 - any damage to the file
         raise CheckpointError(f"{path}: truncated, corrupt or not an RLlib policy "

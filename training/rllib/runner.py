@@ -31,7 +31,7 @@ from ray.rllib.env.single_agent_episode import SingleAgentEpisode
 from ray.rllib.env.utils.infinite_lookback_buffer import InfiniteLookbackBuffer
 from ray.rllib.utils.metrics import EPISODE_LEN_MEAN, EPISODE_RETURN_MEAN, SAMPLE_TIMER
 
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NUM_CARDS, PLAYS_PER_DEAL
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
 
@@ -39,8 +39,6 @@ from ..config import TrainConfig, selfplay_games
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .env import ACTION_SPACE, OBSERVATION_SPACE
 
-#: Plays of one deal (R2: 36 cards, nine tricks of four).
-PLAYS_PER_DEAL = 36
 
 
 def decisions_per_match(num_deals: int) -> int:
@@ -70,13 +68,13 @@ def local_runner(cfg: TrainConfig, seed: int | None = None) -> TableEnvRunner:
     """An env runner in this process, without Ray started (tests, benchmarks)."""
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from .train import learner_spec, network_config
+    from .module import module_spec
     seed = cfg.seed if seed is None else seed
     config = (PPOConfig()
               .environment(observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE,
                            env_config={"train_config": cfg.model_dump(), "seed": seed})
               .env_runners(num_env_runners=0)
-              .rl_module(rl_module_spec=learner_spec(network_config(cfg)))
+              .rl_module(rl_module_spec=module_spec(cfg.network))
               .debugging(seed=seed))
     return TableEnvRunner(config=config)
 
@@ -131,14 +129,12 @@ class TableEnvRunner(SingleAgentEnvRunner):
     def set_league(self, snapshots: list[tuple[str, dict]]) -> list[str]:
         """Past snapshots ``(name, module state)``, oldest first, as opponents; the
         next matches draw their opponents from the new pool. Returns their names."""
-        from .module import MaskedActorCritic, ModulePlayer
+        from .module import ModulePlayer, module_spec
         if not hasattr(self, "games"):  # the driver's runner when remote runners sample
             return []
         players = []
         for name, state in snapshots:
-            module = MaskedActorCritic(observation_space=OBSERVATION_SPACE,
-                                       action_space=ACTION_SPACE, inference_only=True,
-                                       model_config=self.cfg.network.model_dump())
+            module = module_spec(self.cfg.network, inference_only=True).build()
             module.set_state(state)
             players.append((name, ModulePlayer(module, name=name, temperature=1.0,
                                                seed=int(self.generator.initial_seed()))))

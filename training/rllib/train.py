@@ -43,7 +43,7 @@ from ..runs import (
     publish_best, remove_partial_writes, stop_requests, write_json, write_text,
 )
 from .env import ACTION_SPACE, OBSERVATION_SPACE
-from .module import MaskedActorCritic, ModulePlayer
+from .module import ModulePlayer, module_spec
 
 BACKEND = "rllib"
 #: The module that learns (RLlib's single-agent module id).
@@ -53,16 +53,6 @@ CONNECT_TIMEOUT_S = 5.0
 #: After a kill -9 of the driver, what ends the Ray processes it started.
 CLEANUP_HINT = ("if this process is killed with kill -9, end the Ray processes it started "
                 "with `ray stop` (it stops every Ray on this machine)")
-
-
-def network_config(cfg: TrainConfig) -> dict:
-    return cfg.network.model_dump()
-
-
-def learner_spec(model_config: dict):
-    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
-    return RLModuleSpec(module_class=MaskedActorCritic, model_config=model_config,
-                        observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE)
 
 
 # -- before Ray starts ------------------------------------------------------------------
@@ -184,7 +174,7 @@ def build_algorithm(cfg: TrainConfig, seed: int | None = None):
                      create_env_on_local_worker=r.num_env_runners == 0,
                      sample_timeout_s=r.sample_timeout_s)
         .learners(num_learners=r.num_learners)
-        .rl_module(rl_module_spec=learner_spec(network_config(cfg)))
+        .rl_module(rl_module_spec=module_spec(cfg.network))
         .training(train_batch_size_per_learner=r.train_batch_size // max(1, r.num_learners),
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,
                   lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
@@ -211,8 +201,8 @@ def save_module(module_state: dict, cfg: TrainConfig, timesteps: int, path: Path
     """The learner module alone, as tensors (loadable with ``weights_only=True``)."""
     state = {k: torch.as_tensor(np.array(v)) for k, v in module_state.items()}
     with atomic_path(path) as tmp:
-        torch.save({"backend": BACKEND, "timesteps": timesteps, "model_config": network_config(cfg),
-                    "state": state}, tmp)
+        torch.save({"backend": BACKEND, "timesteps": timesteps,
+                    "model_config": cfg.network.model_dump(), "state": state}, tmp)
 
 
 def learner_samples(result: dict) -> int:
@@ -229,7 +219,7 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, run_dir: Path, state: dict, algo, log=print):
         self.cfg, self.run_dir, self.state, self.algo, self.log = cfg, run_dir, state, algo, log
         self.stop_requested = False
-        self.eval_module = learner_spec(network_config(cfg)).build()
+        self.eval_module = module_spec(cfg.network).build()
         self.snapshots: list[tuple[str, dict]] = []
         self.writer = None
         if cfg.logging.tensorboard:

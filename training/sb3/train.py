@@ -169,10 +169,28 @@ def pretrain(cfg: TrainConfig, policy, log=print) -> dict:
             "seconds": time.perf_counter() - start, **fit}
 
 
+#: The trunk's first layer: the one that reads the observation.
+FIRST_LAYER = "features_extractor.net.0.weight"
+
+
+def widen_first_layer(key: str, value, own):
+    """A model of an earlier observation version reads a prefix of today's
+    vector (aluette_env.observation): its first layer gets today's width with
+    the new inputs at zero weight, so the network starts as that model played."""
+    if key == FIRST_LAYER and value.ndim == 2 and value.shape[0] == own.shape[0] \
+            and value.shape[1] < own.shape[1]:
+        wide = torch.zeros_like(own)
+        wide[:, :value.shape[1]] = value
+        return wide
+    return value
+
+
 def load_onnx_weights(policy, path: str) -> None:
     """Start ``policy`` from an exported model's weights (its ONNX initializers are
-    named after the SB3 policy's parameters: trunk, policy head, action layer);
-    CheckpointError naming the file when the architectures differ."""
+    named after the SB3 policy's parameters: trunk, policy head, action layer;
+    an earlier observation version's first layer is widened by
+    :func:`widen_first_layer`); CheckpointError naming the file when the
+    architectures differ."""
     import onnx
     from onnx import numpy_helper
     try:
@@ -186,6 +204,7 @@ def load_onnx_weights(policy, path: str) -> None:
         if key not in own:
             continue
         value = torch.as_tensor(numpy_helper.to_array(init).copy())
+        value = widen_first_layer(key, value, own[key])
         if value.shape != own[key].shape:
             raise CheckpointError(f"{path}: {key} has shape {tuple(value.shape)}, this network's "
                                   f"is {tuple(own[key].shape)}; set network to the model's "

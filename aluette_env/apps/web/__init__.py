@@ -13,7 +13,7 @@ import argparse
 import math
 import sys
 
-from ..cli import Command, UsageError
+from ...commands import Command, UsageError, bounded_int
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 
@@ -35,12 +35,13 @@ def idle_minutes(text: str) -> float:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only)")
-    p.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=bounded_int(0, 65535), default=8000,
+                   help="port, 0-65535 (default 8000; 0 picks a free one)")
     p.add_argument("--partner", default="ai", metavar="SPEC",
                    help="north, your partner (default ai)")
     p.add_argument("--left", default="ai", metavar="SPEC", help="west (default ai)")
     p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
-    p.add_argument("--max-games", type=int, default=1000,
+    p.add_argument("--max-games", type=bounded_int(1, 1_000_000), default=1000,
                    help="live games kept at most (default 1000)")
     p.add_argument("--idle-minutes", type=idle_minutes, default=30.0,
                    help=f"a game idle this long is dropped: more than 0, at most "
@@ -77,6 +78,8 @@ def run(args: argparse.Namespace) -> int:
         sock.bind((args.host, args.port))
     except OSError as err:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
+    except (UnicodeError, TypeError, ValueError):  # a host no resolver can encode
+        raise UsageError(f"--host {ascii(args.host)[:200]}: not a host name or address") from None
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
@@ -87,7 +90,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"Aluette is served at {url}  (Ctrl-C stops it)", flush=True)
     if args.open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False))
+    from .limits import uvicorn_options
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                           **uvicorn_options()))
     server.run(sockets=[sock])
     return 0
 

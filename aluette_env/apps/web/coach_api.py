@@ -22,11 +22,8 @@ too; ``?record=ID`` on the page opens one.
 
 from __future__ import annotations
 
-import asyncio
 import secrets
-import threading
 from collections import OrderedDict
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 from collections.abc import Callable
 
@@ -36,11 +33,13 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from aluette_env.game import NUM_SEATS
+from aluette_env import records
 from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
 
+from .. import i18n
 from ..coach import Coach, ReviewQueue, match_summary, observe
 from ..session import AI_SEATS, HUMAN
-from .workers import spawn_pool
+from .workers import RestartingPool
 
 MAX_RECORDS = 100
 #: The seats a live game's review covers: the person and the partner AI.
@@ -60,32 +59,24 @@ def _in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
 
 
 class CoachWorkers:
-    """The coach's two worker processes (hints, reviews), spawned on first use."""
+    """The coach's two worker processes (hints, reviews), spawned on first use; a
+    worker that dies is replaced and its job tried again (:class:`.workers.RestartingPool`)."""
 
     def __init__(self, hint_worlds: int, review_worlds: int):
         self.efforts = (hint_worlds, review_worlds)
-        self._pools: dict[str, ProcessPoolExecutor] = {}
-        self._lock = threading.Lock()
-
-    def pool(self, kind: str) -> ProcessPoolExecutor:
-        with self._lock:
-            if kind not in self._pools:
-                self._pools[kind] = spawn_pool(1)
-            return self._pools[kind]
+        self.pools = {"hint": RestartingPool(1, "hint worker"),
+                      "review": RestartingPool(1, "review worker")}
 
     async def hint(self, obs, mask) -> dict[str, Any]:
-        return await asyncio.wrap_future(
-            self.pool("hint").submit(_in_worker, self.efforts, "hint_for", obs, mask))
+        return await self.pools["hint"].run_async(_in_worker, self.efforts, "hint_for", obs, mask)
 
     def review(self, record: dict[str, Any], deal_index: int, seats: tuple) -> dict[str, Any]:
-        return self.pool("review").submit(_in_worker, self.efforts, "review_deal", record,
-                                          deal_index, seats).result()
+        return self.pools["review"].run(_in_worker, self.efforts, "review_deal", record,
+                                        deal_index, seats)
 
     def close(self) -> None:
-        with self._lock:
-            for pool in self._pools.values():
-                pool.shutdown(wait=False, cancel_futures=True)
-            self._pools.clear()
+        for pool in self.pools.values():
+            pool.close(wait=False)
 
 
 class CoachRoutes:
@@ -97,7 +88,9 @@ class CoachRoutes:
         self.store = store
         self.error = error  # the server's ApiError(status, message)
         self.workers = CoachWorkers(hint_worlds, review_worlds)
-        self.queue = ReviewQueue(self.workers.review)
+        # Uploaded records' reviews wait behind live games' and never evict them.
+        self.queue = ReviewQueue(self.workers.review,
+                                 max_background=MAX_RECORDS * records.MAX_DEALS)
         self.records: OrderedDict[str, dict[str, Any]] = OrderedDict()
 
     def close(self) -> None:
@@ -114,7 +107,17 @@ class CoachRoutes:
             self.queue.submit(key, game.record(), len(game.match.history) - 1, LIVE_SEATS)
         return events
 
+    def check_lang(self, request: Request) -> None:
+        """``?lang=`` as every route takes it: a known language or a 400."""
+        lang = request.query_params.get("lang")
+        if lang is not None:
+            try:
+                i18n.check_language(lang)
+            except ValueError as err:
+                raise self.error(400, f"lang: {err}") from None
+
     async def hint(self, request: Request) -> JSONResponse:
+        self.check_lang(request)
         table = self.store.get(request.path_params["gid"])
         async with table.lock:  # a consistent view; the search runs after
             game = table.game
@@ -127,6 +130,7 @@ class CoachRoutes:
         return JSONResponse({"version": version, **hint})
 
     async def review(self, request: Request) -> JSONResponse:
+        self.check_lang(request)
         gid = request.path_params["gid"]
         table = self.store.get(gid)
         game = table.game
@@ -136,6 +140,7 @@ class CoachRoutes:
                              "summary": match_summary([d for d in deals if d is not None])})
 
     async def record(self, request: Request) -> JSONResponse:
+        self.check_lang(request)
         gid = request.path_params["gid"]
         table = self.store.get(gid)
         async with table.lock:
@@ -147,6 +152,12 @@ class CoachRoutes:
     # -------------------------------------------------------------- records
 
     async def upload(self, request: Request) -> JSONResponse:
+        self.check_lang(request)
+        announced = request.headers.get("content-length")
+        if announced is not None and (not announced.isdigit() or int(announced) > MAX_BYTES):
+            raise self.error(413 if announced.isdigit() else 400,
+                             f"a record is at most {MAX_BYTES} bytes, the request announces "
+                             f"{announced[:20]!r}")
         body = b""
         try:
             async for chunk in request.stream():
@@ -166,10 +177,11 @@ class CoachRoutes:
         self.records[rid] = {"record": record, "tricks": tricks(record)}
         seats = human_seats(record) or list(range(NUM_SEATS))
         for d in range(len(record["deals"])):
-            self.queue.submit("record:" + rid, record, d, seats)
+            self.queue.submit("record:" + rid, record, d, seats, background=True)
         return JSONResponse({"id": rid}, status_code=201)
 
     async def show_record(self, request: Request) -> JSONResponse:
+        self.check_lang(request)
         rid = request.path_params["rid"]
         stored = self.records.get(rid)
         if stored is None:

@@ -51,9 +51,7 @@ import logging
 import math
 import os
 import secrets
-import threading
 import time
-from concurrent.futures import ProcessPoolExecutor
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,12 +68,14 @@ from starlette.staticfiles import StaticFiles
 
 from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
 from aluette_env.players import Player, PlayerSpecError, load_player, player_names
+from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
 
 from .. import i18n
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..session import AI_SEATS, GameError, GameSession, Narrator, SharedPlayer, new_session
 from .coach_api import CoachRoutes
-from .workers import spawn_pool
+from .limits import RequestLimits
+from .workers import RestartingPool, WorkerUnavailable
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096
@@ -190,25 +190,18 @@ def _act_in_worker(spec: str, obs, mask) -> int:
 
 
 class AiWorkers:
-    """The worker processes of the slow players, started on first use."""
+    """The worker processes of the slow players, started on first use; a worker
+    that dies is replaced and its move tried again (:class:`.workers.RestartingPool`)."""
 
     def __init__(self, workers: int | None = None):
         self.workers = workers or max(1, (os.cpu_count() or 2) - 1)
-        self._pool: ProcessPoolExecutor | None = None
-        self._lock = threading.Lock()
+        self.pool = RestartingPool(self.workers, "AI player")
 
     def act(self, spec: str, obs, mask) -> int:
-        with self._lock:
-            if self._pool is None:
-                self._pool = spawn_pool(self.workers)
-            pool = self._pool
-        return pool.submit(_act_in_worker, spec, obs, mask).result()
+        return self.pool.run(_act_in_worker, spec, obs, mask)
 
     def close(self) -> None:
-        with self._lock:
-            if self._pool is not None:
-                self._pool.shutdown(wait=True, cancel_futures=True)
-                self._pool = None
+        self.pool.close(wait=True)
 
 
 class RemotePlayer:
@@ -357,9 +350,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def in_worker(table: Table, move: Callable[[], list[dict[str, Any]]]):
         """Run a move (AI players included) in a worker thread, one move per game
         at a time: a slow AI seat delays only its own game."""
+        def catch_up_then_move() -> list[dict[str, Any]]:
+            # A move stopped by a dead AI worker left an AI seat to play: finish it first.
+            events = table.game.resume() if table.game.ai_to_move else []
+            return events + move()
+
         async with table.lock:
             try:
-                return await run_in_threadpool(move)
+                return await run_in_threadpool(catch_up_then_move)
             except GameError as err:
                 raise ApiError(409, str(err)) from None
 
@@ -402,7 +400,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def show(request: Request) -> JSONResponse:
         table = store.get(request.path_params["gid"])
-        return answer(request, table.game, [])
+        _narrator(request)
+        events = await in_worker(table, list) if table.game.ai_to_move else []
+        return answer(request, table.game, events)
 
     async def play(request: Request) -> JSONResponse:
         table = store.get(request.path_params["gid"])
@@ -462,6 +462,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             body["code"] = exc.code
         return JSONResponse(body, status_code=status)
 
+    async def worker_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        return JSONResponse({"error": str(exc), "code": "worker_restarting"}, status_code=503,
+                            headers={"retry-after": "2"})
+
     async def client_gone(request: Request, exc: Exception) -> Response:
         log.warning("client disconnected before sending its request body: %s %s",
                     request.method, request.url.path)
@@ -484,12 +488,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
-                                                       ClientGone: client_gone},
+                                                       ClientGone: client_gone,
+                                                       WorkerUnavailable: worker_unavailable},
                     lifespan=_closing(pool.workers, coach))
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
-    return ServerTiming(SecurityHeaders(app), app)
+    app.state.ai_workers = pool.workers
+    limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})
+    return ServerTiming(SecurityHeaders(limited), app)
 
 
 def _closing(*workers):

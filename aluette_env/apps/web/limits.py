@@ -1,0 +1,168 @@
+"""Request limits of the web server, on every route: a body bound, and
+timeouts for a request's headers and body.
+
+* :class:`RequestLimits` (ASGI middleware) reads each request's body before
+  the route sees it: a ``Content-Length`` over the route's bound is refused at
+  once (413), a body that grows past it as it arrives too, a body that has not
+  all arrived within ``BODY_TIMEOUT_S`` gets 408, and a malformed length 400;
+  every refusal is the API's JSON ``{"error": ...}`` and closes the connection.
+* :class:`LimitedH11Protocol` (uvicorn's HTTP/1.1 protocol) closes a
+  connection whose request headers have not all arrived within
+  ``HEADER_TIMEOUT_S`` of its start (a slow or stalled client holds nothing
+  for long), and answers a request it cannot parse (a bad ``Content-Length``)
+  with a JSON 400 instead of uvicorn's plain text. :func:`uvicorn_options`
+  gives it to ``uvicorn.Config``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Mapping
+
+import h11
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger("aluette.web")
+
+#: Seconds a connection may take to send one request's headers.
+HEADER_TIMEOUT_S = 10.0
+#: Seconds a request may take to send its whole body.
+BODY_TIMEOUT_S = 20.0
+#: Seconds an idle kept-alive connection stays open.
+KEEP_ALIVE_S = 5
+
+
+def _error_body(status: int, message: str) -> bytes:
+    return json.dumps({"error": message}).encode()
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    body = _error_body(status, message)
+    await send({"type": "http.response.start", "status": status, "headers": [
+        (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
+
+
+class RequestLimits:
+    """Pure ASGI middleware: every request's body read up to its route's bound
+    (``limit``, or ``larger[path]``) within ``timeout`` seconds, then handed to
+    the app whole; see the module docstring."""
+
+    def __init__(self, app, limit: int, larger: Mapping[str, int] | None = None,
+                 timeout: float = BODY_TIMEOUT_S):
+        self.app = app
+        self.limit = limit
+        self.larger = dict(larger or {})
+        self.timeout = timeout
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        limit = self.larger.get(scope["path"], self.limit)
+        announced = dict(scope["headers"]).get(b"content-length")
+        if announced is not None:
+            text = announced.decode("latin-1")
+            if not text.isdigit():
+                return await _refuse(send, 400, f"Content-Length must be a number of bytes, "
+                                                f"got {text[:40]!r}")
+            if int(text) > limit:
+                return await _refuse(send, 413, f"request body of {text[:20]} bytes; the limit "
+                                                f"is {limit}")
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.timeout
+        body = bytearray()
+        more = True
+        while more:
+            try:
+                message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+            except asyncio.TimeoutError:
+                return await _refuse(send, 408, f"the request body did not arrive within "
+                                                f"{self.timeout:.0f} s")
+            if message["type"] == "http.disconnect":  # nobody is left to answer
+                log.warning("client disconnected before sending its request body: %s %s",
+                            scope["method"], scope["path"][:200])
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > limit:
+                return await _refuse(send, 413, f"request body over {limit} bytes; the limit "
+                                                f"is {limit}")
+        delivered = False
+
+        async def replay():
+            nonlocal delivered
+            if not delivered:
+                delivered = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+class LimitedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a header timeout and JSON 400s (module docstring)."""
+
+    header_timeout = HEADER_TIMEOUT_S
+
+    def connection_made(self, transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._header_timer: asyncio.TimerHandle | None = None
+        self._watch_headers()
+
+    def data_received(self, data: bytes) -> None:
+        super().data_received(data)
+        self._watch_headers()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._watch_headers()
+
+    def connection_lost(self, exc) -> None:
+        self._stop_header_timer()
+        super().connection_lost(exc)
+
+    def _watch_headers(self) -> None:
+        """A timer runs while a request's headers are awaited after some bytes of
+        it came (or from the connection's start); it stops once they are all in."""
+        waiting = self.conn.their_state is h11.IDLE and (
+            self.timeout_keep_alive_task is None)  # idle keep-alive has its own timer
+        if waiting and self._header_timer is None and not self.transport.is_closing():
+            self._header_timer = self.loop.call_later(self.header_timeout, self._headers_late)
+        elif not waiting:
+            self._stop_header_timer()
+
+    def _stop_header_timer(self) -> None:
+        timer = getattr(self, "_header_timer", None)
+        if timer is not None:
+            timer.cancel()
+            self._header_timer = None
+
+    def _headers_late(self) -> None:
+        self._header_timer = None
+        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+            return
+        body = _error_body(408, f"the request headers did not arrive within "
+                                f"{self.header_timeout:.0f} s")
+        self.transport.write(b"HTTP/1.1 408 Request Timeout\r\ncontent-type: application/json"
+                             b"\r\ncontent-length: " + str(len(body)).encode() +
+                             b"\r\nconnection: close\r\n\r\n" + body)
+        self.transport.close()
+
+    def send_400_response(self, msg: str) -> None:
+        body = _error_body(400, f"bad HTTP request ({msg.rstrip('.')}): check its request line "
+                                f"and headers, Content-Length included")
+        headers = [(b"content-type", b"application/json"), (b"connection", b"close"),
+                   (b"content-length", str(len(body)).encode())]
+        for event in (h11.Response(status_code=400, headers=headers, reason=b"Bad Request"),
+                      h11.Data(data=body), h11.EndOfMessage()):
+            self.transport.write(self.conn.send(event))
+        self.transport.close()
+
+
+def uvicorn_options() -> dict:
+    """The ``uvicorn.Config`` settings of these limits."""
+    return {"http": LimitedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
+            "h11_max_incomplete_event_size": 16 * 1024}

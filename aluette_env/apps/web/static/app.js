@@ -590,7 +590,7 @@
     const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages"), api("GET", "/api/server")]);
     deck = meta[0];
     deck.levels.forEach((level, k) => { for (const card of level) levelOf[card] = k + 1; });
-    idleMinutes = Math.round(meta[2].idle_seconds / 60);
+    idleMinutes = meta[2].idle_seconds == null ? null : Math.round(meta[2].idle_seconds / 60);
     const picker = $("language");
     languages = Object.keys(meta[1].languages);
     for (const [code, name] of Object.entries(meta[1].languages)) {

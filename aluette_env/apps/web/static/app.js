@@ -300,6 +300,7 @@
 
   function render() {
     if (!view) return;
+    followGame();
     document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     renderSeats();
@@ -383,6 +384,43 @@
       showError(err);
       render();
     }
+  }
+
+  // ------------------------------------------------------------------ updates
+  // The server pushes this seat's view each time the game moves (people at one
+  // table, the table's AI taking over); while the socket is down (a restarted
+  // server), the page asks every 1.5 s and reconnects by itself.
+  let socket = null;
+  let socketFor = null;
+  function followGame() {
+    if (!gameId || lost || socketFor === gameId) return;
+    if (socket) socket.close();
+    socketFor = gameId;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/api/games/${gameId}/updates?lang=${encodeURIComponent(catalog.lang)}`);
+    socket = ws;
+    ws.onmessage = (e) => {
+      const data = JSON.parse(e.data);
+      if (ws !== socket || busy || !view || data.version === view.version) return;
+      view = data.state;
+      clearError();
+      render();
+      if (view.your_turn) focusHand();
+    };
+    ws.onclose = () => {
+      if (ws !== socket) return;
+      socket = null;
+      setTimeout(async () => {
+        if (socketFor !== gameId || lost) return;
+        try {
+          const fresh = (await api("GET", `/api/games/${gameId}`)).state;
+          if (!busy && (!view || fresh.version !== view.version)) { view = fresh; render(); }
+          clearError();
+        } catch (err) { if (err.code === "no_game") { showLost(); return; } }
+        socketFor = null;
+        followGame();
+      }, 1500);
+    };
   }
 
   function playSelected() {
@@ -604,6 +642,13 @@
     await setupPlayers();
     const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
     await setLanguage(wanted);
+    // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that seat.
+    const params = new URLSearchParams(location.search);
+    const invited = params.get("seat") || params.get("watch");
+    if (invited) {
+      sessionStorage.setItem(STORE.game, invited);
+      history.replaceState(null, "", location.pathname);
+    }
     const saved = sessionStorage.getItem(STORE.game);
     if (saved) {
       try {

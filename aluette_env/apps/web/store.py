@@ -350,10 +350,11 @@ class Games:
                     break
                 del self._cache[oldest]
 
-    def version(self, gid: str) -> int:
-        """The game's version in the database now (one indexed read)."""
+    def version(self, gid: str) -> int | None:
+        """The game's version in the database now (one indexed read); None if
+        the game is gone."""
         with self.db.session() as s:
-            return s.execute(select(GameRow.version).where(GameRow.id == gid)).scalar_one()
+            return s.execute(select(GameRow.version).where(GameRow.id == gid)).scalar()
 
     # ---------------------------------------------------------------- people
 

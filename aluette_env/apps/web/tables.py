@@ -260,6 +260,9 @@ class TableRoutes:
         try:
             while True:
                 version = await run_in_threadpool(self.store.version, table.game_id)
+                if version is None:  # the game is gone: the page asks, and says so
+                    await websocket.close(code=1008)
+                    return
                 if version != sent:
                     table = await self.seat_of(websocket)
                     view = table.view()

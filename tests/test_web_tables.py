@@ -133,6 +133,17 @@ def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands
     assert len(game.match.history) == 5 and answers > 5 * 36 * 5
 
 
+def test_each_seat_sees_the_table_counted_from_itself():
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"})
+    ann, bob = (c.get(f"/api/games/{made['seats'][s]['token']}").json()["state"]
+                for s in ("0", "2"))
+    assert ann["people"] == {"0": "Ann", "2": "Bob"} and bob["people"] == {"0": "Bob", "2": "Ann"}
+    assert set(ann["players"]) == set(bob["players"]) == {"1", "3"}
+    assert (ann["deal"]["dealer"] - bob["deal"]["dealer"]) % 4 == 2
+    assert ann["hand"] != bob["hand"]
+
+
 def test_a_spectator_sees_public_information_and_can_do_nothing():
     c = client()
     made = table(c, {"0": "Ann", "1": "Bea"})

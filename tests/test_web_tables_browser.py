@@ -93,16 +93,20 @@ def step(pages, deadline: float) -> str:
         time.sleep(0.1)
 
 
-def make_table(server, **extra) -> dict:
+def make_table(server, bob: str = "Bob", **extra) -> dict:
     r = httpx.post(f"{server.url}/api/tables", timeout=30, json={
-        "people": {"0": "Ann", "2": "Bob"}, "ai": "heuristic", **extra})
+        "people": {"0": "Ann", "2": bob}, "ai": "heuristic", **extra})
     assert r.status_code == 201, r.text
     return r.json()
 
 
 def test_two_partners_in_two_browsers_play_a_whole_match(browser, server):
-    made = make_table(server)
+    made = make_table(server, bob="Bob <i>&amp;")
     pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
+    # Each page shows the other person's name at the partner's seat, as text.
+    assert pages[0].locator('.seat[data-seat="2"] .seat-name').inner_text().endswith(
+        "· Bob <i>&amp;")
+    assert pages[1].locator('.seat[data-seat="2"] .seat-name').inner_text().endswith("· Ann")
     deadline = time.monotonic() + 300
     plays = {0: 0, 1: 0}
     shot = False

@@ -438,7 +438,10 @@ def seen_from(data: Any, me: int) -> Any:
             out = {}
             for k, v in value.items():
                 if k in _KEYED_BY_SEAT and isinstance(v, dict):
-                    out[k] = {str(seat(int(s))): x for s, x in v.items()}
+                    out[k] = {str(seat(int(s))): x for s, x in sorted(
+                        v.items(), key=lambda item: seat(int(item[0])))}
+                elif k == "match":
+                    out[k] = turn(v, None, True)
                 elif in_match and k == "winner":
                     out[k] = team(v)
                 else:
@@ -456,8 +459,7 @@ def seen_from(data: Any, me: int) -> Any:
             return seat(value)
         return value
 
-    return {k: turn(v, None, True) if k == "match" else turn(v, k, False)
-            for k, v in data.items()}
+    return turn(data, None, False)
 
 
 def _match_view(game: GameSession) -> dict[str, Any]:

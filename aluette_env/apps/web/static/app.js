@@ -124,11 +124,14 @@
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
       const backs = seat === 0 ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
-      box.innerHTML = `<div class="seat-head"><span class="seat-name">${seatName(seat)}</span>` +
+      // At a table of people, a person's seat also shows the name they were invited by.
+      const person = view.people && view.people[String(seat)];
+      const name = person ? `${seatName(seat)} · ${person}` : seatName(seat);
+      box.innerHTML = `<div class="seat-head"><span class="seat-name">${window.AluetteCards.escapeXml(name)}</span>` +
         `<span class="seat-tricks">${t("Tricks: {n}", {n: view.counts[seat]})}</span></div>` +
         `<div class="badges">${badges.join("")}</div>${backs}`;
       box.classList.toggle("acting", acting);
-      box.setAttribute("aria-label", `${seatName(seat)}: ${t("Tricks: {n}", {n: view.counts[seat]})}`);
+      box.setAttribute("aria-label", `${name}: ${t("Tricks: {n}", {n: view.counts[seat]})}`);
     }
   }
 

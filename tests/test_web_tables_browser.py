@@ -174,3 +174,31 @@ def test_a_person_leaves_the_ai_takes_over_and_they_come_back(browser, server):
         assert step([ann, bob], deadline) in ("played", "dealt")
     assert bob.locator(".hand-card").count() < cards - 1
     assert not ann.errors and not bob.errors
+
+
+def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
+    host = seat_page(browser, server.url + "/")
+    host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                           state="attached", timeout=MATCH_TIMEOUT_MS)
+    host.click("#open-settings")
+    host.click("#open-invite")
+    host.fill("#invite-you", "Ann <b>")
+    host.check('input[data-invite-seat="1"]')  # the partner (ticked) and West are friends
+    host.click("#invite-create")
+    links = host.locator("#invite-list input")
+    expect_count = 3  # Partner, West, the spectators
+    host.wait_for_selector(f"#invite-list li:nth-child({expect_count})", timeout=30_000)
+    urls = [links.nth(k).input_value() for k in range(links.count())]
+    assert len(urls) == expect_count and all(u.startswith(server.url + "/?") for u in urls)
+    assert "?watch=" in urls[-1]
+    host.click("#invite button[value=close]")
+    # The host now sits south at the new table; the partner opens their link.
+    friend = seat_page(browser, next(u for u in urls if "?seat=" in u))
+    friend.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                             state="attached", timeout=MATCH_TIMEOUT_MS)
+    names = friend.locator(".seat .seat-name").all_inner_texts()
+    assert any(n.endswith("· Ann <b>") for n in names), names
+    watcher = seat_page(browser, urls[-1])
+    watcher.wait_for_selector("body[data-state]", state="attached")
+    assert watcher.locator(".hand-card").count() == 0
+    assert not host.errors and not friend.errors and not watcher.errors

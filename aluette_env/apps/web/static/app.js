@@ -426,6 +426,44 @@
     };
   }
 
+  // ------------------------------------------------------------------ invitations
+  // A table with friends: the ticked seats are people, whose links are shown
+  // here to be sent; AIs play the others; this page takes seat 0 (south).
+  async function createTable(e) {
+    e.preventDefault();
+    const people = {"0": $("invite-you").value.trim() || t("You")};
+    for (const box of document.querySelectorAll("input[data-invite-seat]")) {
+      if (box.checked) people[box.dataset.inviteSeat] = seatName(Number(box.dataset.inviteSeat));
+    }
+    clearError();
+    try {
+      const made = await api("POST", "/api/tables", {people});
+      const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
+        .map(([, seat]) => [seat.name, seat.link]).concat([[t("Spectators"), made.spectator.link]]);
+      const list = $("invite-list");
+      list.replaceChildren();
+      for (const [name, link] of rows) {
+        const item = document.createElement("li");
+        const label = document.createElement("label");
+        label.textContent = `${name} `;
+        const input = document.createElement("input");
+        input.readOnly = true;
+        input.value = location.origin + link;
+        input.addEventListener("focus", () => input.select());
+        label.append(input);
+        item.append(label);
+        list.append(item);
+      }
+      $("invite-links").hidden = false;
+      gameId = made.seats["0"].token;
+      sessionStorage.setItem(STORE.game, gameId);
+      lost = false;
+      selected = null;
+      view = (await api("GET", `/api/games/${gameId}`)).state;
+      render();
+    } catch (err) { showError(err); }
+  }
+
   function playSelected() {
     if (selected === null || !view.your_turn || busy || lost) return;
     move("POST", `/api/games/${gameId}/play`, {card: selected, version: view.version});
@@ -624,6 +662,12 @@
     $("lost").addEventListener("close", () => { if ($("lost").returnValue === "new") newMatch(true); });
     $("open-rules").addEventListener("click", () => $("rules").showModal());
     $("open-settings").addEventListener("click", () => $("settings").showModal());
+    $("open-invite").addEventListener("click", () => {
+      $("settings").close();
+      $("invite-links").hidden = true;
+      $("invite").showModal();
+    });
+    $("invite-form").addEventListener("submit", createTable);
     $("last-trick-button").addEventListener("click", () => { showLastTrick = !showLastTrick; render(); });
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }

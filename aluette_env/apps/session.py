@@ -286,10 +286,13 @@ class GameSession:
 
     def record(self) -> dict[str, Any]:
         """The match record (:mod:`aluette_env.records`) of this match's finished
-        deals; each AI seat is named by the spec it has now."""
+        deals; each AI seat is named by the spec it has now, each person's seat
+        by "human" and the display name they were invited by, if any."""
         from aluette_env.records import HUMAN as PERSON, record_of
         players = [PERSON if s in self.people else self.specs[s] for s in range(NUM_SEATS)]
-        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals)
+        names = {s: name for s, name in self.people.items() if name}
+        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals,
+                         names)
 
     # ------------------------------------------------------- keeping a game
 

@@ -207,6 +207,7 @@ class Table:
     entry: CachedGame
     away_after: float
     token: str = ""  # the token it was reached by (known to the request only)
+    last_seen: float = 0.0  # when the seat was last seen, as read
 
     @property
     def game(self) -> GameSession:
@@ -325,7 +326,7 @@ class Games:
                 self._cache.move_to_end(gid)
         if entry is None or entry.version != version:
             entry = self._load(gid, entry)
-        return Table(gid, seat.seat, seat.name, entry, away_after)
+        return Table(gid, seat.seat, seat.name, entry, away_after, last_seen=seat.last_seen)
 
     def _load(self, gid: str, old: CachedGame | None) -> CachedGame:
         with self.db.session() as s:
@@ -358,10 +359,13 @@ class Games:
 
     # ---------------------------------------------------------------- people
 
-    def seen(self, token: str) -> None:
+    def seen(self, token: str, last_seen: float = 0.0) -> None:
         """The seat of ``token`` is here now (written at most every
-        :data:`SEEN_EVERY_S` seconds)."""
+        :data:`SEEN_EVERY_S` seconds; ``last_seen``, as last read, spares
+        the write)."""
         now = self.clock()
+        if now - last_seen < SEEN_EVERY_S:
+            return
         with self.db.session() as s:
             s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token),
                                             SeatRow.last_seen < now - SEEN_EVERY_S)

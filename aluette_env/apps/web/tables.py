@@ -136,7 +136,7 @@ class TableRoutes:
         if person and table.seat is None:
             raise self.error(403, "a spectator's link shows the game but cannot play")
         if table.seat is not None:
-            await run_in_threadpool(self.store.seen, token)
+            await run_in_threadpool(self.store.seen, token, table.last_seen)
             if table.seat in table.game.away:
                 await self.in_worker(table, lambda: table.game.set_away(table.seat, False),
                                      quiet=True)

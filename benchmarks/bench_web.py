@@ -22,6 +22,11 @@ the server is SIGKILLed and restarted that many times; the clients send an
 unanswered request again, as the page does. It counts the plays answered 200
 that the finished matches' records lack (target: 0).
 
+A table run (``--tables``) seats four people at each of that many tables,
+each person a WebSocket client (``--tables 50``: 200 connections) that plays
+when the server pushes its turn: the server time of their plays, the errors,
+and the server's memory per table.
+
 A second run puts slow AI seats (``expert``, about 35 ms a move) in a share of
 the games (``--expert-share``) and reports the other games' requests apart:
 AI moves run in worker threads, so the slow games should not delay the others
@@ -29,7 +34,7 @@ AI moves run in worker threads, so the slow games should not delay the others
 the machine has two or more (the clients run on the others).
 
     python benchmarks/bench_web.py [--sessions 200] [--players ai] [--db URL]
-                                   [--kills 20] [--kill-sessions 20]
+                                   [--kills 20] [--kill-sessions 20] [--tables 50]
                                    [--expert-sessions 40] [--expert-share 0.1]
 """
 
@@ -37,6 +42,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
@@ -377,6 +383,77 @@ async def run_kills(args: argparse.Namespace) -> None:
           f"requests sent again {counts['resent']}   stale next-deal answers {counts['stale']}")
 
 
+async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
+                 server_ms: list[float], errors: list[str], ready: asyncio.Event) -> None:
+    """One person at a table: plays a random card each time the server pushes
+    their turn; the host (seat 0) also asks for each next deal."""
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(token)
+    url = f"ws://127.0.0.1:{port}/api/games/{token}/updates"
+    async with connect(url, origin=f"http://127.0.0.1:{port}", max_size=2**22) as ws:
+        await ready.wait()
+        async for message in ws:
+            state = json.loads(message)["state"]
+            if state["match"]["over"]:
+                return
+            if state["your_turn"]:
+                path, body = "play", {"card": rng.choice(state["legal"]),
+                                      "version": state["version"]}
+            elif state["deal"]["done"] and host:
+                path, body = "next-deal", {"version": state["version"]}
+            else:
+                continue
+            r = await client.post(f"/api/games/{token}/{path}", json=body)
+            m = TIMING.search(r.headers.get("server-timing", ""))
+            if m and path == "play":
+                server_ms.append(float(m.group(1)))
+            if r.status_code != 200:
+                errors.append(f"{path}: {r.status_code} {r.text[:100]}")
+
+
+async def run_tables(args: argparse.Namespace) -> None:
+    """Tables of four people, each a WebSocket client playing on the pushes."""
+    if args.tables <= 0:
+        return
+    port = free_port()
+    proc = start_server(port, args.players, max(1000, args.tables * 2), args.db)
+    limits = httpx.Limits(max_connections=args.tables * 4,
+                          max_keepalive_connections=args.tables * 4)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
+                                     timeout=120) as client:
+            await wait_up(client, proc)
+            rss_before = rss_kib(proc.pid)
+            tokens = []
+            for _ in range(args.tables):
+                made = (await client.post("/api/tables", json={
+                    "people": {str(s): f"P{s}" for s in range(4)}})).json()
+                tokens.append([made["seats"][str(s)]["token"] for s in range(4)])
+            server_ms: list[float] = []
+            errors: list[str] = []
+            ready = asyncio.Event()
+            start = time.perf_counter()
+            tasks = [asyncio.create_task(person(client, port, token, s == 0, server_ms,
+                                                errors, ready))
+                     for table in tokens for s, token in enumerate(table)]
+            await asyncio.sleep(1.0)  # every socket open, every table live
+            rss_live = rss_kib(proc.pid)
+            ready.set()
+            await asyncio.gather(*tasks)
+            wall = time.perf_counter() - start
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    print(f"bench_web tables: {args.tables} tables of four people, {args.tables * 4} WebSocket "
+          f"connections, one match each, games in {backend(args.db)}; {wall:.1f} s")
+    print(f"  plays           {len(server_ms)}: server time p50 {pct(server_ms, 0.5):.2f} ms   "
+          f"p99 {pct(server_ms, 0.99):.2f} ms")
+    print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))
+    print(f"  memory          server RSS +{(rss_live - rss_before) / args.tables:.1f} KiB per "
+          f"table (four open sockets included)")
+
+
 def _set(event: asyncio.Event) -> asyncio.Event:
     event.set()
     return event
@@ -395,12 +472,15 @@ def main() -> None:
     p.add_argument("--kills", type=int, default=20,
                    help="SIGKILLs of the server during the kill run (0 skips it)")
     p.add_argument("--kill-sessions", type=int, default=20, help="sessions of the kill run")
+    p.add_argument("--tables", type=int, default=50,
+                   help="tables of four people of the table run (0 skips it)")
     args = p.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
         args.db = args.db or f"sqlite:///{tmp}/games.db"
         if args.sessions > 0:
             asyncio.run(run(args))
         asyncio.run(run_kills(args))
+        asyncio.run(run_tables(args))
         asyncio.run(run_mixed(args))
 
 

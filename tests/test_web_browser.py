@@ -382,7 +382,7 @@ def test_a_game_the_server_lost_gets_a_notice_never_a_silent_restart(server, pag
     page.click("#confirm")
     page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)
     notice = page.locator("#lost").inner_text()
-    assert "no longer on the server" in notice
+    assert "This server has no game with this link." in notice
     assert page.evaluate("document.body.dataset.state") == "lost"
     page.reload()  # a reload says the same, and starts nothing by itself
     page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)

@@ -24,7 +24,6 @@
   let lost = false; // the server no longer knows this game: only a new match helps
   let showLastTrick = false;
   let pace = 700;
-  let idleMinutes = null;
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
@@ -87,16 +86,12 @@
     box.hidden = false;
   }
   function clearError() { $("error").hidden = true; }
-  function idleText() {
-    return idleMinutes === null ? "" :
-      t("The server closes a game left idle for {minutes} minutes.", {minutes: idleMinutes});
-  }
-  // The server does not know this game any more (restarted, or idle too long):
-  // say so, and let the person start a new match. Never a silent restart.
+  // The server has no game for this link (mistyped, or kept in another
+  // database): say so, and let the person start a new match. Never a silent restart.
   function showLost() {
     lost = true;
     gameId = null; // the stored id stays: a reload says this again, until a new match
-    $("lost-text").textContent = t("This game is no longer on the server: it was restarted, or the game was left idle too long.") + " " + idleText();
+    $("lost-text").textContent = t("This server has no game with this link.");
     const dialog = $("lost");
     if (!dialog.open) dialog.showModal();
     render();
@@ -259,7 +254,6 @@
       }
       box.append(row);
     }
-    $("idle-note").textContent = idleText();
   }
 
   function renderSummary() {
@@ -672,10 +666,9 @@
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }
     });
-    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages"), api("GET", "/api/server")]);
+    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages")]);
     deck = meta[0];
     deck.levels.forEach((level, k) => { for (const card of level) levelOf[card] = k + 1; });
-    idleMinutes = meta[2].idle_seconds == null ? null : Math.round(meta[2].idle_seconds / 60);
     const picker = $("language");
     languages = Object.keys(meta[1].languages);
     for (const [code, name] of Object.entries(meta[1].languages)) {

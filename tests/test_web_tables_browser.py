@@ -202,3 +202,27 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
     watcher.wait_for_selector("body[data-state]", state="attached")
     assert watcher.locator(".hand-card").count() == 0
     assert not host.errors and not friend.errors and not watcher.errors
+
+
+def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, server):
+    page = seat_page(browser, server.url + "/")
+    page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                           state="attached", timeout=MATCH_TIMEOUT_MS)
+    play_first_card(page)
+    first = page.evaluate("sessionStorage.getItem('aluette.game')")
+    made = make_table(server)  # a second match: this browser opens its seat's link
+    page.goto(server.url + made["seats"]["0"]["link"])
+    page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                           state="attached", timeout=MATCH_TIMEOUT_MS)
+    page.click("#open-settings")
+    page.wait_for_selector("#my-matches li:nth-child(2)", timeout=30_000)
+    rows = page.locator("#my-matches li")
+    assert rows.count() == 2 and all("Deal 1 of 5: 0 to 0" in r for r in rows.all_inner_texts())
+    # The newest first, the open one disabled; Open brings the first match back.
+    assert rows.nth(0).locator("button").is_disabled()
+    hand = 8  # one card played in the first match
+    rows.nth(1).locator("button").click()
+    page.wait_for_selector("#settings:not([open])", state="attached")
+    assert page.evaluate("sessionStorage.getItem('aluette.game')") == first
+    assert page.locator(".hand-card").count() == hand
+    assert not page.errors

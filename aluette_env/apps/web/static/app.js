@@ -8,7 +8,8 @@
 
 (() => {
   const SEATS = [0, 1, 2, 3]; // south (you), west, north (partner), east: clockwise
-  const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game"};
+  const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
+                 matches: "aluette.matches"};
   const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
 
   let catalog = {messages: {}, cards: [], faces: [], dir: "ltr", lang: "en"};
@@ -369,7 +370,7 @@
     render();
     try {
       const data = await api(method, path, body);
-      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); lost = false; }
+      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); remember(gameId); lost = false; }
       selected = null;
       await playEvents(data.events, data.state);
     } catch (err) {
@@ -420,6 +421,48 @@
     };
   }
 
+  // ------------------------------------------------------------------ my matches
+  // This browser's links (the server keeps only their hashes), newest first;
+  // the server says where each match stands, and any of them opens again.
+  function myTokens() {
+    try { return JSON.parse(localStorage.getItem(STORE.matches) || "[]").filter((x) => typeof x === "string"); } catch { return []; }
+  }
+  function remember(token) {
+    const tokens = [token, ...myTokens().filter((x) => x !== token)].slice(0, 100);
+    localStorage.setItem(STORE.matches, JSON.stringify(tokens));
+  }
+  async function showMyMatches() {
+    const list = $("my-matches");
+    list.replaceChildren();
+    const tokens = myTokens();
+    if (!tokens.length) return;
+    const data = await api("POST", "/api/my-matches", {tokens});
+    for (const match of data.matches) {
+      const item = document.createElement("li");
+      const text = match.finished ? t("Match over: {us} to {them}", {us: match.points[0], them: match.points[1]}) :
+        t("Deal {deal} of {of}: {us} to {them}", {deal: Math.min(match.deals + 1, match.of), of: match.of, us: match.points[0], them: match.points[1]});
+      const when = new Date(match.updated * 1000).toLocaleString(catalog.lang);
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = t("Open");
+      button.disabled = match.token === gameId;
+      button.addEventListener("click", async () => {
+        try {
+          view = (await api("GET", `/api/games/${match.token}`)).state;
+          gameId = match.token;
+          sessionStorage.setItem(STORE.game, gameId);
+          remember(gameId);
+          lost = false;
+          selected = null;
+          $("settings").close();
+          render();
+        } catch (err) { showError(err); }
+      });
+      item.append(`${when} · ${text} `, button);
+      list.append(item);
+    }
+  }
+
   // ------------------------------------------------------------------ invitations
   // A table with friends: the ticked seats are people, whose links are shown
   // here to be sent; AIs play the others; this page takes seat 0 (south).
@@ -451,6 +494,7 @@
       $("invite-links").hidden = false;
       gameId = made.seats["0"].token;
       sessionStorage.setItem(STORE.game, gameId);
+      remember(gameId);
       lost = false;
       selected = null;
       view = (await api("GET", `/api/games/${gameId}`)).state;
@@ -655,7 +699,10 @@
     $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") newMatch(true); });
     $("lost").addEventListener("close", () => { if ($("lost").returnValue === "new") newMatch(true); });
     $("open-rules").addEventListener("click", () => $("rules").showModal());
-    $("open-settings").addEventListener("click", () => $("settings").showModal());
+    $("open-settings").addEventListener("click", () => {
+      $("settings").showModal();
+      showMyMatches().catch(showError);
+    });
     $("open-invite").addEventListener("click", () => {
       $("settings").close();
       $("invite-links").hidden = true;
@@ -687,6 +734,7 @@
     const invited = params.get("seat") || params.get("watch");
     if (invited) {
       sessionStorage.setItem(STORE.game, invited);
+      remember(invited);
       history.replaceState(null, "", location.pathname);
     }
     const saved = sessionStorage.getItem(STORE.game);

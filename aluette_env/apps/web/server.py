@@ -28,19 +28,21 @@ API (all JSON):
 
 ===========================================  =========================================
 ``GET  /api/players``                        the AI specs a seat may take, and defaults
-``GET  /api/server``                         the server's idle expiry and game cap
+``GET  /api/server``                         games held in memory, the database's kind
 ``GET  /api/languages``                      language codes and their own names
 ``GET  /api/i18n/{lang}``                    messages, card names and text direction
 ``GET  /api/deck``                           the rank order: card ids by strength level
-``POST /api/games``                          new match ``{"left", "partner", "right"}``
-``GET  /api/games/{id}``                     the view of seat 0
+``POST /api/games``                          new match ``{"left", "partner", "right"}``:
+                                             its ``id`` is the person's seat token
+``GET  /api/games/{id}``                     the view of the token's seat
 ``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
 ``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
 ``POST /api/games/{id}/new-match``           restart: scores cleared
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
 
-The coach's routes (hints, reviews, records, replay) are listed in :mod:`.coach_api`.
+The coach's routes (hints, reviews, records, replay) are listed in :mod:`.coach_api`,
+the tables of several people and the pushed updates in :mod:`.tables`.
 Moves answer ``{"events": [...], "state": {...}}``; the events (cards played,
 tricks, the deal's end) let the page show AI cards one at a time.
 """

@@ -79,6 +79,7 @@ def run(args: argparse.Namespace) -> int:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # the printed URL takes connections at once (queued until served)
     except OSError as err:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
     host, port = sock.getsockname()[:2]

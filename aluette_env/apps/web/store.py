@@ -324,7 +324,10 @@ class Games:
             entry = self._cache.get(gid)
             if entry is not None:
                 self._cache.move_to_end(gid)
-        if entry is None or entry.version != version:
+        # A game moving in this process (its lock held) has committed, or will
+        # commit, what the database holds: reloading it now would race its
+        # last step; its own write settles its version.
+        if entry is None or (entry.version != version and not entry.lock.locked()):
             entry = self._load(gid, entry)
         return Table(gid, seat.seat, seat.name, entry, away_after, last_seen=seat.last_seen)
 

@@ -22,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 
 from ._files import read_regular
 from .game import (
@@ -31,7 +31,10 @@ from .game import (
 )
 
 FORMAT = "aluette-match"
-VERSION = 1
+#: The newest version; a record without display names is written as version 1.
+VERSION = 2
+READS = (1, 2)
+MAX_NAME = 40
 HUMAN = "human"
 #: Largest record file read (a five-deal match is about 10 KB).
 MAX_BYTES = 1 << 20
@@ -63,10 +66,13 @@ class Position:
 
 
 def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
-              num_deals: int = DEFAULT_NUM_DEALS) -> dict[str, Any]:
+              num_deals: int = DEFAULT_NUM_DEALS,
+              names: Mapping[int, str] | None = None) -> dict[str, Any]:
     """The record of a match's finished deals (``deals``: the core's finished
     :class:`Deal` objects, in order), its first dealer, each seat's player (a
-    spec or ``"human"``) and its length. Unfinished deals are left out."""
+    spec or ``"human"``) and its length; ``names``: the display names of the
+    people's seats (a version 2 record; version 1 without). Unfinished deals
+    are left out."""
     match = Match(first_dealer=first_dealer, num_deals=num_deals)
     out = []
     for deal in deals:
@@ -82,10 +88,12 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
         rec = match.record(deal)
         out.append({"hands": [sorted(h) for h in hands], "plays": plays,
                     "result": deal_result(rec)})
+    named = {"names": {AGENTS[s]: names[s] for s in sorted(names)}} if names else {}
     return {
-        "format": FORMAT, "version": VERSION, "num_deals": num_deals,
+        "format": FORMAT, "version": VERSION if named else 1, "num_deals": num_deals,
         "first_dealer": AGENTS[first_dealer],
         "players": {AGENTS[s]: str(players[s]) for s in range(NUM_SEATS)},
+        **named,
         "deals": out,
         "result": match_result(match.points),
     }
@@ -167,10 +175,11 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         raise RecordError(f"a record is a JSON object, got {type(rec).__name__}")
     if rec.get("format") != FORMAT or not isinstance(rec.get("format"), str):
         raise RecordError(f"format: expected {FORMAT!r}, got {rec.get('format')!r}"[:300])
-    if not _is_int(rec.get("version")) or rec.get("version") != VERSION:
-        raise RecordError(f"version: this program reads version {VERSION} (an integer), "
+    if not _is_int(rec.get("version")) or rec.get("version") not in READS:
+        raise RecordError(f"version: this program reads versions "
+                          f"{', '.join(map(str, READS))} (an integer), "
                           f"got {rec.get('version')!r}"[:300])
-    _keys(rec, _TOP_KEYS, "")
+    _keys(rec, _TOP_KEYS | ({"names"} if rec["version"] >= 2 else set()), "")
     num_deals = rec["num_deals"]
     if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
         raise RecordError(f"num_deals: an integer from 1 to {MAX_DEALS}, got {num_deals!r}")
@@ -186,6 +195,17 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         if _has_surrogate(spec):
             raise RecordError(f"players.{agent}: not valid Unicode text (a lone surrogate), "
                               f"got {spec!r}"[:300])
+    names = rec.get("names", {})  # version 2: required (checked above), version 1: none
+    if not isinstance(names, dict) or (not names and "names" in rec):
+        raise RecordError("names: an object of the people's seats to their display names")
+    for agent, name in names.items():
+        if agent not in AGENTS or players[agent] != HUMAN:
+            raise RecordError(f"names.{agent}: names are for the seats of people "
+                              f"(players 'human')"[:300])
+        if (not isinstance(name, str) or not 1 <= len(name) <= MAX_NAME
+                or not name.isprintable() or name != name.strip()):
+            raise RecordError(f"names.{agent}: a display name of 1 to {MAX_NAME} printable "
+                              f"characters, got {name!r}"[:300])
     deals = rec["deals"]
     if not isinstance(deals, list) or len(deals) > num_deals:
         raise RecordError(f"deals: a list of at most num_deals ({num_deals}) deals, "

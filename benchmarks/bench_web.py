@@ -12,13 +12,29 @@ Target: p99 server time under 50 ms, no errors. Server and clients share this
 machine's cores, so a busy machine inflates the wall times: the CPU figure
 shows the work itself.
 
+Every game is kept in a database (``--db``; by default a SQLite file in a
+temporary directory; ``--db postgresql+psycopg://...`` for PostgreSQL), each
+play written before it is answered, so these are the times of a play with
+its database write.
+
+A kill run (``--kills``) plays whole matches through ``aluette serve`` while
+the server is SIGKILLed and restarted that many times; the clients send an
+unanswered request again, as the page does. It counts the plays answered 200
+that the finished matches' records lack (target: 0).
+
+A table run (``--tables``) seats four people at each of that many tables,
+each person a WebSocket client (``--tables 50``: 200 connections) that plays
+when the server pushes its turn: the server time of their plays, the errors,
+and the server's memory per table.
+
 A second run puts slow AI seats (``expert``, about 35 ms a move) in a share of
 the games (``--expert-share``) and reports the other games' requests apart:
 AI moves run in worker threads, so the slow games should not delay the others
 (target: their p99 under 50 ms). The server is given a core of its own where
 the machine has two or more (the clients run on the others).
 
-    python benchmarks/bench_web.py [--sessions 200] [--players ai]
+    python benchmarks/bench_web.py [--sessions 200] [--players ai] [--db URL]
+                                   [--kills 20] [--kill-sessions 20] [--tables 50]
                                    [--expert-sessions 40] [--expert-share 0.1]
 """
 
@@ -26,12 +42,15 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import re
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
 
@@ -71,12 +90,12 @@ def children(pid: int) -> list[int]:
     return found
 
 
-def start_server(port: int, players: str, max_games: int) -> subprocess.Popen:
+def start_server(port: int, players: str, max_games: int, db: str) -> subprocess.Popen:
     code = (
         "import uvicorn\n"
         "from aluette_env.apps.web.server import ServerConfig, create_app\n"
         f"app = create_app(ServerConfig(partner={players!r}, left={players!r}, "
-        f"right={players!r}, max_games={max_games}))\n"
+        f"right={players!r}, max_games={max_games}, db={db!r}))\n"
         f"uvicorn.run(app, host='127.0.0.1', port={port}, log_level='warning', "
         "access_log=False)\n")
     proc = subprocess.Popen([sys.executable, "-c", code])
@@ -163,7 +182,7 @@ async def run_mixed(args: argparse.Namespace) -> None:
     if args.expert_sessions <= 0 or args.expert_share <= 0:
         return
     port = free_port()
-    proc = start_server(port, args.players, max_games=max(1000, args.expert_sessions * 2))
+    proc = start_server(port, args.players, max(1000, args.expert_sessions * 2), args.db)
     pin(0, set(range(1, os.cpu_count() or 1)) or {0})
     n_slow = max(1, round(args.expert_sessions * args.expert_share))
     slow = {"left": "expert", "partner": "expert", "right": "expert"}
@@ -210,7 +229,7 @@ async def run_mixed(args: argparse.Namespace) -> None:
 
 async def run(args: argparse.Namespace) -> None:
     port = free_port()
-    proc = start_server(port, args.players, max_games=max(1000, args.sessions * 2))
+    proc = start_server(port, args.players, max(1000, args.sessions * 2), args.db)
     # The load generator yields the cores to the server it measures.
     os.nice(5)
     limits = httpx.Limits(max_connections=args.sessions, max_keepalive_connections=args.sessions)
@@ -246,8 +265,8 @@ async def run(args: argparse.Namespace) -> None:
     cpu_ms = [c for _, c in server_ms]
     load = os.getloadavg()[0]
     print(f"bench_web: {args.sessions} concurrent sessions, one match each, players "
-          f"{args.players!r}, server and clients on this machine ({os.cpu_count()} CPUs, "
-          f"load average {load:.1f} at the end)")
+          f"{args.players!r}, games in {backend(args.db)}, server and clients on this machine "
+          f"({os.cpu_count()} CPUs, load average {load:.1f} at the end)")
     print(f"  requests        {n} in {wall:.1f} s ({n / wall:.0f}/s)")
     print(f"  server time     p50 {pct(wall_ms, 0.5):.2f} ms   p99 {pct(wall_ms, 0.99):.2f} ms"
           f"   max {max(wall_ms):.2f} ms   (wall; target p99 < 50 ms)")
@@ -259,6 +278,180 @@ async def run(args: argparse.Namespace) -> None:
     print(f"  memory          server RSS +{(rss_live - rss_before) / args.sessions:.1f} KiB per "
           f"new game ({args.sessions} live), +{(rss_after - rss_before) / args.sessions:.1f} KiB "
           f"per finished game; Python heap {heap:.1f} KiB per game (tracemalloc, 500 games)")
+
+
+def backend(url: str) -> str:
+    return url.split(":", 1)[0].split("+", 1)[0]
+
+
+class KilledServer:
+    """``aluette serve`` in its own process group, SIGKILLed and started again."""
+
+    def __init__(self, port: int, players: str, db: str):
+        self.port, self.players, self.db = port, players, db
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
+             "--db", self.db, "--partner", self.players, "--left", self.players,
+             "--right", self.players], stdout=subprocess.DEVNULL, start_new_session=True)
+        pin(self.proc.pid, {0})
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait()
+
+
+async def kill_match(client: httpx.AsyncClient, seed: int, counts: dict[str, int]) -> None:
+    """One match played through kills: every request sent until it is answered;
+    then the plays answered 200 are looked for in the match's record."""
+    rng = random.Random(seed)
+
+    async def call(method: str, path: str, body=None) -> httpx.Response:
+        while True:
+            try:
+                r = await client.request(method, path, json=body)
+                if r.status_code < 500:
+                    return r
+            except httpx.TransportError:
+                pass
+            counts["resent"] += 1
+            await asyncio.sleep(0.2)
+
+    data = (await call("POST", "/api/games", {})).json()
+    gid, state = data["id"], data["state"]
+    answered: list[int] = []
+    while not state["match"]["over"]:
+        if state["deal"]["done"]:
+            r = await call("POST", f"/api/games/{gid}/next-deal", {"version": state["version"]})
+        else:
+            card = rng.choice(state["legal"])
+            r = await call("POST", f"/api/games/{gid}/play",
+                           {"card": card, "version": state["version"]})
+            if r.status_code == 200:
+                answered.append(card)
+        if r.status_code == 409:  # a next deal dealt before its answer was lost
+            r = await call("GET", f"/api/games/{gid}")
+            counts["stale"] += 1
+        state = r.json()["state"]
+    record = (await call("GET", f"/api/games/{gid}/record")).json()
+    kept = [card for deal in record["deals"] for agent, card in deal["plays"]
+            if agent == "player_0"]
+    counts["answered"] += len(answered)
+    # The record holds every play answered 200, in order, and no other of the person's.
+    counts["lost"] += sum(1 for k, card in enumerate(answered)
+                          if k >= len(kept) or kept[k] != card)
+
+
+async def run_kills(args: argparse.Namespace) -> None:
+    """Whole matches played while the server is SIGKILLed ``--kills`` times."""
+    if args.kills <= 0:
+        return
+    port = free_port()
+    server = KilledServer(port, args.players, args.db)
+    server.start()
+    counts = {"answered": 0, "lost": 0, "resent": 0, "stale": 0}
+    killer_rng = random.Random(0)
+    limits = httpx.Limits(max_connections=args.kill_sessions,
+                          max_keepalive_connections=args.kill_sessions)
+    start = time.perf_counter()
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
+                                     timeout=30) as client:
+            await wait_up(client, server.proc)
+            matches = asyncio.gather(*(kill_match(client, 1000 + i, counts)
+                                       for i in range(args.kill_sessions)))
+            kills = 0
+
+            async def killer() -> None:
+                nonlocal kills
+                while kills < args.kills:
+                    await asyncio.sleep(killer_rng.uniform(0.3, 1.5))
+                    server.kill()
+                    kills += 1
+                    server.start()
+                    await wait_up(client, server.proc)
+
+            await asyncio.gather(matches, killer())
+    finally:
+        server.kill()
+    print(f"bench_web kills: {args.kill_sessions} sessions play whole matches while the server "
+          f"(aluette serve, games in {backend(args.db)}) is SIGKILLed and restarted {kills} "
+          f"times; {time.perf_counter() - start:.1f} s")
+    print(f"  plays answered 200  {counts['answered']}   lost {counts['lost']} (target 0)   "
+          f"requests sent again {counts['resent']}   stale next-deal answers {counts['stale']}")
+
+
+async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
+                 server_ms: list[float], errors: list[str], ready: asyncio.Event) -> None:
+    """One person at a table: plays a random card each time the server pushes
+    their turn; the host (seat 0) also asks for each next deal."""
+    from websockets.asyncio.client import connect
+
+    rng = random.Random(token)
+    url = f"ws://127.0.0.1:{port}/api/games/{token}/updates"
+    async with connect(url, origin=f"http://127.0.0.1:{port}", max_size=2**22) as ws:
+        await ready.wait()
+        async for message in ws:
+            state = json.loads(message)["state"]
+            if state["match"]["over"]:
+                return
+            if state["your_turn"]:
+                path, body = "play", {"card": rng.choice(state["legal"]),
+                                      "version": state["version"]}
+            elif state["deal"]["done"] and host:
+                path, body = "next-deal", {"version": state["version"]}
+            else:
+                continue
+            r = await client.post(f"/api/games/{token}/{path}", json=body)
+            m = TIMING.search(r.headers.get("server-timing", ""))
+            if m and path == "play":
+                server_ms.append(float(m.group(1)))
+            if r.status_code != 200:
+                errors.append(f"{path}: {r.status_code} {r.text[:100]}")
+
+
+async def run_tables(args: argparse.Namespace) -> None:
+    """Tables of four people, each a WebSocket client playing on the pushes."""
+    if args.tables <= 0:
+        return
+    port = free_port()
+    proc = start_server(port, args.players, max(1000, args.tables * 2), args.db)
+    limits = httpx.Limits(max_connections=args.tables * 4,
+                          max_keepalive_connections=args.tables * 4)
+    try:
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
+                                     timeout=120) as client:
+            await wait_up(client, proc)
+            rss_before = rss_kib(proc.pid)
+            tokens = []
+            for _ in range(args.tables):
+                made = (await client.post("/api/tables", json={
+                    "people": {str(s): f"P{s}" for s in range(4)}})).json()
+                tokens.append([made["seats"][str(s)]["token"] for s in range(4)])
+            server_ms: list[float] = []
+            errors: list[str] = []
+            ready = asyncio.Event()
+            start = time.perf_counter()
+            tasks = [asyncio.create_task(person(client, port, token, s == 0, server_ms,
+                                                errors, ready))
+                     for table in tokens for s, token in enumerate(table)]
+            await asyncio.sleep(1.0)  # every socket open, every table live
+            rss_live = rss_kib(proc.pid)
+            ready.set()
+            await asyncio.gather(*tasks)
+            wall = time.perf_counter() - start
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    print(f"bench_web tables: {args.tables} tables of four people, {args.tables * 4} WebSocket "
+          f"connections, one match each, games in {backend(args.db)}; {wall:.1f} s")
+    print(f"  plays           {len(server_ms)}: server time p50 {pct(server_ms, 0.5):.2f} ms   "
+          f"p99 {pct(server_ms, 0.99):.2f} ms")
+    print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))
+    print(f"  memory          server RSS +{(rss_live - rss_before) / args.tables:.1f} KiB per "
+          f"table (four open sockets included)")
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:
@@ -274,10 +467,21 @@ def main() -> None:
                    help="sessions of the mixed run (0 skips it)")
     p.add_argument("--expert-share", type=float, default=0.1,
                    help="share of the mixed run's games with expert seats")
+    p.add_argument("--db", default=None, help="the database's URL (default: a SQLite file in "
+                   "a temporary directory)")
+    p.add_argument("--kills", type=int, default=20,
+                   help="SIGKILLs of the server during the kill run (0 skips it)")
+    p.add_argument("--kill-sessions", type=int, default=20, help="sessions of the kill run")
+    p.add_argument("--tables", type=int, default=50,
+                   help="tables of four people of the table run (0 skips it)")
     args = p.parse_args()
-    if args.sessions > 0:
-        asyncio.run(run(args))
-    asyncio.run(run_mixed(args))
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
+        args.db = args.db or f"sqlite:///{tmp}/games.db"
+        if args.sessions > 0:
+            asyncio.run(run(args))
+        asyncio.run(run_kills(args))
+        asyncio.run(run_tables(args))
+        asyncio.run(run_mixed(args))
 
 
 if __name__ == "__main__":

@@ -89,7 +89,8 @@ def _swap_plays(rec, i, j):
      "result.points.team_0", "does not match"),
     (lambda r: r["deals"][0]["hands"][2].__setitem__(0, r["deals"][0]["hands"][1][0]),
      "deals[0].hands[2][0]", "dealt twice"),
-    (lambda r: r.__setitem__("version", 99), "version", "reads version 1"),
+    (lambda r: r.__setitem__("version", 99), "version", "reads versions 1, 2"),
+    (lambda r: r.__setitem__("names", {"player_0": "Ann"}), "names", "unknown field"),
     (lambda r: r.__setitem__("first_dealer", "north"), "first_dealer", "player_0"),
     (lambda r: r["players"].pop("player_3"), "players", "player_3"),
     (lambda r: r["deals"][2]["plays"].pop(), "deals[2].plays", "36 plays"),
@@ -234,3 +235,26 @@ def test_one_strict_loader_for_files_and_uploads(record, name, change, words, tm
         assert "\n" not in str(err.value)
     with pytest.raises(RecordError):  # UTF-16 JSON is not a record either
         load_record(json.dumps(record).encode("utf-16"))
+
+
+def test_a_version_2_record_names_the_people_by_display_name_only():
+    from aluette_env.apps.session import GameSession
+    from aluette_env.players import load_player
+
+    game = GameSession({1: load_player("random"), 3: load_player("random")},
+                       {1: "random", 3: "random"}, seed=2, people={0: "Ann", 2: "Bob"})
+    while len(game.match.history) < 1:
+        game.play(game.deal.legal_cards()[0], seat=game.deal.to_act)
+    record = load_record(json.loads(json.dumps(game.record())))
+    assert record["version"] == 2 and record["names"] == {"player_0": "Ann", "player_2": "Bob"}
+    assert record["players"]["player_2"] == "human"
+    for names, words in [({"player_1": "Cy"}, "names.player_1: names are for the seats"),
+                         ({"player_0": ""}, "names.player_0: a display name"),
+                         ({"player_0": "a\nb"}, "names.player_0: a display name"),
+                         ({}, "names: an object")]:
+        with pytest.raises(RecordError, match=re.escape(words)):
+            load_record({**record, "names": names})
+    without = {k: v for k, v in record.items() if k != "names"}
+    with pytest.raises(RecordError, match="names: missing"):
+        load_record(without)
+    assert load_record({**without, "version": 1})["version"] == 1

@@ -30,9 +30,7 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx2
     from starlette.testclient import TestClient
 
-from aluette_env.apps.web.server import (
-    STATIC_DIR, ApiError, GameStore, ServerConfig, create_app, registered_players,
-)
+from aluette_env.apps.web.server import STATIC_DIR, ServerConfig, create_app, registered_players
 from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
@@ -40,6 +38,14 @@ from aluette_env.players import load_player
 pytestmark = pytest.mark.slow(seconds=50)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path, monkeypatch):
+    """``aluette serve`` keeps its games under the user's data directory: a
+    temporary one here."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    return tmp_path / "data"
 
 
 def client(**config) -> TestClient:
@@ -258,54 +264,35 @@ def test_a_card_in_hand_out_of_turn_or_after_the_deal_is_refused():
 
 def test_unknown_games_routes_and_methods_answer_json():
     c = client()
-    for method, path, status in [("GET", "/api/games/nope", 404),
-                                 ("POST", "/api/games/x/play", 404),
-                                 ("GET", "/api/games/nope?lang=xx", 404),
+    for method, path, status in [("GET", "/api/games/nope", 403),
+                                 ("POST", "/api/games/x/play", 403),
+                                 ("GET", "/api/games/nope?lang=xx", 403),
                                  ("GET", "/api/nothing", 404), ("DELETE", "/api/players", 405),
                                  ("GET", "/api/i18n/xx", 404)]:
         r = c.request(method, path)
         assert r.status_code == status
         assert r.json()["error"], (method, path)
     assert "languages: en, fr, ms, it, ar, fi, vi" in c.get("/api/i18n/xx").json()["error"]
-    # An unknown or expired game says so, with a code the page acts on.
+    # An unknown game link says so, with a code the page acts on.
     assert c.get("/api/games/nope").json()["code"] == "no_game"
     gid = c.post("/api/games").json()["id"]
     r = c.get(f"/api/games/{gid}?lang=xx")
     assert r.status_code == 400 and "lang: unknown language 'xx'" in r.json()["error"]
-    assert c.get("/api/server").json()["idle_seconds"] == 1800
+    assert c.get("/api/server").json()["idle_seconds"] is None  # games are kept
 
 
-def test_live_games_are_capped_and_idle_games_expire():
-    now = [0.0]
-    store = GameStore(max_games=2, idle_seconds=60, clock=lambda: now[0])
-    players = {s: load_player("random") for s in (1, 2, 3)}
-    specs = {1: "random", 2: "random", 3: "random"}
-    a = store.add(GameSession(players, specs, seed=1))
-    store.add(GameSession(players, specs, seed=2))
-    with pytest.raises(ApiError) as err:
-        store.add(GameSession(players, specs, seed=3))
-    assert err.value.status_code == 503 and "too many live games (2" in err.value.detail
-    now[0] = 50.0
-    store.get(a)  # using a game keeps it alive
-    now[0] = 100.0
-    store.add(GameSession(players, specs, seed=4))  # the other one expired: room again
-    assert len(store) == 2
-    now[0] = 200.0
-    with pytest.raises(ApiError) as err:
-        store.get(a)
-    assert err.value.status_code == 404 and "expired after 60 s idle" in err.value.detail
-    assert err.value.code == "no_game"
-    with pytest.raises(ValueError, match="max_games"):
-        GameStore(max_games=0, idle_seconds=1)
-    with pytest.raises(ValueError, match="finite"):
-        GameStore(max_games=1, idle_seconds=float("inf"))
-
-
-def test_the_cap_through_http():
-    c = client(max_games=1)
-    assert c.post("/api/games").status_code == 201
-    r = c.post("/api/games")
-    assert r.status_code == 503 and "--max-games" in r.json()["error"]
+def test_games_are_kept_beyond_the_ones_held_in_memory():
+    c = client(max_games=1)  # one game held in memory; every game is in the database
+    first = c.post("/api/games").json()
+    second = c.post("/api/games").json()
+    assert len(c.app.state.store) == 1
+    for data in (first, second, first):
+        state = data["state"]
+        r = c.post(f"/api/games/{data['id']}/play",
+                   json={"card": state["legal"][0], "version": state["version"]})
+        assert r.status_code == 200, r.text
+        data["state"] = r.json()["state"]
+    assert len(c.app.state.store) == 1
 
 
 def test_each_seat_can_take_any_registered_player():
@@ -436,9 +423,10 @@ def test_a_stopped_server_leaves_no_worker_process_behind(stop):
     (["serve", "--port", "70000"], "--port: must be from 0 to 65,535"),
     (["serve", "--max-games", "0"], "--max-games: must be from 1 to 1,000,000"),
     (["serve", "--partner", "nobody"], "--partner: unknown player 'nobody'"),
-    (["serve", "--idle-minutes", "nan"], "--idle-minutes"),
-    (["serve", "--idle-minutes", "inf"], "--idle-minutes"),
-    (["serve", "--idle-minutes", "0"], "--idle-minutes"),
+    (["serve", "--workers", "0"], "--workers must be 1-64"),
+    (["serve", "--db", "nothing://x"], "--db"),
+    (["serve", "--db", "not a url"], "--db: not a database URL"),
+    (["serve", "--db", "sqlite:////proc/no/such/dir/games.db"], "--db"),
 ])
 def test_serve_command_rejects_bad_options_in_one_line(argv, words):
     r = subprocess.run([sys.executable, "-m", "aluette_env", *argv],
@@ -457,18 +445,19 @@ def test_views_are_json_without_surprises():
                                   "version", "text", "in_progress"}
 
 
-def test_a_stale_or_duplicate_play_gets_409_and_changes_nothing():
+def test_a_stale_play_gets_409_and_a_play_sent_twice_is_applied_once():
     c = client()
     data = c.post("/api/games").json()
     gid, state = data["id"], data["state"]
     body = {"card": state["legal"][0], "version": state["version"]}
     assert c.post(f"/api/games/{gid}/play", json=body).status_code == 200
     before = c.get(f"/api/games/{gid}").json()
-    again = c.post(f"/api/games/{gid}/play", json=body)  # the same play sent twice
-    assert again.status_code == 409 and "older view" in again.json()["error"]
+    again = c.post(f"/api/games/{gid}/play", json=body)  # sent again: its answer was lost
+    assert again.status_code == 200 and again.json()["events"] == []
+    assert again.json()["state"] == before["state"]
     other = c.post(f"/api/games/{gid}/play",
                    json={"card": before["state"]["hand"][0], "version": state["version"]})
-    assert other.status_code == 409
+    assert other.status_code == 409 and "older view" in other.json()["error"]
     assert c.get(f"/api/games/{gid}").json() == before
 
 
@@ -577,7 +566,7 @@ def raw_request(port: int, head: str, body: bytes) -> bytes:
 
 def test_a_huge_or_lying_content_length_gets_413_at_once(live_server):
     app, port = live_server
-    gid = app.state.store.add(session_of_new(app))
+    gid = app.state.store.add(session_of_new(app))[1][0]
     for length in (1_000_000_000, 5_000_000):
         head = (f"POST /api/games/{gid}/play HTTP/1.1\r\nHost: t\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {length}\r\n")
@@ -592,7 +581,7 @@ def session_of_new(app) -> GameSession:
 
 def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
     app = create_app(ServerConfig(**FAST, seed=2))
-    gid = app.state.store.add(session_of_new(app))
+    gid = app.state.store.add(session_of_new(app))[1][0]
     sent = []
 
     async def receive():

@@ -360,24 +360,36 @@ def test_every_size_fits_with_your_hand_and_play_in_view(browser, server_url, la
         context.close()
 
 
+def _games_kept(app) -> int:
+    from sqlalchemy import func, select
+
+    from aluette_env.apps.web.store import GameRow
+    with app.state.store.db.session() as s:
+        return s.execute(select(func.count()).select_from(GameRow)).scalar_one()
+
+
 def test_a_game_the_server_lost_gets_a_notice_never_a_silent_restart(server, page):
+    from sqlalchemy import delete
+
+    from aluette_env.apps.web.store import GameRow, SeatRow
     app, _ = server
     open_table(page)
     play_cards(page, 1)
-    app.state.store._games.clear()  # as after a restart or the idle expiry
+    with app.state.store.db.session() as s:  # as a link to a game the database lost
+        s.execute(delete(SeatRow))
+        s.execute(delete(GameRow))
     page.locator(".hand-card").first.click()
     page.click("#confirm")
     page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)
     notice = page.locator("#lost").inner_text()
-    assert "no longer on the server" in notice and "30 minutes" in notice  # the idle expiry
+    assert "This server has no game with this link." in notice
     assert page.evaluate("document.body.dataset.state") == "lost"
-    assert "30 minutes" in page.locator("#idle-note").inner_text()
     page.reload()  # a reload says the same, and starts nothing by itself
     page.wait_for_selector("#lost[open]", timeout=MATCH_TIMEOUT_MS)
-    assert len(app.state.store) == 0
+    assert _games_kept(app) == 0
     page.click("#lost-new")
     assert wait_ready(page) == "your-turn"
-    assert len(app.state.store) == 1 and page.locator(".hand-card").count() >= 1
+    assert _games_kept(app) == 1 and page.locator(".hand-card").count() >= 1
 
 
 def test_new_match_asks_before_discarding_a_game(page):

@@ -54,57 +54,75 @@ class StaleMove(GameError):
 
 
 class GameSession:
-    """A match between the person (seat 0) and three AI players.
+    """A match between people and AI players: by default one person (seat 0)
+    and three AIs.
 
-    ``players`` maps the AI seats 1-3 to players and ``specs`` to the specs
-    that named them. Each call that moves the game returns the list of public
-    events it produced, in order, so a game can show the AI cards one at a
-    time. ``version`` counts the moves taken so far: a move made on the view
-    of an older version is refused (:class:`StaleMove`). ``deals`` (tests)
-    gives the hands of the first deals instead of shuffling.
+    ``players`` maps the AI seats to players and ``specs`` to the specs that
+    named them; ``people`` maps the seats of people to their display names
+    (default: seat 0 alone). A person who is away (:meth:`set_away`) is played
+    by ``standin``, the table's AI, until they come back. Each call that moves
+    the game returns the list of public events it produced, in order, so a
+    game can show the AI cards one at a time. ``version`` counts the moves
+    taken so far: a move made on the view of an older version is refused
+    (:class:`StaleMove`). ``deals`` (tests) gives the hands of the first deals
+    instead of shuffling. :meth:`snapshot` and :meth:`restore` keep a game
+    outside the process (the web server's database): the snapshot is the
+    match record of :mod:`aluette_env.records` plus the deal in progress.
     """
 
     def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
                  seed: int | None = None, first_dealer: int | None = None,
-                 deals: Sequence[Sequence[Sequence[int]]] = ()):
-        if set(players) != {1, 2, 3}:
-            raise ValueError(f"AI players are needed for seats 1, 2 and 3, got {sorted(players)}")
+                 deals: Sequence[Sequence[Sequence[int]]] = (),
+                 people: Mapping[int, str] | None = None, standin: Player | None = None,
+                 standin_spec: str = "ai", start: bool = True):
+        self.people = dict(people) if people is not None else {HUMAN: ""}
+        ai_seats = set(range(NUM_SEATS)) - set(self.people)
+        if set(players) != ai_seats or not self.people:
+            raise ValueError(f"AI players are needed for seats {sorted(ai_seats)} (the seats "
+                             f"without a person), got {sorted(players)}")
         self.players = dict(players)
         self.specs = dict(specs)
+        self.seed = seed
         self.rng = random.Random(seed)
         self.first_dealer = first_dealer
         self.scripted = [[list(h) for h in hands] for hands in deals]
+        self.standin, self.standin_spec = standin, standin_spec
+        self.away: set[int] = set()
+        #: The people's latest plays, [version, seat, card]: a play sent twice is applied once.
+        self.recent: list[list] = []
         self.match_number = 0
         self.version = 0
         #: The events of dealing the first deal (the AIs before the person play).
-        self.opening_events = self._new_match()
+        self.opening_events = self._new_match() if start else []
 
     # ---------------------------------------------------------------- the game
 
     def _new_match(self) -> list[dict[str, Any]]:
         self.match_number += 1
+        self.deals: list[Deal] = []  # this match's deals, in order: its record
         # R2/R6: any seat may deal first; the match rotates it from there.
         first = self.first_dealer if self.first_dealer is not None else \
-            self.rng.randrange(NUM_SEATS)
+            self._rng().randrange(NUM_SEATS)
         self.match = Match(first_dealer=first)
-        self.deals: list[Deal] = []  # this match's deals, in order: its record
         return self._new_deal()
+
+    def _rng(self) -> random.Random:
+        """The randomness of the next deal. With a seed, drawn from the seed and
+        the deal's place in the game, so that a restored game deals what it
+        would have dealt."""
+        if self.seed is None:
+            return self.rng
+        return random.Random(f"{self.seed}:{self.match_number}:{len(self.deals)}")
 
     def _new_deal(self) -> list[dict[str, Any]]:
         if self.scripted:
             hands, unused = self.scripted.pop(0), None
         else:
             deck = list(range(NUM_CARDS))
-            self.rng.shuffle(deck)
+            self._rng().shuffle(deck)
             hands, unused = deal_cards(deck, self.match.dealer)  # R5
-        self.deal = Deal(hands, self.match.dealer, unused)
-        self.deals.append(self.deal)
-        self.version += 1
-        self.summary: dict[str, Any] | None = None
-        # The last trick of this deal only: a card of an earlier deal may be in
-        # another seat's hand now, and the view names only this deal's cards.
-        self.last_trick: dict[str, Any] | None = None
-        for player in self.players.values():
+        self._start_deal(hands, unused)
+        for player in [*self.players.values(), self.standin]:
             reset = getattr(player, "reset", None)
             if reset is not None:
                 reset(None)
@@ -113,16 +131,33 @@ class GameSession:
                    "leader": self.deal.leader}]
         return events + self._play_ai()
 
+    def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None) -> None:
+        self.deal = Deal(hands, self.match.dealer, unused)
+        self.deals.append(self.deal)
+        self.version += 1
+        self.summary: dict[str, Any] | None = None
+        # The last trick of this deal only: a card of an earlier deal may be in
+        # another seat's hand now, and the view names only this deal's cards.
+        self.last_trick: dict[str, Any] | None = None
+
+    def _player_of(self, seat: int) -> Player | None:
+        """Who moves for ``seat`` without being asked: its AI, the stand-in of
+        an away person, or None (a person, present)."""
+        if seat in self.people:
+            return self.standin if seat in self.away else None
+        return self.players[seat]
+
     def _play_ai(self) -> list[dict[str, Any]]:
-        """AI seats play until it is the person's turn or the deal is over."""
+        """AI seats (and away people's stand-in) play until it is a present
+        person's turn or the deal is over."""
         events: list[dict[str, Any]] = []
         deal = self.deal
-        while not deal.done and deal.to_act != HUMAN:
+        while not deal.done and (player := self._player_of(deal.to_act)) is not None:
             seat = deal.to_act
             obs = encode_observation(deal, self.match, seat)
             mask = np.zeros(NUM_CARDS, np.int8)
             mask[deal.hands[seat]] = 1
-            card = int(self.players[seat].act(obs, mask))
+            card = int(player.act(obs, mask))
             events.extend(self._play(card))
         return events
 
@@ -187,8 +222,8 @@ class GameSession:
                             f"{version}, the game is at {self.version}): nothing was changed; "
                             f"reload the game")
 
-    def check_play(self, card: object, version: int | None = None) -> int:
-        """``card`` if the person may play it now, else :class:`GameError`."""
+    def check_play(self, card: object, version: int | None = None, seat: int = HUMAN) -> int:
+        """``card`` if the person at ``seat`` may play it now, else :class:`GameError`."""
         if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
             raise GameError(f"card must be an integer card id 0-47, got {card!r}")
         self._check_version(version)
@@ -196,28 +231,51 @@ class GameSession:
         if deal.done:
             raise GameError("the deal is over: ask for the next deal"
                             if not self.match.over else "the match is over: start a new match")
-        if deal.to_act != HUMAN:
+        if deal.to_act != seat or seat not in self.people:
             raise GameError(f"it is not your turn: player_{deal.to_act} is to play")
-        if card not in deal.hands[HUMAN]:
+        if card not in deal.hands[seat]:
             raise GameError(f"card {card} is not in your hand; legal: {deal.legal_cards()}")
         return card
 
     @property
     def ai_to_move(self) -> bool:
-        """An AI seat is to play: a move whose AI player failed (its worker process
-        died) stopped there; :meth:`resume` plays on."""
-        return not self.deal.done and self.deal.to_act != HUMAN
+        """An AI seat (or an away person's stand-in) is to play: a move whose AI
+        player failed (its worker process died) stopped there; :meth:`resume`
+        plays on."""
+        return not self.deal.done and self._player_of(self.deal.to_act) is not None
 
     def resume(self) -> list[dict[str, Any]]:
-        """The AI seats play up to the person's turn or the deal's end (after a move
-        stopped by a failed AI player); nothing when it is the person's turn."""
+        """The AI seats play up to a present person's turn or the deal's end (after
+        a move stopped by a failed AI player); nothing when it is a person's turn."""
         return self._play_ai()
 
-    def play(self, card: object, version: int | None = None) -> list[dict[str, Any]]:
-        """The person plays ``card``; then the AIs play up to the person's next turn.
-        With ``version``, only if the game is still at that version."""
-        card = self.check_play(card, version)
+    def play(self, card: object, version: int | None = None,
+             seat: int = HUMAN) -> list[dict[str, Any]]:
+        """The person at ``seat`` plays ``card``; then the AIs play up to a
+        person's next turn. With ``version``, only if the game is still at that
+        version. A person who plays is no longer away."""
+        if version is not None and [version, seat, card] in self.recent:
+            return []  # a play sent again (its answer was lost): it was applied once
+        card = self.check_play(card, version, seat)
+        self.away.discard(seat)
+        self.recent = [*self.recent[-(NUM_SEATS * NUM_TRICKS - 1):], [version, seat, card]]
         return self._play(card) + self._play_ai()
+
+    def set_away(self, seat: int, away: bool) -> list[dict[str, Any]]:
+        """The person at ``seat`` left (the stand-in plays for them from now
+        on, this turn included) or came back; returns the moves this made."""
+        if seat not in self.people:
+            raise GameError(f"seat {seat} is not a person's seat; people sit at "
+                            f"{sorted(self.people)}")
+        if away and self.standin is None:
+            raise GameError("this game has no stand-in AI for a person who leaves")
+        if away == (seat in self.away):
+            return []
+        if not away:
+            self.away.discard(seat)
+            return [{"type": "back", "seat": seat}]
+        self.away.add(seat)
+        return [{"type": "away", "seat": seat}] + self._play_ai()
 
     def next_deal(self, version: int | None = None) -> list[dict[str, Any]]:
         self._check_version(version)
@@ -233,19 +291,82 @@ class GameSession:
         return self._new_match()
 
     def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
-        """Seat ``seat`` (1-3) is played by ``player`` from its next card on."""
+        """Seat ``seat`` (an AI seat) is played by ``player`` from its next card on."""
         if seat not in self.players:
-            raise GameError(f"seat {seat} is not an AI seat; AI seats are 1, 2, 3")
+            raise GameError(f"seat {seat} is not an AI seat; AI seats are "
+                            f"{', '.join(map(str, sorted(self.players)))}")
         self.players[seat] = player
         self.specs[seat] = spec
         return [{"type": "player", "seat": seat, "spec": spec}]
 
     def record(self) -> dict[str, Any]:
         """The match record (:mod:`aluette_env.records`) of this match's finished
-        deals; each AI seat is named by the spec it has now."""
+        deals; each AI seat is named by the spec it has now, each person's seat
+        by "human" and the display name they were invited by, if any."""
         from aluette_env.records import HUMAN as PERSON, record_of
-        players = [PERSON] + [self.specs[s] for s in sorted(AI_SEATS.values())]
-        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals)
+        players = [PERSON if s in self.people else self.specs[s] for s in range(NUM_SEATS)]
+        names = {s: name for s, name in self.people.items() if name}
+        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals,
+                         names)
+
+    # ------------------------------------------------------- keeping a game
+
+    def snapshot(self) -> dict[str, Any]:
+        """The game as JSON-ready data: the match record of its finished deals
+        (:mod:`aluette_env.records`), the deal in progress (its hands as dealt
+        and the plays so far), who sits where, and the counters.
+        :meth:`restore` replays it through the rules."""
+        deal = self.deal
+        current = None
+        if not deal.done:
+            played = [(t.leader, t.cards) for t in deal.tricks] + [(deal.leader, deal.trick_cards)]
+            plays = [[(leader + k) % NUM_SEATS, card]
+                     for leader, cards in played for k, card in enumerate(cards)]
+            hands = [list(h) for h in deal.hands]
+            for seat, card in plays:
+                hands[seat].append(card)
+            current = {"hands": [sorted(h) for h in hands], "plays": plays}
+        return {"record": self.record(), "current": current,
+                "match_number": self.match_number, "version": self.version,
+                "seed": self.seed, "specs": {str(s): spec for s, spec in self.specs.items()},
+                "people": {str(s): name for s, name in self.people.items()},
+                "away": sorted(self.away), "standin": self.standin_spec,
+                "recent": self.recent}
+
+    @classmethod
+    def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player]
+                ) -> GameSession:
+        """The game of a :meth:`snapshot`, its record checked by
+        :func:`~aluette_env.records.load_record` and every play replayed
+        through the rules: a tampered snapshot raises ValueError (a
+        :class:`~aluette_env.records.RecordError` for the record)."""
+        from aluette_env.records import SEAT, load_record
+        record = load_record(snapshot["record"])
+        specs = {int(s): spec for s, spec in snapshot["specs"].items()}
+        people = {int(s): name for s, name in snapshot["people"].items()}
+        standin = snapshot["standin"]
+        game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
+                   seed=snapshot["seed"], people=people, standin_spec=standin,
+                   standin=get_player(standin) if standin else None, start=False)
+        game.match_number, game.deals = snapshot["match_number"], []
+        game.match = Match(first_dealer=SEAT[record["first_dealer"]],
+                           num_deals=record["num_deals"])
+        deals = [(d["hands"], [p[1] for p in d["plays"]]) for d in record["deals"]]
+        current = snapshot["current"]
+        if current is not None:
+            deals.append((current["hands"], [card for _, card in current["plays"]]))
+        for hands, cards in deals:
+            game._start_deal(hands, None)
+            for card in cards:
+                game._play(card)
+        if current is not None and [[s, c] for s, c in current["plays"]] != game.snapshot(
+                )["current"]["plays"]:
+            raise ValueError("the deal in progress: its plays do not follow the rules' turn order")
+        game.away = {int(s) for s in snapshot["away"]} & set(people)
+        game.recent = [list(r) for r in snapshot["recent"]]
+        game.version = int(snapshot["version"])
+        game.opening_events = []
+        return game
 
     # ---------------------------------------------------------------- the view
 
@@ -255,9 +376,18 @@ class GameSession:
         return not self.match.over and (bool(self.match.history) or bool(self.deal.tricks)
                                          or bool(self.deal.trick_cards))
 
-    def view(self) -> dict[str, Any]:
-        """Everything seat 0 may know now, and nothing else: its own hand,
-        cards played, trick results, the tally and the scores."""
+    def view(self, seat: int | None = HUMAN) -> dict[str, Any]:
+        """Everything ``seat`` may know now, and nothing else: its own hand,
+        cards played, trick results, the tally and the scores; ``None``: a
+        spectator's view, public information only. Seats are counted from
+        ``seat`` (:func:`seen_from`): the viewer is always seat 0, south."""
+        return seen_from(self._view(seat), seat or 0)
+
+    def events_for(self, events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
+        """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`)."""
+        return [seen_from(e, seat or 0) for e in events]
+
+    def _view(self, seat: int | None) -> dict[str, Any]:
         deal, match = self.deal, self.match
         current = None
         if deal.trick_cards:
@@ -269,7 +399,7 @@ class GameSession:
                 # R10-R11 on the cards so far: the seat ahead, or None when they tie.
                 "winning": _who(trick_winner(cards, deal.leader)),
             }
-        your_turn = not deal.done and deal.to_act == HUMAN
+        your_turn = not deal.done and deal.to_act == seat and seat in self.people
         return {
             "version": self.version,
             "match": _match_view(self),
@@ -282,7 +412,7 @@ class GameSession:
                 "to_act": None if deal.done else deal.to_act,
                 "done": deal.done,
             },
-            "hand": hand_order(deal.hands[HUMAN]),
+            "hand": hand_order(deal.hands[seat]) if seat is not None else [],
             "legal": sorted(deal.legal_cards()) if your_turn else [],
             "your_turn": your_turn,
             "in_progress": self.in_progress,
@@ -292,7 +422,62 @@ class GameSession:
             **_tally(deal),
             "summary": self.summary,
             "players": {str(s): self.specs[s] for s in sorted(self.specs)},
+            "people": {str(s): name for s, name in sorted(self.people.items())},
+            "away": sorted(self.away),
+            "spectator": seat is None,
         }
+
+
+#: Fields that hold a seat, a list of seats, a list by seat or a list by team
+#: (the views and events above); :func:`seen_from` turns them.
+_SEAT = {"seat", "leader", "winning", "next", "dealer", "to_act", "next_leader", "leading",
+         "winner"}
+_SEATS = {"tied_with", "trick_winners", "reach_order", "away"}
+_BY_SEAT = {"counts", "reached", "trick_counts"}
+_BY_TEAM = {"points", "team_points", "match_points"}
+_KEYED_BY_SEAT = {"players", "people"}
+
+
+def seen_from(data: Any, me: int) -> Any:
+    """``data`` (a view or an event) with every seat counted from ``me``: the
+    viewer is seat 0 and their partner seat 2, and their team is team 0.
+    The match's ``winner`` is a team; every other ``winner`` a seat."""
+    if me == 0:
+        return data
+
+    def seat(s):
+        return None if s is None else (s - me) % NUM_SEATS
+
+    def team(t):
+        return None if t is None else (t + me) % 2
+
+    def turn(value: Any, key: str | None, in_match: bool) -> Any:
+        if isinstance(value, dict):
+            out = {}
+            for k, v in value.items():
+                if k in _KEYED_BY_SEAT and isinstance(v, dict):
+                    out[k] = {str(seat(int(s))): x for s, x in sorted(
+                        v.items(), key=lambda item: seat(int(item[0])))}
+                elif k == "match":
+                    out[k] = turn(v, None, True)
+                elif in_match and k == "winner":
+                    out[k] = team(v)
+                else:
+                    out[k] = turn(v, k, in_match and k != "history")
+            return out
+        if isinstance(value, list):
+            if key in _SEATS:
+                return [seat(s) for s in value]
+            if key in _BY_SEAT:
+                return [value[(s + me) % NUM_SEATS] for s in range(NUM_SEATS)]
+            if key in _BY_TEAM:
+                return value[::-1] if me % 2 else list(value)
+            return [turn(v, None, False) for v in value]
+        if key in _SEAT and isinstance(value, int) and not isinstance(value, bool):
+            return seat(value)
+        return value
+
+    return turn(data, None, False)
 
 
 def _match_view(game: GameSession) -> dict[str, Any]:

@@ -10,26 +10,15 @@ that ``aluette --help`` imports no web library.
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 
 from ...commands import Command, UsageError, bounded_int
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 
-MAX_IDLE_MINUTES = 1440.0  # a day
-
-
-def idle_minutes(text: str) -> float:
-    """``--idle-minutes``: a finite number of minutes, above 0 and at most a day."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number of minutes, got {text!r}") from None
-    if not (math.isfinite(value) and 0 < value <= MAX_IDLE_MINUTES):
-        raise argparse.ArgumentTypeError(
-            f"must be more than 0 and at most {MAX_IDLE_MINUTES:.0f} minutes, got {text}")
-    return value
+#: What ``--workers N`` hands to each server process (:func:`.server.app_from_environment`).
+CONFIG_VARIABLE = "ALUETTE_SERVE_CONFIG"
+MAX_WORKERS = 64
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -42,10 +31,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--left", default="ai", metavar="SPEC", help="west (default ai)")
     p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
     p.add_argument("--max-games", type=bounded_int(1, 1_000_000), default=1000,
-                   help="live games kept at most (default 1000)")
-    p.add_argument("--idle-minutes", type=idle_minutes, default=30.0,
-                   help=f"a game idle this long is dropped: more than 0, at most "
-                        f"{MAX_IDLE_MINUTES:.0f} (default 30; the page says so)")
+                   help="games held in each process's memory (default 1000); every game "
+                        "is kept in the database")
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="where games are kept: a SQLAlchemy URL (default: sqlite:/// a file "
+                        "games.db in the user's data directory, $XDG_DATA_HOME/aluette or "
+                        "~/.local/share/aluette; postgresql+psycopg://user@host/db for "
+                        "PostgreSQL)")
+    p.add_argument("--workers", type=bounded_int(1, MAX_WORKERS), default=1,
+                   help=f"server processes sharing the database (1 to {MAX_WORKERS}, default 1)")
     p.add_argument("--hint-worlds", type=worlds, default=HINT_WORLDS,
                    help="the coach's effort: sampled deals per hint")
     p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,
@@ -59,23 +53,34 @@ def run(args: argparse.Namespace) -> int:
     import threading
     import webbrowser
 
+    import dataclasses
+    import json
+    import os
+
     import uvicorn
 
     from .server import ServerConfig, create_app
+    from .store import DatabaseError, default_url
 
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be 0-65535, got {args.port}")
     if args.max_games < 1:
         raise UsageError(f"--max-games must be >= 1, got {args.max_games}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise UsageError(f"--workers must be 1-{MAX_WORKERS}, got {args.workers}")
     config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
-                          max_games=args.max_games, idle_seconds=args.idle_minutes * 60,
+                          max_games=args.max_games, db=args.db or default_url(),
                           hint_worlds=args.hint_worlds, review_worlds=args.review_worlds)
-    app = create_app(config)
+    try:
+        app = create_app(config)  # checks the players and the database, and migrates it
+    except DatabaseError as err:
+        raise UsageError(str(err)) from None
     # Bind first, so the printed URL has the real port (also with --port 0).
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((args.host, args.port))
+        sock.listen(2048)  # the printed URL takes connections at once (queued until served)
     except OSError as err:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {err.strerror}") from None
     except (UnicodeError, TypeError, ValueError):  # a host no resolver can encode
@@ -91,9 +96,19 @@ def run(args: argparse.Namespace) -> int:
     if args.open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
     from .limits import uvicorn_options
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                           **uvicorn_options()))
-    server.run(sockets=[sock])
+    if args.workers == 1:
+        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
+                                               **uvicorn_options()))
+        server.run(sockets=[sock])
+        return 0
+    from uvicorn.supervisors import Multiprocess
+
+    # Each worker process makes its own app from the same settings.
+    os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
+    uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
+                        workers=args.workers, log_level="warning", access_log=False,
+                        **uvicorn_options())
+    Multiprocess(uv, sockets=[sock]).run()
     return 0
 
 

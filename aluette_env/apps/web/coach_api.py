@@ -46,6 +46,11 @@ MAX_RECORDS = 100
 LIVE_SEATS = (HUMAN, AI_SEATS["partner"])
 
 
+def live_seats(seat: int) -> tuple[int, int]:
+    """The seats a review covers for the person at ``seat``: theirs and their partner's."""
+    return tuple((s + seat) % NUM_SEATS for s in LIVE_SEATS)
+
+
 _worker_coaches: dict[tuple[int, int], Coach] = {}
 
 
@@ -83,9 +88,9 @@ class CoachRoutes:
     """The coach's state in the server: its worker processes, its review
     queue, and the uploaded records."""
 
-    def __init__(self, store, error: Callable[..., Exception], hint_worlds: int,
+    def __init__(self, seat_of, error: Callable[..., Exception], hint_worlds: int,
                  review_worlds: int):
-        self.store = store
+        self.seat_of = seat_of  # async (request, person=) -> the token's store.Table
         self.error = error  # the server's ApiError(status, message)
         self.workers = CoachWorkers(hint_worlds, review_worlds)
         # Uploaded records' reviews wait behind live games' and never evict them.
@@ -99,12 +104,15 @@ class CoachRoutes:
 
     # ----------------------------------------------------------- live games
 
-    def moved(self, gid: str, game, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """After a move of game ``gid`` (in its worker, under its lock): queue the
-        review of the deal the move finished. Returns the move's ``events``."""
+    def moved(self, gid: str, table, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """After a move of the seat ``gid`` (a token; in its worker, under its
+        lock): queue the review of the deal the move finished. Returns the
+        move's ``events``."""
+        game = table.game
         if any(e["type"] == "deal_over" for e in events):
             key = _key(gid, game)
-            self.queue.submit(key, game.record(), len(game.match.history) - 1, LIVE_SEATS)
+            self.queue.submit(key, game.record(), len(game.match.history) - 1,
+                              live_seats(table.seat))
         return events
 
     def check_lang(self, request: Request) -> None:
@@ -118,13 +126,13 @@ class CoachRoutes:
 
     async def hint(self, request: Request) -> JSONResponse:
         self.check_lang(request)
-        table = self.store.get(request.path_params["gid"])
+        table = await self.seat_of(request, person=True)
         async with table.lock:  # a consistent view; the search runs after
             game = table.game
             deal = game.deal
-            if deal.done or deal.to_act != HUMAN:
+            if deal.done or deal.to_act != table.seat:
                 raise self.error(409, "a hint is for your turn: it is not your turn now")
-            obs, mask = observe(deal, game.match, HUMAN)
+            obs, mask = observe(deal, game.match, table.seat)
             version = game.version
         hint = await self.workers.hint(obs, mask)
         return JSONResponse({"version": version, **hint})
@@ -132,17 +140,22 @@ class CoachRoutes:
     async def review(self, request: Request) -> JSONResponse:
         self.check_lang(request)
         gid = request.path_params["gid"]
-        table = self.store.get(gid)
+        table = await self.seat_of(request, person=True)
         game = table.game
         key = _key(gid, game)
+        seats = live_seats(table.seat)
+        record = None
+        for d in range(len(game.match.history)):
+            if not self.queue.known(key, d):  # finished in another process, or before a restart
+                record = record or game.record()
+                self.queue.submit(key, record, d, seats)
         deals = [self.queue.get(key, d) for d in range(len(game.match.history))]
-        return JSONResponse({"seats": list(LIVE_SEATS), "deals": deals,
+        return JSONResponse({"seats": list(seats), "deals": deals,
                              "summary": match_summary([d for d in deals if d is not None])})
 
     async def record(self, request: Request) -> JSONResponse:
         self.check_lang(request)
-        gid = request.path_params["gid"]
-        table = self.store.get(gid)
+        table = await self.seat_of(request, person=True)
         async with table.lock:
             record = table.game.record()
         name = f"aluette-match-{table.game.match_number}.json"

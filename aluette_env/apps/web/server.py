@@ -7,14 +7,17 @@ routes and static files need no more, it has a first-class test client, and it
 adds one dependency tree that is well kept and small. Routes stay thin: parse
 the request, call the game, return the view of the person's seat.
 
-Robustness, as the README states it: session ids are ``secrets.token_urlsafe``
-(128 bits); at most ``max_games`` live games (default 1000) and a game idle for
-``idle_seconds`` (default 30 minutes) is dropped (an unknown or expired game
-answers 404 with ``"code": "no_game"``, and the page says so); request bodies
+Robustness, as the README states it: every game is kept in a database
+(:mod:`.store`: SQLite by default, PostgreSQL through its URL) and each
+accepted move is written before it is answered, so a restarted or killed
+server, or another worker process, continues every game; a game is reached
+by a seat token of 128 random bits (:mod:`.tables`; an unknown token answers
+403 with ``"code": "no_game"``, and the page says so); request bodies
 over 4 KiB are refused as they arrive (a larger Content-Length at once); every
 malformed or impossible request gets a 4xx JSON ``{"error": "..."}`` that names
 the problem, and the game is left as it was. A play carries the ``version`` of
-the view it was chosen on: a stale or duplicate play gets 409. Moves, AI cards
+the view it was chosen on: a stale play gets 409, the same play sent again is
+applied once. Moves, AI cards
 included, run in worker threads, one at a time per game, and the slow players
 (``expert``, ``pimc``) compute their moves in worker processes: a slow AI seat
 delays only its own game, never the event loop. Every
@@ -25,38 +28,35 @@ API (all JSON):
 
 ===========================================  =========================================
 ``GET  /api/players``                        the AI specs a seat may take, and defaults
-``GET  /api/server``                         the server's idle expiry and game cap
+``GET  /api/server``                         games held in memory, the database's kind
 ``GET  /api/languages``                      language codes and their own names
 ``GET  /api/i18n/{lang}``                    messages, card names and text direction
 ``GET  /api/deck``                           the rank order: card ids by strength level
-``POST /api/games``                          new match ``{"left", "partner", "right"}``
-``GET  /api/games/{id}``                     the view of seat 0
+``POST /api/games``                          new match ``{"left", "partner", "right"}``:
+                                             its ``id`` is the person's seat token
+``GET  /api/games/{id}``                     the view of the token's seat
 ``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
 ``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
 ``POST /api/games/{id}/new-match``           restart: scores cleared
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
 
-The coach's routes (hints, reviews, records, replay) are listed in :mod:`.coach_api`.
+The coach's routes (hints, reviews, records, replay) are listed in :mod:`.coach_api`,
+the tables of several people and the pushed updates in :mod:`.tables`.
 Moves answer ``{"events": [...], "state": {...}}``; the events (cards played,
 tricks, the deal's end) let the page show AI cards one at a time.
 """
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import logging
-import math
 import os
-import secrets
 import time
-from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from collections.abc import Callable
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
@@ -72,14 +72,15 @@ from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
 
 from .. import i18n
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
-from ..session import AI_SEATS, GameError, GameSession, Narrator, SharedPlayer, new_session
+from ..session import AI_SEATS, Narrator, SharedPlayer, new_session
 from .coach_api import CoachRoutes
 from .limits import RequestLimits
+from .store import Database, Games, Table
+from .tables import WORKER, TableRoutes
 from .workers import RestartingPool, WorkerUnavailable
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
 MAX_BODY = 4096
-SESSION_ID_BYTES = 16  # token_urlsafe(16): 128 random bits
 
 
 @dataclass
@@ -89,8 +90,8 @@ class ServerConfig:
     partner: str = "ai"
     left: str = "ai"
     right: str = "ai"
-    max_games: int = 1000
-    idle_seconds: float = 1800.0
+    max_games: int = 1000  # games kept in each process's memory (all are in the database)
+    db: str = "sqlite://"  # the database's URL (aluette serve: a file, store.default_url)
     seed: int | None = None  # for tests: reproducible deals
     hint_worlds: int = HINT_WORLDS  # the coach's effort (aluette_env.apps.coach)
     review_worlds: int = REVIEW_WORLDS
@@ -106,70 +107,12 @@ def registered_players() -> list[str]:
 
 class ApiError(HTTPException):
     """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
-    request, 503 when the server holds its maximum of live games. ``code``
-    names a case the page acts on (``no_game``: unknown or expired)."""
+    request. ``code`` names a case the page acts on (``no_game``: an unknown
+    game or seat token)."""
 
     def __init__(self, status_code: int, detail: str, code: str | None = None):
         super().__init__(status_code, detail)
         self.code = code
-
-
-@dataclass
-class Table:
-    """A live game and the lock that lets one move at a time touch it."""
-
-    game: GameSession
-    last_used: float
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-
-
-class GameStore:
-    """Live games by session id, bounded in number and idle time."""
-
-    def __init__(self, max_games: int, idle_seconds: float,
-                 clock: Callable[[], float] = time.monotonic):
-        if max_games < 1 or not 0 < idle_seconds < math.inf:
-            raise ValueError(f"max_games must be >= 1 and idle_seconds a finite number > 0, "
-                             f"got {max_games} and {idle_seconds}")
-        self.max_games = max_games
-        self.idle_seconds = idle_seconds
-        self.clock = clock
-        self._games: OrderedDict[str, Table] = OrderedDict()
-
-    def __len__(self) -> int:
-        return len(self._games)
-
-    def expire(self) -> int:
-        """Drop the games idle for longer than ``idle_seconds``; returns how many."""
-        limit = self.clock() - self.idle_seconds
-        dropped = 0
-        while self._games:
-            gid, table = next(iter(self._games.items()))
-            if table.last_used > limit or table.lock.locked():
-                break
-            del self._games[gid]
-            dropped += 1
-        return dropped
-
-    def add(self, game: GameSession) -> str:
-        self.expire()
-        if len(self._games) >= self.max_games:
-            raise ApiError(503, f"too many live games ({self.max_games}, the server's "
-                                f"--max-games); try again when one has been idle "
-                                f"{self.idle_seconds:.0f} s")
-        gid = secrets.token_urlsafe(SESSION_ID_BYTES)
-        self._games[gid] = Table(game, self.clock())
-        return gid
-
-    def get(self, gid: str) -> Table:
-        self.expire()
-        table = self._games.get(gid)
-        if table is None:
-            raise ApiError(404, f"no game {gid[:64]!r}: unknown id, or it expired after "
-                                f"{self.idle_seconds:.0f} s idle", code="no_game")
-        table.last_used = self.clock()
-        self._games.move_to_end(gid)  # ordered by last use, so expiry stops early
-        return table
 
 
 #: Players whose moves take tens of milliseconds or more (a search per card):
@@ -336,30 +279,21 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             pool.load(spec)  # a bad --partner/--left/--right fails at start-up
         except PlayerSpecError as err:
             raise PlayerSpecError(f"--{role}: {err}") from None
-    store = GameStore(config.max_games, config.idle_seconds)
+    db = Database(config.db)
+    db.upgrade()
+    store = Games(db, lambda spec: pool.get(spec, "seat"), config.max_games)
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
-    coach = CoachRoutes(store, ApiError, config.hint_worlds, config.review_worlds)
+    tables = TableRoutes(store, pool, ApiError, config, seeds)
+    seat_of, in_worker = tables.seat_of, tables.in_worker
+    coach = CoachRoutes(seat_of, ApiError, config.hint_worlds, config.review_worlds)
 
-    def answer(request: Request, game: GameSession, events: list[dict[str, Any]],
+    def answer(request: Request, table: Table, events: list[dict[str, Any]],
                status: int = 200, **extra: Any) -> JSONResponse:
         words = _narrator(request)
-        view = game.view()
-        return JSONResponse({**extra, "events": [words.event(e) for e in events],
-                             "state": {**view, "text": words.view(view)}}, status_code=status)
-
-    async def in_worker(table: Table, move: Callable[[], list[dict[str, Any]]]):
-        """Run a move (AI players included) in a worker thread, one move per game
-        at a time: a slow AI seat delays only its own game."""
-        def catch_up_then_move() -> list[dict[str, Any]]:
-            # A move stopped by a dead AI worker left an AI seat to play: finish it first.
-            events = table.game.resume() if table.game.ai_to_move else []
-            return events + move()
-
-        async with table.lock:
-            try:
-                return await run_in_threadpool(catch_up_then_move)
-            except GameError as err:
-                raise ApiError(409, str(err)) from None
+        view = table.view()
+        return JSONResponse({**extra, "events": [words.event(e) for e in table.events(events)],
+                             "state": {**view, "text": words.view(view)}}, status_code=status,
+                            headers={"x-aluette-worker": WORKER})
 
     async def players(request: Request) -> JSONResponse:
         words = _narrator(request)
@@ -367,7 +301,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                              "labels": {spec: words.player(spec) for spec in pool.allowed}})
 
     async def server_info(request: Request) -> JSONResponse:
-        return JSONResponse({"idle_seconds": config.idle_seconds, "max_games": config.max_games})
+        # idle_seconds: None, games are kept (the page says nothing of expiry)
+        return JSONResponse({"idle_seconds": None, "max_games": config.max_games,
+                             "database": db.url.get_backend_name()})
 
     async def languages(request: Request) -> JSONResponse:
         return JSONResponse({"languages": i18n.LANGUAGES, "default": i18n.DEFAULT_LANGUAGE,
@@ -395,57 +331,61 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         game = await run_in_threadpool(
             new_session, specs, lambda spec: pool.get(spec, "seat"),
             next(seeds) if seeds is not None else None)
-        gid = store.add(game)
-        return answer(request, game, game.opening_events, 201, id=gid)
+        table = await run_in_threadpool(tables.add, game)
+        return answer(request, table, game.opening_events, 201, id=table.token)
 
     async def show(request: Request) -> JSONResponse:
-        table = store.get(request.path_params["gid"])
+        table = await seat_of(request)
         _narrator(request)
+        # A move stopped by a dead AI worker left an AI seat to play: it plays now.
         events = await in_worker(table, list) if table.game.ai_to_move else []
-        return answer(request, table.game, events)
+        return answer(request, table, events)
 
     async def play(request: Request) -> JSONResponse:
-        table = store.get(request.path_params["gid"])
+        table = await seat_of(request, person=True)
         _narrator(request)
         data = await _json_body(request)
         _check_keys(data, {"card", "version"})
         card = _integer(data, "card", 0, NUM_CARDS - 1, "a card id 0-47 from your hand")
         version = _integer(data, "version", 0, None, "the game's version in the view you saw")
         gid = request.path_params["gid"]
-        events = await in_worker(table, lambda: coach.moved(gid, table.game,
-                                                            table.game.play(card, version)))
-        return answer(request, table.game, events)
+        events = await in_worker(table, lambda: coach.moved(
+            gid, table, table.game.play(card, version, table.seat)))
+        return answer(request, table, events)
 
     async def next_deal(request: Request) -> JSONResponse:
-        table = store.get(request.path_params["gid"])
+        table = await seat_of(request, person=True)
         _narrator(request)
         data = await _json_body(request)
         _check_keys(data, {"version"})
         version = _integer(data, "version", 0, None, "the game's version in the view you saw",
                            required=False)
         events = await in_worker(table, lambda: table.game.next_deal(version))
-        return answer(request, table.game, events)
+        return answer(request, table, events)
 
     async def new_match(request: Request) -> JSONResponse:
-        table = store.get(request.path_params["gid"])
+        table = await seat_of(request, person=True)
         _narrator(request)
         _check_keys(await _json_body(request), set())
         events = await in_worker(table, table.game.new_match)
-        return answer(request, table.game, events)
+        return answer(request, table, events)
 
     async def set_players(request: Request) -> JSONResponse:
-        table = store.get(request.path_params["gid"])
+        table = await seat_of(request, person=True)
         _narrator(request)
         data = await _json_body(request)
         _check_keys(data, set(AI_SEATS))
         if not data:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
         chosen = {role: pool.get(spec, role) for role, spec in data.items()}  # all or nothing
-        events = []
-        async with table.lock:
-            for role, player in chosen.items():
-                events += table.game.set_player(AI_SEATS[role], data[role], player)
-        return answer(request, table.game, events)
+        # The roles are the person's: "left" is the seat on their left.
+        seats = {role: (AI_SEATS[role] + table.seat) % 4 for role in chosen}
+
+        def change():
+            return [e for role, player in chosen.items()
+                    for e in table.game.set_player(seats[role], data[role], player)]
+        events = await in_worker(table, change)
+        return answer(request, table, events)
 
     async def index(request: Request) -> FileResponse:
         return FileResponse(STATIC_DIR / "index.html")
@@ -485,18 +425,26 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{gid}/new-match", new_match, methods=["POST"]),
         Route("/api/games/{gid}/players", set_players, methods=["POST"]),
         *coach.routes(),
+        *tables.routes(),
         Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone,
                                                        WorkerUnavailable: worker_unavailable},
-                    lifespan=_closing(pool.workers, coach))
+                    lifespan=_closing(pool.workers, coach, db))
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})
     return ServerTiming(SecurityHeaders(limited), app)
+
+
+def app_from_environment():
+    """The app of one of ``aluette serve --workers N``'s processes, made from
+    the settings the command put in the environment."""
+    from . import CONFIG_VARIABLE
+    return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
 
 
 def _closing(*workers):

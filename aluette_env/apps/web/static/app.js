@@ -8,7 +8,8 @@
 
 (() => {
   const SEATS = [0, 1, 2, 3]; // south (you), west, north (partner), east: clockwise
-  const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game"};
+  const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
+                 matches: "aluette.matches"};
   const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
 
   let catalog = {messages: {}, cards: [], faces: [], dir: "ltr", lang: "en"};
@@ -24,7 +25,6 @@
   let lost = false; // the server no longer knows this game: only a new match helps
   let showLastTrick = false;
   let pace = 700;
-  let idleMinutes = null;
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
@@ -87,16 +87,12 @@
     box.hidden = false;
   }
   function clearError() { $("error").hidden = true; }
-  function idleText() {
-    return idleMinutes === null ? "" :
-      t("The server closes a game left idle for {minutes} minutes.", {minutes: idleMinutes});
-  }
-  // The server does not know this game any more (restarted, or idle too long):
-  // say so, and let the person start a new match. Never a silent restart.
+  // The server has no game for this link (mistyped, or kept in another
+  // database): say so, and let the person start a new match. Never a silent restart.
   function showLost() {
     lost = true;
     gameId = null; // the stored id stays: a reload says this again, until a new match
-    $("lost-text").textContent = t("This game is no longer on the server: it was restarted, or the game was left idle too long.") + " " + idleText();
+    $("lost-text").textContent = t("This server has no game with this link.");
     const dialog = $("lost");
     if (!dialog.open) dialog.showModal();
     render();
@@ -124,11 +120,14 @@
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
       const backs = seat === 0 ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
-      box.innerHTML = `<div class="seat-head"><span class="seat-name">${seatName(seat)}</span>` +
+      // At a table of people, a person's seat also shows the name they were invited by.
+      const person = view.people && view.people[String(seat)];
+      const name = person ? `${seatName(seat)} · ${person}` : seatName(seat);
+      box.innerHTML = `<div class="seat-head"><span class="seat-name">${window.AluetteCards.escapeXml(name)}</span>` +
         `<span class="seat-tricks">${t("Tricks: {n}", {n: view.counts[seat]})}</span></div>` +
         `<div class="badges">${badges.join("")}</div>${backs}`;
       box.classList.toggle("acting", acting);
-      box.setAttribute("aria-label", `${seatName(seat)}: ${t("Tricks: {n}", {n: view.counts[seat]})}`);
+      box.setAttribute("aria-label", `${name}: ${t("Tricks: {n}", {n: view.counts[seat]})}`);
     }
   }
 
@@ -256,7 +255,6 @@
       }
       box.append(row);
     }
-    $("idle-note").textContent = idleText();
   }
 
   function renderSummary() {
@@ -300,6 +298,7 @@
 
   function render() {
     if (!view) return;
+    followGame();
     document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     renderSeats();
@@ -371,7 +370,7 @@
     render();
     try {
       const data = await api(method, path, body);
-      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); lost = false; }
+      if (data.id) { gameId = data.id; sessionStorage.setItem(STORE.game, gameId); remember(gameId); lost = false; }
       selected = null;
       await playEvents(data.events, data.state);
     } catch (err) {
@@ -383,6 +382,124 @@
       showError(err);
       render();
     }
+  }
+
+  // ------------------------------------------------------------------ updates
+  // The server pushes this seat's view each time the game moves (people at one
+  // table, the table's AI taking over); while the socket is down (a restarted
+  // server), the page asks every 1.5 s and reconnects by itself.
+  let socket = null;
+  let socketFor = null;
+  function followGame() {
+    if (!gameId || lost || socketFor === gameId) return;
+    if (socket) socket.close();
+    socketFor = gameId;
+    const scheme = location.protocol === "https:" ? "wss" : "ws";
+    const ws = new WebSocket(`${scheme}://${location.host}/api/games/${gameId}/updates?lang=${encodeURIComponent(catalog.lang)}`);
+    socket = ws;
+    ws.onmessage = (e) => {
+      const data = JSON.parse(e.data);
+      if (ws !== socket || busy || !view || data.version === view.version) return;
+      view = data.state;
+      clearError();
+      render();
+      if (view.your_turn) focusHand();
+    };
+    ws.onclose = () => {
+      if (ws !== socket) return;
+      socket = null;
+      setTimeout(async () => {
+        if (socketFor !== gameId || lost) return;
+        try {
+          const fresh = (await api("GET", `/api/games/${gameId}`)).state;
+          if (!busy && (!view || fresh.version !== view.version)) { view = fresh; render(); }
+          clearError();
+        } catch (err) { if (err.code === "no_game") { showLost(); return; } }
+        socketFor = null;
+        followGame();
+      }, 1500);
+    };
+  }
+
+  // ------------------------------------------------------------------ my matches
+  // This browser's links (the server keeps only their hashes), newest first;
+  // the server says where each match stands, and any of them opens again.
+  function myTokens() {
+    try { return JSON.parse(localStorage.getItem(STORE.matches) || "[]").filter((x) => typeof x === "string"); } catch { return []; }
+  }
+  function remember(token) {
+    const tokens = [token, ...myTokens().filter((x) => x !== token)].slice(0, 100);
+    localStorage.setItem(STORE.matches, JSON.stringify(tokens));
+  }
+  async function showMyMatches() {
+    const list = $("my-matches");
+    list.replaceChildren();
+    const tokens = myTokens();
+    if (!tokens.length) return;
+    const data = await api("POST", "/api/my-matches", {tokens});
+    for (const match of data.matches) {
+      const item = document.createElement("li");
+      const text = match.finished ? t("Match over: {us} to {them}", {us: match.points[0], them: match.points[1]}) :
+        t("Deal {deal} of {of}: {us} to {them}", {deal: Math.min(match.deals + 1, match.of), of: match.of, us: match.points[0], them: match.points[1]});
+      const when = new Date(match.updated * 1000).toLocaleString(catalog.lang);
+      const button = document.createElement("button");
+      button.type = "button";
+      button.textContent = t("Open");
+      button.disabled = match.token === gameId;
+      button.addEventListener("click", async () => {
+        try {
+          view = (await api("GET", `/api/games/${match.token}`)).state;
+          gameId = match.token;
+          sessionStorage.setItem(STORE.game, gameId);
+          remember(gameId);
+          lost = false;
+          selected = null;
+          $("settings").close();
+          render();
+        } catch (err) { showError(err); }
+      });
+      item.append(`${when} · ${text} `, button);
+      list.append(item);
+    }
+  }
+
+  // ------------------------------------------------------------------ invitations
+  // A table with friends: the ticked seats are people, whose links are shown
+  // here to be sent; AIs play the others; this page takes seat 0 (south).
+  async function createTable(e) {
+    e.preventDefault();
+    const people = {"0": $("invite-you").value.trim() || t("You")};
+    for (const box of document.querySelectorAll("input[data-invite-seat]")) {
+      if (box.checked) people[box.dataset.inviteSeat] = seatName(Number(box.dataset.inviteSeat));
+    }
+    clearError();
+    try {
+      const made = await api("POST", "/api/tables", {people});
+      const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
+        .map(([, seat]) => [seat.name, seat.link]).concat([[t("Spectators"), made.spectator.link]]);
+      const list = $("invite-list");
+      list.replaceChildren();
+      for (const [name, link] of rows) {
+        const item = document.createElement("li");
+        const label = document.createElement("label");
+        label.textContent = `${name} `;
+        const input = document.createElement("input");
+        input.readOnly = true;
+        input.value = location.origin + link;
+        input.addEventListener("focus", () => input.select());
+        label.append(input);
+        item.append(label);
+        list.append(item);
+      }
+      $("invite-links").hidden = false;
+      gameId = made.seats["0"].token;
+      sessionStorage.setItem(STORE.game, gameId);
+      remember(gameId);
+      lost = false;
+      selected = null;
+      view = (await api("GET", `/api/games/${gameId}`)).state;
+      render();
+    } catch (err) { showError(err); }
   }
 
   function playSelected() {
@@ -582,15 +699,23 @@
     $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") newMatch(true); });
     $("lost").addEventListener("close", () => { if ($("lost").returnValue === "new") newMatch(true); });
     $("open-rules").addEventListener("click", () => $("rules").showModal());
-    $("open-settings").addEventListener("click", () => $("settings").showModal());
+    $("open-settings").addEventListener("click", () => {
+      $("settings").showModal();
+      showMyMatches().catch(showError);
+    });
+    $("open-invite").addEventListener("click", () => {
+      $("settings").close();
+      $("invite-links").hidden = true;
+      $("invite").showModal();
+    });
+    $("invite-form").addEventListener("submit", createTable);
     $("last-trick-button").addEventListener("click", () => { showLastTrick = !showLastTrick; render(); });
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }
     });
-    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages"), api("GET", "/api/server")]);
+    const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages")]);
     deck = meta[0];
     deck.levels.forEach((level, k) => { for (const card of level) levelOf[card] = k + 1; });
-    idleMinutes = Math.round(meta[2].idle_seconds / 60);
     const picker = $("language");
     languages = Object.keys(meta[1].languages);
     for (const [code, name] of Object.entries(meta[1].languages)) {
@@ -604,6 +729,14 @@
     await setupPlayers();
     const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
     await setLanguage(wanted);
+    // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that seat.
+    const params = new URLSearchParams(location.search);
+    const invited = params.get("seat") || params.get("watch");
+    if (invited) {
+      sessionStorage.setItem(STORE.game, invited);
+      remember(invited);
+      history.replaceState(null, "", location.pathname);
+    }
     const saved = sessionStorage.getItem(STORE.game);
     if (saved) {
       try {

@@ -70,4 +70,4 @@ function cardSvg(id, title, faces) {
   return `<svg xmlns="${SVG_NS}" viewBox="0 0 100 150" class="card-svg suit-${suit}${title ? " named" : ""}" aria-hidden="true" focusable="false">${parts.join("")}</svg>`;
 }
 
-window.AluetteCards = {cardSvg};
+window.AluetteCards = {cardSvg, escapeXml};

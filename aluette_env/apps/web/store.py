@@ -1,0 +1,412 @@
+"""The web game's games in a database: SQLAlchemy 2 over SQLite (a file under
+the user's data directory by default) or PostgreSQL, the schema kept by
+Alembic (``migrations/``).
+
+A game is one row of ``games``: its :meth:`GameSession.snapshot
+<aluette_env.apps.session.GameSession.snapshot>` (the match record of
+``docs/RECORDS.md`` plus the deal in progress) as JSON, and ``version``, the
+game's move counter. Every accepted move is written before its answer is sent,
+with ``UPDATE ... WHERE version = <the version it was made on>``: of two
+moves made on one version, by two worker processes or two threads, one lands
+and the other changes nothing (:class:`Conflict`, a 409). Loading a game
+replays its snapshot through the rules (:meth:`GameSession.restore`), so a
+tampered row is refused like a tampered record file. Each process keeps the
+games it served lately in memory and reuses one while the database's version
+is the one it holds, so that a play costs one small read and one write.
+
+A seat is reached by its token, never by the game's id: ``seats`` holds the
+SHA-256 of each token (at least 128 random bits from :mod:`secrets`), never
+the token. A seat row names a person's seat (0-3) or a spectator (``NULL``),
+the person's display name, and when that seat was last seen (for the
+table's AI taking over from a person who left).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncio
+
+from sqlalchemy import (
+    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, event, select, update,
+)
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
+from sqlalchemy.pool import StaticPool
+
+from ..session import GameSession
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+#: token_urlsafe(16): 128 random bits; the table tokens and the game ids alike.
+TOKEN_BYTES = 16
+#: How often a seat's ``last_seen`` is written at most, in seconds.
+SEEN_EVERY_S = 2.0
+
+
+def default_url() -> str:
+    """``sqlite:///<data dir>/aluette/games.db``: ``$XDG_DATA_HOME`` or
+    ``~/.local/share`` (the directory is made on first use)."""
+    base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"),
+                                                           ".local", "share")
+    return f"sqlite:///{Path(base) / 'aluette' / 'games.db'}"
+
+
+def token_hash(token: str) -> str:
+    """What the database keeps of a seat token."""
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class GameRow(Base):
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    state: Mapped[str] = mapped_column(Text)
+    finished: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: seconds a person may be away on their turn before the table's AI plays for them
+    away_after: Mapped[float] = mapped_column(Float)
+    created: Mapped[float] = mapped_column(Float)
+    updated: Mapped[float] = mapped_column(Float, index=True)
+
+
+class SeatRow(Base):
+    __tablename__ = "seats"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: a spectator
+    name: Mapped[str] = mapped_column(String(40), default="")
+    last_seen: Mapped[float] = mapped_column(Float)
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or used; the message says which and why."""
+
+
+class Conflict(Exception):
+    """The game moved on since it was loaded (another request, maybe in another
+    worker process, wrote it first): nothing of this move was kept."""
+
+
+class Database:
+    """An engine and its sessions, the schema brought to the newest version."""
+
+    def __init__(self, url: str):
+        try:
+            parsed = make_url(url)
+        except ArgumentError:
+            raise DatabaseError(f"--db: not a database URL: {url[:200]!r} (for example "
+                                f"sqlite:///games.db or postgresql+psycopg://user@host/db)"
+                                ) from None
+        self.url = parsed
+        self.sqlite = parsed.get_backend_name() == "sqlite"
+        memory = self.sqlite and parsed.database in (None, "", ":memory:")
+        kwargs: dict[str, Any] = {}
+        if memory:  # one shared connection, used by one thread at a time (self.lock)
+            kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
+        elif self.sqlite:
+            try:
+                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise DatabaseError(f"--db {url}: cannot make its directory: "
+                                    f"{err.strerror or err}") from None
+            kwargs = {"connect_args": {"timeout": 30}}
+        try:
+            self.engine: Engine = create_engine(parsed, **kwargs)
+        except (NoSuchModuleError, ImportError) as err:
+            raise DatabaseError(f"--db {parsed.render_as_string()}: {err}") from None
+        if self.sqlite:
+            event.listen(self.engine, "connect", _sqlite_pragmas)
+            if not memory:  # every worker process its own connections, sharing the file
+                event.listen(self.engine, "connect", _sqlite_wal)
+        self.lock = threading.Lock() if memory else _NoLock()
+        self.sessions = sessionmaker(self.engine, expire_on_commit=False)
+
+    def upgrade(self) -> None:
+        """Create or migrate the schema to the newest version (Alembic)."""
+        from alembic import command
+        from alembic.config import Config
+
+        config = Config()
+        config.set_main_option("script_location", str(MIGRATIONS))
+        try:
+            with self.lock, self.engine.begin() as connection:
+                config.attributes["connection"] = connection
+                command.upgrade(config, "head")
+        except OperationalError as err:
+            raise DatabaseError(f"--db {self.url.render_as_string()}: cannot open it: "
+                                f"{str(err.orig).splitlines()[0]}") from None
+
+    def schema_version(self) -> str | None:
+        """The Alembic revision the database is at."""
+        from alembic.runtime.migration import MigrationContext
+
+        with self.lock, self.engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+
+    @contextmanager
+    def session(self) -> Iterator[Session]:
+        """A session in a transaction, committed at the end (rolled back on error)."""
+        with self.lock, self.sessions.begin() as session:
+            yield session
+
+    def close(self) -> None:
+        self.engine.dispose()
+
+
+class _NoLock:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def _sqlite_pragmas(connection, record) -> None:
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.execute("PRAGMA busy_timeout=30000")
+    cursor.close()
+
+
+def _sqlite_wal(connection, record) -> None:
+    # Write-ahead log: readers never wait for the writer, and a committed
+    # transaction survives the process being killed. synchronous=FULL: it
+    # survives the machine losing power too.
+    cursor = connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.close()
+
+
+@dataclass
+class Table:
+    """A game as one seat reaches it: the game (shared by every seat of it in
+    this process), the seat (None: a spectator), and the lock that lets one
+    move at a time touch the game in this process."""
+
+    game_id: str
+    seat: int | None
+    name: str
+    entry: CachedGame
+    away_after: float
+    token: str = ""  # the token it was reached by (known to the request only)
+    last_seen: float = 0.0  # when the seat was last seen, as read
+
+    @property
+    def game(self) -> GameSession:
+        return self.entry.game
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        return self.entry.lock
+
+    def view(self) -> dict[str, Any]:
+        return self.game.view(self.seat)
+
+    def events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return self.game.events_for(events, self.seat)
+
+
+@dataclass
+class CachedGame:
+    game: GameSession
+    version: int  # the version in the database when it was read or written
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+class Games:
+    """Games in the database, reached by seat token; the games served lately
+    kept in memory (at most ``cache_size``). ``get_player`` makes the player
+    of a spec (the server's player pool)."""
+
+    def __init__(self, db: Database, get_player: Callable[[str], Any], cache_size: int = 1000,
+                 clock: Callable[[], float] = time.time):
+        self.db = db
+        self.get_player = get_player
+        self.cache_size = cache_size
+        self.clock = clock
+        self._cache: OrderedDict[str, CachedGame] = OrderedDict()
+        self._cache_lock = threading.Lock()
+
+    def __len__(self) -> int:
+        """Games kept in this process's memory."""
+        return len(self._cache)
+
+    # ---------------------------------------------------------------- writing
+
+    def add(self, game: GameSession, away_after: float = 0.0,
+            names: dict[int, str] | None = None, spectator: bool = False
+            ) -> tuple[str, dict[int | None, str]]:
+        """Keep a new game; returns its id and a fresh token for each person's
+        seat (and ``None``: the spectators' token, if asked)."""
+        gid = secrets.token_urlsafe(TOKEN_BYTES)
+        now = self.clock()
+        tokens: dict[int | None, str] = {s: secrets.token_urlsafe(TOKEN_BYTES)
+                                         for s in sorted(game.people)}
+        if spectator:
+            tokens[None] = secrets.token_urlsafe(TOKEN_BYTES)
+        names = names or {}
+        with self.db.session() as s:
+            s.add(GameRow(id=gid, version=game.version, state=json.dumps(game.snapshot()),
+                          finished=game.match.over, away_after=away_after, created=now,
+                          updated=now))
+            s.flush()
+            for seat, token in tokens.items():
+                s.add(SeatRow(token_hash=token_hash(token), game_id=gid, seat=seat,
+                              name=names.get(seat, "") if seat is not None else "",
+                              last_seen=now))
+        self._remember(gid, CachedGame(game, game.version))
+        return gid, tokens
+
+    def save(self, table: Table) -> None:
+        """Write the game of ``table`` if it is still at the version it was read
+        at; :class:`Conflict` (and the game forgotten here) otherwise."""
+        entry, game = table.entry, table.game
+        if game.version == entry.version:
+            return
+        state = json.dumps(game.snapshot())
+        with self.db.session() as s:
+            done = s.execute(update(GameRow).where(GameRow.id == table.game_id,
+                                                   GameRow.version == entry.version)
+                             .values(version=game.version, state=state,
+                                     finished=game.match.over, updated=self.clock()))
+            landed = done.rowcount == 1
+        if not landed:
+            self.forget(table.game_id)
+            raise Conflict(f"the game moved on (it is past version {entry.version}); "
+                           f"nothing was changed: reload it")
+        entry.version = game.version
+
+    def forget(self, gid: str) -> None:
+        with self._cache_lock:
+            self._cache.pop(gid, None)
+
+    # ---------------------------------------------------------------- reading
+
+    def seat(self, token: str) -> SeatRow | None:
+        """The seat of ``token``, or None."""
+        if not isinstance(token, str) or not 8 <= len(token) <= 128:
+            return None
+        with self.db.session() as s:
+            return s.get(SeatRow, token_hash(token))
+
+    def get(self, token: str) -> Table | None:
+        """The game and seat of ``token`` as the database has it now; None for
+        an unknown token. A row that fails its replay raises ValueError."""
+        seat = self.seat(token)
+        if seat is None:
+            return None
+        return self.table(seat)
+
+    def table(self, seat: SeatRow) -> Table:
+        gid = seat.game_id
+        with self.db.session() as s:
+            version, away_after = s.execute(
+                select(GameRow.version, GameRow.away_after).where(GameRow.id == gid)).one()
+        with self._cache_lock:
+            entry = self._cache.get(gid)
+            if entry is not None:
+                self._cache.move_to_end(gid)
+        # A game moving in this process (its lock held) has committed, or will
+        # commit, what the database holds: reloading it now would race its
+        # last step; its own write settles its version.
+        if entry is None or (entry.version != version and not entry.lock.locked()):
+            entry = self._load(gid, entry)
+        return Table(gid, seat.seat, seat.name, entry, away_after, last_seen=seat.last_seen)
+
+    def _load(self, gid: str, old: CachedGame | None) -> CachedGame:
+        with self.db.session() as s:
+            row = s.get(GameRow, gid)
+            version, state = row.version, row.state
+        game = GameSession.restore(json.loads(state), self.get_player)
+        if game.version != version:
+            raise ValueError(f"game {gid}: its row's version {version} is not its "
+                             f"snapshot's {game.version}")
+        # Keep the lock object: a move waiting on it in this process stays in line.
+        entry = CachedGame(game, version, old.lock if old is not None else asyncio.Lock())
+        self._remember(gid, entry)
+        return entry
+
+    def _remember(self, gid: str, entry: CachedGame) -> None:
+        with self._cache_lock:
+            self._cache[gid] = entry
+            self._cache.move_to_end(gid)
+            while len(self._cache) > self.cache_size:
+                oldest, old = next(iter(self._cache.items()))
+                if old.lock.locked():
+                    break
+                del self._cache[oldest]
+
+    def version(self, gid: str) -> int | None:
+        """The game's version in the database now (one indexed read); None if
+        the game is gone."""
+        with self.db.session() as s:
+            return s.execute(select(GameRow.version).where(GameRow.id == gid)).scalar()
+
+    # ---------------------------------------------------------------- people
+
+    def seen(self, token: str, last_seen: float = 0.0) -> None:
+        """The seat of ``token`` is here now (written at most every
+        :data:`SEEN_EVERY_S` seconds; ``last_seen``, as last read, spares
+        the write)."""
+        now = self.clock()
+        if now - last_seen < SEEN_EVERY_S:
+            return
+        with self.db.session() as s:
+            s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token),
+                                            SeatRow.last_seen < now - SEEN_EVERY_S)
+                      .values(last_seen=now))
+
+    def last_seen(self, gid: str) -> dict[int, float]:
+        """When each person's seat of game ``gid`` was last seen."""
+        with self.db.session() as s:
+            rows = s.execute(select(SeatRow.seat, SeatRow.last_seen).where(
+                SeatRow.game_id == gid, SeatRow.seat.is_not(None))).all()
+        return {seat: seen for seat, seen in rows}
+
+    def names(self, gid: str) -> dict[int, str]:
+        with self.db.session() as s:
+            rows = s.execute(select(SeatRow.seat, SeatRow.name).where(
+                SeatRow.game_id == gid, SeatRow.seat.is_not(None))).all()
+        return {seat: name for seat, name in rows}
+
+    def games_of(self, tokens: list[str]) -> list[dict[str, Any]]:
+        """What "My matches" shows of each token's game (unknown tokens left out)."""
+        hashes = {token_hash(t): t for t in tokens if isinstance(t, str) and len(t) <= 128}
+        if not hashes:
+            return []
+        with self.db.session() as s:
+            rows = s.execute(select(SeatRow.token_hash, SeatRow.seat, GameRow.state,
+                                    GameRow.finished, GameRow.created, GameRow.updated)
+                             .join(GameRow, GameRow.id == SeatRow.game_id)
+                             .where(SeatRow.token_hash.in_(list(hashes)))).all()
+        out = []
+        for digest, seat, state, finished, created, updated in rows:
+            snapshot = json.loads(state)
+            result = snapshot["record"]["result"]["points"]
+            points = [result["team_0"], result["team_1"]]
+            if seat is not None and seat % 2:
+                points.reverse()  # the viewer's team first
+            out.append({"token": hashes[digest], "finished": finished, "created": created,
+                        "updated": updated, "match": snapshot["match_number"],
+                        "deals": len(snapshot["record"]["deals"]),
+                        "of": snapshot["record"]["num_deals"], "points": points,
+                        "people": len(snapshot["people"])})
+        return sorted(out, key=lambda g: -g["updated"])

@@ -1,0 +1,292 @@
+"""Seats and tables of the web game: reaching a game by a seat token, moves
+written to the database before they are answered, tables of two to four
+people with AIs in the other seats, updates pushed over a WebSocket, and the
+table's AI taking over from a person who left.
+
+Every game is reached through a seat token (``/api/games/{token}/...``): the
+token of a one-person game is the ``id`` that ``POST /api/games`` answers, and
+a table has one token per person and one for its spectators
+(:mod:`.store` keeps only their SHA-256). A token shows its seat's view
+(:meth:`GameSession.view <aluette_env.apps.session.GameSession.view>`: its own
+hand and what is public, seats counted from it) and moves only for its seat;
+a spectator's token shows the public view and moves nothing. An unknown token
+gets 403; a client that sends :attr:`TokenGuard.max_failures` of them within
+:attr:`TokenGuard.window_s` seconds gets 429 until the window has passed.
+
+===========================================  =========================================
+``POST /api/tables``                         ``{"people": {"0": "Ann", "2": "Bob"},
+                                             "ai": spec, "away_after": s}``: a table,
+                                             one token per person and a spectators' one
+``POST /api/my-matches``                     ``{"tokens": [...]}``: each token's match,
+                                             finished or not (this browser's list)
+``WS   /api/games/{token}/updates``          the seat's view each time the game moves
+===========================================  =========================================
+
+A person who is away on their turn for the table's ``away_after`` seconds
+(no request and no open update socket from their token) is played by the
+table's AI until they come back: any request with their token takes the seat
+back. Whoever is connected to the table sees to it (the update sockets check
+every :data:`PUSH_EVERY_S` seconds), so nobody waits on a closed page.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import secrets
+import time
+from collections.abc import Callable, Iterator
+from typing import Any
+from urllib.parse import urlsplit
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from aluette_env.game import NUM_SEATS
+
+from ..session import GameError, GameSession, Narrator
+from .store import Conflict, Games, Table
+
+#: How often an open update socket looks for a new version of its game, in seconds.
+PUSH_EVERY_S = 0.25
+#: A table's default, and the bounds, of the seconds before the AI takes over.
+AWAY_AFTER = (60, 5, 3600)
+MAX_NAME = 40
+#: Names this server process in the ``x-aluette-worker`` header (which of
+#: ``--workers N`` answered; random, so it tells nothing else).
+WORKER = secrets.token_hex(4)
+MAX_TOKENS = 100
+
+
+class TokenGuard:
+    """Unknown tokens per client address: after ``max_failures`` within
+    ``window_s`` seconds, every request of that address gets 429 until the
+    oldest failure is out of the window."""
+
+    def __init__(self, max_failures: int = 30, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.monotonic):
+        self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
+        self._failures: dict[str, collections.deque] = {}
+
+    def _recent(self, client: str) -> collections.deque:
+        failures = self._failures.setdefault(client, collections.deque())
+        limit = self.clock() - self.window_s
+        while failures and failures[0] < limit:
+            failures.popleft()
+        return failures
+
+    def blocked(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        failures = self._recent(client)
+        if len(failures) < self.max_failures:
+            if not failures:
+                self._failures.pop(client, None)
+            return 0.0
+        return failures[0] + self.window_s - self.clock()
+
+    def failed(self, client: str) -> None:
+        self._recent(client).append(self.clock())
+
+
+class TableRoutes:
+    """Reaching games by seat token, moving them, and the tables' routes.
+    ``error`` is the server's ApiError(status, message, code)."""
+
+    def __init__(self, store: Games, pool, error: Callable[..., Exception], config,
+                 seeds: Iterator[int] | None, clock: Callable[[], float] = time.time):
+        self.store, self.pool, self.error, self.config = store, pool, error, config
+        self.seeds = seeds
+        self.guard = TokenGuard()
+        self.clock = clock
+
+    # ------------------------------------------------------------ seats
+
+    def add(self, game: GameSession, away_after: float = 0.0,
+            names: dict[int, str] | None = None) -> Table:
+        """Keep a one-person game; the person's seat (``.token``: its token)."""
+        gid, tokens = self.store.add(game, away_after, names)
+        seat = min(game.people)
+        table = self.store.get(tokens[seat])
+        table.token = tokens[seat]
+        return table
+
+    async def seat_of(self, request: HTTPConnection, person: bool = False) -> Table:
+        """The game and seat of the request's token (path ``gid``): 403 for an
+        unknown token (429 after too many), 403 for a spectator where
+        ``person``. A person who was away is back."""
+        client = request.client.host if request.client else "?"
+        wait = self.guard.blocked(client)
+        if wait > 0:
+            raise self.error(429, f"too many unknown game links from this address; "
+                                  f"try again in {wait:.0f} s")
+        token = request.path_params["gid"]
+        try:
+            table = await run_in_threadpool(self.store.get, token)
+        except ValueError as err:  # a stored game that fails its replay
+            raise self.error(500, f"this game's stored record is damaged and was refused: "
+                                  f"{err}"[:400], "damaged") from None
+        if table is None:
+            self.guard.failed(client)
+            raise self.error(403, "no game has this link: check it, or ask for a new one",
+                             "no_game")
+        table.token = token
+        if person and table.seat is None:
+            raise self.error(403, "a spectator's link shows the game but cannot play")
+        if table.seat is not None:
+            await run_in_threadpool(self.store.seen, token, table.last_seen)
+            if table.seat in table.game.away:
+                await self.in_worker(table, lambda: table.game.set_away(table.seat, False),
+                                     quiet=True)
+        await self.take_over(table)
+        return table
+
+    async def in_worker(self, table: Table, move: Callable[[], list[dict[str, Any]]],
+                        quiet: bool = False) -> list[dict[str, Any]]:
+        """Run a move (AI players included) in a worker thread, one move per
+        game at a time in this process, and write the game before answering:
+        409 if the move is refused, or if the game moved on meanwhile (in
+        another worker process) and nothing was kept. ``quiet``: a move of
+        the server's own, given up without an error."""
+        def run() -> list[dict[str, Any]]:
+            try:
+                # A move stopped by a dead AI worker left an AI seat to play: it plays first.
+                events = table.game.resume() if table.game.ai_to_move else []
+                events += move()
+            except GameError:
+                raise  # refused before anything changed
+            except BaseException:
+                self.store.forget(table.game_id)  # the database has the game as it was
+                raise
+            self.store.save(table)
+            return events
+
+        async with table.lock:
+            try:
+                return await run_in_threadpool(run)
+            except (GameError, Conflict) as err:
+                if quiet:
+                    return []
+                raise self.error(409, str(err)) from None
+
+    async def take_over(self, table: Table) -> None:
+        """The table's AI plays for the person to act if they have been away
+        for the table's ``away_after`` seconds."""
+        game = table.game
+        deal, version = game.deal, game.version
+        seat = deal.to_act
+        if (table.away_after <= 0 or deal.done or seat not in game.people
+                or seat in game.away or seat == table.seat):
+            return
+        seen = await run_in_threadpool(self.store.last_seen, table.game_id)
+        if self.clock() - seen.get(seat, 0.0) < table.away_after:
+            return
+
+        def leave() -> list[dict[str, Any]]:
+            if game.version != version:  # someone moved first
+                return []
+            return game.set_away(seat, True)
+        await self.in_worker(table, leave, quiet=True)
+
+    # ------------------------------------------------------------ routes
+
+    async def create(self, request: Request) -> JSONResponse:
+        from .server import _check_keys, _integer, _json_body
+
+        data = await _json_body(request)
+        _check_keys(data, {"people", "ai", "away_after"})
+        people = data.get("people")
+        if (not isinstance(people, dict) or not 1 <= len(people) <= NUM_SEATS
+                or any(k not in ("0", "1", "2", "3") for k in people)):
+            raise self.error(400, 'people: an object of 1 to 4 seats ("0"-"3") to the '
+                                  'display names of the people who sit there, got '
+                                  f"{str(people)[:80]}")
+        names = {}
+        for key, name in people.items():
+            if (not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME
+                    or not name.isprintable()):
+                raise self.error(400, f"people.{key}: a display name of 1 to {MAX_NAME} "
+                                      f"printable characters, got {str(name)[:60]!r}")
+            names[int(key)] = name.strip()
+        spec = data.get("ai", self.config.partner)
+        self.pool.get(spec, "ai")  # validates
+        default, low, high = AWAY_AFTER
+        away_after = _integer(data, "away_after", low, high, "seconds before the table's AI "
+                              "plays for a person who left", required=False) or default
+        ai_seats = [s for s in range(NUM_SEATS) if s not in names]
+        seed = next(self.seeds) if self.seeds is not None else None
+
+        def make() -> tuple[str, dict]:
+            game = GameSession({s: self.pool.get(spec, "ai") for s in ai_seats},
+                               {s: spec for s in ai_seats}, seed, people=names,
+                               standin=self.pool.get(spec, "ai"), standin_spec=spec)
+            return self.store.add(game, away_after, names, spectator=True)
+        gid, tokens = await run_in_threadpool(make)
+        return JSONResponse({
+            "id": gid,
+            "seats": {str(s): {"name": names[s], "token": tokens[s], "link": f"/?seat={tokens[s]}"}
+                      for s in sorted(names)},
+            "spectator": {"token": tokens[None], "link": f"/?watch={tokens[None]}"},
+            "away_after": away_after,
+        }, status_code=201)
+
+    async def my_matches(self, request: Request) -> JSONResponse:
+        from .server import _check_keys, _json_body
+
+        data = await _json_body(request)
+        _check_keys(data, {"tokens"})
+        tokens = data.get("tokens")
+        if (not isinstance(tokens, list) or len(tokens) > MAX_TOKENS
+                or not all(isinstance(t, str) and len(t) <= 128 for t in tokens)):
+            raise self.error(400, f"tokens: a list of at most {MAX_TOKENS} game links' tokens")
+        matches = await run_in_threadpool(self.store.games_of, tokens)
+        return JSONResponse({"matches": matches})
+
+    async def updates(self, websocket: WebSocket) -> None:
+        """The seat's view, pushed each time its game moves. Only pages of
+        this server may open it (Origin)."""
+        origin = websocket.headers.get("origin", "")
+        if urlsplit(origin).netloc != websocket.headers.get("host", "") or not origin:
+            await websocket.close(code=1008)  # before accept: a 403 answer
+            return
+        try:
+            words = Narrator(websocket.query_params.get("lang", "en"))
+            table = await self.seat_of(websocket)
+        except Exception:  # a bad language, an unknown token, too many tries
+            await websocket.close(code=1008)
+            return
+        await websocket.accept()
+        sent = None
+        try:
+            while True:
+                version = await run_in_threadpool(self.store.version, table.game_id)
+                if version is None:  # the game is gone: the page asks, and says so
+                    await websocket.close(code=1008)
+                    return
+                if version != sent:
+                    table = await self.seat_of(websocket)
+                    view = table.view()
+                    await websocket.send_json({"version": view["version"],
+                                               "state": {**view, "text": words.view(view)}})
+                    sent = view["version"]
+                else:
+                    if table.seat is not None:
+                        await run_in_threadpool(self.store.seen, table.token)
+                    await self.take_over(table)
+                try:
+                    message = await asyncio.wait_for(websocket.receive(), PUSH_EVERY_S)
+                    if message["type"] == "websocket.disconnect":
+                        return
+                except asyncio.TimeoutError:
+                    pass
+        except WebSocketDisconnect:
+            return
+
+    def routes(self) -> list:
+        return [
+            Route("/api/tables", self.create, methods=["POST"]),
+            Route("/api/my-matches", self.my_matches, methods=["POST"]),
+            WebSocketRoute("/api/games/{gid}/updates", self.updates),
+        ]

@@ -1,0 +1,370 @@
+"""The web game's games in a database (aluette_env/apps/web/store.py): the
+schema made by Alembic, a game's snapshot replayed through the rules (a
+tampered row refused), every answered play kept across SIGKILLs of the
+server, a play sent again applied once, two worker processes serving one
+game (alternating requests, and concurrent plays: one lands, the other 409),
+and the same on a real PostgreSQL server where Debian's ``postgresql`` can
+be started (skipped otherwise, with the reason)."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from pathlib import Path
+
+import pytest
+
+import httpx
+from sqlalchemy import select, update
+
+from aluette_env.apps.session import GameSession
+from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
+from aluette_env.players import load_player
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's notice about httpx2
+    from starlette.testclient import TestClient
+
+pytestmark = pytest.mark.slow(seconds=100)
+
+FAST = dict(partner="heuristic", left="random", right="heuristic")
+
+
+def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
+    """The request a person makes on ``state``: a play, or the next deal."""
+    if state["deal"]["done"]:
+        return "next-deal", {"version": state["version"]}
+    return "play", {"card": rng.choice(state["legal"]), "version": state["version"]}
+
+
+# ------------------------------------------------------------------ in process
+
+
+def test_a_game_survives_its_app_and_the_schema_is_versioned(tmp_path):
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    rng = random.Random(1)
+    with TestClient(create_app(ServerConfig(**FAST, db=url, seed=4))) as c:
+        data = c.post("/api/games").json()
+        token, state = data["id"], data["state"]
+        for _ in range(20):
+            path, body = next_request(state, rng)
+            state = c.post(f"/api/games/{token}/{path}", json=body).json()["state"]
+    db = Database(url)
+    assert db.schema_version() == "0001"
+    with db.session() as s:
+        row = s.execute(select(GameRow)).scalar_one()
+        seat = s.execute(select(SeatRow)).scalar_one()
+    assert row.version == state["version"]
+    assert seat.token_hash == token_hash(token) and token not in (seat.token_hash, row.id)
+    snapshot = json.loads(row.state)
+    assert snapshot["record"]["format"] == "aluette-match"  # the match record, docs/RECORDS.md
+    with TestClient(create_app(ServerConfig(**FAST, db=url))) as c:  # a new server
+        assert c.get(f"/api/games/{token}").json()["state"] == {**state, "text": c.get(
+            f"/api/games/{token}").json()["state"]["text"]}
+
+
+@pytest.mark.parametrize("tamper, words", [
+    (lambda s: s["current"]["plays"].append([0, 99]), "card"),
+    (lambda s: s["record"]["deals"].append({"hands": [], "plays": [], "result": {}}),
+     "deals"),
+    (lambda s: s["current"]["hands"][0].__setitem__(0, s["current"]["hands"][1][0]),
+     "dealt twice"),
+])
+def test_a_tampered_row_is_refused(tmp_path, tamper, words):
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    c = TestClient(create_app(ServerConfig(**FAST, db=url, seed=5)))
+    token = c.post("/api/games").json()["id"]
+    db = Database(url)
+    with db.session() as s:
+        row = s.execute(select(GameRow)).scalar_one()
+        snapshot = json.loads(row.state)
+        tamper(snapshot)
+        s.execute(update(GameRow).values(state=json.dumps(snapshot), version=row.version + 1))
+    r = c.get(f"/api/games/{token}")
+    assert r.status_code == 500 and r.json()["code"] == "damaged"
+    assert words in r.json()["error"]
+
+
+def test_snapshots_replay_to_the_same_game_at_every_move():
+    specs = {1: "heuristic", 2: "random", 3: "heuristic"}
+    game = GameSession({s: load_player(v) for s, v in specs.items()}, specs, seed=3)
+    rng = random.Random(2)
+    while not game.match.over:
+        view = game.view()
+        if view["deal"]["done"]:
+            game.next_deal(view["version"])
+        else:
+            game.play(rng.choice(view["legal"]), view["version"])
+        again = GameSession.restore(json.loads(json.dumps(game.snapshot())), load_player)
+        assert again.view() == game.view() and again.snapshot() == game.snapshot()
+
+
+# ------------------------------------------------------------------ real servers
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """``aluette serve`` in its own process group (the workers die with it)."""
+
+    def __init__(self, db: str, workers: int = 1, port: int | None = None):
+        self.db, self.workers, self.port = db, workers, port or free_port()
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Served:
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
+             "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
+             "--left", "random", "--right", "heuristic"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        line = self.proc.stdout.readline()
+        assert re.search(r"http://127\.0\.0\.1:\d+/", line), (line, self.proc.stderr.read())
+        deadline = time.monotonic() + 60
+        while True:  # the workers answer once they have made their apps
+            try:
+                if httpx.get(f"{self.url}/api/server", timeout=5).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not answer"
+            time.sleep(0.1)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()
+
+
+def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
+    """Plays go on in a thread while the server is SIGKILLed five times: every
+    play answered 200 is in the game after the restart, and a play whose
+    answer was lost is sent again and applied once."""
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    server = Served(db).start()
+    rng = random.Random(3)
+    kills = 0
+    try:
+        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        token, state = data["id"], data["state"]
+        answered = state["version"]
+        pending = None
+        while kills < 5 or state["version"] < 60:
+            if kills < 5 and rng.random() < 0.25:
+                server.kill()
+                kills += 1
+                server.start()
+            try:
+                if pending is None:
+                    pending = next_request(state, rng)
+                path, body = pending
+                r = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body, timeout=30)
+            except httpx.TransportError:
+                continue  # no answer: send the same request again
+            assert r.status_code == 200, r.text
+            state, pending = r.json()["state"], None
+            assert state["version"] >= answered
+            answered = state["version"]
+            if state["match"]["over"]:
+                break
+        server.kill()
+        server.start()
+        again = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        assert again["version"] == answered
+        assert again["hand"] == state["hand"] and again["match"] == state["match"]
+    finally:
+        server.stop()
+    assert kills == 5
+
+
+def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
+    """Kills land while requests are in flight (a thread keeps playing): the
+    game after each restart is one the rules accept, at a version some
+    answer named or later, and it plays on."""
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    server = Served(db).start()
+    rng = random.Random(4)
+    try:
+        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        token = data["id"]
+        answered = [data["state"]["version"]]
+        stop = threading.Event()
+
+        def play():
+            state = data["state"]
+            while not stop.is_set():
+                try:
+                    r = httpx.get(f"{server.url}/api/games/{token}", timeout=5)
+                    state = r.json()["state"]
+                    path, body = next_request(state, rng)
+                    r = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+                                   timeout=5)
+                    if r.status_code == 200:
+                        answered.append(r.json()["state"]["version"])
+                except (httpx.TransportError, ValueError, KeyError):
+                    time.sleep(0.05)
+
+        thread = threading.Thread(target=play, daemon=True)
+        thread.start()
+        for _ in range(3):
+            time.sleep(random.Random(len(answered)).uniform(0.2, 0.8))
+            server.kill()
+            server.start()
+        stop.set()
+        thread.join(timeout=30)
+        state = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        assert state["version"] >= max(answered)
+        path, body = next_request(state, rng)
+        assert httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+                          timeout=30).status_code == 200
+    finally:
+        server.stop()
+
+
+def two_worker_checks(db: str) -> None:
+    """Any worker serves any request of a game; two plays sent at once on one
+    version: one lands, the other gets 409."""
+    server = Served(db, workers=2).start()
+    rng = random.Random(5)
+    try:
+        # New connections (no keep-alive): each request goes to whichever worker accepts it.
+        clients = [httpx.Client(base_url=server.url, timeout=30,
+                                limits=httpx.Limits(max_keepalive_connections=0))
+                   for _ in range(3)]
+        data = clients[0].post("/api/games", json={}).json()
+        token, state = data["id"], data["state"]
+        pids = set()
+        for k in range(40):  # alternating connections, so both workers serve the game
+            c = clients[k % len(clients)]
+            path, body = next_request(state, rng)
+            r = c.post(f"/api/games/{token}/{path}", json=body)
+            assert r.status_code == 200, r.text
+            state = r.json()["state"]
+            pids.add(r.headers["x-aluette-worker"])
+            assert c.get(f"/api/games/{token}").json()["state"]["version"] == state["version"]
+        assert len(pids) == 2, pids  # both workers served the game
+        statuses = []
+        for _ in range(10):
+            state = clients[0].get(f"/api/games/{token}").json()["state"]
+            if state["deal"]["done"] or len(state["legal"]) < 2:
+                path, body = next_request(state, rng)
+                clients[0].post(f"/api/games/{token}/{path}", json=body)
+                continue
+            barrier = threading.Barrier(2)
+            answers = [None, None]
+
+            def send(i, card, version=state["version"], barrier=barrier, answers=answers):
+                barrier.wait()
+                answers[i] = clients[i + 1].post(f"/api/games/{token}/play",
+                                                 json={"card": card, "version": version})
+            threads = [threading.Thread(target=send, args=(i, state["legal"][i]))
+                       for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            statuses.append(sorted(a.status_code for a in answers))
+            after = clients[0].get(f"/api/games/{token}").json()["state"]
+            landed = [a for a in answers if a.status_code == 200]
+            assert len(landed) == 1 and after["version"] == landed[0].json()["state"]["version"]
+        assert statuses and all(s == [200, 409] for s in statuses), statuses
+    finally:
+        server.stop()
+
+
+def test_two_workers_serve_one_game_and_concurrent_plays_land_once(tmp_path):
+    two_worker_checks(f"sqlite:///{tmp_path / 'games.db'}")
+
+
+# ------------------------------------------------------------------ PostgreSQL
+
+
+def _postgres_binaries() -> Path | None:
+    found = shutil.which("pg_ctl")
+    if found:
+        return Path(found).resolve().parent
+    versions = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    return versions[-1].parent if versions else None
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """A throwaway PostgreSQL cluster (Debian's ``postgresql``), as the
+    ``postgres`` user when run as root; its URL."""
+    pytest.importorskip("psycopg", reason="PostgreSQL tests skipped: psycopg is not installed")
+    bin_dir = _postgres_binaries()
+    if bin_dir is None:
+        pytest.skip("PostgreSQL tests skipped: no pg_ctl (apt-get install postgresql; "
+                    ".ci/run does it)")
+    root = Path(tempfile.mkdtemp(prefix="aluette-pg-"))
+    run_as: list[str] = []
+    if os.geteuid() == 0:
+        try:
+            import pwd
+            pwd.getpwnam("postgres")
+        except KeyError:
+            pytest.skip("PostgreSQL tests skipped: running as root and there is no "
+                        "'postgres' user to run the server")
+        shutil.chown(root, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    data, port = root / "data", free_port()
+    init = subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "aluette",
+                           "--auth=trust", "-E", "UTF8"], capture_output=True, text=True)
+    if init.returncode != 0:
+        pytest.skip(f"PostgreSQL tests skipped: initdb failed: {init.stderr.strip()[:200]}")
+    start = subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l",
+                            str(root / "log"), "-o", f"-p {port} -k {root} -h 127.0.0.1",
+                            "start"], capture_output=True, text=True)
+    if start.returncode != 0:
+        pytest.skip(f"PostgreSQL tests skipped: pg_ctl start failed: {start.stderr[:200]}")
+    try:
+        yield f"postgresql+psycopg://aluette@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate",
+                        "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def test_postgresql_keeps_games_through_a_kill(postgres_url):
+    rng = random.Random(6)
+    server = Served(postgres_url).start()
+    try:
+        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        token, state = data["id"], data["state"]
+        for _ in range(15):
+            path, body = next_request(state, rng)
+            state = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+                               timeout=30).json()["state"]
+        server.kill()
+        server.start()
+        again = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        assert again["version"] == state["version"] and again["hand"] == state["hand"]
+    finally:
+        server.stop()
+    assert Database(postgres_url).schema_version() == "0001"
+
+
+def test_postgresql_two_workers(postgres_url):
+    two_worker_checks(postgres_url)

@@ -1,0 +1,242 @@
+"""Friends at one table (aluette_env/apps/web/tables.py): one unguessable
+token per person, kept only as a hash; every answer to every seat over a
+whole four-person match holds no card another seat has not played; a token
+moves only its own seat and a spectator's none; unknown tokens get 403 and,
+repeated, 429; updates pushed over a WebSocket that checks its Origin; the
+table's AI taking over from a person who left, who then comes back; "My
+matches"."""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+import warnings
+
+import pytest
+from sqlalchemy import select, update
+
+from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.store import GameRow, SeatRow, token_hash
+
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")  # starlette's notice about httpx2
+    from starlette.testclient import TestClient
+    from starlette.websockets import WebSocketDisconnect
+
+from test_web import cards_in
+
+pytestmark = pytest.mark.slow(seconds=40)
+
+FAST = dict(partner="heuristic", left="random", right="heuristic")
+ORIGIN = {"origin": "http://testserver"}
+
+
+def client(**config) -> TestClient:
+    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 9, **config})))
+
+
+def table(c: TestClient, people: dict[str, str], **extra) -> dict:
+    r = c.post("/api/tables", json={"people": people, "ai": "heuristic", **extra})
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def game_of(c: TestClient, token: str):
+    return c.app.state.store.get(token).game
+
+
+def check_seat_knows_only_its_own(game, seat: int | None, data: dict) -> None:
+    """``data``, an answer to ``seat`` (None: a spectator), names no card of
+    another seat's hand, nor of the unused cards; its hand is its own."""
+    deal = game.deal
+    played = {c for t in deal.tricks for c in t.cards} | set(deal.trick_cards)
+    own = set(deal.hands[seat]) if seat is not None else set()
+    seen = cards_in(data)
+    assert seen <= played | own, f"seat {seat} was sent {sorted(seen - played - own)}"
+    assert sorted(data["state"]["hand"]) == sorted(own)
+    assert data["state"]["your_turn"] == (seat is not None and not deal.done
+                                          and deal.to_act == seat)
+
+
+def test_a_table_gives_each_person_a_token_the_database_keeps_only_hashed():
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"})
+    tokens = [made["seats"]["0"]["token"], made["seats"]["2"]["token"],
+              made["spectator"]["token"]]
+    assert len(set(tokens)) == 3
+    assert all(re.fullmatch(r"[A-Za-z0-9_-]{22,}", t) for t in tokens)  # >= 128 bits
+    assert made["seats"]["2"]["link"] == f"/?seat={tokens[1]}"
+    with c.app.state.store.db.session() as s:
+        rows = s.execute(select(SeatRow)).scalars().all()
+        games = s.execute(select(GameRow)).scalars().all()
+    assert {r.token_hash for r in rows} == {token_hash(t) for t in tokens}
+    stored = json.dumps([[r.token_hash, r.game_id, r.name] for r in rows]
+                        + [[g.id, g.state] for g in games])
+    assert not any(t in stored for t in tokens)
+    assert {r.seat: r.name for r in rows} == {0: "Ann", 2: "Bob", None: ""}
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"people": {}}, "people: an object of 1 to 4 seats"),
+    ({"people": {"4": "x"}}, "people: an object of 1 to 4 seats"),
+    ({"people": ["0"]}, "people: an object"),
+    ({"people": {"0": ""}}, "people.0: a display name"),
+    ({"people": {"0": "x" * 41}}, "people.0: a display name"),
+    ({"people": {"0": "a\nb"}}, "people.0: a display name"),
+    ({"people": {"0": "A"}, "ai": "/etc/passwd"}, "unknown AI"),
+    ({"people": {"0": "A"}, "away_after": 1}, "away_after must be an integer 5-3600"),
+    ({"people": {"0": "A"}, "seats": 3}, "unknown field(s) 'seats'"),
+])
+def test_a_bad_table_request_gets_a_400_that_names_it(body, words):
+    r = client().post("/api/tables", json=body)
+    assert r.status_code == 400 and words in r.json()["error"], r.text
+
+
+def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands():
+    c = client()
+    made = table(c, {str(s): f"P{s}" for s in range(4)})
+    tokens = {s: made["seats"][str(s)]["token"] for s in range(4)}
+    watcher = made["spectator"]["token"]
+    game = game_of(c, tokens[0])
+    rng = random.Random(1)
+    answers = 0
+    while True:
+        for seat, token in [*tokens.items(), (None, watcher)]:
+            data = c.get(f"/api/games/{token}").json()
+            check_seat_knows_only_its_own(game, seat, data)
+            answers += 1
+            if seat is not None:
+                # seats are counted from the viewer: the viewer is south (0)
+                to_act = data["state"]["deal"]["to_act"]
+                assert to_act is None or to_act == (game.deal.to_act - seat) % 4
+                assert data["state"]["match"]["points"] == (
+                    game.match.points if seat % 2 == 0 else game.match.points[::-1])
+        if game.match.over:
+            break
+        if game.deal.done:
+            r = c.post(f"/api/games/{tokens[rng.randrange(4)]}/next-deal",
+                       json={"version": game.version})
+            assert r.status_code == 200
+            continue
+        seat = game.deal.to_act
+        others = [s for s in range(4) if s != seat]
+        # another seat's token cannot play for it
+        wrong = c.post(f"/api/games/{tokens[rng.choice(others)]}/play",
+                       json={"card": game.deal.hands[seat][0], "version": game.version})
+        assert wrong.status_code == 409
+        card = rng.choice(game.deal.legal_cards())
+        r = c.post(f"/api/games/{tokens[seat]}/play", json={"card": card, "version": game.version})
+        assert r.status_code == 200, r.text
+        check_seat_knows_only_its_own(game, seat, r.json())
+        answers += 1
+    assert len(game.match.history) == 5 and answers > 5 * 36 * 5
+
+
+def test_each_seat_sees_the_table_counted_from_itself():
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"})
+    ann, bob = (c.get(f"/api/games/{made['seats'][s]['token']}").json()["state"]
+                for s in ("0", "2"))
+    assert ann["people"] == {"0": "Ann", "2": "Bob"} and bob["people"] == {"0": "Bob", "2": "Ann"}
+    assert set(ann["players"]) == set(bob["players"]) == {"1", "3"}
+    assert (ann["deal"]["dealer"] - bob["deal"]["dealer"]) % 4 == 2
+    assert ann["hand"] != bob["hand"]
+
+
+def test_a_spectator_sees_public_information_and_can_do_nothing():
+    c = client()
+    made = table(c, {"0": "Ann", "1": "Bea"})
+    watcher = made["spectator"]["token"]
+    game = game_of(c, watcher)
+    data = c.get(f"/api/games/{watcher}").json()
+    check_seat_knows_only_its_own(game, None, data)
+    assert data["state"]["spectator"] is True and data["state"]["legal"] == []
+    for method, path, body in [("POST", "play", {"card": 0, "version": game.version}),
+                               ("POST", "next-deal", {}), ("POST", "new-match", {}),
+                               ("POST", "players", {"left": "random"}), ("GET", "hint", None),
+                               ("GET", "review", None), ("GET", "record", None)]:
+        r = c.request(method, f"/api/games/{watcher}/{path}", json=body)
+        assert r.status_code == 403 and "spectator" in r.json()["error"], (path, r.text)
+
+
+def test_unknown_tokens_get_403_and_then_429():
+    c = client()
+    for k in range(30):
+        r = c.get(f"/api/games/guess{k:020d}")
+        assert r.status_code == 403 and r.json()["code"] == "no_game"
+    r = c.get("/api/games/guess-again-000000000000")
+    assert r.status_code == 429 and "too many unknown game links" in r.json()["error"]
+    ws_refused(c, "/api/games/guess-again-000000000000/updates", ORIGIN)
+
+
+def ws_refused(c: TestClient, path: str, headers: dict) -> None:
+    with pytest.raises(WebSocketDisconnect) as refused:
+        with c.websocket_connect(path, headers=headers):
+            pass
+    assert refused.value.code == 1008
+
+
+def test_updates_are_pushed_to_each_seat_and_the_socket_checks_its_origin():
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"})
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    ws_refused(c, f"/api/games/{bob}/updates", {"origin": "http://evil.example"})
+    ws_refused(c, f"/api/games/{bob}/updates", {})
+    ws_refused(c, f"/api/games/{bob[:-2]}xx/updates", ORIGIN)
+    game = game_of(c, ann)
+    with c.websocket_connect(f"/api/games/{bob}/updates?lang=fr", headers=ORIGIN) as ws:
+        first = ws.receive_json()
+        assert first["version"] == game.version
+        assert sorted(first["state"]["hand"]) == sorted(game.deal.hands[2])
+        pushed = []
+        for _ in range(3):  # the people play; Bob's socket hears of each move
+            seat = game.deal.to_act
+            token = ann if seat == 0 else bob
+            r = c.post(f"/api/games/{token}/play",
+                       json={"card": game.deal.legal_cards()[0], "version": game.version})
+            assert r.status_code == 200
+            message = ws.receive_json()
+            assert message["version"] == game.version
+            check_seat_knows_only_its_own(game, 2, message)
+            pushed.append(message["version"])
+        assert pushed == sorted(set(pushed))
+
+
+def test_the_tables_ai_plays_for_a_person_who_left_until_they_come_back():
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"}, away_after=30)
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    game = game_of(c, ann)
+    store = c.app.state.store
+    # Ann plays until it is Bob's turn
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    waiting = c.get(f"/api/games/{ann}").json()["state"]
+    assert waiting["deal"]["to_act"] == 2 and waiting["away"] == []  # Bob was here lately
+    with store.db.session() as s:  # Bob has not been seen for a minute
+        s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(bob))
+                  .values(last_seen=store.clock() - 60))
+    state = c.get(f"/api/games/{ann}").json()["state"]
+    assert state["away"] == [2] and game.away == {2}
+    assert state["deal"]["to_act"] in (0, None)  # the AI played Bob's card, and East's
+    assert game.version > waiting["version"]
+    # Bob's link takes the seat back: his view, counted from him, shows nobody away
+    back = c.get(f"/api/games/{bob}").json()["state"]
+    assert back["away"] == [] and game.away == set()
+    assert sorted(back["hand"]) == sorted(game.deal.hands[2])
+
+
+def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():
+    c = client()
+    solo = c.post("/api/games").json()["id"]
+    made = table(c, {"1": "Ann", "3": "Bob"})
+    mine = [solo, made["seats"]["1"]["token"], "not-a-token-of-anything"]
+    r = c.post("/api/my-matches", json={"tokens": mine})
+    assert r.status_code == 200
+    matches = {m["token"]: m for m in r.json()["matches"]}
+    assert set(matches) == set(mine[:2])
+    assert matches[solo]["people"] == 1 and matches[mine[1]]["people"] == 2
+    assert all(m["finished"] is False and m["of"] == 5 for m in matches.values())
+    assert c.post("/api/my-matches", json={"tokens": "x"}).status_code == 400

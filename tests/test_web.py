@@ -37,7 +37,7 @@ from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NUM_CARDS
 from aluette_env.players import load_player
 
-pytestmark = pytest.mark.slow(seconds=50)
+pytestmark = pytest.mark.slow(seconds=120)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
 

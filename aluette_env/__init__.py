@@ -11,22 +11,25 @@ Layout, lowest layer first: a module imports only from its own layer and the
 layers above it in this list (``tests/test_layers.py`` reads the import
 graph and enforces it; each module's docstring says what it may import):
 
-1. :mod:`aluette_env.game`: the pure rules (standard library only), and
-   :mod:`aluette_env.models` (the shipped policy files); then
+1. :mod:`aluette_env.game`: the pure rules (standard library only),
+   :mod:`aluette_env.models` (the shipped policy files) and
+   :mod:`aluette_env._files` (reading a named file safely); then
    :mod:`aluette_env.records` (the match record format, checked by replaying
    it through the rules).
 2. :mod:`aluette_env.observation`: the observation layout, encoders and the
    one observation reader (numpy); :mod:`aluette_env.openspiel`, the game
    registered in OpenSpiel (optional: ``pip install 'aluette-rl[openspiel]'``).
 3. :mod:`aluette_env._jit`: numba's decorator and the core's rules
-   registered for compiled code.
+   registered for compiled code; :mod:`aluette_env._workers`: process pools
+   whose workers end with their parent.
 4. :mod:`aluette_env.render`: text rendering of a table.
 5. :mod:`aluette_env.aec`: the PettingZoo AEC environment.
 6. :mod:`aluette_env.vector`: the batched engine (numba kernels).
 7. :mod:`aluette_env.players`: the player protocol, spec registry and players
    (the search players roll out on the batched engine).
 8. :mod:`aluette_env.evaluation`: duplicate evaluation and leagues.
-9. :mod:`aluette_env.apps`: the ``aluette`` command and the games for people.
+9. :mod:`aluette_env.commands` (the ``aluette`` command and its plugin API)
+   and :mod:`aluette_env.apps`: its subcommands and the games for people.
 
 The ``training`` package sits above all of them.
 """

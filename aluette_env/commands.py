@@ -34,8 +34,8 @@ subcommand per entry point (``eval`` and ``league`` are
 :mod:`aluette_env.apps.cli`'s, registered like any plugin), and :func:`main`
 (the console script) and :func:`run_command` run it with the one-line errors.
 
-May import: the standard library (and, inside :func:`main` only, the player
-registry's error class).
+May import: the standard library (and, inside :func:`run_command` only, the
+player registry's error class).
 """
 
 from __future__ import annotations

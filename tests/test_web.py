@@ -35,7 +35,7 @@ from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
 
-pytestmark = pytest.mark.slow(seconds=50)
+pytestmark = pytest.mark.slow(seconds=120)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
 

@@ -1,4 +1,5 @@
-"""Applications: the ``aluette`` command line (:mod:`.cli`) and the games for
+"""Applications: the ``eval`` and ``league`` commands (:mod:`.cli`; the command
+line itself is :mod:`aluette_env.commands`) and the games for
 people: one game flow and its words (:mod:`.session`), shown in the terminal
 (:mod:`.terminal`, ``aluette play``) and in the browser (:mod:`.web`,
 ``aluette serve``), with the coach beside them (:mod:`.coach`: hints and deal

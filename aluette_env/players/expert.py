@@ -525,10 +525,7 @@ class ExpertPlayer(BatchPlayer):
         rng = np.random.default_rng([self.seed, zlib.crc32(row[:_SEED_VIEW].tobytes())])
         n_worlds = self.solve_worlds if exact else self.worlds
         context = _match_context(row)
-        if self._policy is not None and self.belief > 0 and info[_I_N_IN] > 0:
-            keys, weights = self._believed_worlds(rng, n_worlds, info, context)
-        else:
-            keys, weights = rng.random((n_worlds, 48)), np.ones(n_worlds)
+        keys, weights = self._worlds(rng, n_worlds, info, context)
         values = np.zeros((len(keys), n_plays))
         start = time.perf_counter()
         done = 0
@@ -554,6 +551,15 @@ class ExpertPlayer(BatchPlayer):
             if self.max_seconds and time.perf_counter() - start > self.max_seconds:
                 break
         return values[:done], weights[:done], home, candidates, favourite
+
+    def _worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
+                context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The worlds of a decision, as keys that rank the unseen cards (see
+        :func:`_deal_world`), and their weights: drawn by belief when cards are
+        in the trick, uniform otherwise."""
+        if self._policy is not None and self.belief > 0 and info[_I_N_IN] > 0:
+            return self._believed_worlds(rng, n_worlds, info, context)
+        return rng.random((n_worlds, 48)), np.ones(n_worlds)
 
     def _believed_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
                          context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

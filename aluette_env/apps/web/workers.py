@@ -94,4 +94,4 @@ class RestartingPool:
             pool.shutdown(wait=wait, cancel_futures=True)
 
 
-__all__ = ["RestartingPool", "WorkerUnavailable", "spawn_pool"]
+__all__ = ["RestartingPool", "WorkerUnavailable"]

@@ -423,7 +423,7 @@ def test_a_stopped_server_leaves_no_worker_process_behind(stop):
     (["serve", "--port", "70000"], "--port: must be from 0 to 65,535"),
     (["serve", "--max-games", "0"], "--max-games: must be from 1 to 1,000,000"),
     (["serve", "--partner", "nobody"], "--partner: unknown player 'nobody'"),
-    (["serve", "--workers", "0"], "--workers must be 1-64"),
+    (["serve", "--workers", "0"], "--workers: must be from 1 to 64"),
     (["serve", "--db", "nothing://x"], "--db"),
     (["serve", "--db", "not a url"], "--db: not a database URL"),
     (["serve", "--db", "sqlite:////proc/no/such/dir/games.db"], "--db"),
@@ -694,7 +694,8 @@ def test_killed_worker_processes_are_replaced_and_their_jobs_retried():
 
 def test_a_move_stopped_by_a_dead_worker_answers_503_and_the_game_goes_on():
     """Group 3: when the restarted worker fails too, the move answers a 503 JSON
-    error; the game is not stuck: the next request finishes the AI seats' moves."""
+    error; the game is not stuck: nothing of the unanswered play was kept (the
+    database holds the game as it was), and the play sent again lands."""
     from aluette_env.apps.web.workers import WorkerUnavailable
 
     class Flaky:
@@ -721,9 +722,13 @@ def test_a_move_stopped_by_a_dead_worker_answers_503_and_the_game_goes_on():
                                                 "version": state["version"]})
     assert r.status_code == 503 and r.headers["content-type"] == "application/json"
     assert r.json()["code"] == "worker_restarting" and "restarted" in r.json()["error"]
-    assert game.ai_to_move
-    r = c.get(f"/api/games/{gid}")
+    again = session_of(c, gid)
+    assert again is not game and again.version == state["version"] and not again.ai_to_move
+    assert c.get(f"/api/games/{gid}").json()["state"]["legal"] == state["legal"]
+    r = c.post(f"/api/games/{gid}/play", json={"card": state["legal"][0],
+                                                "version": state["version"]})
     assert r.status_code == 200
+    game = session_of(c, gid)
     assert not game.ai_to_move and (r.json()["state"]["your_turn"] or game.deal.done)
 
 

@@ -16,8 +16,6 @@ from ...commands import Command, UsageError, bounded_int
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 
-#: What ``--workers N`` hands to each server process (:func:`.server.app_from_environment`).
-CONFIG_VARIABLE = "ALUETTE_SERVE_CONFIG"
 MAX_WORKERS = 64
 
 
@@ -59,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from .server import ServerConfig, create_app
+    from .server import CONFIG_VARIABLE, ServerConfig, create_app
     from .store import DatabaseError, default_url
 
     if not 0 <= args.port <= 65535:

@@ -61,7 +61,7 @@ from typing import Any
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
@@ -75,12 +75,17 @@ from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..session import AI_SEATS, Narrator, SharedPlayer, new_session
 from .coach_api import CoachRoutes
 from .limits import RequestLimits
+from .inputs import MAX_BODY, ApiError, ClientGone
+from .inputs import check_keys as _check_keys
+from .inputs import integer as _integer
+from .inputs import json_body as _json_body
 from .store import Database, Games, Table
 from .tables import WORKER, TableRoutes
 from .workers import RestartingPool, WorkerUnavailable
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
-MAX_BODY = 4096
+#: What ``aluette serve --workers N`` hands to each server process (:func:`app_from_environment`).
+CONFIG_VARIABLE = "ALUETTE_SERVE_CONFIG"
 
 
 @dataclass
@@ -103,16 +108,6 @@ class ServerConfig:
 def registered_players() -> list[str]:
     """Player names the registry offers (random, heuristic, ai, pimc, ...)."""
     return sorted(player_names())
-
-
-class ApiError(HTTPException):
-    """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
-    request. ``code`` names a case the page acts on (``no_game``: an unknown
-    game or seat token)."""
-
-    def __init__(self, status_code: int, detail: str, code: str | None = None):
-        super().__init__(status_code, detail)
-        self.code = code
 
 
 #: Players whose moves take tens of milliseconds or more (a search per card):
@@ -192,62 +187,6 @@ class PlayerPool:
 # ---------------------------------------------------------------------- helpers
 
 log = logging.getLogger("aluette.web")
-
-
-class ClientGone(Exception):
-    """The client closed the connection before its request body arrived."""
-
-
-async def _json_body(request: Request) -> dict[str, Any]:
-    """The request's JSON object, read at most ``MAX_BODY`` bytes deep: a larger
-    (or larger announced) body is refused at once, never read to its end."""
-    announced = request.headers.get("content-length")
-    if announced is not None:
-        if not announced.isdigit():
-            raise ApiError(400, f"Content-Length must be a number of bytes, got {announced[:40]!r}")
-        if int(announced) > MAX_BODY:
-            raise ApiError(413, f"request body of {announced[:20]} bytes; the limit is {MAX_BODY}")
-    body = b""
-    try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > MAX_BODY:
-                raise ApiError(413, f"request body over {MAX_BODY} bytes; the limit is {MAX_BODY}")
-    except ClientDisconnect:
-        raise ClientGone from None
-    if not body:
-        return {}
-    try:
-        data = json.loads(body)
-    except (ValueError, RecursionError) as err:  # UnicodeDecodeError, JSONDecodeError, nesting
-        reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
-        raise ApiError(400, f"the body is not valid JSON: {reason}") from None
-    if not isinstance(data, dict):
-        raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
-    return data
-
-
-def _check_keys(data: dict[str, Any], allowed: set[str]) -> None:
-    unknown = sorted(set(data) - allowed)
-    if unknown:
-        raise ApiError(400, f"unknown field(s) {', '.join(map(repr, unknown))}; "
-                            f"allowed: {', '.join(sorted(allowed)) or 'none'}")
-
-
-def _integer(data: dict[str, Any], key: str, low: int, high: int | None, what: str,
-             required: bool = True) -> int | None:
-    """``data[key]`` if it is an integer in ``low..high``, else a 400 naming it."""
-    if key not in data:
-        if required:
-            raise ApiError(400, f"missing field {key!r} ({what})")
-        return None
-    value = data[key]
-    if (isinstance(value, bool) or not isinstance(value, int) or value < low
-            or (high is not None and value > high)):
-        bound = f"{low}-{high}" if high is not None else f">= {low}"
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
-        raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}")
-    return value
 
 
 def _seat_specs(data: dict[str, Any], pool: PlayerPool, base: dict[str, str]) -> dict[int, str]:
@@ -443,7 +382,6 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 def app_from_environment():
     """The app of one of ``aluette serve --workers N``'s processes, made from
     the settings the command put in the environment."""
-    from . import CONFIG_VARIABLE
     return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
 
 

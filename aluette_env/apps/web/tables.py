@@ -48,6 +48,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from aluette_env.game import NUM_SEATS
 
 from ..session import GameError, GameSession, Narrator
+from .inputs import check_keys, integer, json_body
 from .store import Conflict, Games, Table
 
 #: How often an open update socket looks for a new version of its game, in seconds.
@@ -193,10 +194,8 @@ class TableRoutes:
     # ------------------------------------------------------------ routes
 
     async def create(self, request: Request) -> JSONResponse:
-        from .server import _check_keys, _integer, _json_body
-
-        data = await _json_body(request)
-        _check_keys(data, {"people", "ai", "away_after"})
+        data = await json_body(request)
+        check_keys(data, {"people", "ai", "away_after"})
         people = data.get("people")
         if (not isinstance(people, dict) or not 1 <= len(people) <= NUM_SEATS
                 or any(k not in ("0", "1", "2", "3") for k in people)):
@@ -213,7 +212,7 @@ class TableRoutes:
         spec = data.get("ai", self.config.partner)
         self.pool.get(spec, "ai")  # validates
         default, low, high = AWAY_AFTER
-        away_after = _integer(data, "away_after", low, high, "seconds before the table's AI "
+        away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
                               "plays for a person who left", required=False) or default
         ai_seats = [s for s in range(NUM_SEATS) if s not in names]
         seed = next(self.seeds) if self.seeds is not None else None
@@ -233,10 +232,8 @@ class TableRoutes:
         }, status_code=201)
 
     async def my_matches(self, request: Request) -> JSONResponse:
-        from .server import _check_keys, _json_body
-
-        data = await _json_body(request)
-        _check_keys(data, {"tokens"})
+        data = await json_body(request)
+        check_keys(data, {"tokens"})
         tokens = data.get("tokens")
         if (not isinstance(tokens, list) or len(tokens) > MAX_TOKENS
                 or not all(isinstance(t, str) and len(t) <= 128 for t in tokens)):

@@ -1,0 +1,82 @@
+"""Reading an HTTP request of the web game: its JSON body, bounded as it
+arrives, and its fields, each checked with a JSON error naming it. The routes
+of :mod:`.server` and :mod:`.tables` share these.
+
+May import: starlette and the standard library.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect, Request
+
+MAX_BODY = 4096
+
+
+class ApiError(HTTPException):
+    """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
+    request. ``code`` names a case the page acts on (``no_game``: an unknown
+    game or seat token)."""
+
+    def __init__(self, status_code: int, detail: str, code: str | None = None):
+        super().__init__(status_code, detail)
+        self.code = code
+
+
+class ClientGone(Exception):
+    """The client closed the connection before its request body arrived."""
+
+
+async def json_body(request: Request) -> dict[str, Any]:
+    """The request's JSON object, read at most ``MAX_BODY`` bytes deep: a larger
+    (or larger announced) body is refused at once, never read to its end."""
+    announced = request.headers.get("content-length")
+    if announced is not None:
+        if not announced.isdigit():
+            raise ApiError(400, f"Content-Length must be a number of bytes, got {announced[:40]!r}")
+        if int(announced) > MAX_BODY:
+            raise ApiError(413, f"request body of {announced[:20]} bytes; the limit is {MAX_BODY}")
+    body = b""
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_BODY:
+                raise ApiError(413, f"request body over {MAX_BODY} bytes; the limit is {MAX_BODY}")
+    except ClientDisconnect:
+        raise ClientGone from None
+    if not body:
+        return {}
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError) as err:  # UnicodeDecodeError, JSONDecodeError, nesting
+        reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+        raise ApiError(400, f"the body is not valid JSON: {reason}") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+def check_keys(data: dict[str, Any], allowed: set[str]) -> None:
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ApiError(400, f"unknown field(s) {', '.join(map(repr, unknown))}; "
+                            f"allowed: {', '.join(sorted(allowed)) or 'none'}")
+
+
+def integer(data: dict[str, Any], key: str, low: int, high: int | None, what: str,
+             required: bool = True) -> int | None:
+    """``data[key]`` if it is an integer in ``low..high``, else a 400 naming it."""
+    if key not in data:
+        if required:
+            raise ApiError(400, f"missing field {key!r} ({what})")
+        return None
+    value = data[key]
+    if (isinstance(value, bool) or not isinstance(value, int) or value < low
+            or (high is not None and value > high)):
+        bound = f"{low}-{high}" if high is not None else f">= {low}"
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}")
+    return value

@@ -65,7 +65,7 @@ except ImportError:  # one line, not a traceback into a missing wheel
 
 from .game import (
     AGENTS, HAND_SIZE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name, deal_cards, deal_order,
-    team_of,
+    seat_at, team_of,
 )
 from .observation import (
     MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SLICES, decode_observation, encode_observation,
@@ -264,8 +264,8 @@ class AluetteState(pyspiel.State):
             return []
         out = []
         for t in self.deal.tricks:
-            out += [((t.leader + k) % NUM_SEATS, c) for k, c in enumerate(t.cards)]
-        out += [((self.deal.leader + k) % NUM_SEATS, c)
+            out += [(seat_at(t.leader, k), c) for k, c in enumerate(t.cards)]
+        out += [(seat_at(self.deal.leader, k), c)
                 for k, c in enumerate(self.deal.trick_cards)]
         return out
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from aluette_env.game import (
     NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards, first_to_reach,
-    mordienne_chance, reach_order, seat_at, trick_winner,
+    mordienne_chance, other_team, reach_order, relative_seat, seat_at, team_of, trick_winner,
 )
 from aluette_env.observation import encode_observation
 from aluette_env.players import Player
@@ -320,7 +320,7 @@ class GameSession:
         current = None
         if not deal.done:
             played = [(t.leader, t.cards) for t in deal.tricks] + [(deal.leader, deal.trick_cards)]
-            plays = [[(leader + k) % NUM_SEATS, card]
+            plays = [[seat_at(leader, k), card]
                      for leader, cards in played for k, card in enumerate(cards)]
             hands = [list(h) for h in deal.hands]
             for seat, card in plays:
@@ -446,10 +446,10 @@ def seen_from(data: Any, me: int) -> Any:
         return data
 
     def seat(s):
-        return None if s is None else (s - me) % NUM_SEATS
+        return None if s is None else relative_seat(s, me)
 
     def team(t):
-        return None if t is None else (t + me) % 2
+        return None if t is None else (t if team_of(me) == 0 else other_team(t))
 
     def turn(value: Any, key: str | None, in_match: bool) -> Any:
         if isinstance(value, dict):
@@ -469,9 +469,9 @@ def seen_from(data: Any, me: int) -> Any:
             if key in _SEATS:
                 return [seat(s) for s in value]
             if key in _BY_SEAT:
-                return [value[(s + me) % NUM_SEATS] for s in range(NUM_SEATS)]
+                return [value[seat_at(me, s)] for s in range(NUM_SEATS)]
             if key in _BY_TEAM:
-                return value[::-1] if me % 2 else list(value)
+                return value[::-1] if team_of(me) == 1 else list(value)
             return [turn(v, None, False) for v in value]
         if key in _SEAT and isinstance(value, int) and not isinstance(value, bool):
             return seat(value)

@@ -32,7 +32,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from aluette_env.game import NUM_SEATS
+from aluette_env.game import NUM_SEATS, seat_at
 from aluette_env import records
 from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
 
@@ -48,7 +48,7 @@ LIVE_SEATS = (HUMAN, AI_SEATS["partner"])
 
 def live_seats(seat: int) -> tuple[int, int]:
     """The seats a review covers for the person at ``seat``: theirs and their partner's."""
-    return tuple((s + seat) % NUM_SEATS for s in LIVE_SEATS)
+    return tuple(seat_at(seat, s) for s in LIVE_SEATS)
 
 
 _worker_coaches: dict[tuple[int, int], Coach] = {}

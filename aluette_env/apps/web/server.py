@@ -66,7 +66,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
+from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS, seat_at
 from aluette_env.players import Player, PlayerSpecError, load_player, player_names
 from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
 
@@ -318,7 +318,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
         chosen = {role: pool.get(spec, role) for role, spec in data.items()}  # all or nothing
         # The roles are the person's: "left" is the seat on their left.
-        seats = {role: (AI_SEATS[role] + table.seat) % 4 for role in chosen}
+        seats = {role: seat_at(table.seat, AI_SEATS[role]) for role in chosen}
 
         def change():
             return [e for role, player in chosen.items()

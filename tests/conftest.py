@@ -41,6 +41,28 @@ def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
     return hands
 
 
+def within(call, seconds: float):
+    """``call()`` in a thread with a deadline: a hang fails the test instead of
+    stalling it; what ``call`` returns or raises is handed back."""
+    import threading
+    box: dict = {}
+
+    def go():
+        try:
+            box["value"] = call()
+        except BaseException as err:  # noqa: BLE001 - handed back below
+            box["error"] = err
+
+    thread = threading.Thread(target=go, daemon=True)
+    thread.start()
+    thread.join(seconds)
+    if thread.is_alive():
+        pytest.fail(f"no answer within {seconds} s (a hang)")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
 def play_scripted(env, hands_in_order: list[list[int]]):
     """Play one deal of a raw_env whose deal was set to these hands: each seat
     plays its cards in list order. Returns the rewards dict after each step."""

@@ -18,6 +18,7 @@ from aluette_env.game import AGENTS, Deal
 from aluette_env.records import (
     RecordError, human_seats, load_record, positions, read_record, record_of, save_record,
 )
+from conftest import within
 
 
 def play_match(seed: int, num_deals: int = 5, first_dealer: int = 1) -> list[Deal]:
@@ -155,29 +156,8 @@ def test_a_record_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, k
     for load in (read_record, record_demonstrations):
         started = time.monotonic()
         with pytest.raises((RecordError, ValueError), match="not a regular file|a folder|no match"):
-            run_with_timeout(lambda load=load: load(path), 10)
+            within(lambda load=load: load(path), 10)
         assert time.monotonic() - started < 10
-
-
-def run_with_timeout(call, seconds):
-    """``call()`` in a thread; a hang fails the test instead of stalling it."""
-    import threading
-    box: dict = {}
-
-    def go():
-        try:
-            box["value"] = call()
-        except BaseException as err:  # noqa: BLE001 - re-raised below
-            box["error"] = err
-
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        pytest.fail(f"still reading after {seconds} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 @pytest.mark.parametrize("name", ["\ud800", "ok\udfff", "x\udc80y"])

@@ -20,7 +20,6 @@ import argparse
 import json
 import math
 import os
-import threading
 import warnings
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import pytest
 
 import aluette_env
 from aluette_env.commands import build_parser, run_command
+from conftest import within
 
 pytestmark = pytest.mark.slow(seconds=30)
 
@@ -69,23 +69,8 @@ NUMBERS = ["nan", "inf", "-inf", "1e400", "-1", "9" * 40, "0x10", "1.5", "", "te
 
 
 def in_thread(call, seconds: float = DEADLINE_S):
-    """``call()`` with a deadline: a hang fails the test instead of stalling it."""
-    box: dict = {}
-
-    def go():
-        try:
-            box["value"] = call()
-        except BaseException as err:  # noqa: BLE001 - handed back below
-            box["error"] = err
-
-    thread = threading.Thread(target=go, daemon=True)
-    thread.start()
-    thread.join(seconds)
-    if thread.is_alive():
-        pytest.fail(f"no answer within {seconds} s (a hang)")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
+    """``call()`` with the sweep's deadline (a hang fails the test)."""
+    return within(call, seconds)
 
 
 def one_line(argv: list[str], capsys, codes=(2,)) -> str:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 from .cards import NUM_CARDS, STRENGTH, describe
 from .rules import (
     DEFAULT_NUM_DEALS, NUM_TRICKS, check_hands, deal_cards, deal_points, dealer_of,
-    first_to_reach, record_trick, team_points, winning_team,
+    record_trick, team_points, winning_team,
 )
 from .seats import AGENTS, NUM_SEATS, TEAMS
 from .state import CARD_PLAYED, UNUSED, GameState, start_deal, step
@@ -152,10 +152,6 @@ class Deal:
         trick = Trick(index, leader, tuple(g.trick_cards), g.trick_winners[index])
         self.tricks.append(trick)
         return trick
-
-    def leading_seat(self) -> int:
-        """Who would win the deal if it ended now (R13-R14), NOBODY before any trick is won."""
-        return first_to_reach(self.state.counts, self.state.reached)
 
     def score(self) -> DealScore:
         if not self.done:

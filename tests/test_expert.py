@@ -11,10 +11,11 @@ import pytest
 import aluette_env
 from aluette_env.game import STRENGTH, relative_seat, seat_at
 from aluette_env.players import PlayerSpecError, load_player
-from aluette_env.observation import OBS_SIZE, SLICES
+from aluette_env.observation import OBS_SIZE, SLICES, decode_observation
 from aluette_env.players.expert import (_I_N_IN, _I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
-                                        _classes, _deal_world, _fill_before_plays, _fill_worlds,
-                                        _match_context, _prepare, _solve_worlds)
+                                        _classes, _deal_world, _ess, _fill_before_plays,
+                                        _fill_deal_views, _fill_worlds, _match_context,
+                                        _order_of_play, _prepare, _solve_worlds, _tempered)
 from aluette_env.players.solver import Position, Solver
 from aluette_env.vector import VectorGame
 from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state, observe
@@ -174,9 +175,11 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:draws=0", "option 'draws' got '0'; allowed: an integer from 1 to 64"),
     ("expert:min_prob=1", "option 'min_prob' got '1'; allowed: a number from 0 to below 1"),
     ("expert:confidence=nan", "option 'confidence' got 'nan'"),
-    ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, max_seconds, "
-                       "min_prob, policy, rollout, seed, solve_tricks, solve_worlds, version, "
-                       "worlds"),
+    ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, infer, "
+                       "infer_rows, max_seconds, min_ess, min_prob, policy, rollout, seed, "
+                       "solve_tricks, solve_worlds, version, worlds"),
+    ("expert:infer=game", "option 'infer' got 'game'; allowed: deal or trick"),
+    ("expert:min_ess=2", "option 'min_ess' got '2'; allowed: a number from 0 to 1"),
     ("expert:policy=none", "policy=none plays its rollouts by the heuristic: set "
                            "rollout=heuristic"),
     ("expert:policy=heuristic", "policy must be an ONNX policy (ai, ai:version=N or an "
@@ -360,7 +363,8 @@ def test_card_values_cover_every_legal_card_and_name_the_expert_choice():
     e, seat, obs, mask = position_after(13, seed=21)
     p = ExpertPlayer(worlds=16, seed=3)
     cv = p.card_values(obs, mask)
-    assert cv.cards.tolist() == np.flatnonzero(mask).tolist() and cv.worlds == 16
+    assert cv.cards.tolist() == np.flatnonzero(mask).tolist()
+    assert 0 < cv.worlds <= 16  # distinct worlds
     assert cv.best in cv.cards.tolist()
     i = cv.cards.tolist().index(cv.best)
     assert cv.stderr[i] == 0 and np.all(cv.stderr >= 0) and np.all(np.abs(cv.value) <= 2)
@@ -390,3 +394,124 @@ def test_card_values_use_only_what_the_seat_knows():
         values.append((cv.value.tolist(), cv.stderr.tolist(), cv.best))
     assert values[0] == values[1]
 
+
+
+def _play_weakest(plays: int, seed: int):
+    """A raw_env deal where every seat plays its weakest card for ``plays`` plays;
+    each observation before a play (seat, vector) and the seat to act's view after."""
+    e = aluette_env.raw_env(num_deals=1)
+    e.reset(seed=seed)
+    seen = []
+    for _ in range(plays):
+        seen.append((e.deal.to_act, e.observe(e.agent_selection)["observation"].copy()))
+        e.step(min(e.deal.legal_cards(), key=lambda c: (STRENGTH[c], c)))
+    o = e.observe(e.agent_selection)
+    return e, seen, o["observation"], o["action_mask"]
+
+
+def _true_world(e, a, seat):
+    """Keys that deal the unseen cards as the real deal has them (see _deal_world)."""
+    keys = np.zeros(48)
+    for k in range(int(a["info"][_I_UNSEEN])):
+        c = int(a["unseen"][k])
+        holder = next((s for s in range(4) if c in e.deal.hands[s]), None)
+        keys[k] = 4 if holder is None else relative_seat(holder, seat)
+        keys[k] += k / 1000
+    return keys
+
+
+@pytest.mark.parametrize("plays", [5, 14, 27, 34])
+def test_the_order_of_play_is_the_history_the_observation_rebuilds(plays):
+    e, _, obs, mask = _play_weakest(plays, seed=plays)
+    a = prepared(obs, mask)
+    order = np.zeros(36, np.int64)
+    n = _order_of_play(a["cards"], a["card_trick"], a["winners"], _match_context(obs)[0],
+                       int(a["info"][_I_T]), order)
+    history = decode_observation(obs)["history"]
+    assert list(order[:n]) == [c for trick in history for _, c in trick["plays"]]
+    assert n == plays
+
+
+@pytest.mark.parametrize("plays", [3, 13, 22, 33])
+def test_a_replayed_world_shows_each_other_seat_the_view_it_had_before_each_play(plays):
+    """Whole-deal inference asks the policy what each other seat would have played
+    at each of its plays this deal, from its own view then: replayed from the true
+    world, those views are exactly the observations the seats had; from any
+    world, they differ from them in the hand only, which held the card played."""
+    e, seen, obs, mask = _play_weakest(plays, seed=40 + plays)
+    seat = e.deal.to_act
+    a = prepared(obs, mask)
+    context = _match_context(obs)
+    order = np.zeros(36, np.int64)
+    n = _order_of_play(a["cards"], a["card_trick"], a["winners"], context[0],
+                       int(a["info"][_I_T]), order)
+    theirs = [(s, o) for s, o in seen if s != seat]
+    rng = np.random.default_rng(plays)
+    keys = np.stack([_true_world(e, a, seat), rng.random(48), rng.random(48)])
+    rows = len(keys) * len(theirs)
+    st = kernel_view(new_state(1))
+    views, legal = np.zeros((rows, OBS_SIZE), np.int8), np.zeros((rows, 48), np.int8)
+    assert _fill_deal_views(keys, a["info"], a["cards"], a["unseen"], a["n_left"], order, n,
+                            context, _STRENGTH, st[0], views, legal) == rows
+    hand = SLICES["hand"]
+    outside = np.ones(OBS_SIZE, bool)
+    outside[hand] = False
+    for w in range(len(keys)):
+        for i, (_, real) in enumerate(theirs):
+            view = views[w * len(theirs) + i]
+            assert np.array_equal(view[outside], real[outside])
+            assert np.array_equal(legal[w * len(theirs) + i], view[hand])
+            if w == 0:
+                assert np.array_equal(view, real)
+    assert not np.array_equal(views[len(theirs):2 * len(theirs)], views[:len(theirs)])
+
+
+def _deal_believed(infer: str, plays: int = 14, seed: int = 5):
+    """Every seat has played its weakest card; the worlds the seat to act keeps
+    under a policy certain to play the weakest card, and whether each world
+    explains every earlier play of the other seats (no card played above a card
+    still held)."""
+    e, _, obs, mask = _play_weakest(plays, seed)
+    a = prepared(obs, mask)
+    p = ExpertPlayer(worlds=32, belief=1.0, draws=16, infer=infer, min_ess=0.0,
+                     infer_rows=1 << 16, seed=1)
+    p._policy = _Lowest()
+    p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
+    p._trick[:], p._winners[:], p._card_trick[:] = a["trick"], a["winners"], a["card_trick"]
+    for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
+        mine[:] = theirs
+    keys, weights = p._worlds(np.random.default_rng(0), 32, a["info"], _match_context(obs))
+    owner = np.empty(48, np.int64)
+    explained = []
+    for k in keys:
+        _deal_world(k, a["unseen"], int(a["info"][_I_UNSEEN]), a["n_left"], owner)
+        ok = True
+        for r in (1, 2, 3):
+            held = [STRENGTH[int(a["unseen"][j])] for j in range(int(a["info"][_I_UNSEEN]))
+                    if owner[j] == r]
+            played = [STRENGTH[c] for c in range(48) if a["cards"][c] in (PLAYED + r,
+                                                                          IN_TRICK + r)]
+            ok &= not held or not played or max(played) <= min(held)
+        explained.append(ok)
+    return np.array(explained), weights, p
+
+
+def test_deal_inference_keeps_only_worlds_that_explain_every_play_of_the_deal():
+    explained, weights, p = _deal_believed("deal")
+    assert explained.all() and weights.sum() == 32
+    assert 1 <= p.last_ess <= 32 * 16 and p.last_temper == 1.0
+    # the trick's plays alone leave worlds that earlier tricks rule out
+    explained, _, _ = _deal_believed("trick")
+    assert not explained.all()
+
+
+def test_tempering_keeps_the_effective_sample_size_asked_for():
+    rng = np.random.default_rng(0)
+    log_like = -rng.exponential(200.0, 500)  # a few draws far likelier than the rest
+    assert _ess(np.exp(log_like)) < 10
+    like, power = _tempered(log_like, 100.0)
+    assert 0 < power < 1 and _ess(like) >= 100
+    assert np.allclose(like, np.exp(power * log_like))
+    flat = np.zeros(50)
+    like, power = _tempered(flat, 10.0)
+    assert power == 1.0 and _ess(like) == 50

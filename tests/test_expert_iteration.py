@@ -157,14 +157,20 @@ def test_cli_bad_input_is_one_line(tmp_path):
 
 
 def test_expert_version_option():
-    assert VERSIONS[1] == ("ai:version=2", 144) and VERSIONS[2] == ("ai:version=3", 144)
+    assert VERSIONS[1] == ("ai:version=2", 144, "trick")
+    assert VERSIONS[2] == ("ai:version=3", 144, "trick")
+    assert VERSIONS[4] == ("ai:version=4", 320, "trick")
+    fourth = load_player("expert:version=4")
+    assert fourth.worlds == 320 and fourth.infer == "trick" and fourth.name == "expert:version=4"
+    assert load_player("expert").infer == "deal" == VERSIONS[max(VERSIONS)].infer
+    assert load_player("expert:version=4,infer=deal").name == "expert:version=4,infer=deal"
     first = load_player("expert:version=1")
     assert first._policy.path == load_player("ai:version=2").path and first.worlds == 144
     assert load_player("expert:version=2")._policy.path == load_player("ai:version=3").path
     third = load_player("expert:version=3")
     assert third._policy.path == load_player("ai:version=4").path and third.worlds == 144
     # The default follows its options; an older version keeps its guide, not its worlds.
-    assert load_player("expert").worlds == VERSIONS[max(VERSIONS)][1] == 320
+    assert load_player("expert").worlds == VERSIONS[max(VERSIONS)].worlds == 320
     assert load_player("expert:worlds=144").name == "expert:worlds=144"
     fewer = load_player("expert:version=1,worlds=48")
     assert fewer.worlds == 48 and fewer._policy.path == first._policy.path

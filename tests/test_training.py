@@ -161,13 +161,18 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     assert code == 2 and "ppo.n_epochs: 2 -> 3" in err
     assert "total_timesteps" not in err  # where a run stops may change freely
     code, stdout, err = run_train(capsys, *more, "--resume", str(run), "--force",
-                                  "--set", "ppo.learning_rate=0.001")
+                                  "--set", "ppo.learning_rate=0.001",
+                                  "--set", "ppo.learning_rate_end=0.0001")
     assert code == 0, err
     assert "resuming" in stdout and "at 8,192 samples (2 snapshots in the pool)" in stdout
     state = json.loads((run / "state.json").read_text())
     resumed = load_model(run / "latest.zip")
     assert state["timesteps"] == 12288 and resumed.num_timesteps == 12288
-    assert resumed.learning_rate == 0.001  # a forced resume applies the new PPO settings
+    # A forced resume applies the new PPO settings: here a learning rate falling
+    # linearly over the whole run, to its end value at the last update.
+    assert resumed.lr_schedule(1.0) == pytest.approx(0.001)
+    assert resumed.lr_schedule(0.0) == pytest.approx(0.0001)
+    assert resumed.policy.optimizer.param_groups[0]["lr"] == pytest.approx(0.0001)
     # The checkpoint plays as a player (spec = run folder or zip).
     player = load_player(str(run))
     assert cli_main(["eval", "--team-a", str(run / "latest.zip"), "--team-b", "random",

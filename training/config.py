@@ -68,6 +68,9 @@ class PPOConfig(BaseModel):
 
     model_config = _STRICT
     learning_rate: float = Field(3e-4, gt=0, le=1)
+    learning_rate_end: float | None = Field(
+        None, gt=0, le=1, description="if set, the learning rate falls linearly from "
+        "learning_rate at the start to this at total_timesteps (null: constant)")
     n_steps: int = Field(32, ge=1, le=MAX_ROLLOUT,
                          description="learner decisions per game per rollout")
     batch_size: int = Field(4096, ge=2, le=MAX_ROLLOUT,

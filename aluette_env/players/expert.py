@@ -57,15 +57,18 @@ from __future__ import annotations
 import time
 import zlib
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
 from .._jit import njit
 from ..game import (
-    HAND_SIZE, STRENGTH, card_beats, first_dealer_of, plays_left, seat_at, seat_gain,
+    HAND_SIZE, STRENGTH, card_beats, first_dealer_of, first_leader, next_leader, plays_left,
+    seat_at, seat_gain,
 )
+from ..game import state as game_state
 from ..observation import (
-    IN_TRICK, OBS_SIZE, PLAYED, UNSEEN, obs_size, read_match, read_state, read_view,
+    IN_TRICK, OBS_SIZE, PLAYED, UNSEEN, obs_size, read_match, read_state, read_view, write_view,
 )
 from ..vector.kernels import kernel_view, new_results, new_state, observe, play
 from . import SEED, BatchPlayer, Option, PlayerSpecError, check_batch, load_player
@@ -73,14 +76,24 @@ from .heuristic import WORK_SIZE, decide_v2
 from .solver import Solver, solve
 
 _STRENGTH = np.array(STRENGTH, np.int8)
-#: The expert's versions (spec ``expert:version=N``): the guiding policy and the
-#: worlds of each. The newest is the default and follows the ``policy`` and ``worlds``
-#: options (``ai``: the shipped model, v4, and 320 worlds); ``expert:version=1`` is the
-#: expert as first shipped, guided by ``ai`` v2, ``2`` the one guided by v3 and ``3``
-#: the one guided by v4 at 144 worlds. An older version's worlds can be set; its guide
-#: cannot.
-VERSIONS: dict[int, tuple[str, int]] = {1: ("ai:version=2", 144), 2: ("ai:version=3", 144),
-                                        3: ("ai:version=4", 144), 4: ("ai", 320)}
+class Version(NamedTuple):
+    """One version of the expert: its guiding policy, its worlds and what its
+    belief reads (``trick``: the plays of the trick in progress; ``deal``: every
+    play of the deal)."""
+
+    policy: str
+    worlds: int
+    infer: str
+
+
+#: The expert's versions (spec ``expert:version=N``). The newest is the default and
+#: follows the ``policy``, ``worlds`` and ``infer`` options; an older version keeps
+#: its guide, and its worlds and inference unless they are set.
+VERSIONS: dict[int, Version] = {
+    1: Version("ai:version=2", 144, "trick"), 2: Version("ai:version=3", 144, "trick"),
+    3: Version("ai:version=4", 144, "trick"), 4: Version("ai:version=4", 320, "trick"),
+    5: Version("ai", 320, "deal"),
+}
 LATEST = max(VERSIONS)
 UNUSED = UNSEEN  # engine card code of a card outside every hand
 #: The part of an observation that seeds a decision's worlds: version 1's fields,
@@ -266,6 +279,78 @@ def _fill_before_plays(keys, info, cards, card_trick, trick, winners, counts, re
 
 
 @njit(cache=True)
+def _seat_of(code):
+    """The relative seat of a played card's location code (-1: not played)."""
+    if code >= PLAYED:
+        return code - PLAYED
+    if code >= IN_TRICK:
+        return code - IN_TRICK
+    return -1
+
+
+@njit(cache=True)
+def _order_of_play(cards, card_trick, winners, dealer, t, order):
+    """The deal's plays so far in the order made (``order``; returns how many):
+    R6 the dealer's left leads the first trick, each trick in seat order from
+    its leader, R10-R11 its winner (a spoiled trick: the same leader) leads the
+    next."""
+    n = 0
+    leader = first_leader(dealer)
+    for k in range(t + 1):
+        for i in range(4):
+            seat = seat_at(leader, i)
+            for c in range(48):
+                if card_trick[c] == k and _seat_of(cards[c]) == seat:
+                    order[n] = c
+                    n += 1
+        if k < t:
+            leader = next_leader(leader, winners[k])
+    return n
+
+
+@njit(cache=True)
+def _fill_deal_views(keys, info, cards, unseen, n_left, order, n_order, context, strength, game,
+                     obs, mask):
+    """Replay each world of ``keys`` from the deal's start by the game's step (its
+    hands as dealt: each seat's cards now, with the unseen ones dealt by the world,
+    and the cards it has played) through the plays of ``order``, and write the
+    view and legal cards of every other seat as it stood before each of its plays:
+    row w * (plays of the other seats) + i. Returns the rows written."""
+    n_unseen = info[_I_UNSEEN]
+    owner = np.empty(48, np.int64)
+    hands = np.empty((4, HAND_SIZE), np.int64)
+    size = np.zeros(4, np.int64)
+    row = 0
+    for w in range(keys.shape[0]):
+        _deal_world(keys[w], unseen, n_unseen, n_left, owner)
+        size[:] = 0
+        for c in range(48):
+            s = 0 if cards[c] == 0 else _seat_of(cards[c])
+            if s >= 0:
+                hands[s, size[s]] = c
+                size[s] += 1
+        for k in range(n_unseen):
+            s = owner[k]
+            if s < 4:
+                hands[s, size[s]] = unseen[k]
+                size[s] += 1
+        game.first_dealer = first_dealer_of(context[0], context[1])
+        game.deal_index, game.num_deals = context[1], context[4]
+        game.points[0], game.points[1] = context[2], context[3]
+        game.over = False
+        game_state.start_deal(game, hands)
+        for i in range(n_order):
+            seat = game.to_act
+            if seat != 0:
+                write_view(game, seat, obs[row])
+                for c in range(48):
+                    mask[row, c] = 1 if game.card_state[c] == seat else 0
+                row += 1
+            game_state.step(game, order[i], strength)
+    return row
+
+
+@njit(cache=True)
 def _heuristic_rollouts(n_games, n_plays, plays, strength, st, res, value):
     """Play games 0..n_games-1 of ``st`` to the end of the deal: first each
     game's play (``plays[g % n_plays]``), then heuristic v2 at every seat from
@@ -343,8 +428,8 @@ class ExpertPlayer(BatchPlayer):
     """Policy-guided PIMC with policy rollouts and exact endgames (module docstring)."""
 
     OPTIONS = {
-        "worlds": Option(int, VERSIONS[LATEST][1], "sampled worlds per decision (an older "
-                         "version: its own, 144)", lambda v: 1 <= v <= 4096,
+        "worlds": Option(int, VERSIONS[LATEST].worlds, "sampled worlds per decision (an "
+                         "older version: its own)", lambda v: 1 <= v <= 4096,
                          "an integer from 1 to 4096"),
         "solve_tricks": Option(int, 0, "solve exactly once this many tricks remain "
                                "(0: never; rollouts by the policy measured as strong)",
@@ -372,11 +457,23 @@ class ExpertPlayer(BatchPlayer):
                          lambda v: 0 <= v <= 1, "a number from 0 to 1"),
         "draws": Option(int, 4, "worlds drawn per world searched, to be weighted by belief",
                         lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
+        "infer": Option(str, VERSIONS[LATEST].infer, "what the belief reads: deal (every "
+                        "play of the other seats this deal, each from that seat's view at "
+                        "the time) or trick (the plays of the trick in progress only)",
+                        lambda v: v in ("deal", "trick"), "deal or trick"),
+        "min_ess": Option(float, 0.25, "infer=deal: the drawn worlds' likelihoods are "
+                          "tempered (raised to a power below 1) until their effective "
+                          "sample size is at least this share of the worlds searched",
+                          lambda v: 0 <= v <= 1, "a number from 0 to 1"),
+        "infer_rows": Option(int, 4096, "infer=deal: the most policy evaluations a "
+                             "decision spends weighing drawn worlds (fewer draws when the "
+                             "deal has many plays, never fewer than worlds)",
+                             lambda v: 1 <= v <= 1 << 20, "an integer from 1 to 1048576"),
         "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                               lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
         "version": Option(int, LATEST, "which expert: "
-                          + ", ".join(f"{v} (guided by {p}, {w} worlds)"
-                                      for v, (p, w) in VERSIONS.items())
+                          + ", ".join(f"{v} (guided by {p}, {w} worlds, infers from the {i})"
+                                      for v, (p, w, i) in VERSIONS.items())
                           + f"; the default {LATEST} follows the policy and worlds options",
                           lambda v: v in VERSIONS, " or ".join(map(str, VERSIONS))),
         "seed": SEED,
@@ -386,14 +483,17 @@ class ExpertPlayer(BatchPlayer):
                  solve_worlds: int = 32, policy: str = "ai", rollout: str = "ai",
                  min_prob: float = 0.02, confidence: float = 1.0, belief: float = 0.9,
                  draws: int = 4, max_seconds: float = 0.0, seed: int | None = None,
-                 version: int = LATEST):
-        if worlds is None:  # the version's own (a bad version is named by its check)
-            known = isinstance(version, int) and version in VERSIONS
-            worlds = VERSIONS[version if known else LATEST][1]
+                 version: int = LATEST, infer: str | None = None, min_ess: float = 0.25,
+                 infer_rows: int = 4096):
+        # An unset worlds or infer is the version's own (a bad version is named by its check).
+        own = VERSIONS[version if isinstance(version, int) and version in VERSIONS else LATEST]
+        worlds = own.worlds if worlds is None else worlds
+        infer = own.infer if infer is None else infer
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
-                  "max_seconds": max_seconds, "version": version}
+                  "max_seconds": max_seconds, "version": version, "infer": infer,
+                  "min_ess": min_ess, "infer_rows": infer_rows}
         for key, value in values.items():
             option = self.OPTIONS[key]
             if not isinstance(value, option.kind) and not (option.kind is float and
@@ -404,9 +504,9 @@ class ExpertPlayer(BatchPlayer):
         if version != LATEST:
             if policy != "ai":
                 raise ValueError(f"version={version} is the expert guided by "
-                                 f"{VERSIONS[version][0]}: set version or policy, not both "
+                                 f"{own.policy}: set version or policy, not both "
                                  f"(got policy={policy!r})")
-            policy = VERSIONS[version][0]
+            policy = own.policy
         if policy == "none" and rollout == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")
@@ -415,12 +515,18 @@ class ExpertPlayer(BatchPlayer):
         self.rollout = rollout
         self.min_prob, self.confidence = float(min_prob), float(confidence)
         self.belief, self.draws = float(belief), int(draws)
+        self.infer, self.infer_rows = infer, int(infer_rows)
+        self.min_ess = float(min_ess)
+        #: The last decision that weighed its worlds by the deal: the effective sample
+        #: size of its drawn worlds' weights ((sum w)^2 / sum w^2) and the power its
+        #: likelihoods were tempered by (1: none).
+        self.last_ess, self.last_temper = 0.0, 1.0
         self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else int(seed)
         # The name is the spec: the options that differ from their defaults.
-        own = {"worlds": VERSIONS[version][1]}  # an older version's own worlds
+        mine = {"worlds": own.worlds, "infer": own.infer}  # an older version's own
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
-                   for k, v in values.items() if v != own.get(k, self.OPTIONS[k].default)]
+                   for k, v in values.items() if v != mine.get(k, self.OPTIONS[k].default)]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")
         self._policy = None if policy == "none" else guiding_policy(policy)
         self._solver = Solver()
@@ -557,9 +663,48 @@ class ExpertPlayer(BatchPlayer):
         """The worlds of a decision, as keys that rank the unseen cards (see
         :func:`_deal_world`), and their weights: drawn by belief when cards are
         in the trick, uniform otherwise."""
-        if self._policy is not None and self.belief > 0 and info[_I_N_IN] > 0:
-            return self._believed_worlds(rng, n_worlds, info, context)
+        if self._policy is not None and self.belief > 0:
+            if self.infer == "deal":
+                order = np.zeros(36, np.int64)
+                n = _order_of_play(self._cards, self._card_trick, self._winners, context[0],
+                                   int(info[_I_T]), order)
+                if n > (1 if _seat_of(self._cards[order[0]]) == 0 else 0):
+                    return self._deal_worlds(rng, n_worlds, info, context, order[:n])
+            elif info[_I_N_IN] > 0:
+                return self._believed_worlds(rng, n_worlds, info, context)
         return rng.random((n_worlds, 48)), np.ones(n_worlds)
+
+    def _deal_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
+                     context: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``n_worlds`` draws (repeats merged: distinct worlds and their counts)
+        from up to ``draws`` times as many uniform worlds, each kept in proportion
+        to how likely the other seats were to make every play they made this deal,
+        each from its own view at the time (the world replayed from the deal's
+        start): the policy mixed with a uniform choice among its legal cards
+        (``belief``). The draws are as many as ``infer_rows`` policy evaluations
+        allow, at least ``n_worlds``; with no more draws than worlds, every draw is
+        kept with its likelihood as its weight."""
+        theirs = order[[_seat_of(self._cards[c]) != 0 for c in order]]  # seats 1-3's plays
+        others = len(theirs)
+        n_draws = max(n_worlds, min(n_worlds * self.draws, self.infer_rows // max(others, 1)))
+        keys = rng.random((n_draws, 48))
+        rows = n_draws * others
+        st, obs, mask = self._rows(rows)
+        written = _fill_deal_views(keys, info, self._cards, self._unseen, self._n_left, order,
+                                   len(order), context, _STRENGTH, st[0], obs, mask)
+        assert written == rows
+        played = np.tile(theirs, n_draws)
+        probs = self._policy.probabilities(obs, mask)[np.arange(rows), played]
+        model = self.belief * probs + (1 - self.belief) / np.maximum(mask.sum(1), 1)
+        with np.errstate(divide="ignore"):  # belief 1: a play the policy never makes
+            log_like = np.log(model).reshape(n_draws, others).sum(1)
+        if not np.isfinite(log_like.max()):  # no drawn world explains the deal: alike
+            log_like = np.zeros(n_draws)
+        like, self.last_temper = _tempered(log_like - log_like.max(), self.min_ess * n_worlds)
+        self.last_ess = _ess(like)
+        if n_draws == n_worlds:
+            return keys, like
+        return _resample(rng, keys, like, n_worlds)
 
     def _believed_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
                          context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -572,10 +717,7 @@ class ExpertPlayer(BatchPlayer):
         n_in = int(info[_I_N_IN])
         keys = rng.random((n_worlds * self.draws, 48))
         rows = len(keys) * n_in
-        if self._before is None or len(self._before[0]) < rows:
-            self._before = (kernel_view(new_state(rows)), np.zeros((rows, OBS_SIZE), np.int8),
-                            np.zeros((rows, 48), np.int8))
-        st, obs, mask = (a[:rows] for a in self._before)
+        st, obs, mask = self._rows(rows)
         _fill_before_plays(keys, info, self._cards, self._card_trick, self._trick, self._winners,
                            counts, reached, in_run, self._unseen, self._n_left, context,
                            _STRENGTH, st)
@@ -588,11 +730,16 @@ class ExpertPlayer(BatchPlayer):
         like = model.reshape(len(keys), n_in).prod(1)
         if not like.sum() > 0:  # no drawn world explains the trick: keep them alike
             like = np.ones(len(keys))
-        # Systematic resampling: deterministic given rng, low variance.
-        cum = np.cumsum(like / like.sum())
-        picks = np.searchsorted(cum, (rng.random() + np.arange(n_worlds)) / n_worlds)
-        picks, weights = np.unique(np.minimum(picks, len(keys) - 1), return_counts=True)
-        return keys[picks], weights.astype(np.float64)
+        return _resample(rng, keys, like, n_worlds)
+
+    def _rows(self, rows: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``rows`` game records, observations and masks for the belief's policy
+        evaluations (grown on demand, kept between decisions)."""
+        if self._before is None or len(self._before[0]) < rows:
+            self._before = (kernel_view(new_state(max(rows, 1))),
+                            np.zeros((max(rows, 1), OBS_SIZE), np.int8),
+                            np.zeros((max(rows, 1), 48), np.int8))
+        return tuple(a[:rows] for a in self._before)
 
     def _choose(self, values: np.ndarray, weights: np.ndarray, home: int,
                 candidates: np.ndarray, favourite: int) -> int:
@@ -627,6 +774,48 @@ class ExpertPlayer(BatchPlayer):
             play(st, actions, active, _STRENGTH, res, rewards, deal_done, match_done)
             points = res["points"][:n_games]
             value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
+
+
+def _resample(rng: np.random.Generator, keys: np.ndarray, like: np.ndarray,
+              n_worlds: int) -> tuple[np.ndarray, np.ndarray]:
+    """``n_worlds`` draws of ``keys`` in proportion to ``like`` by systematic
+    resampling (deterministic given ``rng``, low variance), repeats merged: the
+    distinct worlds and their counts as weights."""
+    cum = np.cumsum(like / like.sum())
+    picks = np.searchsorted(cum, (rng.random() + np.arange(n_worlds)) / n_worlds)
+    picks, weights = np.unique(np.minimum(picks, len(keys) - 1), return_counts=True)
+    return keys[picks], weights.astype(np.float64)
+
+
+def _ess(weights: np.ndarray) -> float:
+    """Effective sample size of weighted draws: (sum w)^2 / sum w^2."""
+    return float(weights.sum() ** 2 / (weights @ weights))
+
+
+def _tempered(log_like: np.ndarray, min_ess: float) -> tuple[np.ndarray, float]:
+    """The likelihoods ``exp(log_like)`` raised to the largest power in (0, 1] that
+    leaves an effective sample size of at least ``min_ess`` (bisection; ESS falls
+    as the power grows), and that power. The guiding policy is a model of the other
+    players, not the players themselves: over a whole deal its product of
+    likelihoods would otherwise bet every world on the one or two draws it likes
+    best."""
+    possible = np.isfinite(log_like)  # -inf: a world where a play was impossible
+    finite = np.where(possible, log_like, 0.0)
+
+    def powered(power: float) -> np.ndarray:
+        return np.where(possible, np.exp(power * finite), 0.0)
+
+    like = powered(1.0)
+    if _ess(like) >= min_ess:
+        return like, 1.0
+    lo, hi = 0.0, 1.0
+    for _ in range(12):
+        mid = (lo + hi) / 2
+        if _ess(powered(mid)) >= min_ess:
+            lo = mid
+        else:
+            hi = mid
+    return powered(lo), lo
 
 
 def _match_context(row: np.ndarray) -> np.ndarray:

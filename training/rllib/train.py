@@ -177,7 +177,9 @@ def build_algorithm(cfg: TrainConfig, seed: int | None = None):
         .rl_module(rl_module_spec=module_spec(cfg.network))
         .training(train_batch_size_per_learner=r.train_batch_size // max(1, r.num_learners),
                   minibatch_size=ppo.batch_size, num_epochs=ppo.n_epochs,
-                  lr=ppo.learning_rate, gamma=ppo.gamma, lambda_=ppo.gae_lambda,
+                  lr=ppo.learning_rate if ppo.learning_rate_end is None else
+                  [[0, ppo.learning_rate], [cfg.total_timesteps, ppo.learning_rate_end]],
+                  gamma=ppo.gamma, lambda_=ppo.gae_lambda,
                   clip_param=ppo.clip_range,
                   # SB3's value loss is not clipped; RLlib's default clips each squared
                   # error at 10, which zeroes the value gradient wherever a match's return

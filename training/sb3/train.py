@@ -17,6 +17,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.utils import LinearSchedule
 
 from aluette_env.players import load_player
 
@@ -89,8 +90,19 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
                                                           activation=cfg.network.activation),
                            net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
                            activation_fn=act),
-        **cfg.ppo.model_dump(),
+        **ppo_settings(cfg),
     )
+
+
+def ppo_settings(cfg: TrainConfig) -> dict:
+    """The config's PPO settings as MaskablePPO's arguments: ``learning_rate_end``
+    makes the learning rate a linear schedule over the run (SB3 counts its
+    progress from the run's total_timesteps, also when a run resumes)."""
+    settings = cfg.ppo.model_dump()
+    end = settings.pop("learning_rate_end")
+    if end is not None:
+        settings["learning_rate"] = LinearSchedule(cfg.ppo.learning_rate, end, 1.0)
+    return settings
 
 
 def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
@@ -427,7 +439,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     if start_from is not None:
         # The config's PPO settings apply (a --force resume may change them), and the
         # env may have another number of learner seats (selfplay weights).
-        model = load_model(start_from, env=env, cls=AluettePPO, **cfg.ppo.model_dump())
+        model = load_model(start_from, env=env, cls=AluettePPO, **ppo_settings(cfg))
         if model.num_timesteps != state["timesteps"]:
             raise CheckpointError(f"{start_from}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")

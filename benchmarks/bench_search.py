@@ -1,7 +1,8 @@
 """The perfect-information solver and the search players: median time to
 solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
 per move of `pimc` and of the expert at their default settings, and of the
-expert as first shipped (`expert:version=1`).
+expert's earlier versions (`expert:version=4`, `expert:version=1`), each timed on
+the same positions, one after the other.
 
     python benchmarks/bench_search.py [--positions 10] [--moves 180]
 
@@ -78,11 +79,36 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
-    for player in (pimc(seed=0), ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=1)):
+    players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=4),
+               ExpertPlayer(seed=0, version=1), pimc(seed=0))
+    for player in players:
         pimc_move_times(8, player)  # compile
-        times, _ = pimc_move_times(args.moves, player)
+    each = same_position_times(args.moves, players)
+    for player, times in zip(players, each):
         print(f"| `{player.name}` | {statistics.median(times) * 1000:.1f} ms | "
               f"{statistics.mean(times) * 1000:.1f} ms | {max(times) * 1000:.0f} ms |", flush=True)
+
+
+def same_position_times(moves: int, players) -> list[list[float]]:
+    """CPU time per move of each player on the same positions: a game where the
+    first player plays one team and ``heuristic`` the other, every player timed
+    on each of the first player's moves, one after the other."""
+    heuristic = HeuristicPlayer()
+    game = VectorGame(1, seed=1)
+    game.reset()
+    times: list[list[float]] = [[] for _ in players]
+    for k in range(moves):
+        if k % 2 == 0:
+            game.step(np.array([heuristic.act(game.obs[0], game.mask[0])]))
+            continue
+        for player, mine in zip(players, times):
+            start = time.process_time()
+            a = player.act(game.obs[0], game.mask[0])
+            mine.append(time.process_time() - start)
+            if player is players[0]:
+                move = a
+        game.step(np.array([move]))
+    return times
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ BENCHMARKS = [
     ("bench_players.py", "Players and duplicate evaluation", [],
      ["--moves", "2000", "--deals", "200"]),
     ("bench_search.py", "Solvers and search players", [], ["--positions", "2", "--moves", "36"]),
+    ("belief.py", "How well the expert's belief reads the hidden hands", [],
+     ["--deals", "2", "--worlds", "32"]),
     ("bench_train.py", "Self-play training (SB3 backend), end to end", [], ["--rollouts", "1"]),
     ("bench_web.py", "The web game under load", [],
      ["--sessions", "8", "--kills", "2", "--kill-sessions", "4", "--tables", "2"]),

@@ -628,10 +628,9 @@ class ExpertPlayer(BatchPlayer):
         info[_I_PLAYS] = n_plays = len(keep)
         # The worlds come from the seed and the position, never from the call order.
         exact = 9 - int(info[_I_T]) <= self.solve_tricks
-        rng = np.random.default_rng([self.seed, zlib.crc32(row[:_SEED_VIEW].tobytes())])
         n_worlds = self.solve_worlds if exact else self.worlds
         context = _match_context(row)
-        keys, weights = self._worlds(rng, n_worlds, info, context)
+        keys, weights = self._worlds(self._decision_rng(row), n_worlds, info, context)
         values = np.zeros((len(keys), n_plays))
         start = time.perf_counter()
         done = 0
@@ -657,6 +656,34 @@ class ExpertPlayer(BatchPlayer):
             if self.max_seconds and time.perf_counter() - start > self.max_seconds:
                 break
         return values[:done], weights[:done], home, candidates, favourite
+
+    def _decision_rng(self, row: np.ndarray) -> np.random.Generator:
+        return np.random.default_rng([self.seed, zlib.crc32(row[:_SEED_VIEW].tobytes())])
+
+    def sample_worlds(self, observation: np.ndarray,
+                      action_mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The worlds this decision's search would weigh (``worlds`` of them, as a
+        move draws them), from this seat's observation only: ``holders[w, c]`` is
+        the relative seat (1-3) holding card ``c`` in world ``w``, 4 for a card
+        left out of the deal, -1 for a card this seat has seen (in its hand or
+        played); and each world's weight. For analysis of the belief
+        (``benchmarks/belief.py``)."""
+        obs, masks = check_batch(np.asarray(observation)[None, :],
+                                 np.asarray(action_mask)[None, :])
+        row, mask = obs[0], masks[0]
+        counts, reached, in_run = self._tally
+        info = self._info
+        _prepare(row, mask, _STRENGTH, self._cards, self._winners, counts, reached, in_run,
+                 self._card_trick, self._unseen, self._n_left, self._plays, self._trick, info)
+        keys, weights = self._worlds(self._decision_rng(row), self.worlds, info,
+                                     _match_context(row))
+        n_unseen = int(info[_I_UNSEEN])
+        holders = np.full((len(keys), 48), -1, np.int8)
+        owner = np.empty(48, np.int64)
+        for w, k in enumerate(keys):
+            _deal_world(k, self._unseen, n_unseen, self._n_left, owner)
+            holders[w, self._unseen[:n_unseen]] = owner[:n_unseen]
+        return holders, weights
 
     def _worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
                 context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -404,3 +404,49 @@ def test_new_match_asks_before_discarding_a_game(page):
     page.click("#new-match")
     after_move(page, lambda: page.click("#confirm-new-yes"))
     assert page.locator(".hand-card").count() == 9 and scores(page) == [0, 0]
+
+
+def phone(browser, server_url, lang: str, touch: bool = True, size=(390, 844)):
+    """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  has_touch=touch, is_mobile=touch, reduced_motion="reduce")
+    page = context.new_page()
+    page.url_base = server_url
+    open_table(page, lang=lang)
+    return context, page
+
+
+def widest(page) -> int:
+    return page.evaluate("Math.max(document.documentElement.scrollWidth, "
+                         "document.body.scrollWidth, visualViewport.width * visualViewport.scale)")
+
+
+@pytest.mark.parametrize("lang", ["ar", "fr"])
+def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server_url, lang):
+    """On a touch phone, right-to-left and left-to-right, a tap on each card of
+    the hand chooses that card and a second tap plays it, on every turn of a
+    deal, at every place in the hand (the strength tip once sat a tip's width
+    to the left in Arabic and widened the page mid-tap, so taps were lost),
+    and the page never grows wider than the screen."""
+    context, page = phone(browser, server_url, lang)
+    played = 0
+    while wait_ready(page) == "your-turn":
+        cards = page.locator(".hand-card")
+        n = cards.count()
+        for k in range(n):  # every place in the hand chooses its own card
+            card = cards.nth(k).get_attribute("data-card")
+            cards.nth(k).tap()
+            assert page.locator(".hand-card.selected").get_attribute("data-card") == card, \
+                (lang, played, k)
+            assert widest(page) <= 390, (lang, played, k, widest(page))
+        k = (played * 5) % n  # the second tap plays it: left, right and middle of the hand
+        card = cards.nth(k).get_attribute("data-card")
+        if k != n - 1:  # the last card is already chosen
+            cards.nth(k).tap()
+        after_move(page, lambda: cards.nth(k).tap())
+        played += 1
+        assert page.locator(f".hand-card[data-card='{card}']").count() == 0, (lang, played)
+        assert page.locator(".hand-card").count() in (n - 1, 0), (lang, played)
+        assert widest(page) <= 390, (lang, played)
+    assert played == 9
+    context.close()

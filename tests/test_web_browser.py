@@ -443,10 +443,38 @@ def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server_url
         card = cards.nth(k).get_attribute("data-card")
         if k != n - 1:  # the last card is already chosen
             cards.nth(k).tap()
-        after_move(page, lambda: cards.nth(k).tap())
+        after_move(page, cards.nth(k).tap)
         played += 1
         assert page.locator(f".hand-card[data-card='{card}']").count() == 0, (lang, played)
         assert page.locator(".hand-card").count() in (n - 1, 0), (lang, played)
         assert widest(page) <= 390, (lang, played)
     assert played == 9
     context.close()
+
+
+def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser, server_url):
+    """The first load asks /api/players once (the players' names come with the
+    language); a reload takes the page's scripts and styles from the browser's
+    cache (the favicon has a cache of its own)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.url_base = server_url
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    open_table(page)
+    assert sum("/api/players" in url for url in asked) == 1, asked
+    statics = [url for url in asked if "/static/" in url]
+    assert len(statics) == 6 and all("?v=" in url for url in statics), statics
+    cdp = context.new_cdp_session(page)  # Chromium's own word on where each answer came from
+    cdp.send("Network.enable")
+    files: dict[str, str] = {}  # request id -> script or style asked for
+    cached: set[str] = set()  # request ids the browser answered from its cache
+    cdp.on("Network.requestWillBeSent", lambda e: files.__setitem__(
+        e["requestId"], e["request"]["url"]) if e.get("type") in ("Script", "Stylesheet") else None)
+    cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
+    page.goto(server_url)  # a second visit
+    wait_ready(page)
+    assert len(files) == 5, files
+    assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
+    context.close()
+

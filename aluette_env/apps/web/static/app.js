@@ -603,22 +603,23 @@
     $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
   }
 
+  // The AI players a seat may take, with their names in the page's language:
+  // asked once per language (setLanguage), the menus built once (setupPlayers).
+  let players = {players: [], defaults: {}};
   async function loadPlayers() {
-    const data = await api("GET", "/api/players");
-    labels = data.labels;
-    return data;
+    players = await api("GET", "/api/players");
+    labels = players.labels;
   }
-  async function setupPlayers() {
-    const data = await loadPlayers();
+  function setupPlayers() {
     for (const select of document.querySelectorAll("select[data-role]")) {
       select.replaceChildren();
-      for (const spec of data.players) {
+      for (const spec of players.players) {
         const option = document.createElement("option");
         option.value = spec;
         option.textContent = labels[spec] || spec;
         select.append(option);
       }
-      select.value = data.defaults[select.dataset.role];
+      select.value = players.defaults[select.dataset.role];
       select.addEventListener("change", async () => {
         if (!gameId || lost) return;
         try {
@@ -726,9 +727,9 @@
       picker.append(option);
     }
     picker.addEventListener("change", () => setLanguage(picker.value));
-    await setupPlayers();
     const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
-    await setLanguage(wanted);
+    await setLanguage(wanted); // loads the players' names in that language
+    setupPlayers();
     // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that seat.
     const params = new URLSearchParams(location.search);
     const invited = params.get("seat") || params.get("watch");

@@ -196,7 +196,7 @@ def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
     page.keyboard.press("Escape")
 
 
-def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):
+def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):  # noqa: F811
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, reduced_motion="reduce")
     page = context.new_page()

@@ -478,3 +478,60 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
     context.close()
 
+
+
+def _under(page, selector: str) -> str | None:
+    """What covers the middle of ``selector``'s element, if anything else does."""
+    return page.locator(selector).first.evaluate("""e => {
+      const r = e.getBoundingClientRect();
+      const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return top === null || e.contains(top) ? null : (top.id || top.className || top.tagName);
+    }""")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, server_url, size):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  reduced_motion="reduce")
+    page = context.new_page()
+    page.url_base = server_url
+    open_table(page)
+    for _ in range(3):
+        play_cards(page, 1)
+        bar = page.locator(".hand-area").bounding_box()
+        assert page.locator("#last-result").inner_text()  # a trick was explained
+        for selector in ("#trick-status", "#last-result", "#trick"):
+            box = page.locator(selector).bounding_box()
+            assert box["y"] + box["height"] <= bar["y"] + 1, (size, selector, box, bar)
+            assert _under(page, selector) is None, (size, selector, _under(page, selector))
+        for k in range(page.locator(".slot .card").count()):
+            assert _under(page, f".slot:has(.card) >> nth={k}") is None, size
+    context.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)])
+def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
+    """The summary of a finished deal leaves the header, the trick counts,
+    your hand bar and Play uncovered, and its Next deal button is in reach."""
+    context, page = phone(browser, server_url, "en", size=size)
+    for _ in range(9):
+        page.locator(".hand-card").first.tap()
+        after_move(page, lambda: page.locator("#confirm").tap())
+    assert page.locator("#summary").is_visible()
+    summary = page.locator("#summary").bounding_box()
+    page.evaluate("scrollTo(0, 0)")
+    for selector in (".topbar", ".seat-north .seat-tricks", ".seat-west .seat-tricks",
+                     ".seat-east .seat-tricks", "#confirm"):
+        assert _under(page, selector) is None, (size, selector, _under(page, selector))
+    page.locator("#next-deal").scroll_into_view_if_needed()
+    summary = page.locator("#summary").bounding_box()
+    for selector in (".hand-area", ".topbar"):
+        other = page.locator(selector).bounding_box()
+        apart = (summary["y"] + summary["height"] <= other["y"] + 1 or
+                 other["y"] + other["height"] <= summary["y"] + 1 or
+                 summary["x"] + summary["width"] <= other["x"] + 1 or
+                 other["x"] + other["width"] <= summary["x"] + 1)
+        assert apart, (size, selector, summary, other)
+    assert _under(page, "#next-deal") is None, (size, _under(page, "#next-deal"))
+    after_move(page, lambda: page.locator("#next-deal").tap())
+    context.close()

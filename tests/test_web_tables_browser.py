@@ -270,6 +270,7 @@ def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, se
     assert "fetch" not in page.locator("body").inner_text().lower()
     server.start()
     offline.wait_for(state="hidden", timeout=MATCH_TIMEOUT_MS)
-    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached", timeout=MATCH_TIMEOUT_MS)
+    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
     assert page.locator(".hand-card").count() == hand - 1
     context.close()

@@ -233,7 +233,7 @@ def test_whole_deal_by_keyboard(page):
             page.keyboard.press("Escape")  # change the choice
             assert page.locator(".hand-card[aria-pressed=true]").count() == 0
             page.keyboard.press("Enter")
-        label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+        label = page.evaluate("document.activeElement.textContent")
         assert label and label != chosen  # cards are named for screen readers
         after_move(page, lambda: page.keyboard.press("Enter"))  # play
         plays += 1
@@ -267,8 +267,8 @@ def test_arabic_is_laid_out_right_to_left_and_remembered(page):
     assert first["x"] > last["x"]  # the hand reads right to left
     # Card names in Arabic too, once the hand is drawn again in the new language
     # (the layout turns first; under load the hand's new labels may follow later).
-    expect(page.locator(".hand-card").first).to_have_attribute(
-        "aria-label", re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
+    expect(page.locator(".hand-card").first).to_have_accessible_name(
+        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     page.locator(".hand-card").first.click()
     shoot(page, "web-ar")
     page.reload()

@@ -227,8 +227,12 @@
       button.type = "button";
       button.className = "hand-card";
       button.dataset.card = card;
-      button.append(cardElement(card));
-      button.setAttribute("aria-label", `${cardName(card)}. ${levelText(card)}`);
+      // The card's name is the button's text (read, not shown), so the name a
+      // screen reader or voice control uses is the button's own content.
+      const name = document.createElement("span");
+      name.className = "visually-hidden";
+      name.textContent = `${cardName(card)}. ${levelText(card)}`;
+      button.append(name, cardElement(card));
       button.dataset.tip = levelText(card);
       button.setAttribute("aria-pressed", String(selected === card));
       button.tabIndex = i === focusIndex ? 0 : -1;

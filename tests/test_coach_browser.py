@@ -7,12 +7,13 @@ each play, and all of it in the page's language. With
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from tests.test_records import play_match
 from tests.test_web_browser import (  # noqa: F401 - the browser fixture
-    MATCH_TIMEOUT_MS, NEEDS_BROWSER, browser, open_table, serving, shoot, wait_ready,
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, browser, open_table, serving, shoot, wait_ready,
 )
 
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
@@ -112,3 +113,108 @@ def test_the_coach_speaks_the_pages_language(page, tmp_path):
                            timeout=MATCH_TIMEOUT_MS)
     assert "décisions :" in page.locator("#replay-summary").inner_text()
     assert page.locator("#replay-next").inner_text() == "Suivant ▶"
+
+
+#: Where each sign of a signed number sits beside its first digit on screen:
+#: [sign's x, digit's x] for each "+"/"−"/"-" followed by a digit (the LRI/PDI
+#: isolates and the bidi marks between them skipped).
+SIGNS_JS = """(root) => {
+  const out = [];
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const text = node.textContent;
+    for (let i = 0; i < text.length; i++) {
+      if (!"+−-".includes(text[i])) continue;
+      let j = i + 1;
+      while (j < text.length && /[\\u200e\\u200f\\u061c\\u2066-\\u2069]/.test(text[j])) j++;
+      if (!/[0-9]/.test(text[j] || "")) continue;
+      const box = (k) => { const r = document.createRange(); r.setStart(node, k);
+                           r.setEnd(node, k + 1); return r.getBoundingClientRect().x; };
+      out.push([box(i), box(j), text]);
+    }
+  }
+  return out;
+}"""
+
+
+def test_numbers_follow_the_pages_language_and_keep_their_sign_on_the_left(page):
+    """Arabic: every signed number of the hint shows its sign on the left of its
+    digits, as in the rest of the page; French: decimal commas throughout (the
+    hint and the pace); the last card's hint counts no simulated deals."""
+    open_table(page, lang="ar")
+    page.click("#coach-hint-button")
+    page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    signs = page.locator("#coach-hint").evaluate(SIGNS_JS)
+    assert len(signs) >= 2, signs
+    for sign_x, digit_x, text in signs:
+        assert sign_x < digit_x, text
+    assert "0.15+" not in page.locator("#coach-hint").inner_text()
+
+    page.evaluate("localStorage.setItem('aluette.lang', 'fr')")
+    page.reload()
+    wait_ready(page)
+    page.click("#coach-hint-button")
+    page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    values = page.locator("#coach-hint .coach-value").all_inner_texts()
+    assert all(re.search(r"\d,\d\d", v) and not re.search(r"\d\.\d", v) for v in values), values
+    page.click("#open-settings")
+    assert page.locator("#pace-out").inner_text() == "0,0 s"
+    page.keyboard.press("Escape")
+    for _ in range(8):  # to the last card of the deal
+        page.locator(".hand-card").first.click()
+        after_move(page, lambda: page.click("#confirm"))
+    page.click("#coach-hint-button")
+    page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    note = page.locator("#coach-hint .coach-note").inner_text()
+    assert "simulées" not in note and "0" not in note, note
+
+
+def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
+    """No internal id in the replay (player_0, team_0): the seats as the table
+    names them, in the page's language; the play shown is scrolled into view;
+    on a phone the review of a finished deal shows each play's whole line."""
+    from aluette_env.records import record_of
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record_of(play_match(4), 1, ["ai", "human", "ai", "ai"])))
+    open_table(page, lang="fr")
+    page.set_input_files("#coach-file", str(path))
+    page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
+    heads = page.locator(".replay-hand h3").all_inner_texts()
+    # the person sat west (player_1): "You" there, the others around them
+    assert heads[1] == "Vous" and heads[3].startswith("Partenaire (") and \
+        heads[0].startswith("Est (") and heads[2].startswith("Ouest ("), heads
+    for _ in range(36):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_selector("body[data-replay-step='0:36']", state="attached")
+    text = page.locator("#replay").inner_text()
+    assert not re.search(r"player_\d|team_\d|\(human\)", text), text
+    assert "Vous et partenaire" in page.locator("#replay-summary").inner_text()
+    plays = page.locator("#replay-plays").bounding_box()
+    current = page.locator("#replay-plays li.current").bounding_box()
+    assert plays["y"] - 1 <= current["y"] and current["y"] + current["height"] <= \
+        plays["y"] + plays["height"] + 1  # the last play, scrolled into view
+    page.keyboard.press("Escape")
+
+
+def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):  # noqa: F811
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
+                                  is_mobile=True, reduced_motion="reduce")
+    page = context.new_page()
+    page.url_base = server_url
+    open_table(page, lang="fr")
+    for _ in range(9):
+        page.locator(".hand-card").first.tap()
+        after_move(page, lambda: page.locator("#confirm").tap())
+    page.locator("#coach-review-button").tap()
+    page.wait_for_selector("body[data-review=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    dialog = page.locator("#coach-review").bounding_box()
+    assert dialog["x"] >= 0 and dialog["x"] + dialog["width"] <= 390
+    values = page.locator("#coach-review .coach-value")
+    assert values.count() >= 9
+    for k in range(values.count()):
+        box = values.nth(k).bounding_box()
+        assert box["x"] >= dialog["x"] and box["x"] + box["width"] <= \
+            dialog["x"] + dialog["width"], values.nth(k).inner_text()
+    body = page.locator("#coach-review-body")
+    assert body.evaluate("e => e.scrollWidth <= e.clientWidth")
+    context.close()

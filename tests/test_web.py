@@ -8,6 +8,7 @@ command."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import logging
 import socket
@@ -332,6 +333,34 @@ def test_page_and_assets_are_served_from_the_package_with_a_strict_policy():
         urls = set(re.findall(r"https?://[^\s\"')]+", text)) - {"http://www.w3.org/2000/svg"}
         assert not urls, (path.name, urls)
     assert "server-timing" in page.headers
+
+
+def test_the_page_and_its_files_are_compressed_and_cached_by_their_hash():
+    c = client()
+    page = c.get("/", headers={"accept-encoding": "gzip"})
+    assert page.headers["content-encoding"] == "gzip"
+    assert page.headers["cache-control"] == "no-cache"  # checked on each load
+    assert "script-src 'self'" in page.headers["content-security-policy"]
+    assets = re.findall(r'(?:src|href)="(/static/([^"?]+)\?v=([0-9a-f]+))"', page.text)
+    assert {name for _, name, _ in assets} == {"app.js", "cards.js", "coach.js", "coach.css",
+                                             "style.css", "favicon.svg"}
+    for url, name, version in assets:
+        content = (STATIC_DIR / name).read_bytes()
+        assert hashlib.sha256(content).hexdigest().startswith(version), name
+        r = c.get(url, headers={"accept-encoding": "gzip"})
+        assert r.status_code == 200 and r.content == content, name  # decompressed by the client
+        assert r.headers["cache-control"] == "public, max-age=31536000, immutable", name
+        assert "default-src 'self'" in r.headers["content-security-policy"], name
+        if len(content) > 2000:
+            assert r.headers["content-encoding"] == "gzip", name
+            assert int(r.headers["content-length"]) < len(content) / 2, name
+    # a file asked by an old or missing hash is checked again, never kept for a year
+    assert c.get("/static/app.js?v=0000").headers["cache-control"] == "no-cache"
+    assert c.get("/static/app.js").headers["cache-control"] == "no-cache"
+    # the API's answers are neither cached nor compressed here
+    players = c.get("/api/players", headers={"accept-encoding": "gzip"})
+    assert players.headers["cache-control"] == "no-store"
+    assert "content-encoding" not in players.headers
 
 
 def test_wheel_carries_the_page_and_the_catalogs(tmp_path):

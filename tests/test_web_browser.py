@@ -233,7 +233,7 @@ def test_whole_deal_by_keyboard(page):
             page.keyboard.press("Escape")  # change the choice
             assert page.locator(".hand-card[aria-pressed=true]").count() == 0
             page.keyboard.press("Enter")
-        label = page.evaluate("document.activeElement.getAttribute('aria-label')")
+        label = page.evaluate("document.activeElement.textContent")
         assert label and label != chosen  # cards are named for screen readers
         after_move(page, lambda: page.keyboard.press("Enter"))  # play
         plays += 1
@@ -267,8 +267,8 @@ def test_arabic_is_laid_out_right_to_left_and_remembered(page):
     assert first["x"] > last["x"]  # the hand reads right to left
     # Card names in Arabic too, once the hand is drawn again in the new language
     # (the layout turns first; under load the hand's new labels may follow later).
-    expect(page.locator(".hand-card").first).to_have_attribute(
-        "aria-label", re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
+    expect(page.locator(".hand-card").first).to_have_accessible_name(
+        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     page.locator(".hand-card").first.click()
     shoot(page, "web-ar")
     page.reload()
@@ -404,3 +404,134 @@ def test_new_match_asks_before_discarding_a_game(page):
     page.click("#new-match")
     after_move(page, lambda: page.click("#confirm-new-yes"))
     assert page.locator(".hand-card").count() == 9 and scores(page) == [0, 0]
+
+
+def phone(browser, server_url, lang: str, touch: bool = True, size=(390, 844)):
+    """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  has_touch=touch, is_mobile=touch, reduced_motion="reduce")
+    page = context.new_page()
+    page.url_base = server_url
+    open_table(page, lang=lang)
+    return context, page
+
+
+def widest(page) -> int:
+    return page.evaluate("Math.max(document.documentElement.scrollWidth, "
+                         "document.body.scrollWidth, visualViewport.width * visualViewport.scale)")
+
+
+@pytest.mark.parametrize("lang", ["ar", "fr"])
+def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server_url, lang):
+    """On a touch phone, right-to-left and left-to-right, a tap on each card of
+    the hand chooses that card and a second tap plays it, on every turn of a
+    deal, at every place in the hand (the strength tip once sat a tip's width
+    to the left in Arabic and widened the page mid-tap, so taps were lost),
+    and the page never grows wider than the screen."""
+    context, page = phone(browser, server_url, lang)
+    played = 0
+    while wait_ready(page) == "your-turn":
+        cards = page.locator(".hand-card")
+        n = cards.count()
+        for k in range(n):  # every place in the hand chooses its own card
+            card = cards.nth(k).get_attribute("data-card")
+            cards.nth(k).tap()
+            assert page.locator(".hand-card.selected").get_attribute("data-card") == card, \
+                (lang, played, k)
+            assert widest(page) <= 390, (lang, played, k, widest(page))
+        k = (played * 5) % n  # the second tap plays it: left, right and middle of the hand
+        card = cards.nth(k).get_attribute("data-card")
+        if k != n - 1:  # the last card is already chosen
+            cards.nth(k).tap()
+        after_move(page, cards.nth(k).tap)
+        played += 1
+        assert page.locator(f".hand-card[data-card='{card}']").count() == 0, (lang, played)
+        assert page.locator(".hand-card").count() in (n - 1, 0), (lang, played)
+        assert widest(page) <= 390, (lang, played)
+    assert played == 9
+    context.close()
+
+
+def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser, server_url):
+    """The first load asks /api/players once (the players' names come with the
+    language); a reload takes the page's scripts and styles from the browser's
+    cache (the favicon has a cache of its own)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    page.url_base = server_url
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    open_table(page)
+    assert sum("/api/players" in url for url in asked) == 1, asked
+    statics = [url for url in asked if "/static/" in url]
+    assert len(statics) == 6 and all("?v=" in url for url in statics), statics
+    cdp = context.new_cdp_session(page)  # Chromium's own word on where each answer came from
+    cdp.send("Network.enable")
+    files: dict[str, str] = {}  # request id -> script or style asked for
+    cached: set[str] = set()  # request ids the browser answered from its cache
+    cdp.on("Network.requestWillBeSent", lambda e: files.__setitem__(
+        e["requestId"], e["request"]["url"]) if e.get("type") in ("Script", "Stylesheet") else None)
+    cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
+    page.goto(server_url)  # a second visit
+    wait_ready(page)
+    assert len(files) == 5, files
+    assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
+    context.close()
+
+
+
+def _under(page, selector: str) -> str | None:
+    """What covers the middle of ``selector``'s element, if anything else does."""
+    return page.locator(selector).first.evaluate("""e => {
+      const r = e.getBoundingClientRect();
+      const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return top === null || e.contains(top) ? null : (top.id || top.className || top.tagName);
+    }""")
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
+def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, server_url, size):
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  reduced_motion="reduce")
+    page = context.new_page()
+    page.url_base = server_url
+    open_table(page)
+    for _ in range(3):
+        play_cards(page, 1)
+        bar = page.locator(".hand-area").bounding_box()
+        assert page.locator("#last-result").inner_text()  # a trick was explained
+        for selector in ("#trick-status", "#last-result", "#trick"):
+            box = page.locator(selector).bounding_box()
+            assert box["y"] + box["height"] <= bar["y"] + 1, (size, selector, box, bar)
+            assert _under(page, selector) is None, (size, selector, _under(page, selector))
+        for k in range(page.locator(".slot .card").count()):
+            assert _under(page, f".slot:has(.card) >> nth={k}") is None, size
+    context.close()
+
+
+@pytest.mark.parametrize("size", [(390, 844), (844, 390)])
+def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
+    """The summary of a finished deal leaves the header, the trick counts,
+    your hand bar and Play uncovered, and its Next deal button is in reach."""
+    context, page = phone(browser, server_url, "en", size=size)
+    for _ in range(9):
+        page.locator(".hand-card").first.tap()
+        after_move(page, lambda: page.locator("#confirm").tap())
+    assert page.locator("#summary").is_visible()
+    summary = page.locator("#summary").bounding_box()
+    page.evaluate("scrollTo(0, 0)")
+    for selector in (".topbar", ".seat-north .seat-tricks", ".seat-west .seat-tricks",
+                     ".seat-east .seat-tricks", "#confirm"):
+        assert _under(page, selector) is None, (size, selector, _under(page, selector))
+    page.locator("#next-deal").scroll_into_view_if_needed()
+    summary = page.locator("#summary").bounding_box()
+    for selector in (".hand-area", ".topbar"):
+        other = page.locator(selector).bounding_box()
+        apart = (summary["y"] + summary["height"] <= other["y"] + 1 or
+                 other["y"] + other["height"] <= summary["y"] + 1 or
+                 summary["x"] + summary["width"] <= other["x"] + 1 or
+                 other["x"] + other["width"] <= summary["x"] + 1)
+        assert apart, (size, selector, summary, other)
+    assert _under(page, "#next-deal") is None, (size, _under(page, "#next-deal"))
+    after_move(page, lambda: page.locator("#next-deal").tap())
+    context.close()

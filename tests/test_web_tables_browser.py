@@ -11,6 +11,7 @@ screenshot of a table of two people there.
 
 from __future__ import annotations
 
+import json
 import time
 
 import httpx
@@ -226,3 +227,50 @@ def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, server):
     assert page.evaluate("sessionStorage.getItem('aluette.game')") == first
     assert page.locator(".hand-card").count() == hand
     assert not page.errors
+
+
+def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, server):
+    """A move the server refuses (made on a view the game had not reached)
+    reads as the catalog's French for its error code, never the server's
+    English; while the server is down the page says, in French, that it
+    tries again (never the browser's "Failed to fetch"), and the play goes
+    through once the server is back."""
+    fr = httpx.get(f"{server.url}/api/i18n/fr").json()["messages"]
+    context = browser.new_context(viewport={"width": 1280, "height": 900},
+                                  reduced_motion="reduce")
+    context.add_init_script("localStorage.setItem('aluette.pace', '0');"
+                            "localStorage.setItem('aluette.lang', 'fr');")
+    page = context.new_page()
+    page.goto(server.url)
+    page.wait_for_selector("body[data-state=your-turn]", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+
+    def newer_version(route):  # a view this game never had: the server refuses it
+        body = json.loads(route.request.post_data)
+        route.continue_(post_data=json.dumps({**body, "version": body["version"] + 1}))
+    page.route("**/play?*", newer_version)
+    page.locator(".hand-card").first.click()
+    page.click("#confirm")
+    error = page.locator("#error")
+    error.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
+    stale = "The game moved on before this move arrived, so nothing was changed. " \
+            "The table now shows the game as it is."
+    assert error.inner_text() == fr[stale] != stale
+    assert "version" in error.get_attribute("data-detail")  # the server's words, kept aside
+    page.unroute("**/play?*")
+
+    hand = page.locator(".hand-card").count()
+    moves = int(page.evaluate("document.body.dataset.moves"))
+    server.kill()
+    page.locator(".hand-card").first.click()
+    page.click("#confirm")
+    offline = page.locator("#offline")
+    offline.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
+    assert offline.inner_text() == fr["Cannot reach the server; trying again…"]
+    assert "fetch" not in page.locator("body").inner_text().lower()
+    server.start()
+    offline.wait_for(state="hidden", timeout=MATCH_TIMEOUT_MS)
+    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+    assert page.locator(".hand-card").count() == hand - 1
+    context.close()

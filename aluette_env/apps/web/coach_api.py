@@ -131,7 +131,8 @@ class CoachRoutes:
             game = table.game
             deal = game.deal
             if deal.done or deal.to_act != table.seat:
-                raise self.error(409, "a hint is for your turn: it is not your turn now")
+                raise self.error(409, "a hint is for your turn: it is not your turn now",
+                                 "not_your_turn")
             obs, mask = observe(deal, game.match, table.seat)
             version = game.version
         hint = await self.workers.hint(obs, mask)
@@ -170,19 +171,19 @@ class CoachRoutes:
         if announced is not None and (not announced.isdigit() or int(announced) > MAX_BYTES):
             raise self.error(413 if announced.isdigit() else 400,
                              f"a record is at most {MAX_BYTES} bytes, the request announces "
-                             f"{announced[:20]!r}")
+                             f"{announced[:20]!r}", "bad_record")
         body = b""
         try:
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > MAX_BYTES:
-                    raise self.error(413, f"a record is at most {MAX_BYTES} bytes")
+                    raise self.error(413, f"a record is at most {MAX_BYTES} bytes", "bad_record")
         except ClientDisconnect:
             raise self.error(400, "the upload was interrupted") from None
         try:
             record = await run_in_threadpool(load_record, body)
         except RecordError as err:
-            raise self.error(400, f"not a valid match record: {err}") from None
+            raise self.error(400, f"not a valid match record: {err}", "bad_record") from None
         rid = secrets.token_urlsafe(12)
         while len(self.records) >= MAX_RECORDS:
             old, _ = self.records.popitem(last=False)
@@ -199,7 +200,7 @@ class CoachRoutes:
         stored = self.records.get(rid)
         if stored is None:
             raise self.error(404, f"no record {rid[:40]!r}: upload it again (records are kept "
-                                  f"in memory, {MAX_RECORDS} at most)")
+                                  f"in memory, {MAX_RECORDS} at most)", "no_record")
         record = stored["record"]
         deals = [self.queue.get("record:" + rid, d) for d in range(len(record["deals"]))]
         return JSONResponse({**stored, "seats": human_seats(record) or

@@ -50,19 +50,23 @@ tricks, the deal's end) let the page show AI cards one at a time.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import logging
 import os
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -326,8 +330,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         events = await in_worker(table, change)
         return answer(request, table, events)
 
-    async def index(request: Request) -> FileResponse:
-        return FileResponse(STATIC_DIR / "index.html")
+    page = StaticPage(STATIC_DIR)
+
+    async def index(request: Request) -> HTMLResponse:
+        return HTMLResponse(page.html, headers={"cache-control": "no-cache"})
 
     async def http_error(request: Request, exc: Exception) -> JSONResponse:
         status = getattr(exc, "status_code", 500)
@@ -365,7 +371,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         Route("/api/games/{gid}/players", set_players, methods=["POST"]),
         *coach.routes(),
         *tables.routes(),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        Mount("/static", page.files, name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone,
@@ -376,7 +382,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.coach = coach
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})
-    return ServerTiming(SecurityHeaders(limited), app)
+    return ServerTiming(SecurityHeaders(CompressPage(limited)), app)
 
 
 def app_from_environment():
@@ -397,8 +403,60 @@ def _closing(*workers):
     return lifespan
 
 
+class StaticPage:
+    """The page and its files, cached by content: the page (``/``) names each
+    file with a hash of its content (``/static/app.js?v=<sha256 prefix>``,
+    computed at start), so a browser keeps a file for a year and asks again
+    only when it changed (``immutable``); the page itself and a file asked
+    without its hash are checked on every load (``no-cache``)."""
+
+    def __init__(self, directory: Path):
+        self.versions = {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                         for path in sorted(directory.iterdir()) if path.is_file()}
+        html = (directory / "index.html").read_text(encoding="utf-8")
+        self.html = re.sub(r'"/static/([\w.-]+)"', self._versioned, html)
+        self.files = _HashedFiles(directory=directory, versions=self.versions)
+
+    def _versioned(self, m: re.Match) -> str:
+        name = m.group(1)
+        return f'"/static/{name}?v={self.versions[name]}"' if name in self.versions else m.group(0)
+
+
+class _HashedFiles(StaticFiles):
+    """Starlette's static files with :class:`StaticPage`'s caching headers."""
+
+    def __init__(self, *, directory: Path, versions: dict[str, str]):
+        super().__init__(directory=directory)
+        self.versions = versions
+
+    async def get_response(self, path: str, scope) -> Response:
+        response = await super().get_response(path, scope)
+        asked = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"))).get("v")
+        hashed = asked is not None and asked == self.versions.get(path)
+        response.headers["cache-control"] = ("public, max-age=31536000, immutable" if hashed
+                                             else "no-cache")
+        return response
+
+
+class CompressPage:
+    """Pure ASGI middleware: the page and its files go out gzipped to browsers
+    that take it (Starlette's GZipMiddleware); the API's answers are left as
+    they are."""
+
+    def __init__(self, app):
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=500, compresslevel=6)
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == "/" or path.startswith("/static/")):
+            return await self.gzip(scope, receive, send)
+        return await self.app(scope, receive, send)
+
+
 class SecurityHeaders:
-    """Pure ASGI middleware: the page loads only its own files."""
+    """Pure ASGI middleware: the page loads only its own files; nothing is
+    cached unless the answer says otherwise (:class:`StaticPage`)."""
 
     HEADERS = [
         (b"content-security-policy",
@@ -406,8 +464,8 @@ class SecurityHeaders:
          b"object-src 'none'; base-uri 'none'; frame-ancestors 'none'"),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
-        (b"cache-control", b"no-store"),
     ]
+    NO_STORE = (b"cache-control", b"no-store")
 
     def __init__(self, app):
         self.app = app
@@ -418,8 +476,10 @@ class SecurityHeaders:
 
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
-                message.setdefault("headers", [])
-                message["headers"] = list(message["headers"]) + self.HEADERS
+                headers = list(message.get("headers", [])) + self.HEADERS
+                if not any(name.lower() == b"cache-control" for name, _ in headers):
+                    headers.append(self.NO_STORE)
+                message["headers"] = headers
             await send(message)
 
         await self.app(scope, receive, send_with_headers)

@@ -47,7 +47,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from aluette_env.game import NUM_SEATS
 
-from ..session import GameError, GameSession, Narrator
+from ..session import GameError, GameSession, Narrator, StaleMove
 from .inputs import check_keys, integer, json_body
 from .store import Conflict, Games, Table
 
@@ -122,7 +122,7 @@ class TableRoutes:
         wait = self.guard.blocked(client)
         if wait > 0:
             raise self.error(429, f"too many unknown game links from this address; "
-                                  f"try again in {wait:.0f} s")
+                                  f"try again in {wait:.0f} s", "too_many")
         token = request.path_params["gid"]
         try:
             table = await run_in_threadpool(self.store.get, token)
@@ -135,7 +135,7 @@ class TableRoutes:
                              "no_game")
         table.token = token
         if person and table.seat is None:
-            raise self.error(403, "a spectator's link shows the game but cannot play")
+            raise self.error(403, "a spectator's link shows the game but cannot play", "spectator")
         if table.seat is not None:
             await run_in_threadpool(self.store.seen, token, table.last_seen)
             if table.seat in table.game.away:
@@ -170,7 +170,9 @@ class TableRoutes:
             except (GameError, Conflict) as err:
                 if quiet:
                     return []
-                raise self.error(409, str(err)) from None
+                code = ("stale" if isinstance(err, StaleMove) else
+                        "conflict" if isinstance(err, Conflict) else "refused")
+                raise self.error(409, str(err), code) from None
 
     async def take_over(self, table: Table) -> None:
         """The table's AI plays for the person to act if they have been away

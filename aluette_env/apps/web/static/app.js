@@ -28,6 +28,7 @@
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // ------------------------------------------------------------------ text
   function t(message, fields) {
@@ -35,8 +36,14 @@
     if (fields) text = text.replace(/\{(\w+)\}/g, (m, name) => (name in fields ? fields[name] : m));
     return text;
   }
+  // A spectator sits nowhere: the seats are the compass's, the sides south and
+  // north against west and east.
   function seatName(seat) {
+    if (view && view.spectator) return [t("South"), t("West"), t("North"), t("East")][seat];
     return [t("You"), t("West"), t("Partner"), t("East")][seat];
+  }
+  function sideNames() {
+    return view && view.spectator ? [t("South and north"), t("West and east")] : [t("You and partner"), t("Opponents")];
   }
   function cardName(card) { return catalog.cards[card] || String(card); }
   function titleOf(card) {
@@ -48,42 +55,89 @@
   function levelText(card) {
     return t("Strength {k} of {total} (1 is the highest)", {k: levelOf[card], total: deck.levels.length});
   }
+  // Numbers in the page's language (Intl), in the digits of the rest of the
+  // page; a signed number is isolated left-to-right (LRI … PDI, what <bdi
+  // dir="ltr"> does), so its sign stays on its left in right-to-left text.
+  function number(x, {signed = false, digits = 0} = {}) {
+    const text = new Intl.NumberFormat(`${catalog.lang}-u-nu-latn`, {
+      minimumFractionDigits: digits, maximumFractionDigits: digits,
+      signDisplay: signed ? "exceptZero" : "auto"}).format(x);
+    return signed ? `\u2066${text}\u2069` : text;
+  }
   function announce(text) { $("announcer").textContent = text; }
   // The page's words for its other scripts (coach.js): t() and the card names,
   // and a promise kept once the first language is loaded.
   let languageLoaded;
   const languageReady = new Promise((resolve) => { languageLoaded = resolve; });
-  window.AluetteText = {t, cardName, ready: languageReady};
+  window.AluetteText = {t, cardName, number, ready: languageReady, api,
+    playerLabel: (spec) => labels[spec] || spec};
   function words() { return (view && view.text) || {}; }
 
   // ------------------------------------------------------------------ server
+  // What a person reads for each of the API's error codes (the server's own
+  // words, in English, name the problem for developers and stay in the
+  // answer's "error"); a code the page does not know reads by its status.
+  const N_ = (message) => message; // marks a message for the catalog, translated where shown
+  const ERRORS = {
+    no_game: N_("This server has no game with this link."),
+    stale: N_("The game moved on before this move arrived, so nothing was changed. The table now shows the game as it is."),
+    conflict: N_("The game moved on before this move arrived, so nothing was changed. The table now shows the game as it is."),
+    refused: N_("The game cannot take this move now; nothing was changed."),
+    spectator: N_("A spectator's link shows the game but cannot play."),
+    too_many: N_("Too many unknown game links came from this address. Wait a minute, then try again."),
+    worker_restarting: N_("The server is restarting a worker. Try again in a moment."),
+    damaged: N_("This game's stored record is damaged and cannot be opened."),
+    not_your_turn: N_("A hint is for your turn."),
+    bad_record: N_("This file is not a match record of Aluette."),
+    no_record: N_("The server no longer has this record: open the file again."),
+  };
+  function errorText(code, status) {
+    if (ERRORS[code]) return t(ERRORS[code]);
+    return status >= 500 ? t("The server had a problem with this request. Try again.") :
+      t("The server refused this request.");
+  }
+  const RETRY_MS = 2000;
+  // One request to the server, in the page's language. While the server cannot
+  // be reached (stopped, restarting, the network down), the request is sent
+  // again every 2 s and the page says so; a refused connection carried nothing,
+  // and a play carries its version, so sending it again is safe.
   async function api(method, path, body) {
     const options = {method, headers: {}};
     if (body !== undefined) {
       options.headers["Content-Type"] = "application/json";
-      options.body = JSON.stringify(body);
+      options.body = typeof body === "string" ? body : JSON.stringify(body);
     }
     const sep = path.includes("?") ? "&" : "?";
     let response;
-    try {
-      response = await fetch(`${path}${sep}lang=${encodeURIComponent(catalog.lang)}`, options);
-    } catch (err) {
-      const e = new Error(t("The server cannot be reached. Check that it is still running, then try again."));
-      e.status = 0;
-      throw e;
+    for (;;) {
+      try {
+        response = await fetch(`${path}${sep}lang=${encodeURIComponent(catalog.lang)}`, options);
+        break;
+      } catch (err) {
+        offline(true);
+        await sleep(RETRY_MS);
+      }
     }
-    const data = await response.json().catch(() => ({error: response.statusText}));
+    offline(false);
+    const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      const err = new Error(data.error || response.statusText);
+      const err = new Error(errorText(data.code, response.status));
       err.status = response.status;
       err.code = data.code;
+      err.detail = data.error; // the server's words, for developers
       throw err;
     }
     return data;
   }
+  function offline(waiting) {
+    const box = $("offline");
+    if (waiting) box.textContent = t("Cannot reach the server; trying again…");
+    box.hidden = !waiting;
+  }
   function showError(err) {
     const box = $("error");
-    box.textContent = t("Something went wrong: {error}", {error: err.message});
+    box.textContent = err.status !== undefined ? err.message : t("Something went wrong: {error}", {error: err.message});
+    if (err.detail) box.dataset.detail = err.detail; else delete box.dataset.detail;
     box.hidden = false;
   }
   function clearError() { $("error").hidden = true; }
@@ -173,8 +227,12 @@
       button.type = "button";
       button.className = "hand-card";
       button.dataset.card = card;
-      button.append(cardElement(card));
-      button.setAttribute("aria-label", `${cardName(card)}. ${levelText(card)}`);
+      // The card's name is the button's text (read, not shown), so the name a
+      // screen reader or voice control uses is the button's own content.
+      const name = document.createElement("span");
+      name.className = "visually-hidden";
+      name.textContent = `${cardName(card)}. ${levelText(card)}`;
+      button.append(name, cardElement(card));
       button.dataset.tip = levelText(card);
       button.setAttribute("aria-pressed", String(selected === card));
       button.tabIndex = i === focusIndex ? 0 : -1;
@@ -204,8 +262,8 @@
     const m = view.match;
     const w = words();
     $("scoreboard").innerHTML =
-      `<div class="team us"><span>${t("You and partner")}</span><strong>${m.points[0]}</strong></div>` +
-      `<div class="team them"><span>${t("Opponents")}</span><strong>${m.points[1]}</strong></div>`;
+      `<div class="team us"><span>${sideNames()[0]}</span><strong>${number(m.points[0])}</strong></div>` +
+      `<div class="team them"><span>${sideNames()[1]}</span><strong>${number(m.points[1])}</strong></div>`;
     const history = $("history");
     history.replaceChildren();
     m.history.forEach((h, i) => {
@@ -309,7 +367,6 @@
   }
 
   // ------------------------------------------------------------------ events
-  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
   // Show the events of a move one at a time, then the server's final view. The
   // events carry their own words; nothing here works out who leads or wins.
@@ -574,13 +631,13 @@
     root.setProperty("--tint", w >= 0 ? `rgba(255, 140, 40, ${0.22 * w})` : `rgba(60, 130, 255, ${-0.22 * w})`);
     for (const key of Object.keys(DISPLAY_DEFAULT)) {
       $(key).value = d[key];
-      $(`${key}-out`).textContent = t("{n}%", {n: d[key]});
+      $(`${key}-out`).textContent = t("{n}%", {n: number(d[key])});
     }
   }
   let display = DISPLAY_DEFAULT;
   function showPace() {
     $("pace").value = pace;
-    $("pace-out").textContent = t("{s} s", {s: (pace / 1000).toLocaleString(catalog.lang, {minimumFractionDigits: 1, maximumFractionDigits: 1})});
+    $("pace-out").textContent = t("{s} s", {s: number(pace / 1000, {digits: 1})});
   }
   function setupDisplay() {
     display = loadJson(STORE.display, DISPLAY_DEFAULT);
@@ -603,22 +660,23 @@
     $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
   }
 
+  // The AI players a seat may take, with their names in the page's language:
+  // asked once per language (setLanguage), the menus built once (setupPlayers).
+  let players = {players: [], defaults: {}};
   async function loadPlayers() {
-    const data = await api("GET", "/api/players");
-    labels = data.labels;
-    return data;
+    players = await api("GET", "/api/players");
+    labels = players.labels;
   }
-  async function setupPlayers() {
-    const data = await loadPlayers();
+  function setupPlayers() {
     for (const select of document.querySelectorAll("select[data-role]")) {
       select.replaceChildren();
-      for (const spec of data.players) {
+      for (const spec of players.players) {
         const option = document.createElement("option");
         option.value = spec;
         option.textContent = labels[spec] || spec;
         select.append(option);
       }
-      select.value = data.defaults[select.dataset.role];
+      select.value = players.defaults[select.dataset.role];
       select.addEventListener("change", async () => {
         if (!gameId || lost) return;
         try {
@@ -726,9 +784,9 @@
       picker.append(option);
     }
     picker.addEventListener("change", () => setLanguage(picker.value));
-    await setupPlayers();
     const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
-    await setLanguage(wanted);
+    await setLanguage(wanted); // loads the players' names in that language
+    setupPlayers();
     // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that seat.
     const params = new URLSearchParams(location.search);
     const invited = params.get("seat") || params.get("watch");

@@ -18,19 +18,14 @@
   const state = () => document.body.dataset.state || "";
   const t = (message, fields) => window.AluetteText.t(message, fields);
   const cardName = (c) => window.AluetteText.cardName(c);
-  const points = (x) => (x >= 0 ? "+" : "−") + Math.abs(x).toFixed(2);
+  // Points and their uncertainty in the page's language (signed: isolated, so
+  // the sign stays on the left in right-to-left text).
+  const points = (x) => window.AluetteText.number(x, {signed: true, digits: 2});
+  const spread = (x) => window.AluetteText.number(x, {digits: 2});
 
-  async function api(method, path, body) {
-    const options = {method, headers: {}};
-    if (body !== undefined) {
-      options.headers["Content-Type"] = "application/json";
-      options.body = typeof body === "string" ? body : JSON.stringify(body);
-    }
-    const response = await fetch(path, options);
-    const data = await response.json();
-    if (!response.ok) throw new Error(data.error || response.statusText);
-    return data;
-  }
+  // app.js's requests: in the page's language, its error codes in words, and
+  // sent again while the server cannot be reached.
+  const api = (method, path, body) => window.AluetteText.api(method, path, body);
 
   // The page's language is loaded (app.js) before the coach shows anything.
   const loadCards = () => window.AluetteText.ready;
@@ -60,13 +55,16 @@
         item.dataset.card = e.card;
         item.append(el("span", "coach-card", cardName(e.card)));
         item.append(el("span", "coach-value", e.best ? t("{value} (best)", {value: points(e.value)}) :
-          `${points(e.delta)} ± ${e.stderr.toFixed(2)}`));
+          `${points(e.delta)} ± ${spread(e.stderr)}`));
         list.append(item);
       }
-      box.replaceChildren(el("p", "coach-note",
+      // A forced or single card: nothing was simulated, and nothing to compare.
+      const note = hint.worlds > 0 && hint.cards.length > 1 ?
         t("The expert's estimate ({worlds} sampled deals): points of the deal for your side " +
           "with its best card; the other cards relative to it, ± the uncertainty.",
-          {worlds: hint.worlds})), list);
+          {worlds: window.AluetteText.number(hint.worlds)}) :
+        t("Only this card can be played: there is nothing to compare.");
+      box.replaceChildren(el("p", "coach-note", note), list);
       for (const b of document.querySelectorAll(".hand-card")) {
         b.classList.toggle("coach-pick", Number(b.dataset.card) === hint.best);
       }
@@ -88,16 +86,30 @@
     if (!r) return "";
     if (r.best === play.card || (r.cost === 0 && r.stderr === 0)) return t("= the expert's card");
     return t("expert: {card}, cost {cost} ± {stderr}",
-             {card: cardName(r.best), cost: points(r.cost), stderr: r.stderr.toFixed(2)}) +
+             {card: cardName(r.best), cost: points(r.cost), stderr: spread(r.stderr)}) +
       (r.mistake ? ` — ${t("mistake")}` : "");
   }
 
-  function summaryLines(summary, players) {
-    const names = [t("You (south)"), t("West"), t("Partner (north)"), t("East")];
-    const who = (seat) => (players ? `player_${seat} (${players[`player_${seat}`]})` : names[seat]);
+  // Seats in words, as the table names them, for the person at ``viewer``
+  // (an absolute seat, 0-3): You, West, Partner, East around them; with no
+  // person there (a record of AIs), the compass.
+  function seatWords(viewer, person) {
+    const own = [t("You"), t("West"), t("Partner"), t("East")];
+    const compass = [t("South"), t("West"), t("North"), t("East")];
+    return {
+      seat: (seat) => (person ? own[(Number(seat) - viewer + 4) % 4] : compass[Number(seat)]),
+      agent: (agent) => (person ? own[(Number(agent.slice(-1)) - viewer + 4) % 4] : compass[Number(agent.slice(-1))]),
+      // team_0 is south and north (seats 0 and 2); the viewer's side first
+      teams: person ? [t("You and partner"), t("Opponents")] : [t("South and north"), t("West and east")],
+      first: viewer % 2, // the team named first
+    };
+  }
+
+  function summaryLines(summary, words) {
     return Object.entries(summary.seats).map(([seat, s]) =>
       t("{seat} — decisions: {decisions}, mistakes: {mistakes}, mean cost per decision: {cost}",
-        {seat: who(seat), decisions: s.decisions, mistakes: s.mistakes, cost: points(s.mean_cost)}));
+        {seat: words.seat(seat), decisions: window.AluetteText.number(s.decisions),
+         mistakes: window.AluetteText.number(s.mistakes), cost: points(s.mean_cost)}));
   }
 
   async function showReview() {
@@ -110,6 +122,7 @@
     body.replaceChildren();
     if (last < 0) { body.append(el("p", "coach-note", t("No deal of this match has ended yet."))); return; }
     const review = data.deals[last];
+    const words = seatWords(data.seats[0], true); // the person's seat, then the partner's
     if (!review) {
       body.append(el("p", "coach-note", t("The review is being computed in the background…")));
       setTimeout(() => { if (dialog.open) showReview().catch(() => {}); }, 1000);
@@ -120,14 +133,14 @@
     for (const play of review.plays) {
       if (!play.review) continue;
       const item = el("li", play.review.mistake ? "coach-mistake" : "");
-      const who = play.seat === 0 ? t("You") : t("Partner");
+      const who = words.seat(play.seat);
       item.append(el("span", "", t("Trick {n} · {seat}: {card}",
                                    {n: play.trick + 1, seat: who, card: cardName(play.card)})));
       item.append(el("span", "coach-value", reviewLine(play)));
       list.append(item);
     }
     body.append(list, el("h3", "", t("This match so far")));
-    for (const line of summaryLines(data.summary)) body.append(el("p", "", line));
+    for (const line of summaryLines(data.summary, words)) body.append(el("p", "", line));
     document.body.dataset.review = "shown";
   }
 
@@ -142,13 +155,21 @@
 
   async function replayThisMatch() {
     const record = await api("GET", `/api/games/${gameId()}/record`);
+    const review = await api("GET", `/api/games/${gameId()}/review`);
+    viewer = review.seats[0]; // this person's seat in the record
     await openRecord(JSON.stringify(record));
   }
+  let viewer = null; // the seat of the person replaying their own match
 
   async function startReplay(id) {
     await loadCards();
     const data = await api("GET", `/api/records/${id}`);
-    replay = {id, data, deal: 0, step: 0};
+    // "You" is the person replaying their match, else the record's first person.
+    const people = Object.keys(data.record.players).filter((a) => data.record.players[a] === "human");
+    const mine = viewer !== null && people.includes(`player_${viewer}`) ? viewer :
+      people.length ? Number(people[0].slice(-1)) : 0;
+    viewer = null;
+    replay = {id, data, deal: 0, step: 0, words: seatWords(mine, people.length > 0)};
     if (!$("replay").open) $("replay").showModal();
     drawReplay();
     if (data.deals.some((d) => d === null)) setTimeout(refreshReplay, 1000);
@@ -164,7 +185,7 @@
   }
 
   function drawReplay() {
-    const {data} = replay;
+    const {data, words} = replay;
     const deal = data.record.deals[replay.deal];
     const plays = deal.plays;
     const step = replay.step; // plays shown: 0..36
@@ -180,7 +201,9 @@
       const agent = `player_${seat}`;
       const box = el("div", `replay-hand replay-seat-${seat}`);
       box.dataset.seat = seat;
-      box.append(el("h4", "", `${agent} (${data.record.players[agent]})`));
+      const spec = data.record.players[agent];
+      box.append(el("h3", "", spec === "human" ? words.agent(agent) :
+        `${words.agent(agent)} (${window.AluetteText.playerLabel(spec)})`));
       const row = el("div", "replay-cards");
       for (const c of deal.hands[seat]) {
         if (gone.has(c)) continue;
@@ -197,9 +220,9 @@
     const trick = $("replay-trick");
     trick.replaceChildren();
     const shown = plays.slice(trickStart, step);
-    for (const [agent, c] of shown) trick.append(el("span", "replay-play", `${agent}: ${cardName(c)}`));
+    for (const [agent, c] of shown) trick.append(el("span", "replay-play", `${words.agent(agent)}: ${cardName(c)}`));
     const done = step > 0 && step % 4 === 0 ? data.tricks[replay.deal][step / 4 - 1] : null;
-    if (done) trick.append(el("strong", "", done.winner ? t("Taken by {seat}", {seat: done.winner}) : t("Spoiled")));
+    if (done) trick.append(el("strong", "", done.winner ? t("Taken by {seat}", {seat: words.agent(done.winner)}) : t("Spoiled")));
     // Every play with the review beside it.
     const review = data.deals[replay.deal];
     const list = $("replay-plays");
@@ -209,29 +232,35 @@
       if (k % 4 === 0) item.classList.add("trick-start");
       const r = review ? review.plays[k] : null;
       if (r && r.review && r.review.mistake) item.classList.add("coach-mistake");
-      item.append(el("span", "", `${agent}: ${cardName(c)}`));
+      item.append(el("span", "", `${words.agent(agent)}: ${cardName(c)}`));
       item.append(el("span", "coach-value", review ? reviewLine(r) : "…"));
       item.addEventListener("click", () => { replay.step = k + 1; drawReplay(); });
       list.append(item);
     });
+    const current = list.querySelector("li.current");
+    if (current) current.scrollIntoView({block: "nearest"}); // the play shown stays in view
     const summary = $("replay-summary");
     summary.replaceChildren();
     const result = deal.result;
     if (step === plays.length) {
-      summary.append(el("p", "", dealResult(result)));
+      summary.append(el("p", "", dealResult(result, words)));
     }
-    for (const line of summaryLines(data.summary, data.record.players)) summary.append(el("p", "", line));
+    for (const line of summaryLines(data.summary, words)) summary.append(el("p", "", line));
     $("replay-prev").disabled = replay.deal === 0 && step === 0;
     $("replay-next").disabled = replay.deal === data.record.deals.length - 1 && step === plays.length;
   }
 
-  // A deal's result as the record states it (the same words as `aluette review`).
-  function dealResult(result) {
-    const fields = {seat: result.winner, team_0: result.points.team_0, team_1: result.points.team_1};
-    if (!result.winner) return t("Nobody won the deal: team_0 {team_0}, team_1 {team_1}", fields);
+  // A deal's result as the record states it, in the table's words.
+  function dealResult(result, words) {
+    const n = window.AluetteText.number;
+    const points = [n(result.points.team_0), n(result.points.team_1)];
+    const fields = {seat: result.winner ? words.agent(result.winner) : "",
+                    team: words.teams[0], points: points[words.first],
+                    other: words.teams[1], other_points: points[1 - words.first]};
+    if (!result.winner) return t("Nobody won the deal. {team}: {points}, {other}: {other_points}", fields);
     return result.mordienne ?
-      t("Deal won by {seat} with a Mordienne: team_0 {team_0}, team_1 {team_1}", fields) :
-      t("Deal won by {seat}: team_0 {team_0}, team_1 {team_1}", fields);
+      t("Deal won by {seat} with a Mordienne. {team}: {points}, {other}: {other_points}", fields) :
+      t("Deal won by {seat}. {team}: {points}, {other}: {other_points}", fields);
   }
 
   function stepReplay(delta) {

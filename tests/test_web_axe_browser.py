@@ -1,0 +1,91 @@
+"""The web game's accessibility, checked by axe-core in a real browser (the
+fixtures and skips of test_web_browser.py): a turn, a deal's end, the review,
+the replay and the phone's menu, in English and Arabic, with no critical or
+serious violation. axe.min.js comes from the ``axe-playwright-python`` package
+(the ``dev`` extra); without it the tests are skipped with that reason.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.test_records import play_match
+from tests.test_web_browser import (  # noqa: F401 - the browser fixture
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, browser, open_table, serving, wait_ready,
+)
+
+try:
+    import axe_playwright_python
+    AXE = Path(axe_playwright_python.__file__).with_name("axe.min.js")
+except ImportError:  # pragma: no cover - depends on the machine
+    AXE = None
+
+pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=20),
+              pytest.mark.skipif(AXE is None or not AXE.exists(),
+                                 reason="axe checks skipped: axe-playwright-python (axe-core's "
+                                        "axe.min.js) is not installed: pip install -e .[dev]")]
+
+
+@pytest.fixture(scope="module")
+def server_url():
+    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
+                 hint_worlds=8, review_worlds=4) as (_, url):
+        yield url
+
+
+def axe(page, where: str) -> None:
+    """Run axe-core on the page as it is; fail on any critical or serious violation."""
+    if not page.evaluate("typeof window.axe === 'object'"):
+        page.add_script_tag(content=AXE.read_text(encoding="utf-8"))
+    # label-content-name-mismatch is one of axe's experimental rules: asked for by name
+    result = page.evaluate("axe.run(document, {resultTypes: ['violations'], rules: "
+                           "{'label-content-name-mismatch': {enabled: true}}})")
+    bad = [(v["id"], v["impact"], [n["target"] for n in v["nodes"]][:3])
+           for v in result["violations"] if v["impact"] in ("critical", "serious")]
+    assert not bad, (where, bad)
+    moderate = [v["id"] for v in result["violations"]]
+    assert "heading-order" not in moderate and "scrollable-region-focusable" not in moderate, \
+        (where, moderate)
+
+
+def new_page(browser, server_url, size=(1280, 900)):  # noqa: F811
+    # Playwright adds axe's script; the page's own policy stays as strict as served.
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  reduced_motion="reduce", bypass_csp=True)
+    page = context.new_page()
+    page.url_base = server_url
+    return context, page
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_url, lang,  # noqa: F811
+                                                                tmp_path):
+    from aluette_env.records import record_of
+    context, page = new_page(browser, server_url)
+    open_table(page, lang=lang)
+    axe(page, f"{lang} turn")
+    for _ in range(9):
+        page.locator(".hand-card").first.click()
+        after_move(page, lambda: page.click("#confirm"))
+    axe(page, f"{lang} deal end")
+    page.click("#coach-review-button")
+    page.wait_for_selector("body[data-review=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    axe(page, f"{lang} review")
+    page.keyboard.press("Escape")
+    path = tmp_path / "match.json"
+    path.write_text(json.dumps(record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])))
+    page.set_input_files("#coach-file", str(path))
+    page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
+    page.keyboard.press("ArrowRight")
+    page.wait_for_selector(".replay-plays li .coach-value:has-text('…'), "
+                           ".replay-plays li .coach-value", timeout=MATCH_TIMEOUT_MS)
+    axe(page, f"{lang} replay")
+    context.close()
+
+    context, page = new_page(browser, server_url, size=(390, 844))  # the phone's menu
+    open_table(page, lang=lang)
+    axe(page, f"{lang} phone")
+    context.close()

@@ -93,6 +93,12 @@ def test_a_bad_table_request_gets_a_400_that_names_it(body, words):
     assert r.status_code == 400 and words in r.json()["error"], r.text
 
 
+def test_a_bad_away_time_gets_its_code_and_bounds_for_the_pages_words():
+    r = client().post("/api/tables", json={"people": {"0": "A"}, "away_after": 4})
+    assert r.status_code == 400, r.text
+    assert r.json()["code"] == "away_after" and r.json()["fields"] == {"low": 5, "high": 3600}
+
+
 def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands():
     c = client()
     made = table(c, {str(s): f"P{s}" for s in range(4)})
@@ -226,6 +232,9 @@ def test_the_tables_ai_plays_for_a_person_who_left_until_they_come_back():
     back = c.get(f"/api/games/{bob}").json()["state"]
     assert back["away"] == [] and game.away == set()
     assert sorted(back["hand"]) == sorted(game.deal.hands[2])
+    # ... a new version, kept in the database and pushed to the others' pages
+    assert back["version"] == state["version"] + 1
+    assert store.version(made["id"]) == back["version"]
 
 
 def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():

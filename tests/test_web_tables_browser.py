@@ -12,12 +12,16 @@ screenshot of a table of two people there.
 from __future__ import annotations
 
 import json
+import re
 import time
+from types import SimpleNamespace
 
 import httpx
 import pytest
 
-from test_web_browser import CHROMIUM, MATCH_TIMEOUT_MS, NEEDS_BROWSER, shoot, sync_playwright
+from test_web_browser import (
+    CHROMIUM, MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving, shoot, sync_playwright,
+)
 from test_web_store import Served, free_port
 
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=90)]
@@ -40,11 +44,26 @@ def server(tmp_path):
     served.stop()
 
 
-def seat_page(browser, url: str):
+@pytest.fixture(scope="module")
+def quick(tmp_path_factory):
+    """A server in this process (quicker to start than ``server``), on a
+    SQLite file, with a coach quick enough to review a deal in seconds."""
+    db = tmp_path_factory.mktemp("quick") / "games.db"
+    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=7,
+                 hint_worlds=8, review_worlds=4, db=f"sqlite:///{db}") as (_, url):
+        yield SimpleNamespace(url=url.rstrip("/"))
+
+
+def seat_page(browser, url: str, lang: str | None = None, before=None):
+    """A page of its own (a browser context) at ``url``; ``before(page)`` runs
+    before it loads."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion="reduce")
-    context.add_init_script("localStorage.setItem('aluette.pace', '0');")
+    context.add_init_script("localStorage.setItem('aluette.pace', '0');" + (
+        f"localStorage.setItem('aluette.lang', '{lang}');" if lang else ""))
     page = context.new_page()
+    if before is not None:
+        before(page)
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     # The browser's own log of a 4xx answer, or of a socket to a server that is
@@ -149,32 +168,203 @@ def test_the_server_killed_mid_deal_and_restarted_both_pages_continue(browser, s
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
-def test_a_person_leaves_the_ai_takes_over_and_they_come_back(browser, server):
-    made = make_table(server, away_after=5)
-    bob_link = server.url + made["seats"]["2"]["link"]
-    ann = seat_page(browser, server.url + made["seats"]["0"]["link"])
+def test_the_host_sets_the_away_time_and_the_table_says_who_is_away_and_back(browser, quick):
+    """The host's page (in French) sets the seconds before the AI plays for a
+    friend who left: out of bounds, the server's one-line refusal reads in
+    French with its bounds; 5 s makes the table. Bob leaves on his turn: the
+    AI plays his card and Ann's page says he is away; he comes back with his
+    link, Ann's page says he is back, and he plays his own cards again."""
+    fr = httpx.get(f"{quick.url}/api/i18n/fr", timeout=30).json()["messages"]
+    ann = seat_page(browser, quick.url + "/", lang="fr")
+    ann.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                          state="attached", timeout=MATCH_TIMEOUT_MS)
+    ann.click("#open-settings")
+    ann.click("#open-invite")
+    ann.fill("#invite-you", "Ann")
+    label = "Seconds before the AI plays for a friend who left"
+    assert ann.locator("label:has(#invite-away)").inner_text().strip() == fr[label] != label
+    assert ann.locator("#invite-away").input_value() == "60"
+    bounds = "The time before the AI plays for a friend who left must be a whole number " \
+             "of seconds from {low} to {high}."
+    error = ann.locator("#invite-error")
+    for bad in ("4", "3601", "2.5", ""):
+        ann.fill("#invite-away", bad)
+        ann.click("#invite-create")
+        error.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
+        assert error.inner_text() == fr[bounds].format(low=5, high=3600) != bounds, bad
+        assert ann.locator("#invite-links").is_hidden()
+        ann.evaluate("document.getElementById('invite-error').hidden = true")
+    ann.fill("#invite-away", "5")
+    ann.click("#invite-create")
+    ann.wait_for_selector("#invite-list li:nth-child(2)", timeout=30_000)
+    assert error.is_hidden()
+    # The partner's link: the page invites them by their seat's name.
+    assert ann.locator("#invite-list label").first.inner_text().strip() == fr["Partner"]
+    bob_link = ann.locator("#invite-list input").first.input_value()
+    ann.click("#invite button[value=close]")
     bob = seat_page(browser, bob_link)
+    away = ann.locator("#away")
+    assert away.is_hidden()
     deadline = time.monotonic() + 200
     while state(bob) != "your-turn":  # Ann plays until it is Bob's turn
         assert step([ann, bob], deadline) in ("played", "dealt")
     cards = bob.locator(".hand-card").count()
     bob.context.close()  # Bob leaves on his turn
-    # The table's AI plays Bob's card after 5 s: Ann's turn comes back without Bob.
-    ann.wait_for_selector("body[data-state=your-turn]", state="attached", timeout=30_000)
-    token = made["seats"]["2"]["token"]
+    # After 5 s the table's AI plays Bob's card, and Ann's page says so.
+    ann.wait_for_selector("#away:not([hidden])", timeout=30_000)
+    bob_name = fr["Partner"]
+    assert away.inner_text() == fr["{name} is away: the AI plays for them"].format(name=bob_name)
+    assert ann.locator('.seat[data-seat="2"] .mini-back').count() == cards - 1
     # Bob comes back with his link: his seat, his hand (one card fewer: the AI played it).
     bob = seat_page(browser, bob_link)
     bob.wait_for_selector("body[data-state=waiting], body[data-state=your-turn]",
                           state="attached", timeout=MATCH_TIMEOUT_MS)
     assert bob.locator(".hand-card").count() == cards - 1
-    away = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]["away"]
-    assert away == []
+    back = fr["{name} is back"].format(name=bob_name)
+    ann.wait_for_selector(f"#away:has-text('{back}')", timeout=MATCH_TIMEOUT_MS)
+    assert away.inner_text() == back
     # From now on Bob plays his own cards again: the AI does not play for him.
     step.played = None
     while step.played != 1:
         assert step([ann, bob], deadline) in ("played", "dealt")
     assert bob.locator(".hand-card").count() < cards - 1
+    assert "away" not in away.inner_text()
     assert not ann.errors and not bob.errors
+
+
+def hand_of(page) -> list[int]:
+    return page.locator(".hand-card").evaluate_all("els => els.map(e => +e.dataset.card)")
+
+
+def play_deal(pages) -> None:
+    """The people of ``pages`` play their first card each turn to the deal's end."""
+    deadline = time.monotonic() + 200
+    while not all(state(p) == "deal-over" for p in pages):
+        assert time.monotonic() < deadline, [state(p) for p in pages]
+        turn = [p for p in pages if state(p) == "your-turn"]
+        if turn:
+            play_first_card(turn[0])
+        else:
+            time.sleep(0.1)
+
+
+def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, quick):
+    """Ann (seat 0) and Bob (seat 2) play a deal, then each opens "Review deal":
+    each review names its reader's own nine plays "You" and the other's
+    "Partner", their own cards, and its summary says the same."""
+    made = make_table(quick)
+    tokens = {s: made["seats"][s]["token"] for s in ("0", "2")}
+    pages = [seat_page(browser, quick.url + made["seats"][s]["link"]) for s in ("0", "2")]
+    hands = [hand_of(p) for p in pages]
+    assert [len(h) for h in hands] == [9, 9]
+    play_deal(pages)
+    for me, page in enumerate(pages):
+        page.click("#coach-review-button")
+        page.wait_for_selector("body[data-review=shown]", state="attached",
+                               timeout=MATCH_TIMEOUT_MS)
+        names = page.evaluate("cs => cs.map((c) => AluetteText.cardName(c))",
+                              hands[me] + hands[1 - me])
+        mine, partners = set(names[:9]), set(names[9:])
+        plays: dict[str, set[str]] = {}
+        for line in page.locator("#coach-review .coach-plays li > span:first-child") \
+                .all_inner_texts():
+            who, card = re.fullmatch(r"Trick \d · (\w+): (.+)", line).groups()
+            plays.setdefault(who, set()).add(card)
+        assert plays == {"You": mine, "Partner": partners}, (me, plays)
+        # The costs beside "You" are this reader's: the server's review of their seat.
+        review = httpx.get(f"{quick.url}/api/games/{tokens[str(2 * me)]}/review",
+                           timeout=30).json()
+        mistakes = {p["card"] for p in review["deals"][0]["plays"]
+                    if p["seat"] == 2 * me and p["review"] and p["review"]["mistake"]}
+        marked = page.locator("#coach-review .coach-plays li.coach-mistake > span:first-child")
+        shown = {re.fullmatch(r"Trick \d · (\w+): (.+)", t).groups()
+                 for t in marked.all_inner_texts()}
+        assert {card for who, card in shown if who == "You"} == set(page.evaluate(
+            "cs => cs.map((c) => AluetteText.cardName(c))", sorted(mistakes)))
+        summary = page.locator("#coach-review-body > p").all_inner_texts()
+        assert [line.split(" — ")[0] for line in summary] == ["You", "Partner"], summary
+        page.click("#coach-review button[value=close]")
+    assert not any(p.errors for p in pages), [p.errors for p in pages]
+
+
+#: Keys of a view that hold cards (a card, or a list of them).
+CARD_KEYS = {"card", "cards", "hand", "hands", "legal", "tied", "beats", "best"}
+
+
+def cards_in(data) -> set[int]:
+    """Every card that ``data`` (a view, an answer) names, at any depth."""
+    found: set[int] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in CARD_KEYS and isinstance(value, int):
+                found.add(value)
+            elif key in CARD_KEYS and isinstance(value, list):
+                found |= {c for c in value if isinstance(c, int)}
+            found |= cards_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            found |= cards_in(value)
+    return found
+
+
+YOU = re.compile(r"\b(you|your)\b", re.IGNORECASE)
+
+
+def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, quick):
+    """A spectator watches a whole deal of Ann and three AIs: the seats are
+    South (Ann), West, North and East, nothing says "you" (the table, its
+    words from the server, the deal's summary), there is no hand, no Play
+    button and no coach, and no card that was not played yet is in the page
+    or in anything the server sent it (answers and pushed views)."""
+    r = httpx.post(f"{quick.url}/api/tables", timeout=30,
+                   json={"people": {"0": "Ann"}, "ai": "heuristic"})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    ann_token = made["seats"]["0"]["token"]
+    answers, frames = [], []
+
+    def listen(page):
+        page.on("response", lambda res: answers.append(res) if "/api/games/" in res.url else None)
+        page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
+    ann = seat_page(browser, quick.url + made["seats"]["0"]["link"])
+    watcher = seat_page(browser, quick.url + made["spectator"]["link"], before=listen)
+
+    def check() -> None:
+        ann_view = httpx.get(f"{quick.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        played = cards_in({"t": ann_view["tricks_played"], "c": ann_view["current_trick"],
+                           "l": ann_view["last_trick"]})
+        seen = cards_in([a.json() for a in answers] + [json.loads(f) for f in frames])
+        assert seen <= played, sorted(seen - played)
+        shown = set(watcher.locator("#app [data-card]").evaluate_all(
+            "els => els.map(e => +e.dataset.card)"))
+        assert shown <= played, sorted(shown - played)
+        text = watcher.locator("#app").inner_text()
+        assert not YOU.search(text), text
+        labels = watcher.locator("#app [aria-label]").evaluate_all(
+            "els => els.filter(e => e.checkVisibility()).map(e => e.getAttribute('aria-label'))")
+        assert not any(YOU.search(x) for x in labels), labels
+        names = [watcher.locator(f'.seat[data-seat="{s}"] .seat-name').inner_text()
+                 for s in range(4)]
+        assert names == ["South · Ann", "West", "North", "East"], names
+        assert watcher.locator(".hand-card").count() == 0
+        for hidden in ("#hand", "#confirm", "#coach-hint-button", "#coach-review-button"):
+            assert watcher.locator(hidden).is_hidden(), hidden
+
+    check()
+    while state(ann) != "deal-over":
+        if state(ann) == "your-turn":
+            play_first_card(ann)
+            check()
+        else:
+            time.sleep(0.1)
+    watcher.wait_for_selector("body[data-state=deal-over]", state="attached",
+                              timeout=MATCH_TIMEOUT_MS)
+    check()
+    assert frames and all(json.loads(f)["state"]["spectator"] for f in frames)
+    summary = watcher.locator("#summary").inner_text()
+    assert "South and north score" in summary or "West and east score" in summary, summary
+    assert watcher.locator("#next-deal").is_hidden()
+    assert not ann.errors and not watcher.errors
 
 
 def test_the_page_invites_a_friend_who_opens_their_link(browser, server):

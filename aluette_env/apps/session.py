@@ -38,6 +38,8 @@ HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner
 AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
 #: Seat names, south first, clockwise.
 SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
+#: A spectator's seat names (they sit nowhere): the compass, south first.
+COMPASS = (N_("South"), N_("West"), N_("North"), N_("East"))
 #: What a person reads for the registry's players; other specs show as typed.
 PLAYER_LABELS = {"random": N_("Random"), "heuristic": N_("Heuristic"), "ai": N_("Trained AI"),
                  "pimc": N_("Search (PIMC)"), "expert": N_("Expert")}
@@ -271,6 +273,7 @@ class GameSession:
             raise GameError("this game has no stand-in AI for a person who leaves")
         if away == (seat in self.away):
             return []
+        self.version += 1  # the others' pages show who is away, and it is kept
         if not away:
             self.away.discard(seat)
             return [{"type": "back", "seat": seat}]
@@ -566,10 +569,13 @@ class SharedPlayer:
 
 class Narrator:
     """Every sentence about the game that a person reads, in ``lang``, from the
-    apps' one catalog: both games show these, so they say the same thing."""
+    apps' one catalog: both games show these, so they say the same thing.
+    ``spectator``: the words of a spectator, who sits nowhere (the compass's
+    seats, the sides south and north against west and east; never "you")."""
 
-    def __init__(self, lang: str = i18n.DEFAULT_LANGUAGE):
+    def __init__(self, lang: str = i18n.DEFAULT_LANGUAGE, spectator: bool = False):
         self.lang = i18n.check_language(lang)
+        self.spectator = spectator
         self._ = i18n.translator(lang).gettext
         self.cards = i18n.card_names(lang)
 
@@ -578,7 +584,7 @@ class Narrator:
         return text.format(**fields) if fields else text
 
     def seat(self, seat: int) -> str:
-        return self._(SEAT_NAMES[seat])
+        return self._((COMPASS if self.spectator else SEAT_NAMES)[seat])
 
     def card(self, card: int) -> str:
         return self.cards[card]
@@ -611,7 +617,7 @@ class Narrator:
     def next_leader(self, seat: int | None) -> str:
         if seat is None:
             return ""
-        if seat == HUMAN:
+        if seat == HUMAN and not self.spectator:
             return self.t("You lead the next trick.")
         return self.t("{seat} leads the next trick.", seat=self.seat(seat))
 
@@ -654,8 +660,12 @@ class Narrator:
             lines.append(self.t("Mordienne! Nothing won before a closing run of {n} tricks: the "
                                 "points are doubled.", n=n))
         ours, theirs = s["team_points"]
-        lines.append(self.t("Your side scores {points}.", points=ours) if ours else
-                     self.t("The opponents score {points}.", points=theirs))
+        if self.spectator:
+            lines.append(self.t("South and north score {points}.", points=ours) if ours else
+                         self.t("West and east score {points}.", points=theirs))
+        else:
+            lines.append(self.t("Your side scores {points}.", points=ours) if ours else
+                         self.t("The opponents score {points}.", points=theirs))
         return lines
 
     def history(self, h: dict[str, Any]) -> str:
@@ -666,6 +676,10 @@ class Narrator:
 
     def match_result(self, match: dict[str, Any]) -> str:
         us, them = match["points"]
+        if self.spectator and match["winner"] is not None:
+            return (self.t("South and north win the match, {us} to {them}!", us=us, them=them)
+                    if match["winner"] == 0 else
+                    self.t("West and east win the match, {them} to {us}.", us=us, them=them))
         if match["winner"] == 0:
             return self.t("You and your partner win the match, {us} to {them}!", us=us, them=them)
         if match["winner"] == 1:
@@ -694,7 +708,10 @@ class Narrator:
 
     def view(self, v: dict[str, Any]) -> dict[str, Any]:
         """The words of a view: the trick line, the Mordienne line, the deal's
-        summary, the match's history and result, the players' names."""
+        summary, the match's history and result, the players' names (a
+        spectator's view in a spectator's words)."""
+        if v.get("spectator") and not self.spectator:
+            return Narrator(self.lang, spectator=True).view(v)
         current = v["current_trick"]
         if current is not None:
             trick = self.trick_so_far(current["leader"], current["winning"])

@@ -19,11 +19,12 @@ MAX_BODY = 4096
 class ApiError(HTTPException):
     """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
     request. ``code`` names a case the page acts on (``no_game``: an unknown
-    game or seat token)."""
+    game or seat token); ``fields``, the values the page's words for it need."""
 
-    def __init__(self, status_code: int, detail: str, code: str | None = None):
+    def __init__(self, status_code: int, detail: str, code: str | None = None,
+                 fields: dict[str, Any] | None = None):
         super().__init__(status_code, detail)
-        self.code = code
+        self.code, self.fields = code, fields
 
 
 class ClientGone(Exception):
@@ -67,8 +68,9 @@ def check_keys(data: dict[str, Any], allowed: set[str]) -> None:
 
 
 def integer(data: dict[str, Any], key: str, low: int, high: int | None, what: str,
-             required: bool = True) -> int | None:
-    """``data[key]`` if it is an integer in ``low..high``, else a 400 naming it."""
+             required: bool = True, code: str | None = None) -> int | None:
+    """``data[key]`` if it is an integer in ``low..high``, else a 400 naming it
+    (with ``code``: that code, and the bounds as its fields)."""
     if key not in data:
         if required:
             raise ApiError(400, f"missing field {key!r} ({what})")
@@ -78,5 +80,6 @@ def integer(data: dict[str, Any], key: str, low: int, high: int | None, what: st
             or (high is not None and value > high)):
         bound = f"{low}-{high}" if high is not None else f">= {low}"
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
-        raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}")
+        raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}", code,
+                       {"low": low, "high": high} if code else None)
     return value

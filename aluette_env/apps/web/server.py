@@ -345,6 +345,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         body = {"error": detail}
         if isinstance(exc, ApiError) and exc.code:
             body["code"] = exc.code
+            if exc.fields:
+                body["fields"] = exc.fields
         return JSONResponse(body, status_code=status)
 
     async def worker_unavailable(request: Request, exc: Exception) -> JSONResponse:

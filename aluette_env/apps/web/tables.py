@@ -215,7 +215,8 @@ class TableRoutes:
         self.pool.get(spec, "ai")  # validates
         default, low, high = AWAY_AFTER
         away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
-                              "plays for a person who left", required=False) or default
+                              "plays for a person who left", required=False,
+                             code="away_after") or default
         ai_seats = [s for s in range(NUM_SEATS) if s not in names]
         seed = next(self.seeds) if self.seeds is not None else None
 

@@ -90,9 +90,10 @@
     not_your_turn: N_("A hint is for your turn."),
     bad_record: N_("This file is not a match record of Aluette."),
     no_record: N_("The server no longer has this record: open the file again."),
+    away_after: N_("The time before the AI plays for a friend who left must be a whole number of seconds from {low} to {high}."),
   };
-  function errorText(code, status) {
-    if (ERRORS[code]) return t(ERRORS[code]);
+  function errorText(code, status, fields) {
+    if (ERRORS[code]) return t(ERRORS[code], fields);
     return status >= 500 ? t("The server had a problem with this request. Try again.") :
       t("The server refused this request.");
   }
@@ -121,7 +122,7 @@
     offline(false);
     const data = await response.json().catch(() => ({}));
     if (!response.ok) {
-      const err = new Error(errorText(data.code, response.status));
+      const err = new Error(errorText(data.code, response.status, data.fields));
       err.status = response.status;
       err.code = data.code;
       err.detail = data.error; // the server's words, for developers
@@ -170,9 +171,9 @@
       const badges = [];
       const acting = !view.deal.done && view.deal.to_act === seat;
       if (view.deal.dealer === seat) badges.push(`<span class="badge dealer">${t("Dealer")}</span>`);
-      if (acting) badges.push(`<span class="badge turn">${seat === 0 ? t("Your turn") : t("To play")}</span>`);
+      if (acting) badges.push(`<span class="badge turn">${seat === 0 && !view.spectator ? t("Your turn") : t("To play")}</span>`);
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
-      const backs = seat === 0 ? "" :
+      const backs = seat === 0 && !view.spectator ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
       // At a table of people, a person's seat also shows the name they were invited by.
       const person = view.people && view.people[String(seat)];
@@ -335,6 +336,7 @@
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
+    button.hidden = view.spectator; // a spectator moves nothing
     if (view.match.over) {
       const result = document.createElement("p");
       result.className = "match-result";
@@ -351,7 +353,34 @@
     box.append(button);
     const wasHidden = box.hidden;
     box.hidden = false;
-    if (wasHidden || document.activeElement === document.body) button.focus();
+    if (!button.hidden && (wasHidden || document.activeElement === document.body)) button.focus();
+  }
+
+  // At a table of people, who is away (the table's AI plays for them) and
+  // who came back lately: the server says who is away, the page sees who
+  // is no longer.
+  let awaySeen = {game: null, seats: []};
+  const backLately = new Map(); // seat -> the timer that forgets it
+  const BACK_SHOWN_MS = 15000;
+  function renderAway() {
+    const away = view.away || [];
+    if (awaySeen.game === gameId) {
+      for (const seat of awaySeen.seats) {
+        if (away.includes(seat) || backLately.has(seat)) continue;
+        backLately.set(seat, setTimeout(() => { backLately.delete(seat); if (view) renderAway(); }, BACK_SHOWN_MS));
+      }
+    } else {
+      for (const timer of backLately.values()) clearTimeout(timer);
+      backLately.clear();
+    }
+    for (const seat of away) { clearTimeout(backLately.get(seat)); backLately.delete(seat); }
+    awaySeen = {game: gameId, seats: away};
+    const name = (seat) => (view.people && view.people[String(seat)]) || seatName(seat);
+    const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: name(seat)}))
+      .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: name(seat)})));
+    const box = $("away");
+    if (box.textContent !== lines.join("\n")) box.textContent = lines.join("\n");
+    box.hidden = !lines.length;
   }
 
   function render() {
@@ -359,6 +388,9 @@
     followGame();
     document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
+    // A spectator's page has no hand, no Play button and no coach (style.css).
+    document.body.classList.toggle("spectator", !!view.spectator);
+    renderAway();
     renderSeats();
     renderTrick();
     renderHand();
@@ -529,9 +561,15 @@
     for (const box of document.querySelectorAll("input[data-invite-seat]")) {
       if (box.checked) people[box.dataset.inviteSeat] = seatName(Number(box.dataset.inviteSeat));
     }
+    // The server checks the seconds: what is typed goes as a number, or as
+    // typed when it is none, and a bad value reads as the server's bounds.
+    const typed = $("invite-away").value.trim();
+    const awayAfter = typed !== "" && Number.isFinite(Number(typed)) ? Number(typed) : typed;
     clearError();
+    const problem = $("invite-error");
+    problem.hidden = true;
     try {
-      const made = await api("POST", "/api/tables", {people});
+      const made = await api("POST", "/api/tables", {people, away_after: awayAfter});
       const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
         .map(([, seat]) => [seat.name, seat.link]).concat([[t("Spectators"), made.spectator.link]]);
       const list = $("invite-list");
@@ -556,7 +594,10 @@
       selected = null;
       view = (await api("GET", `/api/games/${gameId}`)).state;
       render();
-    } catch (err) { showError(err); }
+    } catch (err) {
+      problem.textContent = err.status !== undefined ? err.message : t("Something went wrong: {error}", {error: err.message});
+      problem.hidden = false;
+    }
   }
 
   function playSelected() {
@@ -764,6 +805,7 @@
     $("open-invite").addEventListener("click", () => {
       $("settings").close();
       $("invite-links").hidden = true;
+      $("invite-error").hidden = true;
       $("invite").showModal();
     });
     $("invite-form").addEventListener("submit", createTable);

@@ -102,11 +102,14 @@
       // team_0 is south and north (seats 0 and 2); the viewer's side first
       teams: person ? [t("You and partner"), t("Opponents")] : [t("South and north"), t("West and east")],
       first: viewer % 2, // the team named first
+      // the seats in the table's order from the viewer: You, West, Partner, East
+      order: (seat) => (Number(seat) - (person ? viewer : 0) + 4) % 4,
     };
   }
 
   function summaryLines(summary, words) {
-    return Object.entries(summary.seats).map(([seat, s]) =>
+    const seats = Object.entries(summary.seats).sort(([a], [b]) => words.order(a) - words.order(b));
+    return seats.map(([seat, s]) =>
       t("{seat} — decisions: {decisions}, mistakes: {mistakes}, mean cost per decision: {cost}",
         {seat: words.seat(seat), decisions: window.AluetteText.number(s.decisions),
          mistakes: window.AluetteText.number(s.mistakes), cost: points(s.mean_cost)}));

@@ -9,12 +9,19 @@ For each decision:
   of the trick at or between them.
 * **Worlds.** It samples deals consistent with what its seat has seen (its
   hand and every card played; the unseen cards split at random between the
-  three other hands and the twelve unused cards). When cards are already in
-  the trick, it draws ``draws`` times more worlds than it searches and keeps
-  them in proportion to how likely each player of the trick was to play its
-  card in that world: the policy from that player's own view (rebuilt as it
-  stood before its card), mixed with a uniform choice (``belief``), so a
-  world where the partner would have won the trick but did not weighs little.
+  three other hands and the twelve unused cards), draws more worlds than it
+  searches and keeps them in proportion to how likely the other seats were to
+  play as they did in that world: the policy from each player's own view,
+  mixed with a uniform choice (``belief``), so a world where the partner would
+  have won a trick but did not weighs little. Version 5 (``infer=deal``)
+  weighs every play of the other seats this deal: each world is replayed from
+  the deal's start by the game's step (perfect recall: the observation holds
+  the whole order of play), each play judged from its player's view at the
+  time, as many draws as ``infer_rows`` policy evaluations allow, and the
+  likelihoods tempered (raised to a power below 1) so that at least
+  ``min_ess`` of the worlds' weight stays spread (the policy models the other
+  players; it is not them). Versions 1-4 (``infer=trick``) weigh only the
+  plays of the trick in progress, ``draws`` times more worlds than searched.
 * **Values.** While more than ``solve_tricks`` tricks remain, each world and
   candidate is rolled out to the end of the deal on the batched engine's
   kernels (the rules as :mod:`aluette_env.vector` states them), every seat
@@ -40,8 +47,9 @@ speed, so the default 0 keeps play reproducible.
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
 The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
 first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3 and
-``version=3`` the one guided by v4, each at 144 worlds; the default, version 4,
-is guided by v4 at 320 worlds (:data:`VERSIONS`).
+``version=3`` the one guided by v4, each at 144 worlds; version 4 is guided by
+v4 at 320 worlds; the default, version 5, reads the whole deal
+(:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,

@@ -29,6 +29,7 @@ import httpx
 from sqlalchemy import select, update
 
 from aluette_env.apps.session import GameSession
+from aluette_env.apps.web.changes import POLL_S, SAFETY_POLL_S
 from aluette_env.apps.web.server import ServerConfig, create_app
 from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
 from aluette_env.players import load_player
@@ -298,6 +299,42 @@ def test_two_workers_serve_one_game_and_concurrent_plays_land_once(tmp_path):
     two_worker_checks(f"sqlite:///{tmp_path / 'games.db'}")
 
 
+def pushes_across_workers(db: str):
+    """Two server processes' apps on one database (``--workers 2``): Bob's
+    update socket is open on the first, the people play through the second,
+    and the socket pushes each move. The first app's state, and how often
+    its sockets poll while it runs."""
+    config = ServerConfig(**FAST, db=db, workers=2)
+    with TestClient(create_app(config)) as one, TestClient(create_app(config)) as two:
+        made = one.post("/api/tables", json={"people": {"0": "Ann", "2": "Bob"},
+                                             "ai": "heuristic"}).json()
+        tokens = [made["seats"][s]["token"] for s in ("0", "2")]
+        with one.websocket_connect(f"/api/games/{tokens[1]}/updates",
+                                   headers={"origin": "http://testserver"}) as ws:
+            ws.receive_json()  # the game as it is
+            for _ in range(4):
+                for token in tokens:
+                    state = two.get(f"/api/games/{token}").json()["state"]
+                    if state["your_turn"]:
+                        r = two.post(f"/api/games/{token}/play",
+                                     json={"card": state["legal"][0],
+                                           "version": state["version"]})
+                        assert r.status_code == 200, r.text
+                        break
+                pushed = ws.receive_json()
+                while pushed["version"] < r.json()["state"]["version"]:
+                    pushed = ws.receive_json()
+                assert pushed["version"] == r.json()["state"]["version"]
+                assert pushed["state"]["hand"] == two.get(
+                    f"/api/games/{tokens[1]}").json()["state"]["hand"]
+            return one.app.state, one.app.state.changes.poll_s
+
+
+def test_sqlite_workers_push_each_others_moves_by_polling_the_version(tmp_path):
+    state, poll_s = pushes_across_workers(f"sqlite:///{tmp_path / 'games.db'}")
+    assert state.listener is None and poll_s == POLL_S
+
+
 # ------------------------------------------------------------------ PostgreSQL
 
 
@@ -368,3 +405,11 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
 
 def test_postgresql_two_workers(postgres_url):
     two_worker_checks(postgres_url)
+
+
+def test_postgresql_workers_push_each_others_moves_by_listen_notify(postgres_url):
+    """The first app hears the second's writes as notifications (LISTEN on
+    its own connection), so its sockets poll only as a safety net."""
+    state, poll_s = pushes_across_workers(postgres_url)
+    assert state.listener.received >= 4
+    assert poll_s == SAFETY_POLL_S > POLL_S

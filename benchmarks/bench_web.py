@@ -81,6 +81,20 @@ def rss_kib(pid: int) -> int:
     raise RuntimeError("no VmRSS")
 
 
+def cpu_and_wait_s(pid: int) -> tuple[float, float]:
+    """Seconds the threads of ``pid`` ran on a CPU, and waited for one while
+    runnable (Linux's /proc/PID/task/*/schedstat)."""
+    ran = waited = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                fields = f.read().split()
+        except OSError:
+            continue
+        ran, waited = ran + int(fields[0]), waited + int(fields[1])
+    return ran / 1e9, waited / 1e9
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -102,6 +116,21 @@ def children(pid: int) -> list[int]:
     except OSError:
         pass
     return found
+
+
+async def children_elsewhere(pid) -> None:
+    """Keep the server's worker processes (the coach's deal reviews, started
+    as deals end; the slow AI players) off the server's core, every half
+    second until cancelled: the server's core is its own. ``pid``: the
+    server's pid, or a callable giving the current one."""
+    others = set(range(1, os.cpu_count() or 1)) or {0}
+    while True:
+        for child in children(pid() if callable(pid) else pid):
+            try:
+                pin(child, others)
+            except OSError:  # it ended meanwhile
+                pass
+        await asyncio.sleep(0.5)
 
 
 def start_server(port: int, players: str, max_games: int, db: str) -> subprocess.Popen:
@@ -390,6 +419,7 @@ async def run_kills(args: argparse.Namespace) -> dict | None:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
                                      timeout=30) as client:
             await wait_up(client, server.proc)
+            elsewhere = asyncio.create_task(children_elsewhere(lambda: server.proc.pid))
             tables = asyncio.ensure_future(asyncio.gather(
                 *(kill_table(client, 1000 + i, counts) for i in range(args.kill_tables))))
 
@@ -403,6 +433,7 @@ async def run_kills(args: argparse.Namespace) -> dict | None:
                     await wait_up(client, server.proc)
 
             await asyncio.gather(tables, killer())
+            elsewhere.cancel()
     finally:
         server.kill()
     print(f"bench_web kills ({backend(args.db)}): {args.kill_tables} tables of four people "
@@ -480,6 +511,7 @@ async def run_tables(args: argparse.Namespace) -> dict | None:
             errors: list[str] = []
             ready = asyncio.Event()
             start = time.perf_counter()
+            elsewhere = asyncio.create_task(children_elsewhere(proc.pid))
             tasks = [asyncio.create_task(person(client, port, token, s == 0, server_ms,
                                                 errors, ready, held))
                      for table in tokens for s, token in enumerate(table)]
@@ -487,9 +519,12 @@ async def run_tables(args: argparse.Namespace) -> dict | None:
                 await asyncio.sleep(0.05)  # every socket open, every table live
             await asyncio.sleep(0.5)
             rss_live = rss_kib(proc.pid)
+            ran, waited = cpu_and_wait_s(proc.pid)
             ready.set()
             await asyncio.gather(*tasks)
             wall = time.perf_counter() - start
+            elsewhere.cancel()
+            ran, waited = (a - b for a, b in zip(cpu_and_wait_s(proc.pid), (ran, waited)))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
@@ -498,11 +533,15 @@ async def run_tables(args: argparse.Namespace) -> dict | None:
           f"{held['most']} WebSocket connections held at once, one match each; {wall:.1f} s")
     print(f"  plays           {len(server_ms)}: server time p50 {pct(server_ms, 0.5):.2f} ms   "
           f"p99 {pct(server_ms, 0.99):.2f} ms   (target p99 < 50 ms with SQLite)")
+    print(f"  server CPU      {ran * 1000 / max(1, len(server_ms)):.2f} ms per play (its "
+          f"pushes to the four sockets included; {ran / wall:.0%} of its core); it waited "
+          f"{waited:.1f} s in all for a CPU while it had work (other processes on its core)")
     print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))
     print(f"  memory          server RSS +{per_table:.0f} KiB per table (four open sockets "
           f"included)")
     return {"plays": len(server_ms), "p50": pct(server_ms, 0.5), "p99": pct(server_ms, 0.99),
-            "held": held["most"], "errors": len(errors), "kib_per_table": per_table}
+            "held": held["most"], "errors": len(errors), "kib_per_table": per_table,
+            "cpu_ms": ran * 1000 / max(1, len(server_ms)), "waited_s": waited}
 
 
 @contextlib.contextmanager
@@ -585,13 +624,15 @@ def main() -> None:
                 asyncio.run(run_mixed(args))
     print("bench_web summary: a play's server time at tables of four over WebSockets, and the "
           "kill run")
-    print("  | database | plays | p50 ms | p99 ms | connections | errors | KiB per table "
-          "| kills | plays answered 200 | lost | applied twice |")
+    print("  | database | plays | p50 ms | p99 ms | CPU ms per play | waited for a CPU s "
+          "| connections | errors | KiB per table | kills | plays answered 200 | lost "
+          "| applied twice |")
     for name, (tables, kills) in figures.items():
         t = tables or {}
         k = kills or {}
         print(f"  | {name} | {t.get('plays', '-')} | {t.get('p50', float('nan')):.1f} "
-              f"| {t.get('p99', float('nan')):.1f} | {t.get('held', '-')} "
+              f"| {t.get('p99', float('nan')):.1f} | {t.get('cpu_ms', float('nan')):.2f} "
+              f"| {t.get('waited_s', float('nan')):.1f} | {t.get('held', '-')} "
               f"| {t.get('errors', '-')} | {t.get('kib_per_table', float('nan')):.0f} "
               f"| {k.get('kills', '-')} | {k.get('answered', '-')} | {k.get('lost', '-')} "
               f"| {k.get('twice', '-')} |")

@@ -430,17 +430,14 @@ class Games:
 
     # ---------------------------------------------------------------- people
 
-    def seen(self, token: str, last_seen: float = 0.0) -> None:
-        """The seat of ``token`` is here now (written at most every
-        :data:`SEEN_EVERY_S` seconds; ``last_seen``, as last read, spares
-        the write)."""
-        now = self.clock()
-        if now - last_seen < SEEN_EVERY_S:
+    def seen(self, tokens: list[str]) -> None:
+        """The seats of ``tokens`` are here now: one write for them all."""
+        if not tokens:
             return
         with self.db.session() as s:
-            s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token),
-                                            SeatRow.last_seen < now - SEEN_EVERY_S)
-                      .values(last_seen=now))
+            s.execute(update(SeatRow).where(SeatRow.token_hash.in_([token_hash(t)
+                                                                     for t in tokens]))
+                      .values(last_seen=self.clock()))
 
     def last_seen(self, gid: str) -> dict[int, float]:
         """When each person's seat of game ``gid`` was last seen."""

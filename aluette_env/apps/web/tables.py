@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -50,7 +51,7 @@ from aluette_env.game import NUM_SEATS
 from ..session import GameError, GameSession, Narrator
 from .inputs import check_keys, integer, json_body
 from .changes import Changes
-from .store import Conflict, Games, Table
+from .store import SEEN_EVERY_S, Conflict, Games, Table
 
 #: How often an open update socket marks its seat as here and checks whether
 #: the person to play has left, in seconds.
@@ -103,6 +104,10 @@ class TableRoutes:
                  clock: Callable[[], float] = time.time):
         self.store, self.pool, self.error, self.config = store, pool, error, config
         self.changes = changes
+        #: The people's seats whose update socket is open in this process, by
+        #: game, with their tokens: marked as here together (:meth:`keep_seen`).
+        self.here: dict[str, dict[int, dict[str, int]]] = {}
+        self._seen_at = 0.0
         self.seeds = seeds
         self.guard = TokenGuard()
         self.clock = clock
@@ -203,7 +208,8 @@ class TableRoutes:
         deal = game.deal
         seat = deal.to_act
         if (table.away_after <= 0 or deal.done or seat not in game.people
-                or seat in game.away or seat == table.seat):
+                or seat in game.away or seat == table.seat
+                or self.here.get(table.game_id, {}).get(seat)):  # their page is open here
             return
         seen = await run_in_threadpool(self.store.last_seen, table.game_id)
         if self.clock() - seen.get(seat, 0.0) < table.away_after:
@@ -280,7 +286,7 @@ class TableRoutes:
             await websocket.close(code=1008)
             return
         await websocket.accept()
-        with self.changes.watch(table.game_id) as watch:
+        with self.changes.watch(table.game_id) as watch, self._present(table):
             async def hear() -> None:  # the page sends nothing: only its leaving matters
                 try:
                     while (await websocket.receive())["type"] != "websocket.disconnect":
@@ -296,6 +302,36 @@ class TableRoutes:
                 pass
             finally:
                 hearing.cancel()
+
+    @contextlib.contextmanager
+    def _present(self, table: Table) -> Iterator[None]:
+        """A person's seat counts as here while its socket is open."""
+        if table.seat is None:
+            yield
+            return
+        tokens = self.here.setdefault(table.game_id, {}).setdefault(table.seat, {})
+        tokens[table.token] = tokens.get(table.token, 0) + 1
+        try:
+            yield
+        finally:
+            tokens[table.token] -= 1
+            if not tokens[table.token]:
+                del tokens[table.token]
+            if not tokens:
+                del self.here[table.game_id][table.seat]
+            if not self.here[table.game_id]:
+                del self.here[table.game_id]
+
+    async def keep_seen(self) -> None:
+        """Every seat with an open socket in this process is marked as here,
+        in one write every :data:`SEEN_EVERY_S` seconds (whichever socket
+        comes first does it)."""
+        now = self.clock()
+        if now - self._seen_at < SEEN_EVERY_S:
+            return
+        self._seen_at = now
+        tokens = [t for seats in self.here.values() for held in seats.values() for t in held]
+        await run_in_threadpool(self.store.seen, tokens)
 
     async def _push(self, websocket: WebSocket, table: Table, watch, words: Narrator) -> None:
         version: int | None = table.known
@@ -313,10 +349,9 @@ class TableRoutes:
                                            "state": {**view, "text": words.view(view)}})
                 sent = view["version"]
             now = loop.time()
-            if now - kept >= KEEP_EVERY_S:  # the person is here; is the one to play?
+            if now - kept >= KEEP_EVERY_S:  # the people are here; is the one to play?
                 kept = now
-                if table.seat is not None:
-                    await run_in_threadpool(self.store.seen, table.token)
+                await self.keep_seen()
                 await self.take_over(table)
             poll = self.changes.poll_s
             told = await watch.wait(min(polled + poll, kept + KEEP_EVERY_S) - loop.time())

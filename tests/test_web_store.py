@@ -98,6 +98,19 @@ def test_a_tampered_row_is_refused(tmp_path, tamper, words):
     assert words in r.json()["error"]
 
 
+
+def test_a_change_of_ai_seats_answered_200_is_kept(tmp_path):
+    """Changing who plays an AI seat is written like a move: a server started
+    again on the database has the new player."""
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    c = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    data = c.post("/api/games", json={}).json()
+    r = c.post(f"/api/games/{data['id']}/players", json={"left": "heuristic"})
+    assert r.status_code == 200 and r.json()["state"]["version"] > data["state"]["version"]
+    again = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    state = again.get(f"/api/games/{data['id']}").json()["state"]
+    assert state["players"]["1"] == "heuristic" and state == r.json()["state"]
+
 def test_snapshots_replay_to_the_same_game_at_every_move():
     specs = {1: "heuristic", 2: "random", 3: "heuristic"}
     game = GameSession({s: load_player(v) for s, v in specs.items()}, specs, seed=3)

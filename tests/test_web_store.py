@@ -1,8 +1,10 @@
 """The web game's games in a database (aluette_env/apps/web/store.py): the
 schema made by Alembic, a game's snapshot replayed through the rules (a
 tampered row refused), every answered play kept across SIGKILLs of the
-server, a play sent again applied once, two worker processes serving one
-game (alternating requests, and concurrent plays: one lands, the other 409),
+server, a play sent again applied once, a change of AI seats kept, two
+worker processes serving one game (alternating requests, and concurrent
+plays: one lands, the other 409), an update socket on one worker pushing the
+moves made through another (SQLite: polling; PostgreSQL: LISTEN/NOTIFY),
 and the same on a real PostgreSQL server where Debian's ``postgresql`` can
 be started (skipped otherwise, with the reason)."""
 

@@ -4,7 +4,7 @@ whole four-person match holds no card another seat has not played; a token
 moves only its own seat and a spectator's none; unknown tokens get 403 and,
 repeated, 429; updates pushed over a WebSocket that checks its Origin; the
 table's AI taking over from a person who left, who then comes back; "My
-matches"."""
+matches"; a view asked during a move is the view after it."""
 
 from __future__ import annotations
 

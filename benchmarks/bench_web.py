@@ -17,35 +17,48 @@ temporary directory; ``--db postgresql+psycopg://...`` for PostgreSQL), each
 play written before it is answered, so these are the times of a play with
 its database write.
 
-A kill run (``--kills``) plays whole matches through ``aluette serve`` while
-the server is SIGKILLed and restarted that many times; the clients send an
-unanswered request again, as the page does. It counts the plays answered 200
-that the finished matches' records lack (target: 0).
+Each run is made with SQLite (a file) and then with PostgreSQL (a throwaway
+cluster of Debian's binaries, where they and psycopg are installed), unless
+``--db`` names one database.
 
 A table run (``--tables``) seats four people at each of that many tables,
 each person a WebSocket client (``--tables 50``: 200 connections) that plays
-when the server pushes its turn: the server time of their plays, the errors,
-and the server's memory per table.
+when the server pushes its turn, on the version that push showed: the server
+time of their plays (target: p99 under 50 ms with SQLite), the connections
+held at once, the errors (target 0: a 409 there means a push showed a view
+that was not the game's), and the server's memory per table.
 
-A second run puts slow AI seats (``expert``, about 35 ms a move) in a share of
+A kill run (``--kills``) has ``--kill-tables`` tables of four people play
+whole matches over HTTP through ``aluette serve`` while it is SIGKILLed at
+random moments and restarted that many times; the clients send an
+unanswered request again, as the page does. It counts the plays answered 200
+that the finished matches' records lack (target: 0) and the cards a record
+holds twice in one deal (a play sent again applied twice; target: 0).
+
+A mixed run puts slow AI seats (``expert``, about 35 ms a move) in a share of
 the games (``--expert-share``) and reports the other games' requests apart:
 AI moves run in worker threads, so the slow games should not delay the others
-(target: their p99 under 50 ms). The server is given a core of its own where
-the machine has two or more (the clients run on the others).
+(target: their p99 under 50 ms).
 
-    python benchmarks/bench_web.py [--sessions 200] [--players ai] [--db URL]
-                                   [--kills 20] [--kill-sessions 20] [--tables 50]
+The server is given core 0 (``os.sched_setaffinity``) and the clients the
+other cores, where the machine has two or more. ``--quick`` is a smoke run of
+well under a minute, SQLite only (``benchmarks/run_all.py --quick``).
+
+    python benchmarks/bench_web.py [--quick] [--sessions 200] [--players ai] [--db URL]
+                                   [--kills 20] [--kill-tables 10] [--tables 50]
                                    [--expert-sessions 40] [--expert-share 0.1]
 """
-
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import importlib.util
 import json
 import os
 import random
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -53,6 +66,7 @@ import sys
 import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 
 import httpx
 
@@ -65,6 +79,20 @@ def rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     raise RuntimeError("no VmRSS")
+
+
+def cpu_and_wait_s(pid: int) -> tuple[float, float]:
+    """Seconds the threads of ``pid`` ran on a CPU, and waited for one while
+    runnable (Linux's /proc/PID/task/*/schedstat)."""
+    ran = waited = 0
+    for task in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                fields = f.read().split()
+        except OSError:
+            continue
+        ran, waited = ran + int(fields[0]), waited + int(fields[1])
+    return ran / 1e9, waited / 1e9
 
 
 def free_port() -> int:
@@ -88,6 +116,21 @@ def children(pid: int) -> list[int]:
     except OSError:
         pass
     return found
+
+
+async def children_elsewhere(pid) -> None:
+    """Keep the server's worker processes (the coach's deal reviews, started
+    as deals end; the slow AI players) off the server's core, every half
+    second until cancelled: the server's core is its own. ``pid``: the
+    server's pid, or a callable giving the current one."""
+    others = set(range(1, os.cpu_count() or 1)) or {0}
+    while True:
+        for child in children(pid() if callable(pid) else pid):
+            try:
+                pin(child, others)
+            except OSError:  # it ended meanwhile
+                pass
+        await asyncio.sleep(0.5)
 
 
 def start_server(port: int, players: str, max_games: int, db: str) -> subprocess.Popen:
@@ -183,7 +226,6 @@ async def run_mixed(args: argparse.Namespace) -> None:
         return
     port = free_port()
     proc = start_server(port, args.players, max(1000, args.expert_sessions * 2), args.db)
-    pin(0, set(range(1, os.cpu_count() or 1)) or {0})
     n_slow = max(1, round(args.expert_sessions * args.expert_share))
     slow = {"left": "expert", "partner": "expert", "right": "expert"}
     limits = httpx.Limits(max_connections=args.expert_sessions,
@@ -303,88 +345,110 @@ class KilledServer:
         self.proc.wait()
 
 
-async def kill_match(client: httpx.AsyncClient, seed: int, counts: dict[str, int]) -> None:
-    """One match played through kills: every request sent until it is answered;
-    then the plays answered 200 are looked for in the match's record."""
+async def kill_table(client: httpx.AsyncClient, seed: int, counts: dict[str, int]) -> None:
+    """One table of four people played to the end through kills, over HTTP:
+    each play made on the view its seat was just sent, every request sent
+    again until it is answered (as the page does). Then the plays answered
+    200 are looked for in the match's record, and each deal of the record is
+    checked to hold each card once (a play sent again was applied once)."""
     rng = random.Random(seed)
 
     async def call(method: str, path: str, body=None) -> httpx.Response:
+        tries = 0
         while True:
             try:
                 r = await client.request(method, path, json=body)
                 if r.status_code < 500:
+                    counts["resent"] += tries
                     return r
             except httpx.TransportError:
                 pass
-            counts["resent"] += 1
+            tries += 1
             await asyncio.sleep(0.2)
 
-    data = (await call("POST", "/api/games", {})).json()
-    gid, state = data["id"], data["state"]
-    answered: list[int] = []
+    made = (await call("POST", "/api/tables",
+                       {"people": {str(s): f"P{s}" for s in range(4)}})).json()
+    tokens = [made["seats"][str(s)]["token"] for s in range(4)]
+    answered: list[tuple[int, str, int]] = []  # (deal, agent, card) answered 200
+    state = (await call("GET", f"/api/games/{tokens[0]}")).json()["state"]
     while not state["match"]["over"]:
         if state["deal"]["done"]:
-            r = await call("POST", f"/api/games/{gid}/next-deal", {"version": state["version"]})
+            r = await call("POST", f"/api/games/{tokens[0]}/next-deal",
+                           {"version": state["version"]})
         else:
-            card = rng.choice(state["legal"])
-            r = await call("POST", f"/api/games/{gid}/play",
-                           {"card": card, "version": state["version"]})
+            seat = state["deal"]["to_act"]  # seat 0's view counts seats as they are
+            mine = (await call("GET", f"/api/games/{tokens[seat]}")).json()["state"]
+            if not mine["your_turn"]:  # the view moved between the two reads
+                state = mine
+                continue
+            card = rng.choice(mine["legal"])
+            r = await call("POST", f"/api/games/{tokens[seat]}/play",
+                           {"card": card, "version": mine["version"]})
             if r.status_code == 200:
-                answered.append(card)
-        if r.status_code == 409:  # a next deal dealt before its answer was lost
-            r = await call("GET", f"/api/games/{gid}")
+                answered.append((mine["deal"]["number"], f"player_{seat}", card))
+        if r.status_code == 409:  # a move whose answer was lost moved the game on
             counts["stale"] += 1
-        state = r.json()["state"]
-    record = (await call("GET", f"/api/games/{gid}/record")).json()
-    kept = [card for deal in record["deals"] for agent, card in deal["plays"]
-            if agent == "player_0"]
+        elif r.status_code != 200:
+            counts["errors"] += 1
+        state = (await call("GET", f"/api/games/{tokens[0]}")).json()["state"]
+    record = (await call("GET", f"/api/games/{tokens[0]}/record")).json()
+    kept = {(k + 1, agent, card) for k, deal in enumerate(record["deals"])
+            for agent, card in deal["plays"]}
     counts["answered"] += len(answered)
-    # The record holds every play answered 200, in order, and no other of the person's.
-    counts["lost"] += sum(1 for k, card in enumerate(answered)
-                          if k >= len(kept) or kept[k] != card)
+    counts["lost"] += sum(1 for play in answered if play not in kept)
+    counts["twice"] += sum(len(d["plays"]) - len({c for _, c in d["plays"]})
+                           for d in record["deals"])
+    counts["plays"] += sum(len(d["plays"]) for d in record["deals"])
 
 
-async def run_kills(args: argparse.Namespace) -> None:
-    """Whole matches played while the server is SIGKILLed ``--kills`` times."""
+async def run_kills(args: argparse.Namespace) -> dict | None:
+    """Tables of four people play while the server is SIGKILLed ``--kills`` times."""
     if args.kills <= 0:
-        return
+        return None
     port = free_port()
     server = KilledServer(port, args.players, args.db)
     server.start()
-    counts = {"answered": 0, "lost": 0, "resent": 0, "stale": 0}
+    counts = {"answered": 0, "lost": 0, "resent": 0, "stale": 0, "errors": 0, "twice": 0,
+              "plays": 0}
     killer_rng = random.Random(0)
-    limits = httpx.Limits(max_connections=args.kill_sessions,
-                          max_keepalive_connections=args.kill_sessions)
+    limits = httpx.Limits(max_connections=args.kill_tables * 2,
+                          max_keepalive_connections=args.kill_tables * 2)
     start = time.perf_counter()
+    kills = 0
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
                                      timeout=30) as client:
             await wait_up(client, server.proc)
-            matches = asyncio.gather(*(kill_match(client, 1000 + i, counts)
-                                       for i in range(args.kill_sessions)))
-            kills = 0
+            elsewhere = asyncio.create_task(children_elsewhere(lambda: server.proc.pid))
+            tables = asyncio.ensure_future(asyncio.gather(
+                *(kill_table(client, 1000 + i, counts) for i in range(args.kill_tables))))
 
             async def killer() -> None:
                 nonlocal kills
-                while kills < args.kills:
-                    await asyncio.sleep(killer_rng.uniform(0.3, 1.5))
+                while kills < args.kills and not tables.done():
+                    await asyncio.sleep(killer_rng.uniform(0.2, 1.2))
                     server.kill()
                     kills += 1
                     server.start()
                     await wait_up(client, server.proc)
 
-            await asyncio.gather(matches, killer())
+            await asyncio.gather(tables, killer())
+            elsewhere.cancel()
     finally:
         server.kill()
-    print(f"bench_web kills: {args.kill_sessions} sessions play whole matches while the server "
-          f"(aluette serve, games in {backend(args.db)}) is SIGKILLed and restarted {kills} "
-          f"times; {time.perf_counter() - start:.1f} s")
+    print(f"bench_web kills ({backend(args.db)}): {args.kill_tables} tables of four people "
+          f"play whole matches over HTTP while the server (aluette serve) is SIGKILLed at "
+          f"random moments and restarted {kills} times; {time.perf_counter() - start:.1f} s")
     print(f"  plays answered 200  {counts['answered']}   lost {counts['lost']} (target 0)   "
-          f"requests sent again {counts['resent']}   stale next-deal answers {counts['stale']}")
+          f"applied twice {counts['twice']} (target 0)   requests sent again "
+          f"{counts['resent']}   409 after a lost answer {counts['stale']}   "
+          f"errors {counts['errors']}")
+    return {"kills": kills, **counts}
 
 
 async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
-                 server_ms: list[float], errors: list[str], ready: asyncio.Event) -> None:
+                 server_ms: list[float], errors: list[str], ready: asyncio.Event,
+                 held: dict[str, int]) -> None:
     """One person at a table: plays a random card each time the server pushes
     their turn; the host (seat 0) also asks for each next deal."""
     from websockets.asyncio.client import connect
@@ -392,34 +456,47 @@ async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
     rng = random.Random(token)
     url = f"ws://127.0.0.1:{port}/api/games/{token}/updates"
     async with connect(url, origin=f"http://127.0.0.1:{port}", max_size=2**22) as ws:
+        held["now"] += 1
+        held["most"] = max(held["most"], held["now"])
         await ready.wait()
-        async for message in ws:
-            state = json.loads(message)["state"]
-            if state["match"]["over"]:
-                return
-            if state["your_turn"]:
-                path, body = "play", {"card": rng.choice(state["legal"]),
-                                      "version": state["version"]}
-            elif state["deal"]["done"] and host:
-                path, body = "next-deal", {"version": state["version"]}
-            else:
-                continue
-            r = await client.post(f"/api/games/{token}/{path}", json=body)
-            m = TIMING.search(r.headers.get("server-timing", ""))
-            if m and path == "play":
-                server_ms.append(float(m.group(1)))
-            if r.status_code != 200:
-                errors.append(f"{path}: {r.status_code} {r.text[:100]}")
+        try:
+            await play_pushes(ws, client, token, host, rng, server_ms, errors)
+        finally:
+            held["now"] -= 1
 
 
-async def run_tables(args: argparse.Namespace) -> None:
+async def play_pushes(ws, client: httpx.AsyncClient, token: str, host: bool,
+                      rng: random.Random, server_ms: list[float], errors: list[str]) -> None:
+    """A random card each time a push says it is this seat's turn, played on
+    that push's version."""
+    async for message in ws:
+        state = json.loads(message)["state"]
+        if state["match"]["over"]:
+            return
+        if state["your_turn"]:
+            path, body = "play", {"card": rng.choice(state["legal"]),
+                                  "version": state["version"]}
+        elif state["deal"]["done"] and host:
+            path, body = "next-deal", {"version": state["version"]}
+        else:
+            continue
+        r = await client.post(f"/api/games/{token}/{path}", json=body)
+        m = TIMING.search(r.headers.get("server-timing", ""))
+        if m and path == "play":
+            server_ms.append(float(m.group(1)))
+        if r.status_code != 200:
+            errors.append(f"{path}: {r.status_code} {r.text[:100]}")
+
+
+async def run_tables(args: argparse.Namespace) -> dict | None:
     """Tables of four people, each a WebSocket client playing on the pushes."""
     if args.tables <= 0:
-        return
+        return None
     port = free_port()
     proc = start_server(port, args.players, max(1000, args.tables * 2), args.db)
     limits = httpx.Limits(max_connections=args.tables * 4,
                           max_keepalive_connections=args.tables * 4)
+    held = {"now": 0, "most": 0}
     try:
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", limits=limits,
                                      timeout=120) as client:
@@ -434,24 +511,67 @@ async def run_tables(args: argparse.Namespace) -> None:
             errors: list[str] = []
             ready = asyncio.Event()
             start = time.perf_counter()
+            elsewhere = asyncio.create_task(children_elsewhere(proc.pid))
             tasks = [asyncio.create_task(person(client, port, token, s == 0, server_ms,
-                                                errors, ready))
+                                                errors, ready, held))
                      for table in tokens for s, token in enumerate(table)]
-            await asyncio.sleep(1.0)  # every socket open, every table live
+            while held["now"] < len(tasks) and not any(t.done() for t in tasks):
+                await asyncio.sleep(0.05)  # every socket open, every table live
+            await asyncio.sleep(0.5)
             rss_live = rss_kib(proc.pid)
+            ran, waited = cpu_and_wait_s(proc.pid)
             ready.set()
             await asyncio.gather(*tasks)
             wall = time.perf_counter() - start
+            elsewhere.cancel()
+            ran, waited = (a - b for a, b in zip(cpu_and_wait_s(proc.pid), (ran, waited)))
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    print(f"bench_web tables: {args.tables} tables of four people, {args.tables * 4} WebSocket "
-          f"connections, one match each, games in {backend(args.db)}; {wall:.1f} s")
+    per_table = (rss_live - rss_before) / args.tables
+    print(f"bench_web tables ({backend(args.db)}): {args.tables} tables of four people, "
+          f"{held['most']} WebSocket connections held at once, one match each; {wall:.1f} s")
     print(f"  plays           {len(server_ms)}: server time p50 {pct(server_ms, 0.5):.2f} ms   "
-          f"p99 {pct(server_ms, 0.99):.2f} ms")
+          f"p99 {pct(server_ms, 0.99):.2f} ms   (target p99 < 50 ms with SQLite)")
+    print(f"  server CPU      {ran * 1000 / max(1, len(server_ms)):.2f} ms per play (its "
+          f"pushes to the four sockets included; {ran / wall:.0%} of its core); it waited "
+          f"{waited:.1f} s in all for a CPU while it had work (other processes on its core)")
     print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))
-    print(f"  memory          server RSS +{(rss_live - rss_before) / args.tables:.1f} KiB per "
-          f"table (four open sockets included)")
+    print(f"  memory          server RSS +{per_table:.0f} KiB per table (four open sockets "
+          f"included)")
+    return {"plays": len(server_ms), "p50": pct(server_ms, 0.5), "p99": pct(server_ms, 0.99),
+            "held": held["most"], "errors": len(errors), "kib_per_table": per_table,
+            "cpu_ms": ran * 1000 / max(1, len(server_ms)), "waited_s": waited}
+
+
+@contextlib.contextmanager
+def throwaway_postgres():
+    """A PostgreSQL cluster in a temporary directory (Debian's binaries; run as
+    the ``postgres`` user when this runs as root): its URL, or None with the
+    reason printed."""
+    found = sorted(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl"))
+    if not found or importlib.util.find_spec("psycopg") is None:
+        print("PostgreSQL: skipped (no pg_ctl under /usr/lib/postgresql, or no psycopg)")
+        yield None
+        return
+    bin_dir = found[-1].parent
+    root = Path(tempfile.mkdtemp(prefix="bench-web-pg-"))
+    run_as = []
+    if os.geteuid() == 0:
+        shutil.chown(root, "postgres")
+        run_as = ["runuser", "-u", "postgres", "--"]
+    data, port = root / "data", free_port()
+    try:
+        subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "aluette",
+                        "--auth=trust", "-E", "UTF8"], capture_output=True, check=True)
+        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l",
+                        str(root / "log"), "-o", f"-p {port} -k {root} -h 127.0.0.1",
+                        "start"], capture_output=True, check=True)
+        yield f"postgresql+psycopg://aluette@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m",
+                        "immediate", "stop"], capture_output=True)
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def _set(event: asyncio.Event) -> asyncio.Event:
@@ -461,6 +581,9 @@ def _set(event: asyncio.Event) -> asyncio.Event:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true",
+                   help="a smoke run of well under a minute: SQLite only, 4 sessions, "
+                        "1 table, 1 kill during 1 table's match, no mixed run")
     p.add_argument("--sessions", type=int, default=200)
     p.add_argument("--players", default="ai", help="the AI spec of the three other seats")
     p.add_argument("--expert-sessions", type=int, default=40,
@@ -468,20 +591,51 @@ def main() -> None:
     p.add_argument("--expert-share", type=float, default=0.1,
                    help="share of the mixed run's games with expert seats")
     p.add_argument("--db", default=None, help="the database's URL (default: a SQLite file in "
-                   "a temporary directory)")
+                   "a temporary directory, then a throwaway PostgreSQL cluster where "
+                   "Debian's binaries and psycopg are installed)")
     p.add_argument("--kills", type=int, default=20,
                    help="SIGKILLs of the server during the kill run (0 skips it)")
-    p.add_argument("--kill-sessions", type=int, default=20, help="sessions of the kill run")
+    p.add_argument("--kill-tables", type=int, default=10,
+                   help="tables of four people that play during the kill run")
     p.add_argument("--tables", type=int, default=50,
                    help="tables of four people of the table run (0 skips it)")
     args = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
-        args.db = args.db or f"sqlite:///{tmp}/games.db"
-        if args.sessions > 0:
-            asyncio.run(run(args))
-        asyncio.run(run_kills(args))
-        asyncio.run(run_tables(args))
-        asyncio.run(run_mixed(args))
+    if args.quick:
+        args.sessions, args.tables, args.kills, args.kill_tables = 4, 1, 1, 1
+        args.expert_sessions = 0
+    # The server gets core 0 (start_server, KilledServer); this load generator the others.
+    pin(0, set(range(1, os.cpu_count() or 1)) or {0})
+    print(f"bench_web: {os.cpu_count()} CPUs, the server pinned to core 0 and the clients "
+          f"to the others; load average {os.getloadavg()[0]:.1f} at the start (other work "
+          f"on the machine inflates the wall times)")
+    figures = {}
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp, \
+            contextlib.ExitStack() as stack:
+        urls = [args.db] if args.db else [f"sqlite:///{tmp}/games.db"]
+        if not args.db and not args.quick:
+            pg = stack.enter_context(throwaway_postgres())
+            urls += [pg] if pg else []
+        for url in urls:
+            args.db = url
+            if args.sessions > 0:
+                asyncio.run(run(args))
+            figures[backend(url)] = (asyncio.run(run_tables(args)), asyncio.run(run_kills(args)))
+            if url == urls[0]:
+                asyncio.run(run_mixed(args))
+    print("bench_web summary: a play's server time at tables of four over WebSockets, and the "
+          "kill run")
+    print("  | database | plays | p50 ms | p99 ms | CPU ms per play | waited for a CPU s "
+          "| connections | errors | KiB per table | kills | plays answered 200 | lost "
+          "| applied twice |")
+    for name, (tables, kills) in figures.items():
+        t = tables or {}
+        k = kills or {}
+        print(f"  | {name} | {t.get('plays', '-')} | {t.get('p50', float('nan')):.1f} "
+              f"| {t.get('p99', float('nan')):.1f} | {t.get('cpu_ms', float('nan')):.2f} "
+              f"| {t.get('waited_s', float('nan')):.1f} | {t.get('held', '-')} "
+              f"| {t.get('errors', '-')} | {t.get('kib_per_table', float('nan')):.0f} "
+              f"| {k.get('kills', '-')} | {k.get('answered', '-')} | {k.get('lost', '-')} "
+              f"| {k.get('twice', '-')} |")
 
 
 if __name__ == "__main__":

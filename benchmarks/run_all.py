@@ -38,7 +38,7 @@ BENCHMARKS = [
      ["--deals", "2", "--worlds", "32"]),
     ("bench_train.py", "Self-play training (SB3 backend), end to end", [], ["--rollouts", "1"]),
     ("bench_web.py", "The web game under load", [],
-     ["--sessions", "8", "--kills", "2", "--kill-sessions", "4", "--tables", "2"]),
+     ["--quick"]),
     ("bench_coach.py", "The coach: hints and deal reviews", [], ["--matches", "1"]),
     ("bench_expert_data.py", "Expert data: labelled positions per second", [],
      ["--positions", "8"]),

@@ -54,7 +54,11 @@ def client(**config) -> TestClient:
 
 
 def session_of(c: TestClient, gid: str) -> GameSession:
-    return c.app.state.store.get(gid).game
+    """The game as the server has it (read again if a failed move left it stale)."""
+    store = c.app.state.store
+    table = store.get(gid)
+    store.fresh(table)
+    return table.game
 
 
 def cards_in(data) -> set[int]:

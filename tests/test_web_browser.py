@@ -146,9 +146,9 @@ def play_cards(page, n: int) -> None:
         after_move(page, lambda: page.click("#confirm"))
 
 
-def shoot(page, name: str) -> None:
+def shoot(page, name: str, quality: int = 85) -> None:
     if SHOTS:
-        page.screenshot(path=str(Path(SHOTS) / f"{name}.jpg"), type="jpeg", quality=85)
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.jpg"), type="jpeg", quality=quality)
 
 
 def scores(page) -> list[int]:

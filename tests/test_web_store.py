@@ -1,8 +1,10 @@
 """The web game's games in a database (aluette_env/apps/web/store.py): the
 schema made by Alembic, a game's snapshot replayed through the rules (a
 tampered row refused), every answered play kept across SIGKILLs of the
-server, a play sent again applied once, two worker processes serving one
-game (alternating requests, and concurrent plays: one lands, the other 409),
+server, a play sent again applied once, a change of AI seats kept, two
+worker processes serving one game (alternating requests, and concurrent
+plays: one lands, the other 409), an update socket on one worker pushing the
+moves made through another (SQLite: polling; PostgreSQL: LISTEN/NOTIFY),
 and the same on a real PostgreSQL server where Debian's ``postgresql`` can
 be started (skipped otherwise, with the reason)."""
 
@@ -29,6 +31,7 @@ import httpx
 from sqlalchemy import select, update
 
 from aluette_env.apps.session import GameSession
+from aluette_env.apps.web.changes import POLL_S, SAFETY_POLL_S
 from aluette_env.apps.web.server import ServerConfig, create_app
 from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
 from aluette_env.players import load_player
@@ -96,6 +99,19 @@ def test_a_tampered_row_is_refused(tmp_path, tamper, words):
     assert r.status_code == 500 and r.json()["code"] == "damaged"
     assert words in r.json()["error"]
 
+
+
+def test_a_change_of_ai_seats_answered_200_is_kept(tmp_path):
+    """Changing who plays an AI seat is written like a move: a server started
+    again on the database has the new player."""
+    db = f"sqlite:///{tmp_path / 'games.db'}"
+    c = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    data = c.post("/api/games", json={}).json()
+    r = c.post(f"/api/games/{data['id']}/players", json={"left": "heuristic"})
+    assert r.status_code == 200 and r.json()["state"]["version"] > data["state"]["version"]
+    again = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    state = again.get(f"/api/games/{data['id']}").json()["state"]
+    assert state["players"]["1"] == "heuristic" and state == r.json()["state"]
 
 def test_snapshots_replay_to_the_same_game_at_every_move():
     specs = {1: "heuristic", 2: "random", 3: "heuristic"}
@@ -298,6 +314,42 @@ def test_two_workers_serve_one_game_and_concurrent_plays_land_once(tmp_path):
     two_worker_checks(f"sqlite:///{tmp_path / 'games.db'}")
 
 
+def pushes_across_workers(db: str):
+    """Two server processes' apps on one database (``--workers 2``): Bob's
+    update socket is open on the first, the people play through the second,
+    and the socket pushes each move. The first app's state, and how often
+    its sockets poll while it runs."""
+    config = ServerConfig(**FAST, db=db, workers=2)
+    with TestClient(create_app(config)) as one, TestClient(create_app(config)) as two:
+        made = one.post("/api/tables", json={"people": {"0": "Ann", "2": "Bob"},
+                                             "ai": "heuristic"}).json()
+        tokens = [made["seats"][s]["token"] for s in ("0", "2")]
+        with one.websocket_connect(f"/api/games/{tokens[1]}/updates",
+                                   headers={"origin": "http://testserver"}) as ws:
+            ws.receive_json()  # the game as it is
+            for _ in range(4):
+                for token in tokens:
+                    state = two.get(f"/api/games/{token}").json()["state"]
+                    if state["your_turn"]:
+                        r = two.post(f"/api/games/{token}/play",
+                                     json={"card": state["legal"][0],
+                                           "version": state["version"]})
+                        assert r.status_code == 200, r.text
+                        break
+                pushed = ws.receive_json()
+                while pushed["version"] < r.json()["state"]["version"]:
+                    pushed = ws.receive_json()
+                assert pushed["version"] == r.json()["state"]["version"]
+                assert pushed["state"]["hand"] == two.get(
+                    f"/api/games/{tokens[1]}").json()["state"]["hand"]
+            return one.app.state, one.app.state.changes.poll_s
+
+
+def test_sqlite_workers_push_each_others_moves_by_polling_the_version(tmp_path):
+    state, poll_s = pushes_across_workers(f"sqlite:///{tmp_path / 'games.db'}")
+    assert state.listener is None and poll_s == POLL_S
+
+
 # ------------------------------------------------------------------ PostgreSQL
 
 
@@ -368,3 +420,11 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
 
 def test_postgresql_two_workers(postgres_url):
     two_worker_checks(postgres_url)
+
+
+def test_postgresql_workers_push_each_others_moves_by_listen_notify(postgres_url):
+    """The first app hears the second's writes as notifications (LISTEN on
+    its own connection), so its sockets poll only as a safety net."""
+    state, poll_s = pushes_across_workers(postgres_url)
+    assert state.listener.received >= 4
+    assert poll_s == SAFETY_POLL_S > POLL_S

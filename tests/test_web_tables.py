@@ -4,15 +4,18 @@ whole four-person match holds no card another seat has not played; a token
 moves only its own seat and a spectator's none; unknown tokens get 403 and,
 repeated, 429; updates pushed over a WebSocket that checks its Origin; the
 table's AI taking over from a person who left, who then comes back; "My
-matches"."""
+matches"; a view asked during a move is the view after it."""
 
 from __future__ import annotations
 
 import json
 import random
 import re
+import threading
+import time
 import warnings
 
+import numpy as np
 import pytest
 from sqlalchemy import select, update
 
@@ -43,7 +46,11 @@ def table(c: TestClient, people: dict[str, str], **extra) -> dict:
 
 
 def game_of(c: TestClient, token: str):
-    return c.app.state.store.get(token).game
+    """The game as the server has it (read again if a failed move left it stale)."""
+    store = c.app.state.store
+    table = store.get(token)
+    store.fresh(table)
+    return table.game
 
 
 def check_seat_knows_only_its_own(game, seat: int | None, data: dict) -> None:
@@ -249,3 +256,61 @@ def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():
     assert matches[solo]["people"] == 1 and matches[mine[1]]["people"] == 2
     assert all(m["finished"] is False and m["of"] == 5 for m in matches.values())
     assert c.post("/api/my-matches", json={"tokens": "x"}).status_code == 400
+
+
+class Gate:
+    """An AI player that waits, inside its move, until the test opens it."""
+
+    def __init__(self):
+        self.entered, self.open = threading.Event(), threading.Event()
+
+    def act(self, obs, mask) -> int:
+        self.entered.set()
+        assert self.open.wait(30), "the test never opened the gate"
+        return int(np.flatnonzero(mask)[0])
+
+
+def test_a_view_asked_during_a_move_is_the_view_after_it_and_playing_on_it_lands():
+    """Bob asks for his view while Ann's play is under way (the AI after her
+    still thinking): he is answered the game after the whole move, never a
+    move half-done, so the card he plays on that view is accepted."""
+    with client() as c:  # one event loop for every request, as in a served app
+        _view_during_a_move(c)
+
+
+def _view_during_a_move(c: TestClient) -> None:
+    made = table(c, {"0": "Ann", "2": "Bob"})
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    while True:  # the people play until Ann's card is not the last of a trick
+        state = c.get(f"/api/games/{ann}").json()["state"]
+        if state["your_turn"] and len((state["current_trick"] or {}).get("plays", [])) < 3:
+            break
+        for token in (ann, bob):
+            mine = c.get(f"/api/games/{token}").json()["state"]
+            if mine["your_turn"]:
+                c.post(f"/api/games/{token}/play", json={"card": mine["legal"][0],
+                                                          "version": mine["version"]})
+    gate = Gate()
+    game_of(c, ann).players[1] = gate  # west plays right after Ann
+    answers: dict[str, dict] = {}
+
+    def ask(name, method, path, body=None):
+        r = c.request(method, path, json=body)
+        answers[name] = r.json()["state"] if r.status_code == 200 else r.text
+    playing = threading.Thread(target=ask, args=("ann", "POST", f"/api/games/{ann}/play",
+                                                 {"card": state["legal"][0],
+                                                  "version": state["version"]}))
+    playing.start()
+    assert gate.entered.wait(30), answers
+    looking = threading.Thread(target=ask, args=("bob", "GET", f"/api/games/{bob}"))
+    looking.start()
+    time.sleep(0.5)  # Bob's request reaches the server while west thinks
+    gate.open.set()
+    playing.join(30)
+    looking.join(30)
+    assert answers["bob"]["version"] == answers["ann"]["version"] >= state["version"] + 2
+    seen = answers["bob"]
+    if seen["your_turn"]:
+        r = c.post(f"/api/games/{bob}/play", json={"card": seen["legal"][0],
+                                                    "version": seen["version"]})
+        assert r.status_code == 200, r.text

@@ -5,8 +5,9 @@ server is SIGKILLed and restarted mid-deal and both pages continue; a person
 leaves, the table's AI plays for them, and they come back with their link.
 The server is ``aluette serve`` in its own process, on a SQLite file.
 
-With ``ALUETTE_SCREENSHOTS=DIR`` the partners' test saves the README's
-screenshot of a table of two people there.
+Four people in four browser contexts play a deal, each page naming the
+other three. With ``ALUETTE_SCREENSHOTS=DIR`` that test saves the README's
+screenshot of the table of four people there.
 """
 
 from __future__ import annotations
@@ -129,19 +130,44 @@ def test_two_partners_in_two_browsers_play_a_whole_match(browser, server):
     assert pages[1].locator('.seat[data-seat="2"] .seat-name').inner_text().endswith("· Ann")
     deadline = time.monotonic() + 300
     plays = {0: 0, 1: 0}
-    shot = False
     while True:
         done = step(pages, deadline)
         if done == "over":
             break
         if done == "played":
             plays[step.played] += 1
-            if not shot and sum(plays.values()) == 3:
-                shoot(pages[0], "web-table")
-                shot = True
     assert plays == {0: 45, 1: 45}  # each person played each of their cards, nobody else
     texts = [p.locator("#summary").inner_text() for p in pages]
     assert all("win the match" in t or "draw" in t for t in texts)
+    assert not any(p.errors for p in pages), [p.errors for p in pages]
+
+
+def test_four_people_in_four_browsers_play_a_deal(browser, server):
+    """Every seat a person: each page names the other three at their seats
+    (counted from it), and each person plays their nine cards of the deal."""
+    names = ["Ann", "Ben", "Chloé", "Dev"]
+    r = httpx.post(f"{server.url}/api/tables", timeout=30,
+                   json={"people": {str(s): n for s, n in enumerate(names)}})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    pages = [seat_page(browser, server.url + made["seats"][str(s)]["link"]) for s in range(4)]
+    for me, page in enumerate(pages):
+        for other in range(4):
+            if other != me:  # the page counts seats from its own (south: 0)
+                where = (other - me) % 4
+                assert page.locator(f'.seat[data-seat="{where}"] .seat-name'
+                                    ).inner_text().endswith(f"· {names[other]}")
+    deadline = time.monotonic() + 300
+    plays = [0, 0, 0, 0]
+    while sum(plays) < 36:
+        assert step(pages, deadline) == "played"
+        plays[step.played] += 1
+        if sum(plays) == 6:  # the second trick under way: cards on the table
+            shoot(pages[0], "web-table", quality=70)
+    assert plays == [9, 9, 9, 9]
+    for page in pages:
+        page.wait_for_selector("body[data-state='deal-over']", state="attached",
+                               timeout=MATCH_TIMEOUT_MS)
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 

@@ -300,6 +300,9 @@ class GameSession:
                             f"{', '.join(map(str, sorted(self.players)))}")
         self.players[seat] = player
         self.specs[seat] = spec
+        # A change of the game like a move: written, seen by every process, and
+        # a move chosen before it is stale.
+        self.version += 1
         return [{"type": "player", "seat": seat, "spec": spec}]
 
     def record(self) -> dict[str, Any]:

@@ -68,6 +68,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--workers must be 1-{MAX_WORKERS}, got {args.workers}")
     config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
                           max_games=args.max_games, db=args.db or default_url(),
+                          workers=args.workers,
                           hint_worlds=args.hint_worlds, review_worlds=args.review_worlds)
     try:
         app = create_app(config)  # checks the players and the database, and migrates it

@@ -49,6 +49,7 @@ tricks, the deal's end) let the page show AI cards one at a time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 import json
@@ -77,6 +78,7 @@ from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
 from .. import i18n
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..session import AI_SEATS, Narrator, SharedPlayer, new_session
+from .changes import CHANNEL, Changes, PostgresListener
 from .coach_api import CoachRoutes
 from .limits import RequestLimits
 from .inputs import MAX_BODY, ApiError, ClientGone
@@ -101,6 +103,7 @@ class ServerConfig:
     right: str = "ai"
     max_games: int = 1000  # games kept in each process's memory (all are in the database)
     db: str = "sqlite://"  # the database's URL (aluette serve: a file, store.default_url)
+    workers: int = 1  # server processes sharing the database (aluette serve --workers)
     seed: int | None = None  # for tests: reproducible deals
     hint_worlds: int = HINT_WORLDS  # the coach's effort (aluette_env.apps.coach)
     review_worlds: int = REVIEW_WORLDS
@@ -224,9 +227,13 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
             raise PlayerSpecError(f"--{role}: {err}") from None
     db = Database(config.db)
     db.upgrade()
-    store = Games(db, lambda spec: pool.get(spec, "seat"), config.max_games)
+    postgres = db.url.get_backend_name() == "postgresql"
+    store = Games(db, lambda spec: pool.get(spec, "seat"), config.max_games,
+                  notify=CHANNEL if postgres else None)
+    changes = Changes(shared=config.workers > 1 or postgres, listens=postgres)
+    listener = PostgresListener(db.conninfo(), changes) if postgres else None
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
-    tables = TableRoutes(store, pool, ApiError, config, seeds)
+    tables = TableRoutes(store, pool, ApiError, config, seeds, changes)
     seat_of, in_worker = tables.seat_of, tables.in_worker
     coach = CoachRoutes(seat_of, ApiError, config.hint_worlds, config.review_worlds)
 
@@ -282,6 +289,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         _narrator(request)
         # A move stopped by a dead AI worker left an AI seat to play: it plays now.
         events = await in_worker(table, list) if table.game.ai_to_move else []
+        if not events:
+            await tables.look(table)
         return answer(request, table, events)
 
     async def play(request: Request) -> JSONResponse:
@@ -310,7 +319,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         table = await seat_of(request, person=True)
         _narrator(request)
         _check_keys(await _json_body(request), set())
-        events = await in_worker(table, table.game.new_match)
+        events = await in_worker(table, lambda: table.game.new_match())
         return answer(request, table, events)
 
     async def set_players(request: Request) -> JSONResponse:
@@ -378,10 +387,11 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone,
                                                        WorkerUnavailable: worker_unavailable},
-                    lifespan=_closing(pool.workers, coach, db))
+                    lifespan=_closing(listener, pool.workers, coach, db))
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
+    app.state.changes, app.state.listener = changes, listener
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})
     return ServerTiming(SecurityHeaders(CompressPage(limited)), app)
@@ -393,13 +403,17 @@ def app_from_environment():
     return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
 
 
-def _closing(*workers):
-    """The app's lifespan: the AI and coach worker processes end with the server."""
+def _closing(listener: PostgresListener | None, *workers):
+    """The app's lifespan: the database's notifications heard while it runs;
+    the AI and coach worker processes end with the server."""
     @contextlib.asynccontextmanager
     async def lifespan(app):
+        hearing = asyncio.create_task(listener.run()) if listener is not None else None
         try:
             yield
         finally:
+            if hearing is not None:
+                hearing.cancel()
             for w in workers:
                 w.close()
     return lifespan

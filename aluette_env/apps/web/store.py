@@ -39,7 +39,8 @@ from typing import Any
 import asyncio
 
 from sqlalchemy import (
-    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, event, select, update,
+    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, event, func, select,
+    update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
@@ -166,6 +167,11 @@ class Database:
         with self.lock, self.sessions.begin() as session:
             yield session
 
+    def conninfo(self) -> str:
+        """The URL as libpq reads it (PostgreSQL's LISTEN connection)."""
+        return self.url.set(drivername=self.url.get_backend_name()).render_as_string(
+            hide_password=False)
+
     def close(self) -> None:
         self.engine.dispose()
 
@@ -199,7 +205,9 @@ def _sqlite_wal(connection, record) -> None:
 class Table:
     """A game as one seat reaches it: the game (shared by every seat of it in
     this process), the seat (None: a spectator), and the lock that lets one
-    move at a time touch the game in this process."""
+    move at a time touch the game in this process. ``known``: the game's
+    version in the database when the seat was read; :meth:`Games.fresh`,
+    under the lock, brings the game up to it."""
 
     game_id: str
     seat: int | None
@@ -208,6 +216,9 @@ class Table:
     away_after: float
     token: str = ""  # the token it was reached by (known to the request only)
     last_seen: float = 0.0  # when the seat was last seen, as read
+    known: int = 0
+    #: The seat's view as of the last step taken under the lock (what is answered).
+    shown: dict[str, Any] | None = None
 
     @property
     def game(self) -> GameSession:
@@ -217,8 +228,15 @@ class Table:
     def lock(self) -> asyncio.Lock:
         return self.entry.lock
 
+    def look(self) -> dict[str, Any]:
+        """The seat's view now (the caller holds the lock): kept as :attr:`shown`."""
+        self.shown = self.game.view(self.seat)
+        return self.shown
+
     def view(self) -> dict[str, Any]:
-        return self.game.view(self.seat)
+        """The view taken under the lock at the request's last step (a game moving
+        in a worker thread is never read half-way through a move)."""
+        return self.shown if self.shown is not None else self.look()
 
     def events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return self.game.events_for(events, self.seat)
@@ -226,24 +244,31 @@ class Table:
 
 @dataclass
 class CachedGame:
+    """One game in this process's memory: one object per game, whoever reaches
+    it, so that its lock puts every move of this process in one line."""
+
     game: GameSession
-    version: int  # the version in the database when it was read or written
+    version: int  # the version in the database when it was read or written; -1: reload it
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class Games:
     """Games in the database, reached by seat token; the games served lately
     kept in memory (at most ``cache_size``). ``get_player`` makes the player
-    of a spec (the server's player pool)."""
+    of a spec (the server's player pool). ``notify``: PostgreSQL's channel
+    that each write announces its game on (:mod:`.changes`), or None."""
 
     def __init__(self, db: Database, get_player: Callable[[str], Any], cache_size: int = 1000,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, notify: str | None = None):
         self.db = db
         self.get_player = get_player
         self.cache_size = cache_size
         self.clock = clock
+        self.notify = notify
         self._cache: OrderedDict[str, CachedGame] = OrderedDict()
         self._cache_lock = threading.Lock()
+        #: Games read from their rows (replayed through the rules), for the benchmark.
+        self.loads = 0
 
     def __len__(self) -> int:
         """Games kept in this process's memory."""
@@ -275,12 +300,15 @@ class Games:
         self._remember(gid, CachedGame(game, game.version))
         return gid, tokens
 
-    def save(self, table: Table) -> None:
-        """Write the game of ``table`` if it is still at the version it was read
-        at; :class:`Conflict` (and the game forgotten here) otherwise."""
+    def save(self, table: Table) -> bool:
+        """Write the game of ``table`` (the caller holds its lock) if the database
+        still has it at the version it was read at: one transaction, which on
+        PostgreSQL also announces the game (NOTIFY, sent at the commit).
+        :class:`Conflict` (the game to be read again) if another process wrote
+        it first. False when there was nothing to write."""
         entry, game = table.entry, table.game
         if game.version == entry.version:
-            return
+            return False
         state = json.dumps(game.snapshot())
         with self.db.session() as s:
             done = s.execute(update(GameRow).where(GameRow.id == table.game_id,
@@ -288,11 +316,20 @@ class Games:
                              .values(version=game.version, state=state,
                                      finished=game.match.over, updated=self.clock()))
             landed = done.rowcount == 1
+            if landed and self.notify:
+                s.execute(select(func.pg_notify(self.notify,
+                                                f"{table.game_id} {game.version}")))
         if not landed:
-            self.forget(table.game_id)
+            self.stale(table)
             raise Conflict(f"the game moved on (it is past version {entry.version}); "
                            f"nothing was changed: reload it")
         entry.version = game.version
+        return True
+
+    def stale(self, table: Table) -> None:
+        """The game in memory is not the database's (a move failed half-way, or
+        another process wrote first): the next step under its lock reads it again."""
+        table.entry.version = -1
 
     def forget(self, gid: str) -> None:
         with self._cache_lock:
@@ -308,51 +345,82 @@ class Games:
             return s.get(SeatRow, token_hash(token))
 
     def get(self, token: str) -> Table | None:
-        """The game and seat of ``token`` as the database has it now; None for
-        an unknown token. A row that fails its replay raises ValueError."""
-        seat = self.seat(token)
-        if seat is None:
+        """The game and seat of ``token`` (one read of the seat and its game's
+        version; the game itself read only if this process does not hold it);
+        None for an unknown token. A person's seat is seen now (written at most
+        every :data:`SEEN_EVERY_S` seconds). A row that fails its replay raises
+        ValueError. Under the table's lock, :meth:`fresh` brings the game up
+        to the version read here."""
+        if not isinstance(token, str) or not 8 <= len(token) <= 128:
             return None
-        return self.table(seat)
-
-    def table(self, seat: SeatRow) -> Table:
-        gid = seat.game_id
         with self.db.session() as s:
-            version, away_after = s.execute(
-                select(GameRow.version, GameRow.away_after).where(GameRow.id == gid)).one()
+            row = s.execute(
+                select(SeatRow.game_id, SeatRow.seat, SeatRow.name, SeatRow.last_seen,
+                       GameRow.version, GameRow.away_after)
+                .join(GameRow, GameRow.id == SeatRow.game_id)
+                .where(SeatRow.token_hash == token_hash(token))).first()
+            if row is None:
+                return None
+            gid, seat, name, last_seen, version, away_after = row
+            now = self.clock()
+            if seat is not None and now - last_seen >= SEEN_EVERY_S:  # the person is here
+                s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token))
+                          .values(last_seen=now))
+                last_seen = now
+        return Table(gid, seat, name, self.entry(gid), away_after, last_seen=last_seen,
+                     known=version)
+
+    def entry(self, gid: str) -> CachedGame:
+        """The game ``gid`` of this process (read from the database if it holds
+        none): one object per game, so one lock."""
         with self._cache_lock:
             entry = self._cache.get(gid)
             if entry is not None:
                 self._cache.move_to_end(gid)
-        # A game moving in this process (its lock held) has committed, or will
-        # commit, what the database holds: reloading it now would race its
-        # last step; its own write settles its version.
-        if entry is None or (entry.version != version and not entry.lock.locked()):
-            entry = self._load(gid, entry)
-        return Table(gid, seat.seat, seat.name, entry, away_after, last_seen=seat.last_seen)
+                return entry
+        game, version = self._read(gid)
+        return self._remember(gid, CachedGame(game, version))
 
-    def _load(self, gid: str, old: CachedGame | None) -> CachedGame:
+    def behind(self, table: Table) -> bool:
+        """The game in memory is older than the version ``table`` knows of."""
+        return table.entry.version < table.known or table.entry.version < 0
+
+    def fresh(self, table: Table, version: int | None = None) -> bool:
+        """Under the table's lock: the game in memory brought up to ``version``
+        (the database's version as read since the request came; None: read it
+        now). A game this process wrote since then is already newer. True if
+        the game was read again."""
+        entry = table.entry
+        if version is None:
+            version = self.version(table.game_id)
+        if version is None or entry.version >= version >= 0:
+            return False
+        entry.game, entry.version = self._read(table.game_id)
+        return True
+
+    def _read(self, gid: str) -> tuple[GameSession, int]:
         with self.db.session() as s:
             row = s.get(GameRow, gid)
             version, state = row.version, row.state
         game = GameSession.restore(json.loads(state), self.get_player)
+        self.loads += 1
         if game.version != version:
             raise ValueError(f"game {gid}: its row's version {version} is not its "
                              f"snapshot's {game.version}")
-        # Keep the lock object: a move waiting on it in this process stays in line.
-        entry = CachedGame(game, version, old.lock if old is not None else asyncio.Lock())
-        self._remember(gid, entry)
-        return entry
+        return game, version
 
-    def _remember(self, gid: str, entry: CachedGame) -> None:
+    def _remember(self, gid: str, entry: CachedGame) -> CachedGame:
+        """Keep ``entry`` unless another thread kept one of ``gid`` first (that
+        one is returned); the oldest games not in use are let go."""
         with self._cache_lock:
-            self._cache[gid] = entry
+            entry = self._cache.setdefault(gid, entry)
             self._cache.move_to_end(gid)
             while len(self._cache) > self.cache_size:
                 oldest, old = next(iter(self._cache.items()))
-                if old.lock.locked():
+                if old.lock.locked() or oldest == gid:
                     break
                 del self._cache[oldest]
+        return entry
 
     def version(self, gid: str) -> int | None:
         """The game's version in the database now (one indexed read); None if
@@ -362,17 +430,14 @@ class Games:
 
     # ---------------------------------------------------------------- people
 
-    def seen(self, token: str, last_seen: float = 0.0) -> None:
-        """The seat of ``token`` is here now (written at most every
-        :data:`SEEN_EVERY_S` seconds; ``last_seen``, as last read, spares
-        the write)."""
-        now = self.clock()
-        if now - last_seen < SEEN_EVERY_S:
+    def seen(self, tokens: list[str]) -> None:
+        """The seats of ``tokens`` are here now: one write for them all."""
+        if not tokens:
             return
         with self.db.session() as s:
-            s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token),
-                                            SeatRow.last_seen < now - SEEN_EVERY_S)
-                      .values(last_seen=now))
+            s.execute(update(SeatRow).where(SeatRow.token_hash.in_([token_hash(t)
+                                                                     for t in tokens]))
+                      .values(last_seen=self.clock()))
 
     def last_seen(self, gid: str) -> dict[int, float]:
         """When each person's seat of game ``gid`` was last seen."""

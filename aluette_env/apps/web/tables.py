@@ -26,13 +26,14 @@ A person who is away on their turn for the table's ``away_after`` seconds
 (no request and no open update socket from their token) is played by the
 table's AI until they come back: any request with their token takes the seat
 back. Whoever is connected to the table sees to it (the update sockets check
-every :data:`PUSH_EVERY_S` seconds), so nobody waits on a closed page.
+every :data:`KEEP_EVERY_S` seconds), so nobody waits on a closed page.
 """
 
 from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -49,10 +50,12 @@ from aluette_env.game import NUM_SEATS
 
 from ..session import GameError, GameSession, Narrator, StaleMove
 from .inputs import check_keys, integer, json_body
-from .store import Conflict, Games, Table
+from .changes import Changes
+from .store import SEEN_EVERY_S, Conflict, Games, Table
 
-#: How often an open update socket looks for a new version of its game, in seconds.
-PUSH_EVERY_S = 0.25
+#: How often an open update socket marks its seat as here and checks whether
+#: the person to play has left, in seconds.
+KEEP_EVERY_S = 1.0
 #: A table's default, and the bounds, of the seconds before the AI takes over.
 AWAY_AFTER = (60, 5, 3600)
 MAX_NAME = 40
@@ -97,8 +100,14 @@ class TableRoutes:
     ``error`` is the server's ApiError(status, message, code)."""
 
     def __init__(self, store: Games, pool, error: Callable[..., Exception], config,
-                 seeds: Iterator[int] | None, clock: Callable[[], float] = time.time):
+                 seeds: Iterator[int] | None, changes: Changes,
+                 clock: Callable[[], float] = time.time):
         self.store, self.pool, self.error, self.config = store, pool, error, config
+        self.changes = changes
+        #: The people's seats whose update socket is open in this process, by
+        #: game, with their tokens: marked as here together (:meth:`keep_seen`).
+        self.here: dict[str, dict[int, dict[str, int]]] = {}
+        self._seen_at = 0.0
         self.seeds = seeds
         self.guard = TokenGuard()
         self.clock = clock
@@ -117,7 +126,8 @@ class TableRoutes:
     async def seat_of(self, request: HTTPConnection, person: bool = False) -> Table:
         """The game and seat of the request's token (path ``gid``): 403 for an
         unknown token (429 after too many), 403 for a spectator where
-        ``person``. A person who was away is back."""
+        ``person``. The game is brought up to the database's version; a
+        person who was away is back."""
         client = request.client.host if request.client else "?"
         wait = self.guard.blocked(client)
         if wait > 0:
@@ -126,6 +136,9 @@ class TableRoutes:
         token = request.path_params["gid"]
         try:
             table = await run_in_threadpool(self.store.get, token)
+            if table is not None and self.store.behind(table):
+                async with table.lock:
+                    await run_in_threadpool(self.store.fresh, table, table.known)
         except ValueError as err:  # a stored game that fails its replay
             raise self.error(500, f"this game's stored record is damaged and was refused: "
                                   f"{err}"[:400], "damaged") from None
@@ -136,59 +149,77 @@ class TableRoutes:
         table.token = token
         if person and table.seat is None:
             raise self.error(403, "a spectator's link shows the game but cannot play", "spectator")
-        if table.seat is not None:
-            await run_in_threadpool(self.store.seen, token, table.last_seen)
-            if table.seat in table.game.away:
-                await self.in_worker(table, lambda: table.game.set_away(table.seat, False),
-                                     quiet=True)
+        if table.seat is not None and table.seat in table.game.away:
+            await self.in_worker(table, lambda: table.game.set_away(table.seat, False),
+                                 quiet=True)
         await self.take_over(table)
         return table
 
     async def in_worker(self, table: Table, move: Callable[[], list[dict[str, Any]]],
                         quiet: bool = False) -> list[dict[str, Any]]:
         """Run a move (AI players included) in a worker thread, one move per
-        game at a time in this process, and write the game before answering:
-        409 if the move is refused, or if the game moved on meanwhile (in
-        another worker process) and nothing was kept. ``quiet``: a move of
-        the server's own, given up without an error."""
-        def run() -> list[dict[str, Any]]:
+        game at a time in this process, on the game as the database has it,
+        and write the game before answering: 409 if the move is refused, or if
+        the game moved on meanwhile (in another worker process) and nothing
+        was kept. The seat's view is taken under the same lock
+        (:meth:`Table.view`). ``quiet``: a move of the server's own, given up
+        without an error."""
+        def run() -> tuple[list[dict[str, Any]], int | None]:
+            self.store.fresh(table, table.known)
+            game, before = table.game, table.game.version
             try:
                 # A move stopped by a dead AI worker left an AI seat to play: it plays first.
-                events = table.game.resume() if table.game.ai_to_move else []
+                events = game.resume() if game.ai_to_move else []
                 events += move()
             except GameError:
-                raise  # refused before anything changed
-            except BaseException:
-                self.store.forget(table.game_id)  # the database has the game as it was
+                if game.version != before:  # the AI seats played, then the move was refused
+                    self.store.stale(table)
                 raise
-            self.store.save(table)
-            return events
+            except BaseException:
+                self.store.stale(table)  # the database has the game as it was
+                raise
+            wrote = self.store.save(table)
+            table.look()
+            return events, game.version if wrote else None
 
         async with table.lock:
             try:
-                return await run_in_threadpool(run)
+                events, written = await run_in_threadpool(run)
             except (GameError, Conflict) as err:
                 if quiet:
                     return []
                 code = ("stale" if isinstance(err, StaleMove) else
                         "conflict" if isinstance(err, Conflict) else "refused")
                 raise self.error(409, str(err), code) from None
+        if written is not None:
+            self.changes.moved(table.game_id, written)
+        return events
+
+    async def look(self, table: Table) -> dict[str, Any]:
+        """The seat's view of the game as the database has it (at least at
+        ``table.known``), taken under the game's lock."""
+        async with table.lock:
+            if self.store.behind(table):
+                await run_in_threadpool(self.store.fresh, table, table.known)
+            return table.look()
 
     async def take_over(self, table: Table) -> None:
         """The table's AI plays for the person to act if they have been away
         for the table's ``away_after`` seconds."""
-        game = table.game
-        deal, version = game.deal, game.version
+        game = table.game  # a first look without the lock: the move checks again under it
+        deal = game.deal
         seat = deal.to_act
         if (table.away_after <= 0 or deal.done or seat not in game.people
-                or seat in game.away or seat == table.seat):
+                or seat in game.away or seat == table.seat
+                or self.here.get(table.game_id, {}).get(seat)):  # their page is open here
             return
         seen = await run_in_threadpool(self.store.last_seen, table.game_id)
         if self.clock() - seen.get(seat, 0.0) < table.away_after:
             return
 
         def leave() -> list[dict[str, Any]]:
-            if game.version != version:  # someone moved first
+            game = table.game
+            if game.deal.done or game.deal.to_act != seat:  # they played meanwhile
                 return []
             return game.set_away(seat, True)
         await self.in_worker(table, leave, quiet=True)
@@ -245,8 +276,8 @@ class TableRoutes:
         return JSONResponse({"matches": matches})
 
     async def updates(self, websocket: WebSocket) -> None:
-        """The seat's view, pushed each time its game moves. Only pages of
-        this server may open it (Origin)."""
+        """The seat's view, pushed each time its game moves (:mod:`.changes`
+        tells of the moves). Only pages of this server may open it (Origin)."""
         origin = websocket.headers.get("origin", "")
         if urlsplit(origin).netloc != websocket.headers.get("host", "") or not origin:
             await websocket.close(code=1008)  # before accept: a 403 answer
@@ -258,31 +289,80 @@ class TableRoutes:
             await websocket.close(code=1008)
             return
         await websocket.accept()
-        sent = None
-        try:
-            while True:
-                version = await run_in_threadpool(self.store.version, table.game_id)
-                if version is None:  # the game is gone: the page asks, and says so
-                    await websocket.close(code=1008)
-                    return
-                if version != sent:
-                    table = await self.seat_of(websocket)
-                    view = table.view()
-                    await websocket.send_json({"version": view["version"],
-                                               "state": {**view, "text": words.view(view)}})
-                    sent = view["version"]
-                else:
-                    if table.seat is not None:
-                        await run_in_threadpool(self.store.seen, table.token)
-                    await self.take_over(table)
+        with self.changes.watch(table.game_id) as watch, self._present(table):
+            async def hear() -> None:  # the page sends nothing: only its leaving matters
                 try:
-                    message = await asyncio.wait_for(websocket.receive(), PUSH_EVERY_S)
-                    if message["type"] == "websocket.disconnect":
-                        return
-                except asyncio.TimeoutError:
+                    while (await websocket.receive())["type"] != "websocket.disconnect":
+                        pass
+                except Exception:  # closed under it: the socket is done either way
                     pass
-        except WebSocketDisconnect:
+                finally:
+                    watch.close()
+            hearing = asyncio.create_task(hear())
+            try:
+                await self._push(websocket, table, watch, words)
+            except WebSocketDisconnect:
+                pass
+            finally:
+                hearing.cancel()
+
+    @contextlib.contextmanager
+    def _present(self, table: Table) -> Iterator[None]:
+        """A person's seat counts as here while its socket is open."""
+        if table.seat is None:
+            yield
             return
+        tokens = self.here.setdefault(table.game_id, {}).setdefault(table.seat, {})
+        tokens[table.token] = tokens.get(table.token, 0) + 1
+        try:
+            yield
+        finally:
+            tokens[table.token] -= 1
+            if not tokens[table.token]:
+                del tokens[table.token]
+            if not tokens:
+                del self.here[table.game_id][table.seat]
+            if not self.here[table.game_id]:
+                del self.here[table.game_id]
+
+    async def keep_seen(self) -> None:
+        """Every seat with an open socket in this process is marked as here,
+        in one write every :data:`SEEN_EVERY_S` seconds (whichever socket
+        comes first does it)."""
+        now = self.clock()
+        if now - self._seen_at < SEEN_EVERY_S:
+            return
+        self._seen_at = now
+        tokens = [t for seats in self.here.values() for held in seats.values() for t in held]
+        await run_in_threadpool(self.store.seen, tokens)
+
+    async def _push(self, websocket: WebSocket, table: Table, watch, words: Narrator) -> None:
+        version: int | None = table.known
+        sent = None
+        loop = asyncio.get_running_loop()
+        polled = kept = loop.time()
+        while not watch.closed:
+            if version is None:  # the game is gone: the page asks, and says so
+                await websocket.close(code=1008)
+                return
+            if version != sent:
+                table.known = max(table.known, version)
+                view = await self.look(table)
+                await websocket.send_json({"version": view["version"],
+                                           "state": {**view, "text": words.view(view)}})
+                sent = view["version"]
+            now = loop.time()
+            if now - kept >= KEEP_EVERY_S:  # the people are here; is the one to play?
+                kept = now
+                await self.keep_seen()
+                await self.take_over(table)
+            poll = self.changes.poll_s
+            told = await watch.wait(min(polled + poll, kept + KEEP_EVERY_S) - loop.time())
+            if told is not None and told >= 0:
+                version = max(told, sent or 0)
+            elif told is not None or loop.time() - polled >= poll:
+                polled = loop.time()
+                version = await run_in_threadpool(self.store.version, table.game_id)
 
     def routes(self) -> list:
         return [

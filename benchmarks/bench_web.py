@@ -448,9 +448,10 @@ async def run_kills(args: argparse.Namespace) -> dict | None:
 
 async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
                  server_ms: list[float], errors: list[str], ready: asyncio.Event,
-                 held: dict[str, int]) -> None:
+                 held: dict[str, int], think: float = 0.0) -> None:
     """One person at a table: plays a random card each time the server pushes
-    their turn; the host (seat 0) also asks for each next deal."""
+    their turn, after ``think`` seconds on average; the host (seat 0) also asks
+    for each next deal."""
     from websockets.asyncio.client import connect
 
     rng = random.Random(token)
@@ -460,15 +461,17 @@ async def person(client: httpx.AsyncClient, port: int, token: str, host: bool,
         held["most"] = max(held["most"], held["now"])
         await ready.wait()
         try:
-            await play_pushes(ws, client, token, host, rng, server_ms, errors)
+            await play_pushes(ws, client, token, host, rng, server_ms, errors, think)
         finally:
             held["now"] -= 1
 
 
 async def play_pushes(ws, client: httpx.AsyncClient, token: str, host: bool,
-                      rng: random.Random, server_ms: list[float], errors: list[str]) -> None:
+                      rng: random.Random, server_ms: list[float], errors: list[str],
+                      think: float = 0.0) -> None:
     """A random card each time a push says it is this seat's turn, played on
-    that push's version."""
+    that push's version after a pause drawn uniformly from 0 to 2 x ``think``
+    seconds (0: at once, every table always waiting on the server)."""
     async for message in ws:
         state = json.loads(message)["state"]
         if state["match"]["over"]:
@@ -480,6 +483,8 @@ async def play_pushes(ws, client: httpx.AsyncClient, token: str, host: bool,
             path, body = "next-deal", {"version": state["version"]}
         else:
             continue
+        if think > 0 and path == "play":
+            await asyncio.sleep(rng.uniform(0.0, 2 * think))
         r = await client.post(f"/api/games/{token}/{path}", json=body)
         m = TIMING.search(r.headers.get("server-timing", ""))
         if m and path == "play":
@@ -513,7 +518,7 @@ async def run_tables(args: argparse.Namespace) -> dict | None:
             start = time.perf_counter()
             elsewhere = asyncio.create_task(children_elsewhere(proc.pid))
             tasks = [asyncio.create_task(person(client, port, token, s == 0, server_ms,
-                                                errors, ready, held))
+                                                errors, ready, held, args.think))
                      for table in tokens for s, token in enumerate(table)]
             while held["now"] < len(tasks) and not any(t.done() for t in tasks):
                 await asyncio.sleep(0.05)  # every socket open, every table live
@@ -530,12 +535,14 @@ async def run_tables(args: argparse.Namespace) -> dict | None:
         proc.wait(timeout=30)
     per_table = (rss_live - rss_before) / args.tables
     print(f"bench_web tables ({backend(args.db)}): {args.tables} tables of four people, "
-          f"{held['most']} WebSocket connections held at once, one match each; {wall:.1f} s")
+          f"{held['most']} WebSocket connections held at once, one match each, "
+          f"{args.think:g} s to choose a card on average; {wall:.1f} s")
     print(f"  plays           {len(server_ms)}: server time p50 {pct(server_ms, 0.5):.2f} ms   "
           f"p99 {pct(server_ms, 0.99):.2f} ms   (target p99 < 50 ms with SQLite)")
     print(f"  server CPU      {ran * 1000 / max(1, len(server_ms)):.2f} ms per play (its "
           f"pushes to the four sockets included; {ran / wall:.0%} of its core); it waited "
-          f"{waited:.1f} s in all for a CPU while it had work (other processes on its core)")
+          f"{waited:.1f} s in all for a CPU while it had work (summed over its threads: the "
+          f"event loop and the move threads share its one core, with anything else on it)")
     print(f"  errors          {len(errors)}" + (f"  first: {errors[0]}" if errors else ""))
     print(f"  memory          server RSS +{per_table:.0f} KiB per table (four open sockets "
           f"included)")
@@ -599,6 +606,10 @@ def main() -> None:
                    help="tables of four people that play during the kill run")
     p.add_argument("--tables", type=int, default=50,
                    help="tables of four people of the table run (0 skips it)")
+    p.add_argument("--think", type=float, default=0.0,
+                   help="mean seconds a person of the table run takes to choose a card "
+                        "(0: at once, a stress load with every table always waiting on the "
+                        "server; people take seconds)")
     args = p.parse_args()
     if args.quick:
         args.sessions, args.tables, args.kills, args.kill_tables = 4, 1, 1, 1

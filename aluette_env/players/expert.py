@@ -703,14 +703,17 @@ class ExpertPlayer(BatchPlayer):
                 order = np.zeros(36, np.int64)
                 n = _order_of_play(self._cards, self._card_trick, self._winners, context[0],
                                    int(info[_I_T]), order)
-                if n > (1 if _seat_of(self._cards[order[0]]) == 0 else 0):
-                    return self._deal_worlds(rng, n_worlds, info, context, order[:n])
+                theirs = np.array([c for c in order[:n] if _seat_of(self._cards[c]) != 0],
+                                  np.int64)  # the plays of seats 1-3, in order
+                if len(theirs):
+                    return self._deal_worlds(rng, n_worlds, info, context, order[:n], theirs)
             elif info[_I_N_IN] > 0:
                 return self._believed_worlds(rng, n_worlds, info, context)
         return rng.random((n_worlds, 48)), np.ones(n_worlds)
 
     def _deal_worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
-                     context: np.ndarray, order: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                     context: np.ndarray, order: np.ndarray,
+                     theirs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """``n_worlds`` draws (repeats merged: distinct worlds and their counts)
         from up to ``draws`` times as many uniform worlds, each kept in proportion
         to how likely the other seats were to make every play they made this deal,
@@ -719,9 +722,8 @@ class ExpertPlayer(BatchPlayer):
         (``belief``). The draws are as many as ``infer_rows`` policy evaluations
         allow, at least ``n_worlds``; with no more draws than worlds, every draw is
         kept with its likelihood as its weight."""
-        theirs = order[[_seat_of(self._cards[c]) != 0 for c in order]]  # seats 1-3's plays
         others = len(theirs)
-        n_draws = max(n_worlds, min(n_worlds * self.draws, self.infer_rows // max(others, 1)))
+        n_draws = max(n_worlds, min(n_worlds * self.draws, self.infer_rows // others))
         keys = rng.random((n_draws, 48))
         rows = n_draws * others
         st, obs, mask = self._rows(rows)

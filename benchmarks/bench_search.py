@@ -1,8 +1,9 @@
 """The perfect-information solver and the search players: median time to
 solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
-per move of `pimc` and of the expert at their default settings, and of the
-expert's earlier versions (`expert:version=4`, `expert:version=1`), each timed on
-the same positions, one after the other.
+per move of `pimc` and of the expert at their default settings, of the
+expert's earlier versions (`expert:version=4`, `expert:version=1`) and of the
+expert guided by the shipped `ai` (`expert:policy=ai`), each timed on the same
+positions, one after the other.
 
     python benchmarks/bench_search.py [--positions 10] [--moves 180]
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> None:
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
     players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=4),
-               ExpertPlayer(seed=0, version=1), pimc(seed=0))
+               ExpertPlayer(seed=0, policy="ai"), ExpertPlayer(seed=0, version=1), pimc(seed=0))
     for player in players:
         pimc_move_times(8, player)  # compile
     each = same_position_times(args.moves, players)

@@ -5,8 +5,13 @@ section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
 
     python benchmarks/strength.py [--deals 10000] [--seed 0] [--jobs 1]
                                   [--out docs/STRENGTH.md] [--readme README.md]
+                                  [--only SPEC ...]
 
 ``--out -`` prints the page instead, ``--readme -`` leaves the README alone.
+``--only SPEC`` (repeatable) plays only the pairings one of whose teams is
+SPEC, and keeps every other row as the page at ``--out`` has it (same pairs,
+same seed): after a new ``ai``, ``--only ai`` measures what changed. A pairing
+neither played nor on the page is left out with a printed note.
 Search players (``expert``) play fewer pairs (tens of ms of CPU a move): their
 rows' own counts, or ``--deals`` when that is smaller. ``--jobs N`` plays each
 pairing's matches in N processes (``aluette eval --jobs N``: the same figures
@@ -29,6 +34,7 @@ BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
 
 #: (team A, team B, pairs: None = --deals, else at most that many: search players are slow).
 PAIRINGS = [
+    ("ai", "ai:version=4", None),
     ("ai", "ai:version=3", None),
     ("ai", "ai:version=2", None),
     ("ai", "ai:version=1", None),
@@ -42,26 +48,30 @@ PAIRINGS = [
     ("heuristic", "heuristic:version=1", None),
     ("heuristic", "random", None),
     ("heuristic:version=1", "random", None),
-    # expert: tens of ms of CPU a move, so fewer pairs. The first two rows are the
-    # expert-iteration targets: the fast policy against the search that taught it,
-    # and the search on the new policy against the search as first shipped.
-    ("ai", "expert:version=1", 1000),
-    ("expert", "expert:version=1", 1000),
+    # expert: tens of ms of CPU a move, so fewer pairs. The fast policy against the
+    # search of its time, the search that reads the whole deal against the one that
+    # reads the trick, and each search against the policies and bots.
+    ("ai", "expert:version=4", 1000),
+    ("ai:version=4", "expert:version=1", 1000),
+    ("expert", "expert:version=4", 1000),
+    ("expert:version=4", "expert:version=1", 1000),
     ("expert", "ai", 400),
-    ("expert", "ai:version=1", 400),
-    ("expert", "heuristic", 300),
-    ("expert", "random", 100),
+    ("expert:version=4", "ai:version=4", 400),
+    ("expert:version=4", "ai:version=1", 400),
+    ("expert:version=4", "heuristic", 300),
+    ("expert:version=4", "random", 100),
     # OpenSpiel's ISMCTSBot (the [openspiel] extra), an external search at two budgets:
     # tens to hundreds of ms of CPU a move in Python.
     ("ismcts:simulations=25", "heuristic", 200),
-    ("ismcts:simulations=25", "ai", 200),
+    ("ismcts:simulations=25", "ai:version=4", 200),
     ("ismcts:simulations=25", "pimc", 200),
     ("ismcts:simulations=100", "heuristic", 60),
-    ("ismcts:simulations=100", "ai", 60),
+    ("ismcts:simulations=100", "ai:version=4", 60),
     ("ismcts:simulations=100", "pimc", 60),
 ]
 #: The README's short table: one row per step of the ladder.
-SHORT = [("expert", "expert:version=1"), ("expert", "ai"), ("ai", "expert:version=1"),
+SHORT = [("expert", "expert:version=4"), ("expert:version=4", "expert:version=1"),
+         ("expert", "ai"), ("ai", "expert:version=4"), ("ai", "ai:version=4"),
          ("ai", "ai:version=2"), ("ai", "ai:version=1"), ("ai", "heuristic"),
          ("heuristic", "random")]
 HEAD = ("| team A | team B | deal pairs | points per deal (A − B) [95 % CI] | deal win rate | "
@@ -95,40 +105,71 @@ def row(a: str, b: str, n: int, seed: int, jobs: int = 1) -> tuple[str, str]:
             f"{res.match_loss_rate:.3f} |"), line
 
 
-def rows(deals: int, seed: int, jobs: int = 1, log=print) -> dict[tuple[str, str], str]:
+def kept_rows(page_text: str, seed: int) -> dict[tuple[str, str, int], str]:
+    """The rows of a page written by :func:`page`, by (team A, team B, pairs); none
+    when the page is of another seed."""
+    if f"seed {seed}:" not in page_text.split("\n\n", 2)[1]:
+        return {}
+    found = {}
+    for line in page_text.splitlines():
+        m = re.match(r"\| `([^`]+)` \| `([^`]+)` \| ([\d,]+) \|", line)
+        if m:
+            found[m[1], m[2], int(m[3].replace(",", ""))] = line
+    return found
+
+
+def rows(deals: int, seed: int, jobs: int = 1, log=print, only: list[str] | None = None,
+         kept: dict[tuple[str, str, int], str] | None = None) -> dict[tuple[str, str], str]:
     """A markdown table row per pairing that loads here, by (team A, team B), in
     :data:`PAIRINGS`' order. Each pairing is played by ``jobs`` processes
     (``duplicate_eval(jobs=...)``: the same result as one), except those with
     ``random`` or ``ismcts``, whose draws would depend on the split: one process,
-    as ``aluette eval`` plays them."""
+    as ``aluette eval`` plays them. With ``only``, a pairing none of whose teams
+    is in it takes its row from ``kept`` (:func:`kept_rows`), or is left out."""
     tasks = {}
     for a, b, pairs in PAIRINGS:
+        n = min(pairs, deals) if pairs else deals
+        if only is not None and a not in only and b not in only:
+            if (a, b, n) in (kept or {}):
+                tasks[a, b] = kept[a, b, n]
+            else:
+                log(f"note: left out {a} vs {b}: not on the page and not asked for by --only")
+            continue
         why = loads(a) or loads(b)
         if why:
             log(f"note: skipped {a} vs {b}: {why}")
             continue
-        tasks[a, b] = min(pairs, deals) if pairs else deals
+        tasks[a, b] = n
     done: dict[tuple[str, str], str] = {}
-    for a, b in tasks:
+    for (a, b), task in tasks.items():
+        if isinstance(task, str):
+            done[a, b] = task
+            continue
         draws = {"random", "ismcts"} & {a.split(":")[0], b.split(":")[0]}
-        done[a, b], line = row(a, b, tasks[a, b], seed, 1 if draws else jobs)
+        done[a, b], line = row(a, b, task, seed, 1 if draws else jobs)
         log(line)
     return done
 
 
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
+    from aluette_env.players.expert import LATEST, VERSIONS
+    from aluette_env.players.onnx_policy import LATEST_VERSION
+    latest = VERSIONS[LATEST]
     return (f"# Strength\n\nDuplicate evaluation of every pair of the project's players, "
             f"seed {seed}: each row is `aluette eval --team-a A --team-b B --deals PAIRS "
             f"--seed {seed}`. Written by `make strength` (`python benchmarks/strength.py`).\n\n"
             f"Points per deal are team A's minus team B's, over deal pairs (every deal played "
             f"twice with the same hands, the teams swapping seats), with a 95 % confidence "
-            f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy v4, "
-            f"`:version=N` the earlier ones, `heuristic` the rule-based player v2 "
-            f"(`heuristic:version=1` the first), `expert` the search guided by `ai` over "
-            f"320 worlds and `expert:version=1` the search as first shipped, guided by "
-            f"`ai:version=2` over 144. `ismcts:simulations=N` is OpenSpiel's ISMCTSBot "
-            f"(Information Set MCTS, random rollouts, N iterations a move) on the game "
-            f"`python_aluette`; its CPU per move is in [ECOSYSTEM.md](ECOSYSTEM.md#ismcts).\n\n"
+            f"interval; **bold**: the interval excludes 0. `ai` is the shipped policy "
+            f"v{LATEST_VERSION}, `:version=N` the earlier ones, `heuristic` the rule-based "
+            f"player v2 (`heuristic:version=1` the first), `expert` the search (version "
+            f"{LATEST}) guided by `{latest.policy}` over {latest.worlds} worlds weighed by "
+            f"every play of the deal, `expert:version=4` the same search weighing the plays "
+            f"of the trick in progress only, and `expert:version=1` the search as first "
+            f"shipped, guided by `ai:version=2` over 144. `ismcts:simulations=N` is "
+            f"OpenSpiel's ISMCTSBot (Information Set MCTS, random rollouts, N iterations a "
+            f"move) on the game `python_aluette`; its CPU per move is in "
+            f"[ECOSYSTEM.md](ECOSYSTEM.md#ismcts).\n\n"
             f"{HEAD}\n" + "\n".join(table.values()) + "\n")
 
 
@@ -149,6 +190,9 @@ def main(argv: list[str] | None = None) -> None:
                         help="the page of every pairing ('-': print it)")
     parser.add_argument("--readme", default=str(ROOT / "README.md"),
                         help="the file whose marked section gets the short table ('-': none)")
+    parser.add_argument("--only", action="append", metavar="SPEC",
+                        help="play only the pairings with this player (repeatable); keep the "
+                             "other rows of the page at --out")
     args = parser.parse_args(argv)
     if args.deals < 1:
         parser.error(f"--deals: at least 1 (got {args.deals})")
@@ -157,7 +201,18 @@ def main(argv: list[str] | None = None) -> None:
     readme = None if args.readme == "-" else Path(args.readme)
     if readme is not None and (BEGIN not in readme.read_text() or END not in readme.read_text()):
         parser.error(f"{readme}: no {BEGIN} ... {END} section to rewrite")
-    table = rows(args.deals, args.seed, args.jobs)
+    kept = None
+    if args.only:
+        for spec in args.only:
+            if why := loads(spec):
+                parser.error(f"--only {spec}: {why}")
+        if args.out == "-" or not Path(args.out).is_file():
+            parser.error("--only keeps the other rows of the page at --out: give an existing "
+                         "page")
+        kept = kept_rows(Path(args.out).read_text(), args.seed)
+        if not kept:
+            parser.error(f"--only: {args.out} has no rows of seed {args.seed} to keep")
+    table = rows(args.deals, args.seed, args.jobs, only=args.only, kept=kept)
     if args.out == "-":
         print(page(table, args.seed))
     else:

@@ -160,6 +160,13 @@ def test_expert_version_option():
     assert VERSIONS[1] == ("ai:version=2", 144, "trick")
     assert VERSIONS[2] == ("ai:version=3", 144, "trick")
     assert VERSIONS[4] == ("ai:version=4", 320, "trick")
+    # The newest reads the whole deal and keeps v4 as its guide (the newer ai costs more
+    # per rollout step); policy=ai guides it by the shipped model.
+    assert VERSIONS[5] == ("ai:version=4", 320, "deal")
+    assert load_player("expert")._policy.path == load_player("ai:version=4").path
+    by_ai = load_player("expert:policy=ai")
+    assert by_ai._policy.path == load_player("ai").path and by_ai.name == "expert:policy=ai"
+    assert load_player("expert:policy=ai:version=4").name == "expert"
     fourth = load_player("expert:version=4")
     assert fourth.worlds == 320 and fourth.infer == "trick" and fourth.name == "expert:version=4"
     assert load_player("expert").infer == "deal" == VERSIONS[max(VERSIONS)].infer
@@ -179,7 +186,6 @@ def test_expert_version_option():
     assert load_player("expert").name == "expert" and load_player("expert:version=1").name \
         == "expert:version=1"
     if len(VERSIONS) > 1:  # an older version names its own guide
-        assert load_player("expert")._policy.path == load_player("ai").path
         with pytest.raises(ValueError, match="not both"):
             ExpertPlayer(version=1, policy="ai:version=1")
 

@@ -111,9 +111,11 @@ def test_export_refuses_bad_input(tmp_path):
 def test_shipped_model_is_small_and_loads():
     assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
     p = load_player("ai")
-    # The shipped models were trained on version 1 and read its prefix of today's vector.
-    assert p.metadata["obs_version"] == "1" and p.obs_version == 1 and OBS_VERSION == 2
-    assert p.obs_width == obs_size(1) < OBS_SIZE
+    # v5 reads today's whole vector; v1-v4 were trained on version 1 and read its prefix.
+    assert p.metadata["obs_version"] == "2" and p.obs_version == OBS_VERSION == 2
+    assert p.obs_width == OBS_SIZE
+    v4 = load_player("ai:version=4")
+    assert v4.metadata["obs_version"] == "1" and v4.obs_width == obs_size(1) < OBS_SIZE
 
 
 def test_a_run_with_a_damaged_state_json_still_exports(trained_run, tmp_path, capsys):

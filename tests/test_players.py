@@ -239,8 +239,8 @@ def test_player_specs():
     ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
     ("ai:temperature=inf", "option 'temperature' got 'inf'"),
     ("ai:temp=1", "unknown option 'temp'; options: seed, temperature, version"),
-    ("ai:version=5", "option 'version' got '5'; allowed: 1 or 2 or 3 or 4"),
-    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2 or 3 or 4"),
+    ("ai:version=6", "option 'version' got '6'; allowed: 1 or 2 or 3 or 4 or 5"),
+    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2 or 3 or 4 or 5"),
 ])
 def test_every_spec_option_is_checked_at_load(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:
@@ -268,6 +268,21 @@ def test_ai_version_option_names_the_shipped_models():
     root = SHIPPED_MODELS[1].parents[2]
     assert (root / "checkpoints" / "aluette-ppo-v1.onnx").read_bytes() == \
         SHIPPED_MODELS[1].read_bytes()
+
+
+def test_ai_v5_reads_the_order_of_play_and_earlier_versions_do_not():
+    """Player_1 played Coins 4 then Coins 5, or the other way round: the same
+    cards, so the same version-1 prefix. v4 reads only that prefix and cannot
+    tell them apart; v5 (OBS_VERSION 2) reads the history and does."""
+    from aluette_env.observation import OBS_VERSION, SLICES
+    from tests.test_observation import COINS_4, COINS_5, _observations_at_trick_3
+    a = _observations_at_trick_3(COINS_4, COINS_5)[0][None, :]
+    b = _observations_at_trick_3(COINS_5, COINS_4)[0][None, :]
+    mask = a[:, SLICES["hand"]]  # player_0 holds the lead: every card of its hand
+    v4, v5 = load_player("ai:version=4"), load_player("ai:version=5")
+    assert v5.obs_version == OBS_VERSION == 2 and v4.obs_version == 1
+    assert np.array_equal(v4.probabilities(a, mask), v4.probabilities(b, mask))
+    assert np.abs(v5.probabilities(a, mask) - v5.probabilities(b, mask)).max() > 1e-4
 
 
 #: Digests of every move of each player at all four seats of 100 one-deal matches

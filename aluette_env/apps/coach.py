@@ -53,10 +53,11 @@ def _check_worlds(name: str, value: object) -> int:
 
 
 class Coach:
-    """Hints and reviews by the expert (``policy``: its guiding policy spec)."""
+    """Hints and reviews by the expert (``policy``: its guiding policy spec; None: the
+    expert's own)."""
 
     def __init__(self, hint_worlds: int = HINT_WORLDS, review_worlds: int = REVIEW_WORLDS,
-                 seed: int = 0, policy: str = "ai"):
+                 seed: int = 0, policy: str | None = None):
         from aluette_env.players.expert import ExpertPlayer
         self.hint_worlds = _check_worlds("hint_worlds", hint_worlds)
         self.review_worlds = _check_worlds("review_worlds", review_worlds)

@@ -1,9 +1,9 @@
-"""``expert``: a search player guided by the shipped policy, Perfect Information
+"""``expert``: a search player guided by a trained policy, Perfect Information
 Monte Carlo over belief-weighted worlds.
 
 For each decision:
 
-* **Candidates.** The shipped policy (``ai``) scores the legal cards; plays it
+* **Candidates.** The guiding policy (``policy``) scores the legal cards; plays it
   gives less than ``min_prob`` are not searched. Plays of equal worth in every
   world are tried once: two levels in its hand with no unseen card and no card
   of the trick at or between them.
@@ -42,14 +42,14 @@ same move in any process. ``max_seconds`` > 0 stops sampling once a move has
 used that much time (at least 8 worlds); moves then depend on the machine's
 speed, so the default 0 keeps play reproducible.
 
-``policy`` names the guiding policy (``ai``, the shipped model, by default;
-``ai:version=1`` or an exported ``.onnx`` file), or ``none`` for plain PIMC:
+``policy`` names the guiding policy (``ai:version=4`` by default; ``ai``, the
+shipped model, or an exported ``.onnx`` file), or ``none`` for plain PIMC:
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
 The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
 first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3 and
 ``version=3`` the one guided by v4, each at 144 worlds; version 4 is guided by
-v4 at 320 worlds; the default, version 5, reads the whole deal
-(:data:`VERSIONS`).
+v4 at 320 worlds; the default, version 5, is guided by v4 at 320 worlds and
+reads the whole deal (:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,
@@ -96,11 +96,13 @@ class Version(NamedTuple):
 
 #: The expert's versions (spec ``expert:version=N``). The newest is the default and
 #: follows the ``policy``, ``worlds`` and ``infer`` options; an older version keeps
-#: its guide, and its worlds and inference unless they are set.
+#: its guide, and its worlds and inference unless they are set. Version 5 is guided
+#: by v4, not by the newer ``ai`` v5: v5 reads the history's 432 more inputs, which
+#: makes every rollout step about 1.5 times as costly (docs/SEARCH.md).
 VERSIONS: dict[int, Version] = {
     1: Version("ai:version=2", 144, "trick"), 2: Version("ai:version=3", 144, "trick"),
     3: Version("ai:version=4", 144, "trick"), 4: Version("ai:version=4", 320, "trick"),
-    5: Version("ai", 320, "deal"),
+    5: Version("ai:version=4", 320, "deal"),
 }
 LATEST = max(VERSIONS)
 UNUSED = UNSEEN  # engine card code of a card outside every hand
@@ -445,9 +447,9 @@ class ExpertPlayer(BatchPlayer):
         "solve_worlds": Option(int, 32, "sampled worlds per decision once solving exactly "
                                "(each costs far more than a rollout)",
                                lambda v: 1 <= v <= 4096, "an integer from 1 to 4096"),
-        "policy": Option(str, "ai", "the guiding policy: ai (the shipped model), "
-                         "ai:version=N, an exported .onnx file, or none (plain PIMC: every "
-                         "play searched, worlds unweighted, heuristic rollouts)",
+        "policy": Option(str, VERSIONS[LATEST].policy, "the guiding policy: ai (the shipped "
+                         "model), ai:version=N, an exported .onnx file, or none (plain PIMC: "
+                         "every play searched, worlds unweighted, heuristic rollouts)",
                          lambda v: bool(v.strip()), "ai, ai:version=N, a .onnx path or none"),
         "rollout": Option(str, "ai", "policy of every seat in the rollouts: ai (the guiding "
                           "policy, batched over worlds and plays) or heuristic (v2, compiled)",
@@ -488,7 +490,7 @@ class ExpertPlayer(BatchPlayer):
     }
 
     def __init__(self, worlds: int | None = None, solve_tricks: int = 0,
-                 solve_worlds: int = 32, policy: str = "ai", rollout: str = "ai",
+                 solve_worlds: int = 32, policy: str | None = None, rollout: str = "ai",
                  min_prob: float = 0.02, confidence: float = 1.0, belief: float = 0.9,
                  draws: int = 4, max_seconds: float = 0.0, seed: int | None = None,
                  version: int = LATEST, infer: str | None = None, min_ess: float = 0.25,
@@ -497,6 +499,11 @@ class ExpertPlayer(BatchPlayer):
         own = VERSIONS[version if isinstance(version, int) and version in VERSIONS else LATEST]
         worlds = own.worlds if worlds is None else worlds
         infer = own.infer if infer is None else infer
+        if version != LATEST and policy not in (None, own.policy):
+            raise ValueError(f"version={version} is the expert guided by "
+                             f"{own.policy}: set version or policy, not both "
+                             f"(got policy={policy!r})")
+        policy = own.policy if policy is None else policy
         values = {"worlds": worlds, "solve_tricks": solve_tricks, "solve_worlds": solve_worlds,
                   "policy": policy, "rollout": rollout, "min_prob": min_prob,
                   "confidence": confidence, "belief": belief, "draws": draws,
@@ -509,12 +516,6 @@ class ExpertPlayer(BatchPlayer):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
             if not option.check(value):
                 raise ValueError(f"{key} must be {option.allowed}, got {value!r}")
-        if version != LATEST:
-            if policy != "ai":
-                raise ValueError(f"version={version} is the expert guided by "
-                                 f"{own.policy}: set version or policy, not both "
-                                 f"(got policy={policy!r})")
-            policy = own.policy
         if policy == "none" and rollout == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")
@@ -532,7 +533,7 @@ class ExpertPlayer(BatchPlayer):
         self.max_seconds = float(max_seconds)
         self.seed = 0 if seed is None else int(seed)
         # The name is the spec: the options that differ from their defaults.
-        mine = {"worlds": own.worlds, "infer": own.infer}  # an older version's own
+        mine = {"worlds": own.worlds, "infer": own.infer, "policy": own.policy}  # the version's own
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
                    for k, v in values.items() if v != mine.get(k, self.OPTIONS[k].default)]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")

@@ -32,13 +32,15 @@ _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: The shipped AIs by version (installed inside the package); the newest is ``ai``,
 #: the default player of the games.
 SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx",
-                  3: _MODELS / "aluette-ppo-v3.onnx", 4: _MODELS / "aluette-ppo-v4.onnx"}
+                  3: _MODELS / "aluette-ppo-v3.onnx", 4: _MODELS / "aluette-ppo-v4.onnx",
+                  5: _MODELS / "aluette-ppo-v5.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
 SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
-                 "(aluette-ppo-v2), 3 (aluette-ppo-v3) or 4 (aluette-ppo-v4, the default)",
+                 "(aluette-ppo-v2), 3 (aluette-ppo-v3), 4 (aluette-ppo-v4) or 5 "
+                 "(aluette-ppo-v5, the default, which reads the order of play)",
                  check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 

@@ -7,8 +7,9 @@ Benchmarks print figures; none of them fails a build on wall-clock time.
 
 ``--quick`` gives every benchmark a tiny budget (a smoke check of the scripts
 and the page: its figures are rough, and the header says so); ``--out -``
-prints the page instead of writing it; ``--only`` runs some benchmarks (a page
-of those alone).
+prints the page instead of writing it; ``--only`` runs some benchmarks and
+keeps the other sections of the page at ``--out`` as they are (the header says
+which were measured again), or prints a page of those alone with ``--out -``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,18 @@ def section(script: str, title: str, args: list[str]) -> str:
     return f"## {title}\n\n`{command(script, args)}`\n\n{run(script, args)}\n"
 
 
+def sections(page: str) -> dict[str, str]:
+    """A page written by :func:`main`: its sections by title (each as
+    :func:`section` wrote it) and, under '', its header line without the
+    notes of earlier partial runs."""
+    head, *rest = page.split("\n## ")
+    found = {"": head.removeprefix("# Benchmarks").strip().split(" Since then ")[0]}
+    for text in rest:
+        title = text.split("\n", 1)[0]
+        found[title] = f"## {text.rstrip()}\n"
+    return found
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="the page to write ('-': print)")
@@ -98,10 +111,16 @@ def main(argv: list[str] | None = None) -> None:
     budget = "tiny budgets (`--quick`): rough figures" if args.quick else "full budgets"
     header = (f"Measured on {machine()}, {datetime.date.today().isoformat()}; {budget}. "
               f"Written by `make bench` (`python benchmarks/run_all.py`).")
+    kept = sections(out.read_text()) if args.only and out is not None and out.is_file() else {}
+    if kept:
+        header = (f"{kept.get('', header)} Since then `{'`, `'.join(args.only)}` measured again "
+                  f"on {machine()}, {datetime.date.today().isoformat()}; {budget}.")
     parts = [f"# Benchmarks\n\n{header}\n"]
     for script, title, full, quick in BENCHMARKS:
         name = script.removesuffix(".py")
         if args.only and name not in args.only:
+            if title in kept:
+                parts.append(kept[title])
             continue
         print(f"== {script}", file=sys.stderr, flush=True)
         parts.append(section(script, title, quick if args.quick else full))

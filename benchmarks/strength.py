@@ -108,7 +108,8 @@ def row(a: str, b: str, n: int, seed: int, jobs: int = 1) -> tuple[str, str]:
 def kept_rows(page_text: str, seed: int) -> dict[tuple[str, str, int], str]:
     """The rows of a page written by :func:`page`, by (team A, team B, pairs); none
     when the page is of another seed."""
-    if f"seed {seed}:" not in page_text.split("\n\n", 2)[1]:
+    intro = page_text.split("|", 1)[0]  # the text above the table
+    if f"seed {seed}:" not in intro:
         return {}
     found = {}
     for line in page_text.splitlines():
@@ -126,12 +127,12 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print, only: list[str] | None
     ``random`` or ``ismcts``, whose draws would depend on the split: one process,
     as ``aluette eval`` plays them. With ``only``, a pairing none of whose teams
     is in it takes its row from ``kept`` (:func:`kept_rows`), or is left out."""
-    tasks = {}
+    done: dict[tuple[str, str], str] = {}
     for a, b, pairs in PAIRINGS:
         n = min(pairs, deals) if pairs else deals
         if only is not None and a not in only and b not in only:
             if (a, b, n) in (kept or {}):
-                tasks[a, b] = kept[a, b, n]
+                done[a, b] = kept[a, b, n]
             else:
                 log(f"note: left out {a} vs {b}: not on the page and not asked for by --only")
             continue
@@ -139,14 +140,8 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print, only: list[str] | None
         if why:
             log(f"note: skipped {a} vs {b}: {why}")
             continue
-        tasks[a, b] = n
-    done: dict[tuple[str, str], str] = {}
-    for (a, b), task in tasks.items():
-        if isinstance(task, str):
-            done[a, b] = task
-            continue
         draws = {"random", "ismcts"} & {a.split(":")[0], b.split(":")[0]}
-        done[a, b], line = row(a, b, task, seed, 1 if draws else jobs)
+        done[a, b], line = row(a, b, n, seed, 1 if draws else jobs)
         log(line)
     return done
 

@@ -43,7 +43,8 @@ SHARED = (
     rules.team_points, rules.seat_gain, rules.dealer_of, rules.first_dealer_of,
     rules.first_leader,
     state.start_deal, state.is_legal, state.step,
-    observation.write_view, observation.read_view, observation.read_state,
+    observation.write_view, observation.write_active, observation.write_hidden,
+    observation.read_view, observation.read_state,
 )
 for _fn in SHARED:
     register_jitable(_fn)

@@ -36,11 +36,14 @@ def exported(trained_run, tmp_path_factory):
 
 def test_export_round_trip_matches_the_sb3_policy(trained_run, exported):
     from training.sb3.checkpoints import load_model
-    from training.export import sample_positions
+    from training.export import learner_form, sample_positions
     model = load_model(trained_run / "best.zip")
     obs, masks = sample_positions(500, seed=7)
     ours = load_player(str(exported)).act_batch(obs, masks)
-    theirs, _ = model.predict(obs, deterministic=True, action_masks=masks.astype(bool))
+    # the learner read index lists (network.sparse): its sparse layer against the
+    # dense graph of the export
+    theirs, _ = model.predict(learner_form(obs, model.observation_space.shape[0]),
+                              deterministic=True, action_masks=masks.astype(bool))
     assert np.array_equal(ours, theirs)
     assert all(masks[i, a] for i, a in enumerate(ours))
 

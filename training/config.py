@@ -114,6 +114,16 @@ class NetworkConfig(NetworkSpec):
     warm_start: str | None = Field(
         None, description="an exported .onnx policy of this architecture whose weights start "
                           "the policy (trunk and policy head; the value head starts fresh)")
+    sparse: bool = Field(
+        True, description="the trunk's first layer reads the engine's lists of the entries "
+                          "set to 1 and sums their weights (the same function and weights as "
+                          "the dense layer, computed on the ones); the rollout buffer keeps "
+                          "the lists (SB3 backend; RLlib's module reads the dense vector)")
+    critic: Literal["seat", "privileged"] = Field(
+        "seat", description="what the value head reads: 'seat' the seat's observation, as the "
+                            "policy; 'privileged' also the other three hands and the unused "
+                            "cards (a critic that sees every hand; the policy still reads only "
+                            "its seat). 'privileged' needs sparse")
 
 
 class PretrainConfig(BaseModel):
@@ -285,6 +295,13 @@ class TrainConfig(BaseModel):
             raise ValueError("backend rllib trains every seat the policy plays: set "
                              "'selfplay.all_seats' to true and 'selfplay.partner' to 'latest' "
                              f"(got {self.selfplay.all_seats!r} and {self.selfplay.partner!r})")
+        net = self.network
+        if net.critic == "privileged" and not net.sparse:
+            raise ValueError("'network.critic' privileged reads the engine's index lists: set "
+                             "'network.sparse' to true")
+        if self.backend == "rllib" and (net.critic != "seat"):
+            raise ValueError("'network.critic' privileged: not supported by backend rllib; "
+                             "set it to seat")
         if self.backend == "rllib" and self.ppo.target_kl is not None:
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")

@@ -43,6 +43,20 @@ def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 
 
+def learner_form(obs: np.ndarray, width: int) -> np.ndarray:
+    """Observations as a learner of input ``width`` read them: dense, or the padded
+    lists of their ones (and an empty privileged list: no hidden card is known)."""
+    from aluette_env.observation import ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, OBS_SIZE
+    if width == OBS_SIZE:
+        return obs
+    out = np.full((len(obs), width), HIDDEN_PAD, np.int16)
+    out[:, :MAX_ACTIVE] = ACTIVE_PAD
+    for i, row in enumerate(obs):
+        ones = np.flatnonzero(row)
+        out[i, :len(ones)] = ones
+    return out
+
+
 def run_backend(spec: str) -> str | None:
     """The backend of a run folder (from its ``config.yaml``), None for a file; a
     CheckpointError when the folder has nothing trained to export yet."""
@@ -90,7 +104,10 @@ def policy_source(spec: str):
             return mask_logits(policy_logits(self.policy, observation), action_mask, ILLEGAL_LOGIT)
 
     def greedy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        return model.predict(obs, deterministic=True, action_masks=masks.astype(bool))[0]
+        # A learner that read index lists (network.sparse) is checked on them: its
+        # sparse layer against the dense graph the export traced.
+        return model.predict(learner_form(obs, model.observation_space.shape[0]),
+                             deterministic=True, action_masks=masks.astype(bool))[0]
 
     return path, MaskedLogits(), greedy, model.num_timesteps
 

@@ -25,6 +25,35 @@ from aluette_env.vector import VectorGame
 #: Pool entries that are not player specs.
 POLICY_ENTRIES = ("latest", "snapshots")
 
+#: What a learner's network reads at its own decisions: ``dense`` the seat's
+#: observation; ``indices`` the engine's list of its entries set to 1 (the same
+#: vector, for a first layer that computes on the ones); ``privileged`` that list
+#: and the list of the privileged part (other hands, unused cards) for a critic
+#: that sees every hand. Opponents and partners always get the dense observation.
+INPUTS = ("dense", "indices", "privileged")
+
+
+def check_inputs(inputs: str) -> str:
+    if inputs not in INPUTS:
+        raise ValueError(f"inputs must be one of {', '.join(INPUTS)}, got {inputs!r}")
+    return inputs
+
+
+def input_size(inputs: str) -> int:
+    """Width of a learner input of kind ``inputs``."""
+    from aluette_env.observation import MAX_ACTIVE, MAX_HIDDEN
+    return {"dense": OBS_SIZE, "indices": MAX_ACTIVE,
+            "privileged": MAX_ACTIVE + MAX_HIDDEN}[check_inputs(inputs)]
+
+
+def learner_inputs(game: VectorGame, inputs: str, rows) -> np.ndarray:
+    """The learner inputs of kind ``inputs`` of the seats to act in ``game[rows]``."""
+    if inputs == "dense":
+        return game.obs[rows]
+    if inputs == "indices":
+        return game.obs_indices[rows]
+    return np.concatenate([game.obs_indices[rows], game.hidden_indices[rows]], axis=1)
+
 
 class OpponentPool:
     """Weighted choice of the opposing team for each new match.
@@ -73,9 +102,11 @@ class LearnerGames:
     ``pool.latest`` must hold the current policy's player before stepping."""
 
     def __init__(self, num_games: int, pool: OpponentPool, partner: Player | None = None,
-                 num_deals: int = 5, seed: int | None = None):
+                 num_deals: int = 5, seed: int | None = None, inputs: str = "dense"):
         self.num_games = num_games
-        self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
+        self.inputs = check_inputs(inputs)
+        self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True,
+                               sparse=inputs != "dense")
         self.pool = pool
         self.partner = partner  # None: the current policy
         self.learner_seat = (np.arange(num_games) % NUM_SEATS).astype(np.int8)
@@ -93,6 +124,11 @@ class LearnerGames:
     def mask(self) -> np.ndarray:
         """[N, 48] the learners' legal cards."""
         return self.game.mask
+
+    @property
+    def learner_inputs(self) -> np.ndarray:
+        """[N, input_size(inputs)] what the learner's network reads (see ``INPUTS``)."""
+        return learner_inputs(self.game, self.inputs, slice(None))
 
     def reset(self, options: dict | None = None) -> np.ndarray:
         """New matches in every game (``options`` as :meth:`VectorGame.reset`); returns
@@ -186,13 +222,15 @@ class TableGames:
     """
 
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
-                 num_deals: int = 5, seed: int | None = None):
+                 num_deals: int = 5, seed: int | None = None, inputs: str = "dense"):
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
         self.num_games = num_games
         self.num_selfplay = num_selfplay
-        self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True)
+        self.inputs = check_inputs(inputs)
+        self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True,
+                               sparse=inputs != "dense")
         self.pool = pool
         g = np.arange(num_games)
         learner = np.zeros((num_games, 4), bool)
@@ -241,9 +279,9 @@ class TableGames:
     def collect(self, n_steps: int, decide, **arrays: np.ndarray) -> Rollout:
         """Play ``4 * n_steps`` cards in every game. ``decide(obs, masks) -> (actions,
         values, log_probs)`` samples the policy's cards and values its positions;
-        ``arrays`` as :class:`Rollout`."""
+        ``arrays`` as :class:`Rollout`. ``obs`` are the learner inputs (``inputs``)."""
         game = self.game
-        out = Rollout(n_steps, self.num_columns, OBS_SIZE, **arrays)
+        out = Rollout(n_steps, self.num_columns, input_size(self.inputs), **arrays)
         made = np.zeros(self.num_columns, np.int64)  # decisions so far per column
         rows = np.arange(self.num_games)
         actions = np.zeros(self.num_games, np.int64)
@@ -253,7 +291,7 @@ class TableGames:
             mine = cols >= 0
             lg, lc = rows[mine], cols[mine]
             k = made[lc]
-            obs, masks = game.obs[lg], game.mask[lg]
+            obs, masks = learner_inputs(game, self.inputs, lg), game.mask[lg]
             a, v, lp = decide(obs, masks)
             actions[lg] = a
             if not mine.all():
@@ -301,8 +339,8 @@ class TableGames:
         the trick just begun (the policy sampling, opponents as usual), then put
         the games back as they were."""
         game = self.game
-        saved = game.state.copy()  # one record per game
-        saved_obs, saved_mask = game.obs.copy(), game.mask.copy()
+        saved = (game.state.copy(), game.obs.copy(), game.mask.copy(),
+                 game.obs_indices.copy(), game.hidden_indices.copy())
         out = np.zeros(self.num_columns, np.float32)
         rows = np.arange(self.num_games)
         actions = np.zeros(self.num_games, np.int64)
@@ -311,7 +349,7 @@ class TableGames:
             cols = self.column[rows, seat]
             mine = cols >= 0
             lg = rows[mine]
-            a, v, _ = decide(game.obs[lg], game.mask[lg])
+            a, v, _ = decide(learner_inputs(game, self.inputs, lg), game.mask[lg])
             out[cols[mine]] = v
             if j == 3:
                 break
@@ -319,7 +357,7 @@ class TableGames:
             if not mine.all():
                 self._opponents_act(rows[~mine], actions)
             game.step(actions)
-        game.state[...] = saved
-        game.obs[...] = saved_obs
-        game.mask[...] = saved_mask
+        for now, before in zip((game.state, game.obs, game.mask, game.obs_indices,
+                                game.hidden_indices), saved):
+            now[...] = before
         return out

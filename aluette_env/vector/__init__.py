@@ -17,6 +17,13 @@ After each ``step`` the arrays ``obs`` (int8, [N, OBS_SIZE]), ``mask``
 (int8, [N, 48]) and ``to_act`` (seat, [N]) describe the next decision of every
 game; ``rewards`` ([N, 4], by absolute seat) are the deal points of games
 whose deal ended in that step (same sign convention as the AEC env).
+With ``sparse=True`` the engine also lists, for every game, the entries of
+``obs`` set to 1 (``obs_indices``, int16 [N, MAX_ACTIVE], padded with
+``ACTIVE_PAD``) and the privileged part of the seat to act's position, the
+other three hands and the unused cards (``hidden_indices``, [N, MAX_HIDDEN],
+padded with ``HIDDEN_PAD``; :mod:`aluette_env.observation`): what a learner
+with a sparse first layer and a critic that sees every hand reads. ``obs``
+stays the public observation.
 ``deal_result(i)`` / ``match_result(i)`` give the AEC env's info dicts for a
 game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
 (default) a finished match restarts at once, so every game always has a
@@ -54,7 +61,7 @@ from ..game import (
     seat_of,
     team_points,
 )
-from ..observation import MAX_DEALS, OBS_SIZE
+from ..observation import ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
 
@@ -76,13 +83,15 @@ class VectorGame:
     """N Aluette matches stepped together; see the module docstring."""
 
     def __init__(self, num_games: int, num_deals: int = 5, seed: int | None = None,
-                 auto_reset: bool = True):
+                 auto_reset: bool = True, sparse: bool = False):
         if not _is_int(num_games) or not 1 <= num_games <= 1_000_000:
             raise ValueError(f"num_games must be an int from 1 to 1,000,000, got {num_games!r}")
         if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
             raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
         if not isinstance(auto_reset, (bool, np.bool_)):
             raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
+        if not isinstance(sparse, (bool, np.bool_)):
+            raise TypeError(f"sparse must be True or False, got {sparse!r}")
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
         self.auto_reset = bool(auto_reset)
@@ -96,6 +105,10 @@ class VectorGame:
         self.match_done = np.zeros(n, np.bool_)
         self.obs = np.zeros((n, OBS_SIZE), np.int8)
         self.mask = np.zeros((n, NUM_CARDS), np.int8)
+        self.sparse = bool(sparse)
+        self.obs_indices = np.full((n, MAX_ACTIVE) if sparse else (n, 0), ACTIVE_PAD, np.int16)
+        self.hidden_indices = np.full((n, MAX_HIDDEN) if sparse else (n, 0), HIDDEN_PAD,
+                                      np.int16)
         self.final_points = np.zeros((n, 2), np.int16)
         self._fixed_deals: np.ndarray | None = None  # [N, D, 4, 9] for the first match
         self._fixed_dealer: np.ndarray | None = None
@@ -248,7 +261,11 @@ class VectorGame:
                          f"legal: {legal}")
 
     def _observe(self) -> None:
-        kernels.observe(self._st, self.obs, self.mask)
+        if self.sparse:
+            kernels.observe_sparse(self._st, self.obs, self.mask, self.obs_indices,
+                                   self.hidden_indices)
+        else:
+            kernels.observe(self._st, self.obs, self.mask)
 
     @property
     def to_act(self) -> np.ndarray:
@@ -284,6 +301,7 @@ class VectorGame:
     def bytes_per_game(self) -> float:
         """Memory of all per-game arrays (state, observation, results) per game."""
         arrays = [self.state, self.results, self.rewards, self.deal_done, self.match_done,
-                  self.obs, self.mask, self.final_points]
+                  self.obs, self.mask, self.final_points, self.obs_indices,
+                  self.hidden_indices]
         total = sum(v.nbytes for v in arrays)
         return total / self.num_games

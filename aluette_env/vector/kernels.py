@@ -30,7 +30,7 @@ from ..game import (
     start_deal, step, team_points,
 )
 from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, STATE_FIELDS, UNUSED
-from ..observation import SLICES, write_view
+from ..observation import SLICES, write_active, write_hidden, write_view
 
 __all__ = ["DEAL_RESULT", "GAME_STATE", "IN_TRICK", "NOBODY", "PLAYED", "UNUSED"]
 
@@ -167,3 +167,14 @@ def observe(st, obs, mask):
         live = not g.over
         for c in range(NUM_CARDS):
             mask[i, c] = row[_HAND + c] if live else 0
+
+
+@njit(cache=True)
+def observe_sparse(st, obs, mask, active, hidden):
+    """:func:`observe`, and each seat to act's entries set to 1 (``active``, [N,
+    MAX_ACTIVE]) and privileged entries (``hidden``, [N, MAX_HIDDEN]) as padded
+    index lists, for learners whose first layer computes on the ones."""
+    observe(st, obs, mask)
+    for i in range(obs.shape[0]):
+        write_active(obs[i], active[i])
+        write_hidden(st[i], int(st[i].to_act), hidden[i])

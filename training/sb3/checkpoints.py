@@ -34,8 +34,11 @@ def load_model(path: Path, env=None, device: str = "cpu", cls=None, **settings):
         raise CheckpointError(f"{path}: does not match this environment ({err})") from None
     except Exception as err:  # noqa: BLE001 - any decoding failure of a damaged file
         raise CheckpointError(f"{path}: corrupt checkpoint ({type(err).__name__}: {err})") from None
+    from .policy import PRIVILEGED_INPUT, SPARSE_INPUT
     shape = getattr(model.observation_space, "shape", None)
-    if shape != (OBS_SIZE,):
+    # A learner that read the engine's index lists (network.sparse) still plays
+    # from the dense observation: its trunk reads both.
+    if shape not in ((OBS_SIZE,), (SPARSE_INPUT,), (PRIVILEGED_INPUT,)):
         raise CheckpointError(f"{path}: observation size {shape} does not match this "
                               f"environment's ({OBS_SIZE},)")
     return model

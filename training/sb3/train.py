@@ -28,7 +28,7 @@ from ..runs import (
 )
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
-from .policy import ILLEGAL_LOGIT, CardTrunk, PolicyPlayer, mask_logits
+from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, mask_logits
 from .vecenv import SelfPlayVecEnv, TableVecEnv
 
 
@@ -71,6 +71,12 @@ class AluettePPO(MaskablePPO):
         return True
 
     def train(self) -> None:
+        # Before PPO normalises them: how much noise each advantage carries (what
+        # a critic that sees every hand is meant to lower), beside SB3's
+        # train/explained_variance of the value.
+        adv = self.rollout_buffer.advantages
+        self.logger.record("train/advantage_variance", float(np.var(adv)))
+        self.logger.record("train/return_variance", float(np.var(self.rollout_buffer.returns)))
         super().train()
         for key, value in list(self.logger.name_to_value.items()):
             if key.startswith("train/") and "loss" in key:
@@ -83,11 +89,13 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
     # masks come from the engine and the logits from the network.
     torch.distributions.Distribution.set_default_validate_args(False)
     return AluettePPO(
-        "MlpPolicy", env, seed=cfg.seed, device="cpu", verbose=0,
+        CardPolicy, env, seed=cfg.seed, device="cpu", verbose=0,
         tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
         policy_kwargs=dict(features_extractor_class=CardTrunk,
-                           features_extractor_kwargs=dict(widths=tuple(cfg.network.trunk),
-                                                          activation=cfg.network.activation),
+                           features_extractor_kwargs=dict(
+                               widths=tuple(cfg.network.trunk),
+                               activation=cfg.network.activation,
+                               privileged=cfg.network.critic == "privileged"),
                            net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
                            activation_fn=act),
         **ppo_settings(cfg),
@@ -105,17 +113,26 @@ def ppo_settings(cfg: TrainConfig) -> dict:
     return settings
 
 
+def learner_input_kind(cfg: TrainConfig) -> str:
+    """What the learner's network reads (training.selfplay.INPUTS) under ``cfg``."""
+    if cfg.network.critic == "privileged":
+        return "privileged"
+    return "indices" if cfg.network.sparse else "dense"
+
+
 def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
     """The self-play env of a config: all-seat tables, or one learner seat per game."""
     sp = cfg.selfplay
+    inputs = learner_input_kind(cfg)
     if not sp.all_seats:
         partner = None if sp.partner == "latest" else load_player(sp.partner)
-        return SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals, seed=seed)
+        return SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals, seed=seed,
+                              inputs=inputs)
     if sp.partner != "latest":
         raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
                           f"whole teams), got {sp.partner!r}")
     return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
-                                  cfg.env.num_deals, seed=seed))
+                                  cfg.env.num_deals, seed=seed, inputs=inputs))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,

@@ -16,7 +16,15 @@ from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player
 
-from ..selfplay import LearnerGames, OpponentPool, TableGames
+from ..selfplay import LearnerGames, OpponentPool, TableGames, input_size
+
+
+def input_space(inputs: str) -> spaces.Box:
+    """The learner's observation space for ``inputs`` (training.selfplay.INPUTS): the
+    0/1 observation, or the engine's padded index lists (the rollout buffer's rows)."""
+    if inputs == "dense":
+        return spaces.Box(0, 1, (OBS_SIZE,), np.int8)
+    return spaces.Box(0, OBS_SIZE, (input_size(inputs),), np.int16)
 
 
 class SelfPlayVecEnv(VecEnv):
@@ -24,11 +32,10 @@ class SelfPlayVecEnv(VecEnv):
     current policy's player before stepping."""
 
     def __init__(self, num_games: int, pool: OpponentPool, partner: Player | None = None,
-                 num_deals: int = 5, seed: int | None = None):
+                 num_deals: int = 5, seed: int | None = None, inputs: str = "dense"):
         self.render_mode = None
-        super().__init__(num_games, spaces.Box(0, 1, (OBS_SIZE,), np.int8),
-                         spaces.Discrete(NUM_CARDS))
-        self.games = LearnerGames(num_games, pool, partner, num_deals, seed)
+        super().__init__(num_games, input_space(inputs), spaces.Discrete(NUM_CARDS))
+        self.games = LearnerGames(num_games, pool, partner, num_deals, seed, inputs)
         self._actions: np.ndarray | None = None
         self._ep_return = np.zeros(num_games, np.float32)
         self._ep_len = np.zeros(num_games, np.int64)
@@ -48,7 +55,7 @@ class SelfPlayVecEnv(VecEnv):
         self.games.reset(options)
         self._ep_return[:] = 0
         self._ep_len[:] = 0
-        return self.games.obs.copy()
+        return self.games.learner_inputs.copy()
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, np.int64)
@@ -63,7 +70,7 @@ class SelfPlayVecEnv(VecEnv):
                                    "t": round(time.time() - self._t0, 6)}
             self._ep_return[i] = 0
             self._ep_len[i] = 0
-        return self.games.obs.copy(), rewards, dones, infos
+        return self.games.learner_inputs.copy(), rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
         return self.games.mask.astype(bool)
@@ -112,8 +119,7 @@ class TableVecEnv(VecEnv):
 
     def __init__(self, games: TableGames):
         self.render_mode = None
-        super().__init__(games.num_columns, spaces.Box(0, 1, (OBS_SIZE,), np.int8),
-                         spaces.Discrete(NUM_CARDS))
+        super().__init__(games.num_columns, input_space(games.inputs), spaces.Discrete(NUM_CARDS))
         self.games = games
 
     @property
@@ -122,7 +128,8 @@ class TableVecEnv(VecEnv):
 
     def reset(self) -> np.ndarray:
         self.games.reset()
-        return np.zeros((self.num_envs, OBS_SIZE), np.int8)
+        return np.zeros((self.num_envs,) + self.observation_space.shape,
+                        self.observation_space.dtype)
 
     def step_async(self, actions: np.ndarray) -> None:
         raise NotImplementedError("TableVecEnv plays whole rollouts: "

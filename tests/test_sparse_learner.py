@@ -1,0 +1,140 @@
+"""The learner's sparse first layer and its critic that sees every hand
+(training.sb3.policy, the engine's index lists of aluette_env.vector): the
+same function as the dense layer on real positions, forward and gradient; a
+policy that never reads the privileged part; the export and the players that
+still read the dense observation."""
+
+import numpy as np
+import pytest
+import torch
+
+from aluette_env.observation import (
+    ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, OBS_SIZE, dense,
+)
+from aluette_env.players.heuristic import HeuristicPlayer
+from aluette_env.players.random_player import RandomPlayer
+from aluette_env.vector import VectorGame
+from training.config import load_config
+from training.sb3.policy import CardTrunk, PolicyPlayer, masked_logits, policy_logits
+from training.sb3.train import build_env, build_model
+from training.selfplay import OpponentPool
+
+
+def positions(n_games=64, plays=240, seed=0):
+    """(dense obs, index lists, privileged lists, masks, card states, seats) of real
+    positions: heuristic and random play mixed, every trick of the deal and later
+    deals of the match."""
+    game = VectorGame(n_games, seed=seed, sparse=True)
+    game.reset()
+    players = [HeuristicPlayer(), RandomPlayer(seed)]
+    out = [[] for _ in range(6)]
+    for k in range(plays):
+        for o, a in zip(out, (game.obs, game.obs_indices, game.hidden_indices, game.mask,
+                              game.state.card_state, game.state.to_act)):
+            o.append(a.copy())
+        game.step(players[k % 2].act_batch(game.obs, game.mask))
+    return [np.concatenate(o) for o in out]
+
+
+@pytest.fixture(scope="module")
+def real():
+    return positions()
+
+
+def test_engine_lists_exactly_the_ones_of_the_observation(real):
+    obs, idx, hidden, _, cards, seats = real
+    assert (dense(idx, OBS_SIZE) == obs).all()
+    counts = (idx != ACTIVE_PAD).sum(1)
+    assert counts.max() <= MAX_ACTIVE and counts.min() > 0
+    # the privileged part: every card in another hand or unused, by relative seat
+    priv = dense(hidden, HIDDEN_SIZE).reshape(len(obs), 4, 48)
+    for i in range(0, len(obs), 97):
+        seat = int(seats[i])
+        for c in range(48):
+            code = int(cards[i, c])
+            in_other = code < 4 and code != seat
+            expect = [0, 0, 0, 0]
+            if code == 4:
+                expect[3] = 1
+            elif in_other:
+                expect[(code - seat) % 4 - 1] = 1
+            assert list(priv[i, :, c]) == expect
+    assert ((hidden != HIDDEN_PAD).sum(1) <= MAX_HIDDEN).all()
+
+
+def test_sparse_layer_equals_the_dense_layer_forward_and_gradient(real):
+    obs, idx, _, _, _, _ = real
+    torch.manual_seed(0)
+    from gymnasium import spaces
+    trunk = CardTrunk(spaces.Box(0, 1, (OBS_SIZE,)), widths=(256, 64))
+    x = torch.as_tensor(obs, dtype=torch.float32)
+    i = torch.as_tensor(idx, dtype=torch.float32)  # as SB3's buffer keeps them
+    with torch.no_grad():
+        a, b = trunk(x), trunk(i)
+    assert float((a - b).abs().max()) < 1e-5
+    grads = []
+    for inp in (x, i):
+        trunk.zero_grad()
+        (trunk(inp) ** 2).sum().backward()
+        grads.append([p.grad.clone() for p in trunk.parameters()])
+    for g_dense, g_sparse in zip(*grads):
+        scale = max(1.0, float(g_dense.abs().max()))
+        assert float((g_dense - g_sparse).abs().max()) / scale < 1e-5
+
+
+def model_of(tmp_path, critic):
+    cfg = load_config("configs/quick.yaml", [f"network.critic={critic}", "num_games=8",
+                                             f"output_dir={tmp_path}"])
+    pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    env = build_env(cfg, pool, seed=0)
+    model = build_model(cfg, env, tmp_path)
+    return model
+
+
+def test_privileged_part_changes_the_value_never_the_policy(tmp_path, real):
+    _, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, "privileged")
+    policy = model.policy
+    # a trained privileged layer is not zero
+    torch.nn.init.normal_(policy.features_extractor.hidden.weight, std=0.5)
+    rng = np.random.default_rng(1)
+    other = hidden.copy()
+    for row in other:  # other hidden cards: the same count, other entries
+        n = int((row != HIDDEN_PAD).sum())
+        row[:n] = np.sort(rng.choice(HIDDEN_SIZE, n, replace=False))
+    x1 = torch.as_tensor(np.concatenate([idx, hidden], 1), dtype=torch.float32)
+    x2 = torch.as_tensor(np.concatenate([idx, other], 1), dtype=torch.float32)
+    with torch.no_grad():
+        l1, l2 = policy_logits(policy, x1), policy_logits(policy, x2)
+        v1, v2 = policy.predict_values(x1), policy.predict_values(x2)
+        d1 = policy.get_distribution(x1, action_masks=masks).distribution.logits
+        d2 = policy.get_distribution(x2, action_masks=masks).distribution.logits
+    assert torch.equal(l1, l2) and torch.equal(d1, d2)
+    assert float((v1 - v2).abs().mean()) > 1e-3
+    # the value with the privileged part is not the value without it
+    with torch.no_grad():
+        v0 = policy.predict_values(torch.as_tensor(
+            np.concatenate([idx, np.full_like(hidden, HIDDEN_PAD)], 1), dtype=torch.float32))
+    assert float((v1 - v0).abs().mean()) > 1e-3
+    # no parameter the policy's logits use is the privileged layer's
+    logits = policy_logits(policy, x1).sum()
+    policy.zero_grad()
+    logits.backward()
+    assert policy.features_extractor.hidden.weight.grad is None or \
+        float(policy.features_extractor.hidden.weight.grad.abs().max()) == 0.0
+
+
+@pytest.mark.parametrize("critic", ["seat", "privileged"])
+def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_path, real,
+                                                                           critic):
+    obs, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, critic)
+    learner_input = idx if critic == "seat" else np.concatenate([idx, hidden], 1)
+    assert model.observation_space.shape == (learner_input.shape[1],)
+    a = masked_logits(model.policy, obs, masks)
+    b = masked_logits(model.policy, learner_input, masks)
+    legal = torch.as_tensor(masks) > 0
+    assert float((a[legal] - b[legal]).abs().max()) < 1e-5
+    player = PolicyPlayer(model.policy)
+    assert (player.act_batch(obs, masks) == a.argmax(1).numpy()).all()

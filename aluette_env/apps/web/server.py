@@ -85,7 +85,8 @@ from .inputs import MAX_BODY, ApiError, ClientGone
 from .inputs import check_keys as _check_keys
 from .inputs import integer as _integer
 from .inputs import json_body as _json_body
-from .store import Database, Games, Table
+from .inputs import logged_path
+from .store import Database, DamagedGame, Games, StoreUnavailable, Table
 from .tables import WORKER, TableRoutes
 from .workers import RestartingPool, WorkerUnavailable
 
@@ -181,6 +182,15 @@ class PlayerPool:
                 self._players[spec] = SharedPlayer(player)
         return self._players[spec]
 
+    def stored(self, spec: object) -> SharedPlayer | RemotePlayer:
+        """The player a stored game names (:class:`.store.Games`): ValueError
+        for one this server does not offer (the row is damaged, not the
+        request wrong)."""
+        try:
+            return self.get(spec, "seat")
+        except ApiError as err:
+            raise ValueError(f"an AI seat names {str(spec)[:60]!r}: {err.detail}") from None
+
     def get(self, spec: object, seat: str) -> SharedPlayer | RemotePlayer:
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
@@ -228,8 +238,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     db = Database(config.db)
     db.upgrade()
     postgres = db.url.get_backend_name() == "postgresql"
-    store = Games(db, lambda spec: pool.get(spec, "seat"), config.max_games,
-                  notify=CHANNEL if postgres else None)
+    store = Games(db, pool.stored, config.max_games, notify=CHANNEL if postgres else None)
     changes = Changes(shared=config.workers > 1 or postgres, listens=postgres)
     listener = PostgresListener(db.conninfo(), changes) if postgres else None
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
@@ -364,8 +373,24 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def client_gone(request: Request, exc: Exception) -> Response:
         log.warning("client disconnected before sending its request body: %s %s",
-                    request.method, request.url.path)
+                    request.method, logged_path(request))
         return Response(status_code=400)  # nobody is left to read it
+
+    async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        # Nothing of the request was kept (store.Database.session rolled it back), and
+        # the game in memory is the database's (tables.in_worker): the page sends it again.
+        log.warning("the database failed: %s (%s %s)", exc, request.method, logged_path(request))
+        return JSONResponse({"error": "the server cannot use its database now; nothing was "
+                                      "changed: try again in a moment",
+                             "code": "store_unavailable"}, status_code=503,
+                            headers={"retry-after": "2"})
+
+    async def damaged(request: Request, exc: Exception) -> JSONResponse:
+        # The reason names the game's id and maybe its hidden cards: the log's only.
+        log.warning("refused a damaged game: %s (%s %s)", exc, request.method,
+                    logged_path(request))
+        return JSONResponse({"error": "this game's stored record is damaged and was refused",
+                             "code": "damaged"}, status_code=500)
 
     routes = [
         Route("/", index),
@@ -386,7 +411,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone,
-                                                       WorkerUnavailable: worker_unavailable},
+                                                       WorkerUnavailable: worker_unavailable,
+                                                       StoreUnavailable: store_unavailable,
+                                                       DamagedGame: damaged},
                     lifespan=_closing(listener, pool.workers, coach, db))
     app.state.store = store
     app.state.config = config

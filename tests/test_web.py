@@ -613,12 +613,15 @@ def session_of_new(app) -> GameSession:
 
 
 def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
+    """The line names the request's path with its seat token cut short: a
+    log must not hand out a link that plays the seat."""
     app = create_app(ServerConfig(**FAST, seed=2))
     gid = app.state.store.add(session_of_new(app))[1][0]
     sent = []
+    parts = [{"type": "http.request", "body": b'{"card": ', "more_body": True}]
 
     async def receive():
-        return {"type": "http.disconnect"}
+        return parts.pop(0) if parts else {"type": "http.disconnect"}
 
     async def send(message):
         sent.append(message)
@@ -633,6 +636,7 @@ def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
     records = [r for r in caplog.records if r.name.startswith(("aluette", "uvicorn", "starlette"))]
     assert len(records) == 1 and "disconnected" in records[0].getMessage()
     assert records[0].exc_info is None and "Traceback" not in caplog.text
+    assert gid not in caplog.text and f"/api/games/{gid[:4]}\u2026/play" in caplog.text
 
 
 def test_serve_warns_when_other_machines_can_reach_it():

@@ -8,10 +8,11 @@ May import: starlette and the standard library.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, HTTPConnection, Request
+from starlette.requests import ClientDisconnect, Request
 
 MAX_BODY = 4096
 
@@ -60,14 +61,13 @@ async def json_body(request: Request) -> dict[str, Any]:
     return data
 
 
-def logged_path(request: HTTPConnection) -> str:
-    """The request's path as the server's log shows it: a seat token (it opens
+def logged_path(path: str) -> str:
+    """A request's path as the server's log shows it: a seat token (it opens
     its seat) cut to its first 4 characters, enough to tell requests apart."""
-    path = request.url.path
-    token = request.path_params.get("gid")
-    if isinstance(token, str) and token:
-        path = path.replace(token, token[:4] + "\u2026", 1)
-    return path
+    return _TOKEN_IN_PATH.sub(lambda m: m.group(1) + m.group(2)[:4] + "\u2026", path[:200])
+
+
+_TOKEN_IN_PATH = re.compile(r"^(/api/games/)([^/]+)")
 
 
 def check_keys(data: dict[str, Any], allowed: set[str]) -> None:

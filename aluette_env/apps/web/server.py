@@ -373,13 +373,14 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def client_gone(request: Request, exc: Exception) -> Response:
         log.warning("client disconnected before sending its request body: %s %s",
-                    request.method, logged_path(request))
+                    request.method, logged_path(request.url.path))
         return Response(status_code=400)  # nobody is left to read it
 
     async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
         # Nothing of the request was kept (store.Database.session rolled it back), and
         # the game in memory is the database's (tables.in_worker): the page sends it again.
-        log.warning("the database failed: %s (%s %s)", exc, request.method, logged_path(request))
+        log.warning("the database failed: %s (%s %s)", exc, request.method,
+                    logged_path(request.url.path))
         return JSONResponse({"error": "the server cannot use its database now; nothing was "
                                       "changed: try again in a moment",
                              "code": "store_unavailable"}, status_code=503,
@@ -388,7 +389,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def damaged(request: Request, exc: Exception) -> JSONResponse:
         # The reason names the game's id and maybe its hidden cards: the log's only.
         log.warning("refused a damaged game: %s (%s %s)", exc, request.method,
-                    logged_path(request))
+                    logged_path(request.url.path))
         return JSONResponse({"error": "this game's stored record is damaged and was refused",
                              "code": "damaged"}, status_code=500)
 

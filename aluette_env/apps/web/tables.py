@@ -307,7 +307,8 @@ class TableRoutes:
             except WebSocketDisconnect:
                 pass
             except (StoreUnavailable, DamagedGame) as err:  # the page reconnects, and asks
-                log.warning("an update socket of %s closed: %s", logged_path(websocket), err)
+                log.warning("an update socket of %s closed: %s",
+                            logged_path(websocket.url.path), err)
                 with contextlib.suppress(Exception):
                     await websocket.close(code=1011)
             finally:

@@ -141,6 +141,34 @@ def test_many_matches_through_the_api_reveal_only_the_persons_knowledge():
         check_knowledge(game, again.json())
 
 
+def test_next_deal_and_new_match_sent_again_are_applied_once():
+    """A next deal or a new match whose answer was lost is sent again with the
+    same version: the answer is the game as it is now, not a 409 and not a
+    second deal or match; a new match on an older view is refused (409)."""
+    c = client()
+    data = c.post("/api/games").json()
+    gid, state = data["id"], data["state"]
+    rng = random.Random(2)
+    while not state["deal"]["done"]:
+        state = c.post(f"/api/games/{gid}/play", json={
+            "card": rng.choice(state["legal"]), "version": state["version"]}).json()["state"]
+    ended = state["version"]
+    first = c.post(f"/api/games/{gid}/next-deal", json={"version": ended})
+    assert first.status_code == 200 and first.json()["state"]["deal"]["number"] == 2
+    again = c.post(f"/api/games/{gid}/next-deal", json={"version": ended})
+    assert again.status_code == 200, again.text
+    assert again.json()["state"] == first.json()["state"] and again.json()["events"] == []
+    now = first.json()["state"]["version"]
+    made = c.post(f"/api/games/{gid}/new-match", json={"version": now})
+    assert made.status_code == 200 and made.json()["state"]["match"]["number"] == 2
+    resent = c.post(f"/api/games/{gid}/new-match", json={"version": now})
+    assert resent.status_code == 200 and resent.json()["state"] == made.json()["state"]
+    stale = c.post(f"/api/games/{gid}/new-match", json={"version": ended})
+    assert stale.status_code == 409 and stale.json()["code"] == "stale"
+    assert c.get(f"/api/games/{gid}").json()["state"] == made.json()["state"]
+    assert session_of(c, gid).match_number == 2
+
+
 def test_events_replay_the_deal_as_the_core_played_it():
     c = client()
     data = c.post("/api/games").json()

@@ -34,6 +34,8 @@ from aluette_env.render import hand_order
 from . import i18n
 from .i18n import N_
 
+#: In :attr:`GameSession.recent`, in a card's place: a person's next deal, and new match.
+NEXT_DEAL, NEW_MATCH = -1, -2
 HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner (R1)
 AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
 #: Seat names, south first, clockwise.
@@ -90,7 +92,8 @@ class GameSession:
         self.scripted = [[list(h) for h in hands] for hands in deals]
         self.standin, self.standin_spec = standin, standin_spec
         self.away: set[int] = set()
-        #: The people's latest plays, [version, seat, card]: a play sent twice is applied once.
+        #: The people's latest moves, [version, seat, card] (a card, or :data:`NEXT_DEAL`,
+        #: :data:`NEW_MATCH`): a move sent twice is applied once.
         self.recent: list[list] = []
         self.match_number = 0
         self.version = 0
@@ -260,8 +263,11 @@ class GameSession:
             return []  # a play sent again (its answer was lost): it was applied once
         card = self.check_play(card, version, seat)
         self.away.discard(seat)
-        self.recent = [*self.recent[-(NUM_SEATS * NUM_TRICKS - 1):], [version, seat, card]]
+        self._made(version, seat, card)
         return self._play(card) + self._play_ai()
+
+    def _made(self, version: int | None, seat: int, move: int) -> None:
+        self.recent = [*self.recent[-(NUM_SEATS * NUM_TRICKS - 1):], [version, seat, move]]
 
     def set_away(self, seat: int, away: bool) -> list[dict[str, Any]]:
         """The person at ``seat`` left (the stand-in plays for them from now
@@ -280,17 +286,29 @@ class GameSession:
         self.away.add(seat)
         return [{"type": "away", "seat": seat}] + self._play_ai()
 
-    def next_deal(self, version: int | None = None) -> list[dict[str, Any]]:
+    def next_deal(self, version: int | None = None, seat: int = HUMAN) -> list[dict[str, Any]]:
+        """The match's next deal. With ``version``, only if the game is still at
+        that version; the same request sent again (its answer lost) changes
+        nothing."""
+        if version is not None and [version, seat, NEXT_DEAL] in self.recent:
+            return []
         self._check_version(version)
         if not self.deal.done:
             raise GameError(f"the deal is still being played: "
                             f"trick {self.deal.trick_index + 1} of 9")
         if self.match.over:
             raise GameError("the match is over: start a new match")
+        self._made(version, seat, NEXT_DEAL)
         return self._new_deal()
 
-    def new_match(self) -> list[dict[str, Any]]:
-        """R2: a new match clears the scores (allowed at any time)."""
+    def new_match(self, version: int | None = None, seat: int = HUMAN) -> list[dict[str, Any]]:
+        """R2: a new match clears the scores (allowed at any time). With
+        ``version``, only if the game is still at that version; the same
+        request sent again (its answer lost) changes nothing."""
+        if version is not None and [version, seat, NEW_MATCH] in self.recent:
+            return []
+        self._check_version(version)
+        self._made(version, seat, NEW_MATCH)
         return self._new_match()
 
     def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
@@ -509,8 +527,9 @@ def check_snapshot(snapshot: object) -> None:
     if (not isinstance(recent, list) or len(recent) > NUM_SEATS * NUM_TRICKS
             or not all(isinstance(r, list) and len(r) == 3
                        and (r[0] is None or whole(r[0], 0)) and whole(r[1], 0, NUM_SEATS - 1)
-                       and whole(r[2], 0, NUM_CARDS - 1) for r in recent)):
-        raise bad("recent", recent, "a list of [version, seat, card] of the latest plays")
+                       and whole(r[2], NEW_MATCH, NUM_CARDS - 1) for r in recent)):
+        raise bad("recent", recent, "a list of [version, seat, card or move] of the latest "
+                                    "moves")
 
 
 def seen_from(data: Any, me: int) -> Any:

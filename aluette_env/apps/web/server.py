@@ -37,7 +37,7 @@ API (all JSON):
 ``GET  /api/games/{id}``                     the view of the token's seat
 ``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
 ``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
-``POST /api/games/{id}/new-match``           restart: scores cleared
+``POST /api/games/{id}/new-match``           restart: scores cleared (``{"version": n}``)
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
 
@@ -321,14 +321,17 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         _check_keys(data, {"version"})
         version = _integer(data, "version", 0, None, "the game's version in the view you saw",
                            required=False)
-        events = await in_worker(table, lambda: table.game.next_deal(version))
+        events = await in_worker(table, lambda: table.game.next_deal(version, table.seat))
         return answer(request, table, events)
 
     async def new_match(request: Request) -> JSONResponse:
         table = await seat_of(request, person=True)
         _narrator(request)
-        _check_keys(await _json_body(request), set())
-        events = await in_worker(table, lambda: table.game.new_match())
+        data = await _json_body(request)
+        _check_keys(data, {"version"})
+        version = _integer(data, "version", 0, None, "the game's version in the view you saw",
+                           required=False)
+        events = await in_worker(table, lambda: table.game.new_match(version, table.seat))
         return answer(request, table, events)
 
     async def set_players(request: Request) -> JSONResponse:

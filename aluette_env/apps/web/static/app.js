@@ -618,7 +618,7 @@
       return;
     }
     showLastTrick = false;
-    if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`);
+    if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
     else startGame();
   }
   function startGame() {

@@ -141,6 +141,34 @@ def test_many_matches_through_the_api_reveal_only_the_persons_knowledge():
         check_knowledge(game, again.json())
 
 
+def test_next_deal_and_new_match_sent_again_are_applied_once():
+    """A next deal or a new match whose answer was lost is sent again with the
+    same version: the answer is the game as it is now, not a 409 and not a
+    second deal or match; a new match on an older view is refused (409)."""
+    c = client()
+    data = c.post("/api/games").json()
+    gid, state = data["id"], data["state"]
+    rng = random.Random(2)
+    while not state["deal"]["done"]:
+        state = c.post(f"/api/games/{gid}/play", json={
+            "card": rng.choice(state["legal"]), "version": state["version"]}).json()["state"]
+    ended = state["version"]
+    first = c.post(f"/api/games/{gid}/next-deal", json={"version": ended})
+    assert first.status_code == 200 and first.json()["state"]["deal"]["number"] == 2
+    again = c.post(f"/api/games/{gid}/next-deal", json={"version": ended})
+    assert again.status_code == 200, again.text
+    assert again.json()["state"] == first.json()["state"] and again.json()["events"] == []
+    now = first.json()["state"]["version"]
+    made = c.post(f"/api/games/{gid}/new-match", json={"version": now})
+    assert made.status_code == 200 and made.json()["state"]["match"]["number"] == 2
+    resent = c.post(f"/api/games/{gid}/new-match", json={"version": now})
+    assert resent.status_code == 200 and resent.json()["state"] == made.json()["state"]
+    stale = c.post(f"/api/games/{gid}/new-match", json={"version": ended})
+    assert stale.status_code == 409 and stale.json()["code"] == "stale"
+    assert c.get(f"/api/games/{gid}").json()["state"] == made.json()["state"]
+    assert session_of(c, gid).match_number == 2
+
+
 def test_events_replay_the_deal_as_the_core_played_it():
     c = client()
     data = c.post("/api/games").json()
@@ -613,12 +641,15 @@ def session_of_new(app) -> GameSession:
 
 
 def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
+    """The line names the request's path with its seat token cut short: a
+    log must not hand out a link that plays the seat."""
     app = create_app(ServerConfig(**FAST, seed=2))
     gid = app.state.store.add(session_of_new(app))[1][0]
     sent = []
+    parts = [{"type": "http.request", "body": b'{"card": ', "more_body": True}]
 
     async def receive():
-        return {"type": "http.disconnect"}
+        return parts.pop(0) if parts else {"type": "http.disconnect"}
 
     async def send(message):
         sent.append(message)
@@ -633,6 +664,7 @@ def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
     records = [r for r in caplog.records if r.name.startswith(("aluette", "uvicorn", "starlette"))]
     assert len(records) == 1 and "disconnected" in records[0].getMessage()
     assert records[0].exc_info is None and "Traceback" not in caplog.text
+    assert gid not in caplog.text and f"/api/games/{gid[:4]}\u2026/play" in caplog.text
 
 
 def test_serve_warns_when_other_machines_can_reach_it():

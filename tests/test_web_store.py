@@ -17,6 +17,7 @@ import re
 import shutil
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -79,26 +80,226 @@ def test_a_game_survives_its_app_and_the_schema_is_versioned(tmp_path):
 
 
 @pytest.mark.parametrize("tamper, words", [
-    (lambda s: s["current"]["plays"].append([0, 99]), "card"),
+    (lambda s: s["current"]["plays"].append([0, 99]), "current.plays"),
     (lambda s: s["record"]["deals"].append({"hands": [], "plays": [], "result": {}}),
      "deals"),
     (lambda s: s["current"]["hands"][0].__setitem__(0, s["current"]["hands"][1][0]),
      "dealt twice"),
 ])
-def test_a_tampered_row_is_refused(tmp_path, tamper, words):
+def test_a_tampered_row_is_refused(tmp_path, tamper, words, caplog):
+    """The reason is the server log's: the answer names no card (the one dealt
+    twice is hidden from most seats) and not the game's id."""
     url = f"sqlite:///{tmp_path / 'games.db'}"
     c = TestClient(create_app(ServerConfig(**FAST, db=url, seed=5)))
     token = c.post("/api/games").json()["id"]
     db = Database(url)
     with db.session() as s:
         row = s.execute(select(GameRow)).scalar_one()
+        gid = row.id
         snapshot = json.loads(row.state)
         tamper(snapshot)
         s.execute(update(GameRow).values(state=json.dumps(snapshot), version=row.version + 1))
     r = c.get(f"/api/games/{token}")
     assert r.status_code == 500 and r.json()["code"] == "damaged"
-    assert words in r.json()["error"]
+    assert words in caplog.text and gid in caplog.text and token not in caplog.text
+    answer = r.text
+    assert gid not in answer and not re.search(r"card|\d", r.json()["error"]), answer
 
+
+def _edit_row(url: str, edit) -> None:
+    """Change a stored game's rows behind the server's back (``edit(row, seats)``)."""
+    db = Database(url)
+    with db.session() as s:
+        row = s.execute(select(GameRow)).scalar_one()
+        edit(row, s.execute(select(SeatRow)).scalars().all())
+    db.close()
+
+
+def _snapshot_edit(change):
+    def edit(row, seats):
+        snapshot = json.loads(row.state)
+        change(snapshot)
+        row.state, row.version = json.dumps(snapshot), row.version + 1
+    return edit
+
+
+def _state(text):
+    def edit(row, seats):
+        row.state, row.version = text, row.version + 1
+    return edit
+
+
+def _seat(value):
+    def edit(row, seats):
+        for seat in seats:
+            seat.seat = value
+    return edit
+
+
+@pytest.mark.parametrize("edit", [
+    _snapshot_edit(lambda s: s.pop("people")),
+    _snapshot_edit(lambda s: s["current"].pop("hands")),
+    _state("null"),
+    _state("[]"),
+    _snapshot_edit(lambda s: s.__setitem__("recent", 5)),
+    _state("[" * 100_000 + "]" * 100_000),
+    _seat(7),
+    _seat(1),  # an AI's seat: no person sits there
+    _snapshot_edit(lambda s: s["specs"].__setitem__("1", "/etc/passwd")),
+    _snapshot_edit(lambda s: s.__setitem__("match_number", "x")),
+], ids=["no people", "no current.hands", "state null", "state []", "recent 5",
+        "nested 100000 deep", "seats.seat 7", "seats.seat of an AI", "AI /etc/passwd",
+        "match_number text"])
+def test_any_malformed_row_is_damaged_on_every_route(tmp_path, edit, caplog):
+    """Whatever was edited in a game's rows, every route of its token answers
+    the JSON 500 ``{"code": "damaged"}`` with one log line and no traceback
+    (the test client raises any exception the app lets through)."""
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    c = TestClient(create_app(ServerConfig(**FAST, db=url, seed=5)))
+    data = c.post("/api/games").json()
+    token, version = data["id"], data["state"]["version"]
+    _edit_row(url, edit)
+    c.app.state.store.forget(next(iter(c.app.state.store._cache)))  # read from the row
+    caplog.clear()
+    requests = [("GET", f"/api/games/{token}", None),
+                ("POST", f"/api/games/{token}/play", {"card": data["state"]["legal"][0],
+                                                      "version": version}),
+                ("POST", f"/api/games/{token}/next-deal", {"version": version}),
+                ("POST", f"/api/games/{token}/new-match", {}),
+                ("POST", f"/api/games/{token}/players", {"left": "random"}),
+                ("GET", f"/api/games/{token}/hint", None),
+                ("GET", f"/api/games/{token}/review", None),
+                ("GET", f"/api/games/{token}/record", None)]
+    for method, path, body in requests:
+        r = c.request(method, path, json=body)
+        assert (r.status_code, r.json()["code"]) == (500, "damaged"), (path, r.text)
+    warnings_ = [rec for rec in caplog.records if rec.levelname == "WARNING"]
+    assert len(warnings_) == len(requests) and not any(rec.exc_info for rec in caplog.records)
+    assert all("\n" not in rec.getMessage() for rec in warnings_)
+    assert c.post("/api/my-matches", json={"tokens": [token]}).status_code == 200
+    assert c.post("/api/games").status_code == 201  # the server serves the other games
+
+
+def test_snapshots_restore_or_raise_valueerror_whatever_is_changed():
+    """Any field of a snapshot replaced or removed: the game restores (and its
+    every view is drawn) or the change is refused as ValueError, the one
+    error the store turns into "damaged"."""
+    specs = {1: "heuristic", 2: "random", 3: "heuristic"}
+    game = GameSession({s: load_player(v) for s, v in specs.items()}, specs, seed=3)
+    rng = random.Random(2)
+    for _ in range(30):
+        view = game.view()
+        if view["deal"]["done"]:
+            game.next_deal(view["version"])
+        else:
+            game.play(rng.choice(view["legal"]), view["version"])
+    base = game.snapshot()
+
+    def paths(x, path=()):
+        yield path
+        children = x.items() if isinstance(x, dict) else enumerate(x) if isinstance(
+            x, list) else ()
+        for key, value in children:
+            yield from paths(value, path + (key,))
+
+    def player(spec):
+        if spec not in specs.values():
+            raise ValueError(f"no AI {spec!r}")
+        return load_player(spec)
+
+    every = list(paths(base))[1:]
+    values = [None, [], {}, 5, -1, 10**30, "x", True, 1.5, [[]], {"a": 1}, [0, 1]]
+    for _ in range(1500):
+        snapshot = json.loads(json.dumps(base))
+        path = rng.choice(every)
+        parent = snapshot
+        for key in path[:-1]:
+            parent = parent[key]
+        if isinstance(parent, dict) and rng.random() < 0.2:
+            del parent[path[-1]]
+        else:
+            parent[path[-1]] = rng.choice(values)
+        try:
+            again = GameSession.restore(snapshot, player)
+        except ValueError:
+            continue
+        for seat in (None, 0, 1, 2, 3):
+            again.view(seat)
+        again.snapshot()
+
+
+
+def _full(connection, record) -> None:
+    # SQLite's own limit on the file's size, at the size it has now: a write
+    # that needs one more page fails with SQLITE_FULL, as on a full disk.
+    size = connection.execute("PRAGMA page_count").fetchone()[0]
+    connection.execute(f"PRAGMA max_page_count = {size}")
+
+
+FAILED_WRITES = {
+    # A write of the game needs a megabyte more (a trigger), on a file that cannot grow.
+    "disk full": ("CREATE TABLE filler (b BLOB); CREATE TRIGGER fill AFTER UPDATE ON games "
+                  "BEGIN INSERT INTO filler VALUES (zeroblob(1000000)); END;",
+                  "database or disk is full"),
+    # The statements pass and the COMMIT itself is refused (a deferred foreign key).
+    "commit refused": ("CREATE TABLE dangling (game_id TEXT REFERENCES games(id) DEFERRABLE "
+                       "INITIALLY DEFERRED); CREATE TRIGGER fill AFTER UPDATE ON games "
+                       "BEGIN INSERT INTO dangling VALUES ('no such game'); END;",
+                       "FOREIGN KEY constraint failed"),
+}
+
+
+@pytest.mark.parametrize("failure", sorted(FAILED_WRITES))
+def test_a_failed_write_leaves_the_game_as_the_database_has_it(tmp_path, failure, caplog):
+    """A play whose write fails answers a JSON 503 that the page sends again;
+    the game in memory stays the database's: a GET shows the play not made,
+    the same play sent once the database writes again lands once, and a new
+    server on the file has every answered play and nothing else."""
+    from sqlalchemy import event
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    app = create_app(ServerConfig(**FAST, db=url, seed=7))
+    c = TestClient(app)
+    rng = random.Random(8)
+    data = c.post("/api/games").json()
+    token, state = data["id"], data["state"]
+    for _ in range(3):
+        state = c.post(f"/api/games/{token}/play", json={
+            "card": rng.choice(state["legal"]), "version": state["version"]}).json()["state"]
+    sql, reason = FAILED_WRITES[failure]
+    raw = sqlite3.connect(tmp_path / "games.db")
+    raw.executescript(sql)
+    raw.close()
+    engine = app.state.store.db.engine
+    if failure == "disk full":
+        event.listen(engine, "connect", _full)
+        engine.dispose()
+    card = state["legal"][0]
+    play = {"card": card, "version": state["version"]}
+    caplog.clear()
+    r = c.post(f"/api/games/{token}/play", json=play)
+    assert r.status_code == 503 and r.json()["code"] == "store_unavailable", r.text
+    assert r.headers["retry-after"] == "2"
+    assert reason in caplog.text and not any(rec.exc_info for rec in caplog.records)
+    shown = c.get(f"/api/games/{token}").json()["state"]
+    assert shown["version"] == state["version"] and card in shown["hand"]
+    assert shown == {**state, "text": shown["text"]}
+    db = Database(url)
+    with db.session() as s:
+        assert s.execute(select(GameRow.version)).scalar_one() == state["version"]
+    # The database writes again: the page's resent play lands, once.
+    raw = sqlite3.connect(tmp_path / "games.db")
+    raw.execute("DROP TRIGGER fill")
+    raw.close()
+    if failure == "disk full":
+        event.remove(engine, "connect", _full)
+        engine.dispose()
+    r = c.post(f"/api/games/{token}/play", json=play)
+    assert r.status_code == 200, r.text
+    after = r.json()["state"]
+    assert after["version"] > state["version"] and card not in after["hand"]
+    assert c.post(f"/api/games/{token}/play", json=play).json()["state"] == after
+    again = TestClient(create_app(ServerConfig(**FAST, db=url)))
+    assert again.get(f"/api/games/{token}").json()["state"] == after
 
 
 def test_a_change_of_ai_seats_answered_200_is_kept(tmp_path):
@@ -361,42 +562,106 @@ def _postgres_binaries() -> Path | None:
     return versions[-1].parent if versions else None
 
 
+class PostgresCluster:
+    """A throwaway PostgreSQL cluster (Debian's ``postgresql``) on a loopback
+    port, as the ``postgres`` user when run as root: made by :meth:`make`
+    (skipping the test where it cannot be), stopped and started again at will."""
+
+    def __init__(self):
+        pytest.importorskip("psycopg",
+                            reason="PostgreSQL tests skipped: psycopg is not installed")
+        self.bin_dir = _postgres_binaries()
+        if self.bin_dir is None:
+            pytest.skip("PostgreSQL tests skipped: no pg_ctl (apt-get install postgresql; "
+                        ".ci/run does it)")
+        self.root = Path(tempfile.mkdtemp(prefix="aluette-pg-"))
+        self.run_as: list[str] = []
+        if os.geteuid() == 0:
+            try:
+                import pwd
+                pwd.getpwnam("postgres")
+            except KeyError:
+                pytest.skip("PostgreSQL tests skipped: running as root and there is no "
+                            "'postgres' user to run the server")
+            shutil.chown(self.root, "postgres")
+            self.run_as = ["runuser", "-u", "postgres", "--"]
+        self.data, self.port = self.root / "data", free_port()
+        self.url = f"postgresql+psycopg://aluette@127.0.0.1:{self.port}/postgres"
+
+    def make(self) -> PostgresCluster:
+        init = subprocess.run([*self.run_as, str(self.bin_dir / "initdb"), "-D", str(self.data),
+                               "-U", "aluette", "--auth=trust", "-E", "UTF8"],
+                              capture_output=True, text=True)
+        if init.returncode != 0:
+            self.remove()
+            pytest.skip(f"PostgreSQL tests skipped: initdb failed: {init.stderr.strip()[:200]}")
+        start = self.start()
+        if start.returncode != 0:
+            self.remove()
+            pytest.skip(f"PostgreSQL tests skipped: pg_ctl start failed: {start.stderr[:200]}")
+        return self
+
+    def start(self) -> subprocess.CompletedProcess:
+        return subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.data),
+                               "-w", "-l", str(self.root / "log"), "-o",
+                               f"-p {self.port} -k {self.root} -h 127.0.0.1", "start"],
+                              capture_output=True, text=True)
+
+    def stop(self) -> None:
+        subprocess.run([*self.run_as, str(self.bin_dir / "pg_ctl"), "-D", str(self.data),
+                        "-m", "immediate", "-w", "stop"], capture_output=True)
+
+    def remove(self) -> None:
+        self.stop()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def postgres_url():
-    """A throwaway PostgreSQL cluster (Debian's ``postgresql``), as the
-    ``postgres`` user when run as root; its URL."""
-    pytest.importorskip("psycopg", reason="PostgreSQL tests skipped: psycopg is not installed")
-    bin_dir = _postgres_binaries()
-    if bin_dir is None:
-        pytest.skip("PostgreSQL tests skipped: no pg_ctl (apt-get install postgresql; "
-                    ".ci/run does it)")
-    root = Path(tempfile.mkdtemp(prefix="aluette-pg-"))
-    run_as: list[str] = []
-    if os.geteuid() == 0:
-        try:
-            import pwd
-            pwd.getpwnam("postgres")
-        except KeyError:
-            pytest.skip("PostgreSQL tests skipped: running as root and there is no "
-                        "'postgres' user to run the server")
-        shutil.chown(root, "postgres")
-        run_as = ["runuser", "-u", "postgres", "--"]
-    data, port = root / "data", free_port()
-    init = subprocess.run([*run_as, str(bin_dir / "initdb"), "-D", str(data), "-U", "aluette",
-                           "--auth=trust", "-E", "UTF8"], capture_output=True, text=True)
-    if init.returncode != 0:
-        pytest.skip(f"PostgreSQL tests skipped: initdb failed: {init.stderr.strip()[:200]}")
-    start = subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-w", "-l",
-                            str(root / "log"), "-o", f"-p {port} -k {root} -h 127.0.0.1",
-                            "start"], capture_output=True, text=True)
-    if start.returncode != 0:
-        pytest.skip(f"PostgreSQL tests skipped: pg_ctl start failed: {start.stderr[:200]}")
+    """A throwaway PostgreSQL cluster for the module's tests; its URL."""
+    cluster = PostgresCluster().make()
     try:
-        yield f"postgresql+psycopg://aluette@127.0.0.1:{port}/postgres"
+        yield cluster.url
     finally:
-        subprocess.run([*run_as, str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "immediate",
-                        "stop"], capture_output=True)
-        shutil.rmtree(root, ignore_errors=True)
+        cluster.remove()
+
+
+def test_postgresql_down_every_route_answers_json_503_and_the_game_goes_on(caplog):
+    """The database server stops: every route answers the JSON 503 that the
+    page sends again, with one log line each and no traceback; once it is
+    back, the game is where the database had it and plays on."""
+    cluster = PostgresCluster().make()
+    try:
+        c = TestClient(create_app(ServerConfig(**FAST, db=cluster.url, seed=9)))
+        data = c.post("/api/games").json()
+        token, state = data["id"], data["state"]
+        play = {"card": state["legal"][0], "version": state["version"]}
+        cluster.stop()
+        caplog.clear()
+        requests = [("GET", f"/api/games/{token}", None),
+                    ("POST", f"/api/games/{token}/play", play),
+                    ("POST", f"/api/games/{token}/next-deal", {"version": state["version"]}),
+                    ("POST", f"/api/games/{token}/new-match", {}),
+                    ("GET", f"/api/games/{token}/hint", None),
+                    ("POST", "/api/games", {}),
+                    ("POST", "/api/tables", {"people": {"0": "Ann", "2": "Bob"}}),
+                    ("POST", "/api/my-matches", {"tokens": [token]})]
+        for method, path, body in requests:
+            r = c.request(method, path, json=body)
+            assert (r.status_code, r.json()["code"]) == (503, "store_unavailable"), (path, r.text)
+        logged = [rec for rec in caplog.records if rec.levelname == "WARNING"]
+        assert len(logged) == len(requests) and not any(rec.exc_info for rec in caplog.records)
+        assert token not in caplog.text
+        assert cluster.start().returncode == 0
+        deadline = time.monotonic() + 20
+        while (r := c.post(f"/api/games/{token}/play", json=play)).status_code == 503:
+            assert time.monotonic() < deadline, r.text  # the pool's dead connections go first
+            time.sleep(0.1)
+        assert r.status_code == 200, r.text
+        assert r.json()["state"]["version"] > state["version"]
+        assert c.get(f"/api/games/{token}").json()["state"] == r.json()["state"]
+    finally:
+        cluster.remove()
 
 
 def test_postgresql_keeps_games_through_a_kill(postgres_url):

@@ -34,6 +34,8 @@ from aluette_env.render import hand_order
 from . import i18n
 from .i18n import N_
 
+#: In :attr:`GameSession.recent`, in a card's place: a person's next deal, and new match.
+NEXT_DEAL, NEW_MATCH = -1, -2
 HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner (R1)
 AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
 #: Seat names, south first, clockwise.
@@ -90,7 +92,8 @@ class GameSession:
         self.scripted = [[list(h) for h in hands] for hands in deals]
         self.standin, self.standin_spec = standin, standin_spec
         self.away: set[int] = set()
-        #: The people's latest plays, [version, seat, card]: a play sent twice is applied once.
+        #: The people's latest moves, [version, seat, card] (a card, or :data:`NEXT_DEAL`,
+        #: :data:`NEW_MATCH`): a move sent twice is applied once.
         self.recent: list[list] = []
         self.match_number = 0
         self.version = 0
@@ -260,8 +263,11 @@ class GameSession:
             return []  # a play sent again (its answer was lost): it was applied once
         card = self.check_play(card, version, seat)
         self.away.discard(seat)
-        self.recent = [*self.recent[-(NUM_SEATS * NUM_TRICKS - 1):], [version, seat, card]]
+        self._made(version, seat, card)
         return self._play(card) + self._play_ai()
+
+    def _made(self, version: int | None, seat: int, move: int) -> None:
+        self.recent = [*self.recent[-(NUM_SEATS * NUM_TRICKS - 1):], [version, seat, move]]
 
     def set_away(self, seat: int, away: bool) -> list[dict[str, Any]]:
         """The person at ``seat`` left (the stand-in plays for them from now
@@ -280,17 +286,29 @@ class GameSession:
         self.away.add(seat)
         return [{"type": "away", "seat": seat}] + self._play_ai()
 
-    def next_deal(self, version: int | None = None) -> list[dict[str, Any]]:
+    def next_deal(self, version: int | None = None, seat: int = HUMAN) -> list[dict[str, Any]]:
+        """The match's next deal. With ``version``, only if the game is still at
+        that version; the same request sent again (its answer lost) changes
+        nothing."""
+        if version is not None and [version, seat, NEXT_DEAL] in self.recent:
+            return []
         self._check_version(version)
         if not self.deal.done:
             raise GameError(f"the deal is still being played: "
                             f"trick {self.deal.trick_index + 1} of 9")
         if self.match.over:
             raise GameError("the match is over: start a new match")
+        self._made(version, seat, NEXT_DEAL)
         return self._new_deal()
 
-    def new_match(self) -> list[dict[str, Any]]:
-        """R2: a new match clears the scores (allowed at any time)."""
+    def new_match(self, version: int | None = None, seat: int = HUMAN) -> list[dict[str, Any]]:
+        """R2: a new match clears the scores (allowed at any time). With
+        ``version``, only if the game is still at that version; the same
+        request sent again (its answer lost) changes nothing."""
+        if version is not None and [version, seat, NEW_MATCH] in self.recent:
+            return []
+        self._check_version(version)
+        self._made(version, seat, NEW_MATCH)
         return self._new_match()
 
     def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
@@ -342,11 +360,15 @@ class GameSession:
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player]
                 ) -> GameSession:
-        """The game of a :meth:`snapshot`, its record checked by
-        :func:`~aluette_env.records.load_record` and every play replayed
+        """The game of a :meth:`snapshot`, its every field checked
+        (:func:`check_snapshot`), its record by
+        :func:`~aluette_env.records.load_record`, and every play replayed
         through the rules: a tampered snapshot raises ValueError (a
-        :class:`~aluette_env.records.RecordError` for the record)."""
+        :class:`~aluette_env.records.RecordError` for the record), whatever
+        was changed in it. ``get_player`` raises ValueError for a spec it
+        cannot make."""
         from aluette_env.records import SEAT, load_record
+        check_snapshot(snapshot)
         record = load_record(snapshot["record"])
         specs = {int(s): spec for s, spec in snapshot["specs"].items()}
         people = {int(s): name for s, name in snapshot["people"].items()}
@@ -442,6 +464,72 @@ _SEATS = {"tied_with", "trick_winners", "reach_order", "away"}
 _BY_SEAT = {"counts", "reached", "trick_counts"}
 _BY_TEAM = {"points", "team_points", "match_points"}
 _KEYED_BY_SEAT = {"players", "people"}
+
+
+#: A snapshot's fields (:meth:`GameSession.snapshot`).
+SNAPSHOT_FIELDS = frozenset({"record", "current", "match_number", "version", "seed", "specs",
+                             "people", "away", "standin", "recent"})
+
+
+def check_snapshot(snapshot: object) -> None:
+    """The shape of a :meth:`GameSession.snapshot`: every field there, of its
+    type and within its bounds, or ValueError naming the first that is not.
+    The record and the plays are then checked by the rules
+    (:meth:`GameSession.restore`)."""
+    def whole(value: object, low: int, high: int | None = None) -> bool:
+        return type(value) is int and value >= low and (high is None or value <= high)
+
+    def bad(field: str, value: object, expected: str) -> ValueError:
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
+        return ValueError(f"snapshot: {field} must be {expected}, got {shown}")
+
+    if not isinstance(snapshot, dict):
+        raise bad("the snapshot", type(snapshot).__name__, "an object")
+    missing, unknown = SNAPSHOT_FIELDS - set(snapshot), set(snapshot) - SNAPSHOT_FIELDS
+    if missing or unknown:
+        raise ValueError(f"snapshot: missing field(s) {sorted(missing)}, unknown field(s) "
+                         f"{sorted(map(str, unknown))[:5]}")
+    if not isinstance(snapshot["record"], dict):
+        raise bad("record", snapshot["record"], "an object (a match record)")
+    current = snapshot["current"]
+    if current is not None:
+        if not isinstance(current, dict) or set(current) != {"hands", "plays"}:
+            raise bad("current", current, 'null or an object of "hands" and "plays"')
+        hands, plays = current["hands"], current["plays"]
+        if (not isinstance(hands, list) or len(hands) != NUM_SEATS
+                or not all(isinstance(h, list) and len(h) == NUM_TRICKS
+                           and all(whole(c, 0, NUM_CARDS - 1) for c in h) for h in hands)):
+            raise bad("current.hands", hands, f"{NUM_SEATS} lists of {NUM_TRICKS} card ids")
+        if (not isinstance(plays, list) or len(plays) >= NUM_SEATS * NUM_TRICKS
+                or not all(isinstance(p, list) and len(p) == 2 and whole(p[0], 0, NUM_SEATS - 1)
+                           and whole(p[1], 0, NUM_CARDS - 1) for p in plays)):
+            raise bad("current.plays", plays, "a list of [seat, card] of the deal so far")
+    if not whole(snapshot["match_number"], 1):
+        raise bad("match_number", snapshot["match_number"], "a whole number >= 1")
+    if not whole(snapshot["version"], 0):
+        raise bad("version", snapshot["version"], "a whole number >= 0")
+    if snapshot["seed"] is not None and type(snapshot["seed"]) is not int:
+        raise bad("seed", snapshot["seed"], "a whole number or null")
+    seat_keys = {str(s) for s in range(NUM_SEATS)}
+    for field in ("specs", "people"):
+        value = snapshot[field]
+        if (not isinstance(value, dict) or not set(value) <= seat_keys
+                or not all(isinstance(v, str) for v in value.values())):
+            raise bad(field, value, 'an object of seats "0"-"3" to text')
+    if not snapshot["people"]:
+        raise bad("people", snapshot["people"], "at least one person's seat")
+    away = snapshot["away"]
+    if not isinstance(away, list) or not all(whole(s, 0, NUM_SEATS - 1) for s in away):
+        raise bad("away", away, "a list of seats 0-3")
+    if snapshot["standin"] is not None and not isinstance(snapshot["standin"], str):
+        raise bad("standin", snapshot["standin"], "an AI spec or null")
+    recent = snapshot["recent"]
+    if (not isinstance(recent, list) or len(recent) > NUM_SEATS * NUM_TRICKS
+            or not all(isinstance(r, list) and len(r) == 3
+                       and (r[0] is None or whole(r[0], 0)) and whole(r[1], 0, NUM_SEATS - 1)
+                       and whole(r[2], NEW_MATCH, NUM_CARDS - 1) for r in recent)):
+        raise bad("recent", recent, "a list of [version, seat, card or move] of the latest "
+                                    "moves")
 
 
 def seen_from(data: Any, me: int) -> Any:

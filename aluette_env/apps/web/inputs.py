@@ -8,6 +8,7 @@ May import: starlette and the standard library.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -58,6 +59,15 @@ async def json_body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
     return data
+
+
+def logged_path(path: str) -> str:
+    """A request's path as the server's log shows it: a seat token (it opens
+    its seat) cut to its first 4 characters, enough to tell requests apart."""
+    return _TOKEN_IN_PATH.sub(lambda m: m.group(1) + m.group(2)[:4] + "\u2026", path[:200])
+
+
+_TOKEN_IN_PATH = re.compile(r"^(/api/games/)([^/]+)")
 
 
 def check_keys(data: dict[str, Any], allowed: set[str]) -> None:

@@ -24,6 +24,8 @@ from collections.abc import Mapping
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from .inputs import logged_path
+
 log = logging.getLogger("aluette.web")
 
 #: Seconds a connection may take to send one request's headers.
@@ -83,7 +85,7 @@ class RequestLimits:
                                                 f"{self.timeout:.0f} s")
             if message["type"] == "http.disconnect":  # nobody is left to answer
                 log.warning("client disconnected before sending its request body: %s %s",
-                            scope["method"], scope["path"][:200])
+                            scope["method"], logged_path(scope["path"]))
                 return
             body += message.get("body", b"")
             more = message.get("more_body", False)

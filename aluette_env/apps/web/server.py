@@ -37,7 +37,7 @@ API (all JSON):
 ``GET  /api/games/{id}``                     the view of the token's seat
 ``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
 ``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
-``POST /api/games/{id}/new-match``           restart: scores cleared
+``POST /api/games/{id}/new-match``           restart: scores cleared (``{"version": n}``)
 ``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
 ===========================================  =========================================
 
@@ -85,7 +85,8 @@ from .inputs import MAX_BODY, ApiError, ClientGone
 from .inputs import check_keys as _check_keys
 from .inputs import integer as _integer
 from .inputs import json_body as _json_body
-from .store import Database, Games, Table
+from .inputs import logged_path
+from .store import Database, DamagedGame, Games, StoreUnavailable, Table
 from .tables import WORKER, TableRoutes
 from .workers import RestartingPool, WorkerUnavailable
 
@@ -181,6 +182,15 @@ class PlayerPool:
                 self._players[spec] = SharedPlayer(player)
         return self._players[spec]
 
+    def stored(self, spec: object) -> SharedPlayer | RemotePlayer:
+        """The player a stored game names (:class:`.store.Games`): ValueError
+        for one this server does not offer (the row is damaged, not the
+        request wrong)."""
+        try:
+            return self.get(spec, "seat")
+        except ApiError as err:
+            raise ValueError(f"an AI seat names {str(spec)[:60]!r}: {err.detail}") from None
+
     def get(self, spec: object, seat: str) -> SharedPlayer | RemotePlayer:
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
@@ -228,8 +238,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     db = Database(config.db)
     db.upgrade()
     postgres = db.url.get_backend_name() == "postgresql"
-    store = Games(db, lambda spec: pool.get(spec, "seat"), config.max_games,
-                  notify=CHANNEL if postgres else None)
+    store = Games(db, pool.stored, config.max_games, notify=CHANNEL if postgres else None)
     changes = Changes(shared=config.workers > 1 or postgres, listens=postgres)
     listener = PostgresListener(db.conninfo(), changes) if postgres else None
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
@@ -312,14 +321,17 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         _check_keys(data, {"version"})
         version = _integer(data, "version", 0, None, "the game's version in the view you saw",
                            required=False)
-        events = await in_worker(table, lambda: table.game.next_deal(version))
+        events = await in_worker(table, lambda: table.game.next_deal(version, table.seat))
         return answer(request, table, events)
 
     async def new_match(request: Request) -> JSONResponse:
         table = await seat_of(request, person=True)
         _narrator(request)
-        _check_keys(await _json_body(request), set())
-        events = await in_worker(table, lambda: table.game.new_match())
+        data = await _json_body(request)
+        _check_keys(data, {"version"})
+        version = _integer(data, "version", 0, None, "the game's version in the view you saw",
+                           required=False)
+        events = await in_worker(table, lambda: table.game.new_match(version, table.seat))
         return answer(request, table, events)
 
     async def set_players(request: Request) -> JSONResponse:
@@ -364,8 +376,25 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
     async def client_gone(request: Request, exc: Exception) -> Response:
         log.warning("client disconnected before sending its request body: %s %s",
-                    request.method, request.url.path)
+                    request.method, logged_path(request.url.path))
         return Response(status_code=400)  # nobody is left to read it
+
+    async def store_unavailable(request: Request, exc: Exception) -> JSONResponse:
+        # Nothing of the request was kept (store.Database.session rolled it back), and
+        # the game in memory is the database's (tables.in_worker): the page sends it again.
+        log.warning("the database failed: %s (%s %s)", exc, request.method,
+                    logged_path(request.url.path))
+        return JSONResponse({"error": "the server cannot use its database now; nothing was "
+                                      "changed: try again in a moment",
+                             "code": "store_unavailable"}, status_code=503,
+                            headers={"retry-after": "2"})
+
+    async def damaged(request: Request, exc: Exception) -> JSONResponse:
+        # The reason names the game's id and maybe its hidden cards: the log's only.
+        log.warning("refused a damaged game: %s (%s %s)", exc, request.method,
+                    logged_path(request.url.path))
+        return JSONResponse({"error": "this game's stored record is damaged and was refused",
+                             "code": "damaged"}, status_code=500)
 
     routes = [
         Route("/", index),
@@ -386,7 +415,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={HTTPException: http_error,
                                                        ClientGone: client_gone,
-                                                       WorkerUnavailable: worker_unavailable},
+                                                       WorkerUnavailable: worker_unavailable,
+                                                       StoreUnavailable: store_unavailable,
+                                                       DamagedGame: damaged},
                     lifespan=_closing(listener, pool.workers, coach, db))
     app.state.store = store
     app.state.config = config

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
+import math
 import os
 import secrets
 import threading
@@ -43,9 +45,14 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, NoSuchModuleError, OperationalError
+from sqlalchemy.exc import (
+    ArgumentError, DBAPIError, NoSuchModuleError, OperationalError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
 from sqlalchemy.pool import StaticPool
+
+from aluette_env.game import NUM_SEATS
 
 from ..session import GameSession
 
@@ -54,6 +61,8 @@ MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 TOKEN_BYTES = 16
 #: How often a seat's ``last_seen`` is written at most, in seconds.
 SEEN_EVERY_S = 2.0
+
+log = logging.getLogger("aluette.web")
 
 
 def default_url() -> str:
@@ -98,6 +107,18 @@ class SeatRow(Base):
 
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message says which and why."""
+
+
+class StoreUnavailable(DatabaseError):
+    """The database failed a read or a write (a full disk, a damaged file, the
+    server down): the transaction was rolled back, so nothing of it was kept.
+    The message is the driver's first line, for the server's log."""
+
+
+class DamagedGame(ValueError):
+    """A game's rows that this server cannot serve (edited, or written by
+    something else): nothing is played on it. The message says why, for the
+    server's log only: it may name the game's id and its hidden cards."""
 
 
 class Conflict(Exception):
@@ -163,9 +184,16 @@ class Database:
 
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """A session in a transaction, committed at the end (rolled back on error)."""
-        with self.lock, self.sessions.begin() as session:
-            yield session
+        """A session in a transaction, committed at the end (rolled back on
+        error); any failure of the database in it, the commit included, is
+        :class:`StoreUnavailable`."""
+        try:
+            with self.lock, self.sessions.begin() as session:
+                yield session
+        except (DBAPIError, PoolTimeout) as err:
+            reason = str(getattr(err, "orig", None) or err).strip().splitlines()
+            raise StoreUnavailable((reason[0] if reason else type(err).__name__)[:300]
+                                   ) from None
 
     def conninfo(self) -> str:
         """The URL as libpq reads it (PostgreSQL's LISTEN connection)."""
@@ -255,8 +283,14 @@ class CachedGame:
 class Games:
     """Games in the database, reached by seat token; the games served lately
     kept in memory (at most ``cache_size``). ``get_player`` makes the player
-    of a spec (the server's player pool). ``notify``: PostgreSQL's channel
-    that each write announces its game on (:mod:`.changes`), or None."""
+    of a spec (the server's player pool; ValueError for a spec it does not
+    offer). ``notify``: PostgreSQL's channel that each write announces its
+    game on (:mod:`.changes`), or None.
+
+    Every read checks what it read as a whole: a row this server could not
+    have written (edited, or damaged) is :class:`DamagedGame`, never a game
+    half played on; a failure of the database itself is
+    :class:`StoreUnavailable`."""
 
     def __init__(self, db: Database, get_player: Callable[[str], Any], cache_size: int = 1000,
                  clock: Callable[[], float] = time.time, notify: str | None = None):
@@ -348,9 +382,10 @@ class Games:
         """The game and seat of ``token`` (one read of the seat and its game's
         version; the game itself read only if this process does not hold it);
         None for an unknown token. A person's seat is seen now (written at most
-        every :data:`SEEN_EVERY_S` seconds). A row that fails its replay raises
-        ValueError. Under the table's lock, :meth:`fresh` brings the game up
-        to the version read here."""
+        every :data:`SEEN_EVERY_S` seconds). Rows that are not what this
+        server writes (a seat where no person sits, a game that fails its
+        replay) raise :class:`DamagedGame`. Under the table's lock,
+        :meth:`fresh` brings the game up to the version read here."""
         if not isinstance(token, str) or not 8 <= len(token) <= 128:
             return None
         with self.db.session() as s:
@@ -362,13 +397,17 @@ class Games:
             if row is None:
                 return None
             gid, seat, name, last_seen, version, away_after = row
+            _check_seat_row(gid, seat, name, last_seen, version, away_after)
             now = self.clock()
             if seat is not None and now - last_seen >= SEEN_EVERY_S:  # the person is here
                 s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token))
                           .values(last_seen=now))
                 last_seen = now
-        return Table(gid, seat, name, self.entry(gid), away_after, last_seen=last_seen,
-                     known=version)
+        entry = self.entry(gid)
+        if seat is not None and seat not in entry.game.people:
+            raise DamagedGame(f"game {gid}: a seat row names seat {seat}, where no person "
+                              f"sits (people: {sorted(entry.game.people)})")
+        return Table(gid, seat, name, entry, away_after, last_seen=last_seen, known=version)
 
     def entry(self, gid: str) -> CachedGame:
         """The game ``gid`` of this process (read from the database if it holds
@@ -399,14 +438,25 @@ class Games:
         return True
 
     def _read(self, gid: str) -> tuple[GameSession, int]:
+        """The game ``gid`` from its row, replayed through the rules
+        (:meth:`GameSession.restore` checks the snapshot's every field first)."""
         with self.db.session() as s:
             row = s.get(GameRow, gid)
+            if row is None:
+                raise DamagedGame(f"game {gid}: its seats name a game that has no row")
             version, state = row.version, row.state
-        game = GameSession.restore(json.loads(state), self.get_player)
+        _check_version(gid, version)
+        if not isinstance(state, str):
+            raise DamagedGame(f"game {gid}: games.state is {type(state).__name__}, not JSON text")
+        try:
+            game = GameSession.restore(json.loads(state), self.get_player)
+        except (ValueError, RecursionError) as err:  # its JSON, its shape, its replay
+            reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+            raise DamagedGame(f"game {gid}: {reason}"[:500]) from None
         self.loads += 1
         if game.version != version:
-            raise ValueError(f"game {gid}: its row's version {version} is not its "
-                             f"snapshot's {game.version}")
+            raise DamagedGame(f"game {gid}: its row's version {version} is not its "
+                              f"snapshot's {game.version}")
         return game, version
 
     def _remember(self, gid: str, entry: CachedGame) -> CachedGame:
@@ -426,7 +476,10 @@ class Games:
         """The game's version in the database now (one indexed read); None if
         the game is gone."""
         with self.db.session() as s:
-            return s.execute(select(GameRow.version).where(GameRow.id == gid)).scalar()
+            version = s.execute(select(GameRow.version).where(GameRow.id == gid)).scalar()
+        if version is not None:
+            _check_version(gid, version)
+        return version
 
     # ---------------------------------------------------------------- people
 
@@ -464,14 +517,48 @@ class Games:
                              .where(SeatRow.token_hash.in_(list(hashes)))).all()
         out = []
         for digest, seat, state, finished, created, updated in rows:
-            snapshot = json.loads(state)
-            result = snapshot["record"]["result"]["points"]
-            points = [result["team_0"], result["team_1"]]
+            try:  # a summary of the row, not its replay: a damaged one is left out
+                snapshot = json.loads(state)
+                record = snapshot["record"]
+                result = record["result"]["points"]
+                points = [int(result["team_0"]), int(result["team_1"])]
+                match = {"finished": bool(finished), "created": float(created),
+                         "updated": float(updated), "match": int(snapshot["match_number"]),
+                         "deals": len(record["deals"]), "of": int(record["num_deals"]),
+                         "people": len(snapshot["people"])}
+            except (ValueError, TypeError, KeyError, RecursionError) as err:
+                log.warning("My matches left out a damaged game: %s: %s", type(err).__name__,
+                            str(err)[:200])
+                continue
             if seat is not None and seat % 2:
                 points.reverse()  # the viewer's team first
-            out.append({"token": hashes[digest], "finished": finished, "created": created,
-                        "updated": updated, "match": snapshot["match_number"],
-                        "deals": len(snapshot["record"]["deals"]),
-                        "of": snapshot["record"]["num_deals"], "points": points,
-                        "people": len(snapshot["people"])})
+            out.append({"token": hashes[digest], **match, "points": points})
         return sorted(out, key=lambda g: -g["updated"])
+
+
+def _number(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _check_version(gid: str, version: object) -> None:
+    if type(version) is not int or version < 0:
+        raise DamagedGame(f"game {gid}: games.version is {str(version)[:40]!r}, not a "
+                          f"whole number >= 0")
+
+
+def _check_seat_row(gid: str, seat: object, name: object, last_seen: object, version: object,
+                    away_after: object) -> None:
+    """A seat row and its game's columns as this server writes them, else
+    :class:`DamagedGame` naming the first column that is not."""
+    if seat is not None and (type(seat) is not int or not 0 <= seat < NUM_SEATS):
+        raise DamagedGame(f"game {gid}: seats.seat is {str(seat)[:40]!r}, not a seat 0-3 "
+                          f"or NULL (a spectator)")
+    if not isinstance(name, str):
+        raise DamagedGame(f"game {gid}: seats.name is {type(name).__name__}, not text")
+    if not _number(last_seen):
+        raise DamagedGame(f"game {gid}: seats.last_seen is {str(last_seen)[:40]!r}, "
+                          f"not a time")
+    _check_version(gid, version)
+    if not _number(away_after) or away_after < 0:
+        raise DamagedGame(f"game {gid}: games.away_after is {str(away_after)[:40]!r}, "
+                          f"not a number of seconds >= 0")

@@ -34,6 +34,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import logging
 import secrets
 import time
 from collections.abc import Callable, Iterator
@@ -49,9 +50,11 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from aluette_env.game import NUM_SEATS
 
 from ..session import GameError, GameSession, Narrator, StaleMove
-from .inputs import check_keys, integer, json_body
+from .inputs import check_keys, integer, json_body, logged_path
 from .changes import Changes
-from .store import SEEN_EVERY_S, Conflict, Games, Table
+from .store import SEEN_EVERY_S, Conflict, DamagedGame, Games, StoreUnavailable, Table
+
+log = logging.getLogger("aluette.web")
 
 #: How often an open update socket marks its seat as here and checks whether
 #: the person to play has left, in seconds.
@@ -134,14 +137,12 @@ class TableRoutes:
             raise self.error(429, f"too many unknown game links from this address; "
                                   f"try again in {wait:.0f} s", "too_many")
         token = request.path_params["gid"]
-        try:
-            table = await run_in_threadpool(self.store.get, token)
-            if table is not None and self.store.behind(table):
-                async with table.lock:
-                    await run_in_threadpool(self.store.fresh, table, table.known)
-        except ValueError as err:  # a stored game that fails its replay
-            raise self.error(500, f"this game's stored record is damaged and was refused: "
-                                  f"{err}"[:400], "damaged") from None
+        # A damaged row (store.DamagedGame) or a failing database (StoreUnavailable)
+        # raises through: the server answers them, as on every route.
+        table = await run_in_threadpool(self.store.get, token)
+        if table is not None and self.store.behind(table):
+            async with table.lock:
+                await run_in_threadpool(self.store.fresh, table, table.known)
         if table is None:
             self.guard.failed(client)
             raise self.error(403, "no game has this link: check it, or ask for a new one",
@@ -161,9 +162,11 @@ class TableRoutes:
         game at a time in this process, on the game as the database has it,
         and write the game before answering: 409 if the move is refused, or if
         the game moved on meanwhile (in another worker process) and nothing
-        was kept. The seat's view is taken under the same lock
-        (:meth:`Table.view`). ``quiet``: a move of the server's own, given up
-        without an error."""
+        was kept. A move whose write fails (a full disk, the database down:
+        :class:`~.store.StoreUnavailable`) is not kept in memory either: the
+        next step reads the game as the database has it. The seat's view is
+        taken under the same lock (:meth:`Table.view`). ``quiet``: a move of
+        the server's own, given up without an error."""
         def run() -> tuple[list[dict[str, Any]], int | None]:
             self.store.fresh(table, table.known)
             game, before = table.game, table.game.version
@@ -171,14 +174,14 @@ class TableRoutes:
                 # A move stopped by a dead AI worker left an AI seat to play: it plays first.
                 events = game.resume() if game.ai_to_move else []
                 events += move()
+                wrote = self.store.save(table)
             except GameError:
                 if game.version != before:  # the AI seats played, then the move was refused
                     self.store.stale(table)
                 raise
-            except BaseException:
-                self.store.stale(table)  # the database has the game as it was
+            except BaseException:  # a failed move or write: the database has the game as it was
+                self.store.stale(table)
                 raise
-            wrote = self.store.save(table)
             table.look()
             return events, game.version if wrote else None
 
@@ -303,6 +306,11 @@ class TableRoutes:
                 await self._push(websocket, table, watch, words)
             except WebSocketDisconnect:
                 pass
+            except (StoreUnavailable, DamagedGame) as err:  # the page reconnects, and asks
+                log.warning("an update socket of %s closed: %s",
+                            logged_path(websocket.url.path), err)
+                with contextlib.suppress(Exception):
+                    await websocket.close(code=1011)
             finally:
                 hearing.cancel()
 

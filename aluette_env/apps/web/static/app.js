@@ -101,7 +101,9 @@
   // One request to the server, in the page's language. While the server cannot
   // be reached (stopped, restarting, the network down), the request is sent
   // again every 2 s and the page says so; a refused connection carried nothing,
-  // and a play carries its version, so sending it again is safe.
+  // and a play carries its version, so sending it again is safe. So is a
+  // request the server answered 503 "store_unavailable": its database failed,
+  // and nothing of the request was kept (the server's game is the database's).
   async function api(method, path, body) {
     const options = {method, headers: {}};
     if (body !== undefined) {
@@ -110,17 +112,21 @@
     }
     const sep = path.includes("?") ? "&" : "?";
     let response;
+    let data;
     for (;;) {
       try {
         response = await fetch(`${path}${sep}lang=${encodeURIComponent(catalog.lang)}`, options);
-        break;
       } catch (err) {
         offline(true);
         await sleep(RETRY_MS);
+        continue;
       }
+      data = await response.json().catch(() => ({}));
+      if (response.status !== 503 || data.code !== "store_unavailable") break;
+      offline(true);
+      await sleep(RETRY_MS);
     }
     offline(false);
-    const data = await response.json().catch(() => ({}));
     if (!response.ok) {
       const err = new Error(errorText(data.code, response.status, data.fields));
       err.status = response.status;
@@ -612,7 +618,7 @@
       return;
     }
     showLastTrick = false;
-    if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`);
+    if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
     else startGame();
   }
   function startGame() {

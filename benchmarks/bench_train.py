@@ -5,7 +5,10 @@ other load slows it, and samples per CPU-second say what the code costs.
 
     python benchmarks/bench_train.py [--rollouts 6] [--config C] [--set key.path=value]
 
-Prints a markdown table.
+Times the dense first layer (``network.sparse=false``) and the sparse one
+(the default: the layer sums the weights of the entries set to 1), and the
+critic that sees every hand, one after the other in the same run; prints a
+markdown table.
 """
 
 from __future__ import annotations
@@ -50,20 +53,29 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     args = parser.parse_args(argv)
-    cfg = load_config(args.config, args.set)
-    torch.set_num_threads(cfg.torch_threads)
-    with tempfile.TemporaryDirectory() as tmp:
-        model, per_rollout = warm_model(cfg, Path(tmp))
-        start, cpu = time.perf_counter(), time.process_time()
-        model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
-        dt, cpu = time.perf_counter() - start, time.process_time() - cpu
-    n = per_rollout * args.rollouts
+    paths = [("dense first layer", ["network.sparse=false", "network.critic=seat"]),
+             ("sparse first layer", ["network.sparse=true", "network.critic=seat"]),
+             ("sparse, critic sees every hand", ["network.sparse=true",
+                                                 "network.critic=privileged"])]
+    rows = []
+    for name, extra in paths:
+        cfg = load_config(args.config, args.set + extra)
+        torch.set_num_threads(cfg.torch_threads)
+        with tempfile.TemporaryDirectory() as tmp:
+            model, per_rollout = warm_model(cfg, Path(tmp))
+            start, cpu = time.perf_counter(), time.process_time()
+            model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
+            dt, cpu = time.perf_counter() - start, time.process_time() - cpu
+        n = per_rollout * args.rollouts
+        rows.append((name, n / dt, cpu / dt, n / cpu))
     print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {model.n_envs:,} learner seats, "
           f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
-          f"threads; {args.rollouts} × {per_rollout:,} samples timed, after a warm-up rollout.\n")
-    print("| learner samples/s (wall) | CPUs busy | learner samples per CPU-second |\n"
-          "|---:|---:|---:|")
-    print(f"| {n / dt:,.0f} | {cpu / dt:.2f} | {n / cpu:,.0f} |")
+          f"threads; {args.rollouts} × {per_rollout:,} samples timed per path, after a warm-up "
+          f"rollout, the paths one after the other.\n")
+    print("| path | learner samples/s (wall) | CPUs busy | learner samples per CPU-second | "
+          "vs dense |\n|---|---:|---:|---:|---:|")
+    for name, rate, busy, per_cpu in rows:
+        print(f"| {name} | {rate:,.0f} | {busy:.2f} | {per_cpu:,.0f} | {rate / rows[0][1]:.2f}× |")
 
 
 if __name__ == "__main__":

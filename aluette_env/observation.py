@@ -76,8 +76,8 @@ from typing import Any
 import numpy as np
 
 from .game import (
-    HAND_SIZE, NOBODY, NUM_CARDS, NUM_UNUSED, NUM_SEATS, NUM_TRICKS, Deal, Match, Trick, first_leader, next_leader,
-    relative_seat, seat_at, team_of,
+    HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, NUM_UNUSED, Deal, Match, Trick,
+    first_leader, next_leader, relative_seat, seat_at, team_of,
 )
 from .game.state import IN_TRICK, PLAYED, UNUSED
 

@@ -83,8 +83,11 @@ def test_sparse_layer_equals_the_dense_layer_forward_and_gradient(real):
 
 
 def model_of(tmp_path, critic):
-    cfg = load_config("configs/quick.yaml", [f"network.critic={critic}", "num_games=8",
-                                             f"output_dir={tmp_path}"])
+    """A fresh model of configs/quick.yaml: critic 'seat' or 'privileged' (sparse
+    layer), or 'dense' (network.sparse=false, as every run before the lists)."""
+    settings = (["network.sparse=false"] if critic == "dense"
+                else [f"network.critic={critic}"])
+    cfg = load_config("configs/quick.yaml", settings + ["num_games=8", f"output_dir={tmp_path}"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))
     env = build_env(cfg, pool, seed=0)
@@ -125,12 +128,13 @@ def test_privileged_part_changes_the_value_never_the_policy(tmp_path, real):
         float(policy.features_extractor.hidden.weight.grad.abs().max()) == 0.0
 
 
-@pytest.mark.parametrize("critic", ["seat", "privileged"])
+@pytest.mark.parametrize("critic", ["dense", "seat", "privileged"])
 def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_path, real,
                                                                            critic):
     obs, idx, hidden, masks, _, _ = real
     model = model_of(tmp_path, critic)
-    learner_input = idx if critic == "seat" else np.concatenate([idx, hidden], 1)
+    learner_input = {"dense": obs, "seat": idx,
+                     "privileged": np.concatenate([idx, hidden], 1)}[critic]
     assert model.observation_space.shape == (learner_input.shape[1],)
     a = masked_logits(model.policy, obs, masks)
     b = masked_logits(model.policy, learner_input, masks)

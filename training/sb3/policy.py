@@ -93,7 +93,10 @@ class CardTrunk(BaseFeaturesExtractor):
         super().__init__(observation_space, features_dim=2 * width if privileged else width)
         act = torch.nn.ReLU if activation == "relu" else torch.nn.Tanh
         layers: list[torch.nn.Module] = []
-        n_in = OBS_SIZE
+        # The dense width (an index-list space still has a first layer over the
+        # whole observation: the lists name its entries).
+        shape = observation_space.shape
+        n_in = OBS_SIZE if shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT) else int(np.prod(shape))
         for w in widths:
             layers += [torch.nn.Linear(n_in, int(w)), act()]
             n_in = int(w)
@@ -109,7 +112,7 @@ class CardTrunk(BaseFeaturesExtractor):
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         first, rest = self.net[0], self.net[1:]
         hidden = None
-        if obs.shape[-1] == OBS_SIZE:
+        if obs.shape[-1] == first.in_features:
             pre = first(obs.float())
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
             pre = gather_sum(obs[:, :MAX_ACTIVE], first.weight, ACTIVE_PAD) + first.bias

@@ -51,25 +51,12 @@ from aluette_env.observation import (  # noqa: E402
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, OBS_SIZE,
 )
 
+from .gather import gather_sum  # noqa: E402
+
 #: Widths of the learner's index inputs (the batched engine's ``obs_indices``,
 #: then ``hidden_indices`` for a privileged critic); a dense input is OBS_SIZE wide.
 SPARSE_INPUT = MAX_ACTIVE
 PRIVILEGED_INPUT = MAX_ACTIVE + MAX_HIDDEN
-
-
-def gather_sum(indices: torch.Tensor, weight: torch.Tensor, pad: int) -> torch.Tensor:
-    """``x @ weight.T`` for the 0/1 vectors ``x`` whose ones are listed in
-    ``indices`` ([B, K], padded with ``pad``): the sum of the weight's columns
-    at the listed entries, computed on the ones only (``embedding_bag``)."""
-    idx = indices.long()
-    valid = idx != pad
-    counts = valid.sum(1)
-    offsets = torch.zeros_like(counts)
-    offsets[1:] = counts.cumsum(0)[:-1]
-    # A contiguous [in, out] copy of the Linear's [out, in] weight: a 1 MB copy
-    # against reading rows 1,070 floats apart (2.5x slower, measured).
-    return torch.nn.functional.embedding_bag(idx[valid], weight.t().contiguous(), offsets,
-                                             mode="sum")
 
 
 class CardTrunk(BaseFeaturesExtractor):

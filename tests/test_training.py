@@ -262,6 +262,88 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
                  roll.actions.astype(int)].all()
 
 
+def test_win_rate_table_remembers_about_a_window_of_deals():
+    from training.selfplay import WinRates
+    table = WinRates(window=100, prior=0.5, prior_deals=8)
+    assert table.rate("heuristic") == 0.5  # not met yet: as strong as the learner
+    table.record("heuristic", 90, 100)  # it won 90 of 100 deals
+    assert 0.75 < table.rate("heuristic") < 0.9
+    for _ in range(20):  # then lost every deal for ten windows
+        table.record("heuristic", 0, 50)
+    assert table.rate("heuristic") < 0.05  # the old wins faded; the prior stays
+    again = WinRates(window=100)
+    again.load(table.to_json())
+    assert again.rate("heuristic") == table.rate("heuristic")
+    table.forget({"random"})
+    assert table.to_json() == {}
+
+
+def test_pfsp_meets_the_opponents_that_still_win_more_without_moving_self_play():
+    pfsp = {"exponent": 2.0, "window": 1000, "margin": 0.05, "boost": 2.0}
+    fixed = {"heuristic": HeuristicPlayer(), "random": RandomPlayer(0)}
+    weights = {"latest": 0.6, "heuristic": 0.2, "random": 0.2}
+    plain = OpponentPool(weights, fixed, np.random.default_rng(0))
+    pool = OpponentPool(weights, fixed, np.random.default_rng(0), pfsp=pfsp)
+    assert np.allclose(pool.probabilities(), plain.probabilities())  # nothing known yet
+    # heuristic still wins 40 % of its deals; random 5 %.
+    pool.record(np.array(["heuristic"] * 100 + ["random"] * 100),
+                np.array([-1.0] * 40 + [1.0] * 60 + [-1.0] * 5 + [1.0] * 95))
+    p = pool.probabilities()
+    assert p[0] == pytest.approx(0.6)  # the self-play share does not move
+    names = [n for n, _ in pool.players()]
+    h, r = p[names.index("heuristic")], p[names.index("random")]
+    q_h, q_r = pool.win_rates.rate("heuristic"), pool.win_rates.rate("random")
+    assert 0.38 < q_h < 0.42 and 0.05 < q_r < 0.1  # (the prior: 8 deals at 1/2)
+    assert h / r == pytest.approx((q_h / q_r) ** 2)  # both beaten by more than the margin
+    # The forgetting check: an opponent the learner no longer beats by the margin.
+    pool.record(np.array(["random"] * 4000), np.array([-1.0] * 2000 + [1.0] * 2000))
+    table = {row["name"]: row for row in pool.table()}
+    assert table["random"]["priority"] == pytest.approx(2.0 * table["random"]["win_rate"] ** 2)
+    assert table["heuristic"]["priority"] == pytest.approx(table["heuristic"]["win_rate"] ** 2)
+    assert sum(row["share"] for row in table.values()) == pytest.approx(1.0)
+
+
+def test_league_games_record_each_deal_against_the_opponent_that_played_it():
+    """Every league deal lands in the pool's table under the opponent drawn for its
+    match, counted from the learner team's points; self-play deals never do."""
+    pfsp = {"exponent": 2.0, "window": 10_000, "margin": 0.0, "boost": 1.0}
+    pool = OpponentPool({"latest": 0.5, "heuristic": 0.25, "random": 0.25},
+                        {"heuristic": HeuristicPlayer(), "random": RandomPlayer(3)},
+                        np.random.default_rng(0), pfsp=pfsp)
+    tables = TableGames(16, 8, pool, num_deals=2, seed=4)
+    tables.reset()
+    seen = []
+    record = pool.record
+    pool.record = lambda names, pts: (seen.append((names.copy(), pts.copy())),
+                                      record(names, pts))
+    tables.collect(40, random_decide(np.random.default_rng(2)))
+    names = np.concatenate([n for n, _ in seen])
+    points = np.concatenate([p for _, p in seen])
+    assert set(names) == {"heuristic", "random"}
+    assert len(names) >= 8 * 4  # 160 plays: four deals in each of the 8 league games
+    rate = pool.win_rates
+    for name in ("heuristic", "random"):
+        pts = points[names == name]
+        assert rate.deals[name] == pytest.approx(len(pts), rel=1e-3)
+        assert rate.wins[name] == pytest.approx((pts < 0).sum() + 0.5 * (pts == 0).sum(),
+                                                rel=1e-3)
+    # a random learner loses more deals to heuristic than to random
+    assert rate.rate("heuristic") > rate.rate("random")
+
+
+def test_a_run_from_scratch_meets_only_rule_based_fixed_players(tmp_path):
+    with pytest.raises(ConfigError, match="from scratch .* only rule-based .* 'ai:version=2'"):
+        load_config(QUICK, ["selfplay.opponents={latest: 1, ai:version=2: 1}"])
+    load_config(QUICK, ["selfplay.opponents={latest: 1, heuristic:version=1: 1, random: 1}"])
+    load_config(QUICK, ["selfplay.opponents={latest: 1, ai:version=2: 1}",
+                        "selfplay.allow_trained_opponents=true"])
+    with pytest.raises(ConfigError, match="'selfplay.pfsp' needs backend sb3 and "
+                                          "'selfplay.all_seats' true"):
+        load_config(QUICK, ["selfplay.pfsp={}", "selfplay.all_seats=false"])
+    with pytest.raises(ConfigError, match="selfplay.pfsp.boost"):
+        load_config(QUICK, ["selfplay.pfsp={boost: 0.5}"])
+
+
 def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     from aluette_env.players.onnx_policy import SHIPPED_MODELS
     from training.export import sample_positions

@@ -165,6 +165,29 @@ class PretrainConfig(BaseModel):
         return v
 
 
+#: Fixed players a run from scratch may meet: rule-based, with any options.
+RULE_BASED_OPPONENTS = ("heuristic", "random")
+
+
+class PFSPConfig(BaseModel):
+    """Prioritised fictitious self-play (``selfplay.pfsp``): each league opponent's
+    weight in ``opponents`` is multiplied by ``q ** exponent``, ``q`` how often it
+    still wins a deal against the learner (a moving table of its last ``window``
+    deals), and by ``boost`` while the learner does not beat it by ``margin``
+    (the forgetting check). The self-play share does not change
+    (training.selfplay.OpponentPool)."""
+
+    model_config = _STRICT
+    exponent: float = Field(2.0, ge=0, le=10, description="how sharply the opponents that "
+                            "still win are preferred (0: the weights as configured)")
+    window: int = Field(4000, ge=1, le=10_000_000, description="deals the win-rate table "
+                        "remembers per opponent (older ones fade out)")
+    margin: float = Field(0.05, ge=0, le=1, description="the forgetting check: an opponent the "
+                          "learner does not beat by this share of the deals (won minus lost) "
+                          "gets `boost` times more games")
+    boost: float = Field(2.0, ge=1, le=100, description="the forgetting check's factor")
+
+
 class SelfPlayConfig(BaseModel):
     """Who sits at the other three seats of the learner's games."""
 
@@ -178,6 +201,13 @@ class SelfPlayConfig(BaseModel):
                     "'latest' (the current policy), 'snapshots' (uniform over the pool) "
                     "or any player spec (heuristic, random, a model path)")
     partner: str = Field("latest", description="the learner's partner: 'latest' or a player spec")
+    pfsp: PFSPConfig | None = Field(
+        None, description="prioritised fictitious self-play over the league's opponents "
+                          "(needs all_seats); unset: the weights of 'opponents' as they are")
+    allow_trained_opponents: bool = Field(
+        False, description="let a run from scratch meet trained models as fixed players (a "
+                           "best response, aluette exploit, does); otherwise only rule-based "
+                           "players, its snapshots and itself")
     all_seats: bool = Field(
         False, description="every seat the current policy plays yields samples: the 'latest' "
                            "share of the games is self-play (4 learner seats), the rest are "
@@ -295,6 +325,21 @@ class TrainConfig(BaseModel):
             raise ValueError("backend rllib trains every seat the policy plays: set "
                              "'selfplay.all_seats' to true and 'selfplay.partner' to 'latest' "
                              f"(got {self.selfplay.all_seats!r} and {self.selfplay.partner!r})")
+        sp = self.selfplay
+        if sp.pfsp is not None and (self.backend != "sb3" or not sp.all_seats):
+            raise ValueError("'selfplay.pfsp' needs backend sb3 and 'selfplay.all_seats' true "
+                             "(its table counts the league games' deals); remove it or set them")
+        if self.network.warm_start is None and not sp.allow_trained_opponents:
+            trained = [k for k in [*sp.opponents, sp.partner]
+                       if k not in ("latest", "snapshots")
+                       and k.partition(":")[0] not in RULE_BASED_OPPONENTS]
+            if trained:
+                raise ValueError(
+                    f"a run from scratch ('network.warm_start' unset) meets only rule-based "
+                    f"fixed players ({', '.join(RULE_BASED_OPPONENTS)}), its own snapshots and "
+                    f"itself; 'selfplay' names {', '.join(map(repr, trained))}: a trained model "
+                    f"would carry its training into the run (warm-start from it, or set "
+                    f"'selfplay.allow_trained_opponents' for a best response)")
         net = self.network
         if net.critic == "privileged" and not net.sparse:
             raise ValueError("'network.critic' privileged reads the engine's index lists: set "

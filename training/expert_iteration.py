@@ -221,9 +221,11 @@ def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str):
     ConfigError (one line) for a config the loop cannot use."""
     from .config import ConfigError, load_config
     source = cfg.ppo.config
-    # Validated without the warm start: the distilled policy does not exist yet.
+    # Validated without the warm start: the distilled policy does not exist yet
+    # (so the run is not from scratch, and may meet trained models).
     tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}", "run_name=ppo",
-                                        "network.warm_start=null"])
+                                        "network.warm_start=null",
+                                        "selfplay.allow_trained_opponents=true"])
     if tcfg.backend != "sb3":
         raise ConfigError(f"{source}: the PPO phase trains with backend sb3, the config says "
                           f"{tcfg.backend}")

@@ -31,6 +31,7 @@ never torch or a training library.
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import time
@@ -113,6 +114,12 @@ def read_state(run_dir: Path) -> dict:
             raise CheckpointError(f"{path}: corrupt, '{key}' is {value!r}")
     if not all(isinstance(n, str) and n for n in state["snapshots"]):
         raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot names")
+    league = state.get("league", {})  # the PFSP win-rate table (selfplay.pfsp)
+    if not isinstance(league, dict) or not all(
+            isinstance(row, list) and len(row) == 2
+            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
+                    and math.isfinite(x) and x >= 0 for x in row) for row in league.values()):
+        raise CheckpointError(f"{path}: corrupt, 'league' must map opponents to [wins, deals]")
     return state
 
 

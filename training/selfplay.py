@@ -55,21 +55,78 @@ def learner_inputs(game: VectorGame, inputs: str, rows) -> np.ndarray:
     return np.concatenate([game.obs_indices[rows], game.hidden_indices[rows]], axis=1)
 
 
+class WinRates:
+    """A moving table of how often each league opponent still beats the learner.
+
+    Per opponent (by name), the deals it played against the learner, the
+    oldest fading out: each new deal multiplies the earlier counts by
+    ``1 - 1/window``, so the table describes about the last ``window`` deals of
+    that opponent. A deal won by the opponent's team counts 1, one that nobody
+    won 1/2. An opponent not yet met stands at ``prior`` (1/2: as strong as
+    the learner until shown otherwise), with the weight of ``prior_deals``."""
+
+    def __init__(self, window: float = 4000.0, prior: float = 0.5, prior_deals: float = 8.0):
+        if not window >= 1:
+            raise ValueError(f"window must be at least 1 deal, got {window!r}")
+        self.window, self.prior, self.prior_deals = float(window), float(prior), prior_deals
+        self.wins: dict[str, float] = {}
+        self.deals: dict[str, float] = {}
+
+    def record(self, name: str, opponent_wins: float, deals: int) -> None:
+        """``deals`` more deals against ``name``, ``opponent_wins`` of them its own."""
+        if deals <= 0:
+            return
+        keep = (1.0 - 1.0 / self.window) ** deals
+        self.wins[name] = self.wins.get(name, 0.0) * keep + float(opponent_wins)
+        self.deals[name] = self.deals.get(name, 0.0) * keep + float(deals)
+
+    def rate(self, name: str) -> float:
+        """The opponent's deal win rate against the learner (ties count half)."""
+        n = self.deals.get(name, 0.0)
+        return (self.wins.get(name, 0.0) + self.prior * self.prior_deals) / (n + self.prior_deals)
+
+    def forget(self, keep: set[str]) -> None:
+        """Drop the rows of opponents no longer in the pool."""
+        for table in (self.wins, self.deals):
+            for name in [k for k in table if k not in keep]:
+                del table[name]
+
+    def to_json(self) -> dict:
+        return {name: [self.wins[name], self.deals[name]] for name in self.deals}
+
+    def load(self, data: dict) -> None:
+        """Rows written by :meth:`to_json` (a resumed run's table)."""
+        for name, (wins, deals) in dict(data or {}).items():
+            self.wins[str(name)], self.deals[str(name)] = float(wins), float(deals)
+
+
 class OpponentPool:
     """Weighted choice of the opposing team for each new match.
 
     ``entries`` maps a name to (weight, player). The name ``latest`` is the
     learner's current policy; ``snapshots`` spreads its weight uniformly over
     the stored past snapshots (or falls back to ``latest`` while there are none).
+
+    With ``pfsp`` (prioritised fictitious self-play: AlphaStar's league,
+    Vinyals et al. 2019) each entry other than ``latest`` has its weight
+    multiplied by ``q ** exponent``, ``q`` its deal win rate against the learner
+    from the moving table :attr:`win_rates`: the opponents that still beat the
+    learner are met more, those it has mastered less. The forgetting check
+    multiplies by ``boost`` every opponent the learner does not beat by at least
+    ``margin`` (its deals won minus lost, as a share of its deals), so an old
+    snapshot or a fixed bot it starts to lose to comes back. The entries keep
+    their share of the games together: the self-play share does not move.
     """
 
     def __init__(self, weights: dict[str, float], fixed: dict[str, Player],
-                 rng: np.random.Generator):
+                 rng: np.random.Generator, pfsp: dict | None = None):
         self.weights = dict(weights)
         self.fixed = fixed  # spec -> player, for keys other than latest/snapshots
         self.snapshots: list[tuple[str, Player]] = []
         self.rng = rng
         self.latest: Player | None = None
+        self.pfsp = dict(pfsp) if pfsp else None
+        self.win_rates = WinRates(**({"window": self.pfsp["window"]} if self.pfsp else {}))
 
     def players(self) -> list[tuple[str, Player]]:
         """Index -> (name, player) of everything that can be drawn."""
@@ -78,7 +135,9 @@ class OpponentPool:
         out += [(k, p) for k, p in self.fixed.items()]
         return out
 
-    def probabilities(self) -> np.ndarray:
+    def base_weights(self) -> np.ndarray:
+        """The configured weight of each entry of :meth:`players` (``snapshots``'
+        spread over the pool), before any priority."""
         names = self.players()
         p = np.zeros(len(names))
         latest_w = self.weights.get("latest", 0.0)
@@ -91,10 +150,51 @@ class OpponentPool:
         for k, (name, _) in enumerate(names[1 + len(self.snapshots):],
                                       start=1 + len(self.snapshots)):
             p[k] = self.weights.get(name, 0.0)
+        return p
+
+    def priorities(self) -> np.ndarray:
+        """Each entry's factor under ``pfsp`` (1 for ``latest``; all 1 without it)."""
+        names = self.players()
+        f = np.ones(len(names))
+        if not self.pfsp:
+            return f
+        for k, (name, _) in enumerate(names[1:], start=1):
+            q = self.win_rates.rate(name)
+            f[k] = max(q, 1e-3) ** self.pfsp["exponent"]
+            if 1.0 - 2.0 * q < self.pfsp["margin"]:
+                f[k] *= self.pfsp["boost"]
+        return f
+
+    def probabilities(self) -> np.ndarray:
+        p = self.base_weights()
+        if self.pfsp:
+            league = p[1:].sum()
+            q = p[1:] * self.priorities()[1:]
+            if q.sum() > 0:
+                p[1:] = q * (league / q.sum())
         return p / p.sum()
 
     def draw(self, n: int) -> np.ndarray:
         return self.rng.choice(len(self.players()), size=n, p=self.probabilities())
+
+    def record(self, names: np.ndarray, learner_points: np.ndarray) -> None:
+        """Deals just scored against the opponents ``names`` (one per deal), from the
+        learner team's points: into :attr:`win_rates`."""
+        for name in np.unique(names):
+            pts = learner_points[names == name]
+            self.win_rates.record(str(name), float((pts < 0).sum() + 0.5 * (pts == 0).sum()),
+                                  len(pts))
+
+    def table(self) -> list[dict]:
+        """The league as it stands: each entry other than ``latest`` with its win
+        rate against the learner, its priority and its share of league games."""
+        names = self.players()
+        p, f = self.probabilities(), self.priorities()
+        league = p[1:].sum()
+        return [{"name": name, "win_rate": self.win_rates.rate(name),
+                 "deals": self.win_rates.deals.get(name, 0.0), "priority": float(f[k]),
+                 "share": float(p[k] / league) if league > 0 else 0.0}
+                for k, (name, _) in enumerate(names) if k > 0]
 
 
 class LearnerGames:
@@ -243,7 +343,10 @@ class TableGames:
         self.column = np.full((num_games, 4), -1, np.int64)
         self.column[learner] = np.arange(int(learner.sum()))
         self.num_columns = int(learner.sum())
-        self.opponent = np.zeros(num_games, np.int64)  # pool index (league games)
+        # Each league game's opponent by name, and its player: the pool's indices
+        # move as snapshots come and go, a match keeps the opponent it drew.
+        self.opponent = np.full(num_games, "", object)
+        self._opponents: dict[str, Player] = {}
         self._league = ~learner.all(axis=1)
         self._seed = seed
         self._episode_start = np.ones(self.num_columns, bool)
@@ -267,14 +370,21 @@ class TableGames:
         p[0] = 0.0
         if p.sum() <= 0:
             raise ValueError("league games need an opponent other than 'latest' in the pool")
-        self.opponent[games] = self.pool.rng.choice(len(p), size=len(games), p=p / p.sum())
+        players = self.pool.players()
+        drawn = self.pool.rng.choice(len(p), size=len(games), p=p / p.sum())
+        for k in np.unique(drawn):
+            name, player = players[k]
+            self.opponent[games[drawn == k]] = name
+            self._opponents[name] = player
+        playing = set(self.opponent[self._league])
+        for name in [n for n in self._opponents if n not in playing]:
+            del self._opponents[name]
 
     def _opponents_act(self, rows: np.ndarray, actions: np.ndarray) -> None:
         game = self.game
-        players = self.pool.players()
-        for k in np.unique(self.opponent[rows]):
-            idx = rows[self.opponent[rows] == k]
-            actions[idx] = act_batch(players[k][1], game.obs[idx], game.mask[idx])
+        for name in np.unique(self.opponent[rows]):
+            idx = rows[self.opponent[rows] == name]
+            actions[idx] = act_batch(self._opponents[name], game.obs[idx], game.mask[idx])
 
     def collect(self, n_steps: int, decide, **arrays: np.ndarray) -> Rollout:
         """Play ``4 * n_steps`` cards in every game. ``decide(obs, masks) -> (actions,
@@ -315,7 +425,12 @@ class TableGames:
         return out
 
     def _score(self, games, r, made, match_done, out: Rollout) -> None:
-        """Deal points onto each learner column's last decision of the deal."""
+        """Deal points onto each learner column's last decision of the deal; the
+        league games' deals into the pool's win-rate table."""
+        league = games[self._league[games]]
+        if len(league):
+            seat = np.argmax(self.learner[league], axis=1)  # a seat of the learner's team
+            self.pool.record(self.opponent[league], r[league, seat])
         for seat in range(4):
             cols = self.column[games, seat]
             ok = cols >= 0

@@ -307,6 +307,26 @@ class TrainCallback(BaseCallback):
         buf = self.model.ep_info_buffer
         if buf:
             self.logger.record("charts/episodic_return", float(np.mean([e["r"] for e in buf])))
+        if self.pool.pfsp:
+            self.log_league()
+
+    def log_league(self) -> None:
+        """The league's table in TensorBoard: each fixed player's deal win rate
+        against the learner and its share of the league games; the snapshots'
+        together (their mean and highest win rate, their total share)."""
+        rows = self.pool.table()
+        snaps = [r for r in rows if r["name"] not in self.pool.fixed]
+        for r in rows:
+            if r["name"] in self.pool.fixed:
+                key = r["name"].replace("/", "_")
+                self.logger.record(f"league/win_rate_{key}", r["win_rate"])
+                self.logger.record(f"league/share_{key}", r["share"])
+        if snaps:
+            self.logger.record("league/win_rate_snapshots_mean",
+                               float(np.mean([r["win_rate"] for r in snaps])))
+            self.logger.record("league/win_rate_snapshots_max",
+                               float(max(r["win_rate"] for r in snaps)))
+            self.logger.record("league/share_snapshots", float(sum(r["share"] for r in snaps)))
 
     def _on_training_end(self) -> None:
         if self.bar is not None:
@@ -335,6 +355,7 @@ class TrainCallback(BaseCallback):
             name, _ = self.pool.snapshots.pop(0)
             self.state["snapshots"].remove(name)
             # The file stays until state.json stops naming it (prune, at the checkpoint).
+        self.pool.win_rates.forget({name for name, _ in self.pool.players()})
 
     def evaluate(self) -> dict:
         cfg = self.cfg
@@ -358,6 +379,8 @@ class TrainCallback(BaseCallback):
         self.state["wall_time_s"] += time.perf_counter() - self._start_wall
         self._start_wall = time.perf_counter()
         name = f"checkpoint_{n}.zip"
+        if self.pool.pfsp:
+            self.state["league"] = self.pool.win_rates.to_json()
         # Order matters for a SIGKILL at any point (see training.runs): the model,
         # then state.json naming it (the commit), then the copy and the clean-up.
         save_model(self.model, self.run_dir / name)
@@ -451,7 +474,9 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     rng = np.random.default_rng(cfg.seed + state["timesteps"])
     fixed = {spec: load_player(spec, seed=cfg.seed) for spec in cfg.selfplay.opponents
              if spec not in POLICY_ENTRIES}
-    pool = OpponentPool(cfg.selfplay.opponents, fixed, rng)
+    pfsp = cfg.selfplay.pfsp.model_dump() if cfg.selfplay.pfsp else None
+    pool = OpponentPool(cfg.selfplay.opponents, fixed, rng, pfsp=pfsp)
+    pool.win_rates.load(state.get("league"))  # a resumed run's table
     env = build_env(cfg, pool, seed=cfg.seed + state["timesteps"])
     if start_from is not None:
         # The config's PPO settings apply (a --force resume may change them), and the

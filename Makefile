@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test bench train strength clean
+.PHONY: setup test bench train recipe strength clean
 
 setup: $(STAMP)
 
@@ -31,6 +31,11 @@ bench: $(STAMP)
 
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
+
+# From nothing to the shipped AI's level: PPO (make train's config), then expert
+# iteration (configs/recipe.yaml); the same command resumes after a stop or a kill.
+recipe: $(STAMP)
+	$(VENV)/bin/aluette train configs/recipe.yaml
 
 # Writes docs/STRENGTH.md and the README's short strength table
 # (benchmarks/strength.py: players, seed, pairs), one pairing per core at a time.

@@ -27,11 +27,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .config import ConfigError, load_config
+    from .config import ConfigError, load_config, read_yaml
+    from .recipe import is_recipe
     from .runs import CheckpointError
     if args.resume is not None:
         check_run_folder(args.resume)
     try:
+        if is_recipe(read_yaml(Path(args.config), args.config)):
+            return run_recipe(args)
         cfg = load_config(args.config, args.set)
         resume = Path(args.resume) if args.resume else None
         if resume is not None:
@@ -51,6 +54,18 @@ def run(args: argparse.Namespace) -> int:
             train(cfg, resume=resume, force=args.force)
     except (ConfigError, CheckpointError) as err:
         raise UsageError(str(err)) from None
+    return 0
+
+
+def run_recipe(args: argparse.Namespace) -> int:
+    """``aluette train RECIPE.yaml``: every stage in turn; the same command resumes."""
+    from .recipe import load_recipe, run_recipe as run_stages
+    for flag, given in (("--resume", args.resume), ("--force", args.force),
+                        ("--address", args.address)):
+        if given:
+            raise UsageError(f"{flag}: not for a recipe ({args.config} lists stages); run the "
+                             f"same command again to resume it")
+    run_stages(load_recipe(args.config, args.set))
     return 0
 
 

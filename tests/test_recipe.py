@@ -1,0 +1,151 @@
+"""Recipes (training.recipe): stages run in turn, each from the policy the stage
+before it made, as one command that resumes after a SIGKILL at any moment;
+bad recipes refused in one line before any work. Toy sizes throughout."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from aluette_env.observation import OBS_SIZE
+from aluette_env.players import load_player
+from training.config import ConfigError
+from training.recipe import load_recipe, run_recipe
+
+pytestmark = pytest.mark.slow(seconds=40)
+
+ROOT = Path(__file__).resolve().parents[1]
+TINY_TRAIN = ["total_timesteps=1024", "num_games=8", "ppo.n_steps=8", "ppo.batch_size=64",
+              "ppo.n_epochs=1", "eval.interval=512", "eval.deals=2", "eval.opponents=[random]",
+              "checkpoint.interval=256", "selfplay.snapshot_interval=256",
+              "logging.tensorboard=false", "logging.progress_bar=false",
+              "logging.curve=false"]
+TINY_LOOP = ["iterations=1", "data.shards=1", "data.positions_per_shard=6",
+             "data.games_per_shard=1", "data.num_deals=1", "data.worlds=4", "data.workers=1",
+             "distill.epochs=1", "eval.deals=2", "eval.opponents=[random]",
+             "ppo.config=configs/quick.yaml",
+             "ppo.set=[" + ", ".join(f'"{s}"' for s in TINY_TRAIN) + ", "
+             '"selfplay.opponents={latest: 1, {previous}: 1}"]']
+
+
+def recipe_file(tmp_path, stages, **top):
+    path = tmp_path / "recipe.yaml"
+    path.write_text(yaml.safe_dump({"run_name": "r", "output_dir": str(tmp_path / "out"),
+                                    "stages": stages, **top}))
+    return path
+
+
+def three_stages(tmp_path):
+    """PPO from scratch, expert iteration from it, PPO on from that (quick.yaml's
+    network throughout: the expert-iteration config's is set to it)."""
+    net = ["network.trunk=[64]", "network.pi=[32]", "network.vf=[32]"]
+    return recipe_file(tmp_path, [
+        {"name": "scratch", "kind": "train", "config": "configs/quick.yaml", "set": TINY_TRAIN},
+        {"name": "expert", "kind": "expert-iteration", "config": "configs/expert_iteration.yaml",
+         "set": TINY_LOOP + net},
+        {"name": "on", "kind": "train", "config": "configs/quick.yaml", "model": "latest",
+         "set": TINY_TRAIN + ["selfplay.opponents={latest: 1, {previous}: 1}"]},
+    ])
+
+
+def test_stages_run_in_turn_each_from_the_policy_before_and_resume_doing_nothing(tmp_path):
+    path = three_stages(tmp_path)
+    lines: list[str] = []
+    last = run_recipe(load_recipe(path), log=lines.append)
+    out = tmp_path / "out" / "r"
+    assert last == out / "on" / "policy.onnx"
+    done = json.loads((out / "recipe.json").read_text())
+    assert list(done) == ["scratch", "expert", "on"]
+    assert all(d["seconds"] > 0 and Path(d["policy"]).is_file() for d in done.values())
+    # The first stage from scratch; each later one from the policy before it.
+    first = yaml.safe_load((out / "scratch" / "config.yaml").read_text())
+    assert first["network"]["warm_start"] is None
+    loop = yaml.safe_load((out / "expert" / "config.yaml").read_text())
+    assert loop["start"] == str(out / "scratch" / "policy.onnx")
+    third = yaml.safe_load((out / "on" / "config.yaml").read_text())
+    assert third["network"]["warm_start"] == str(out / "expert" / "policy.onnx")
+    assert third["selfplay"]["opponents"] == {"latest": 1, str(out / "expert" / "policy.onnx"): 1}
+    ppo = yaml.safe_load((out / "expert" / "iter-1" / "ppo" / "config.yaml").read_text())
+    assert str(out / "scratch" / "policy.onnx") in ppo["selfplay"]["opponents"]
+    assert load_player(str(last)).act(np.zeros(OBS_SIZE, np.int8), np.ones(48, np.int8)) in \
+        range(48)
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    run_recipe(load_recipe(path), log=lines.append)
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert sum(line.startswith("stage ") and ": done (" in line for line in lines) == 3
+
+
+def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
+    """SIGKILL the command at random moments (inside a stage, between stages);
+    running it again each time finishes the recipe, and a stage once done is
+    never trained again."""
+    path = three_stages(tmp_path)
+    out = tmp_path / "out" / "r"
+    cmd = [sys.executable, "-m", "aluette_env", "train", str(path)]
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    rng = np.random.default_rng(0)
+    finished_policy: dict[str, bytes] = {}
+    for attempt in range(8):
+        proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + float(rng.uniform(4, 14))
+        while proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        for stage in ("scratch", "expert", "on"):
+            policy = out / stage / "policy.onnx"
+            if policy.exists():  # a stage done stays as it was
+                data = policy.read_bytes()
+                assert finished_policy.setdefault(stage, data) == data
+        if proc.returncode == 0:
+            break
+        assert proc.returncode == -signal.SIGKILL, proc.stderr.read()[-2000:]
+    else:
+        res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        assert res.returncode == 0, res.stderr[-2000:]
+    assert list(json.loads((out / "recipe.json").read_text())) == ["scratch", "expert", "on"]
+    assert attempt > 0  # at least one kill landed
+
+
+@pytest.mark.parametrize("stages,message", [
+    ([{"name": "a", "kind": "train", "config": "configs/quick.yaml"}] * 2,
+     "each stage needs its own name; a is used twice"),
+    ([{"name": "a", "kind": "train", "config": "configs/quick.yaml",
+       "set": ["network.warm_start={previous}"]}],
+     "stage 'a': {previous} in 'set': the first stage has no previous policy"),
+    ([{"name": "a", "kind": "expert-iteration", "config": "configs/expert_iteration.yaml"}],
+     "stage 'a': an expert-iteration stage starts from a policy"),
+    ([{"name": "a", "kind": "train", "config": "configs/quick.yaml", "set": ["ppo.lr=1"]}],
+     "stage 'a': .*unknown key 'ppo.lr'"),
+    ([{"name": "a", "kind": "train", "config": "configs/quick.yaml",
+       "set": ["selfplay.opponents={latest: 1, ai: 1}"]}],
+     "stage 'a': .*from scratch .* only rule-based"),
+    ([{"name": "../a", "kind": "train", "config": "configs/quick.yaml"}], "stages.0.name"),
+    ([{"name": "a", "kind": "search", "config": "configs/quick.yaml"}], "stages.0.kind"),
+    ([], "stages"),
+])
+def test_bad_recipes_are_refused_in_one_line_before_any_work(tmp_path, stages, message):
+    path = recipe_file(tmp_path, stages)
+    with pytest.raises(ConfigError, match=message):
+        load_recipe(path)
+    res = subprocess.run([sys.executable, "-m", "aluette_env", "train", str(path)], cwd=ROOT,
+                         capture_output=True, text=True)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_shipped_recipe_is_checked_whole():
+    recipe = load_recipe(ROOT / "configs" / "recipe.yaml")
+    assert [s.kind for s in recipe.stages] == ["train", "expert-iteration"]
+    res = subprocess.run([sys.executable, "-m", "aluette_env", "train", "configs/recipe.yaml",
+                          "--resume", "checkpoints"], cwd=ROOT, capture_output=True, text=True)
+    assert res.returncode == 2 and "--resume: not for a recipe" in res.stderr

@@ -57,6 +57,35 @@ def test_rebuilt_state_with_many_spoiled_tricks(winners):
                                                         np.random.default_rng(1)))
 
 
+def test_ismcts_given_a_vector_no_deal_writes_says_so():
+    """Issue 40, group 14: a random vector, or a real observation with a few
+    values flipped, is played (a legal card) or refused as ValueError, never
+    an IndexError or KeyError from inside the rebuilding."""
+    rng = np.random.default_rng(5)
+    env = aluette_env.raw_env(num_deals=1)
+    player = load_player("ismcts:simulations=2", seed=1)
+    refused = 0
+    for game in range(300):
+        env.reset(seed=game)
+        for _ in range(int(rng.integers(0, 30))):
+            o = env.observe(env.agent_selection)
+            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+        o = env.observe(env.agent_selection)
+        obs, mask = o["observation"].copy(), o["action_mask"].copy()
+        if game % 3 == 0:
+            obs = (rng.random(obs.size) < rng.random()).astype(np.int8)
+        else:
+            flips = rng.integers(0, obs.size, int(rng.integers(1, 4)))
+            obs[flips] = 1 - obs[flips]
+        try:
+            card = player.act(obs, mask)
+        except ValueError:
+            refused += 1
+            continue
+        assert mask[card] == 1
+    assert refused >= 100
+
+
 def test_ismcts_is_seeded_and_plays_legal_cards():
     env = aluette_env.raw_env(num_deals=1)
     env.reset(seed=3)

@@ -30,15 +30,20 @@ def _same_view(observation, state):
             assert mine[key] == theirs[key], key
 
 
+def _random_position(env, seed: int, plays: int, rng) -> dict:
+    """The observation of the seat to act after ``plays`` random cards of deal ``seed``."""
+    env.reset(seed=seed)
+    for _ in range(plays):
+        o = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return env.observe(env.agent_selection)
+
+
 def test_rebuilt_state_shows_the_same_view_on_random_positions():
     rng = np.random.default_rng(0)
     env = aluette_env.raw_env(num_deals=1)
     for game in range(150):
-        env.reset(seed=game)
-        for _ in range(int(rng.integers(0, 36))):
-            o = env.observe(env.agent_selection)
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-        o = env.observe(env.agent_selection)
+        o = _random_position(env, game, int(rng.integers(0, 36)), rng)
         state = state_from_observation(o["observation"], rng)
         _same_view(o["observation"], state)
         assert state.legal_actions() == np.flatnonzero(o["action_mask"]).tolist()
@@ -66,11 +71,7 @@ def test_ismcts_given_a_vector_no_deal_writes_says_so():
     player = load_player("ismcts:simulations=2", seed=1)
     refused = 0
     for game in range(300):
-        env.reset(seed=game)
-        for _ in range(int(rng.integers(0, 30))):
-            o = env.observe(env.agent_selection)
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-        o = env.observe(env.agent_selection)
+        o = _random_position(env, game, int(rng.integers(0, 30)), rng)
         obs, mask = o["observation"].copy(), o["action_mask"].copy()
         if game % 3 == 0:
             obs = (rng.random(obs.size) < rng.random()).astype(np.int8)

@@ -497,6 +497,68 @@ def test_serve_command_rejects_bad_options_in_one_line(argv, words):
     assert "partner: partner" not in r.stderr  # one prefix, not two
 
 
+def _serve(argv: list[str], monkeypatch, capsys) -> tuple[int, list[str]]:
+    """``aluette serve ARGV`` in this process, up to where it would serve (it
+    returns instead): the exit code and the lines on stderr."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from aluette_env.commands import run_command
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr(Multiprocess, "run", lambda self: None)
+    code = run_command(["serve", "--port", "0", "--partner", "random", "--left", "random",
+                        "--right", "random", *argv])
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_a_database_in_memory_is_refused_with_workers_and_noted_alone(monkeypatch, capsys):
+    """Issue 40, group 11: every worker would hold its own in-memory database
+    (another worker's games unknown: 403), so it is refused with --workers; on
+    its own the server says at start that nothing will be kept."""
+    for db in ("sqlite://", "sqlite:///:memory:"):
+        code, err = _serve(["--db", db, "--workers", "2"], monkeypatch, capsys)
+        assert code == 2 and len(err) == 1 and "--workers 2" in err[0], err
+        code, err = _serve(["--db", db], monkeypatch, capsys)
+        assert code == 0 and len(err) == 1 and "lost when the server stops" in err[0], err
+    code, err = _serve([], monkeypatch, capsys)  # the default: a file
+    assert code == 0 and err == []
+
+
+def test_a_database_the_server_cannot_use_stops_it_at_start_in_one_line(tmp_path, monkeypatch,
+                                                                       capsys):
+    """Issue 40, group 12: a damaged file, a schema of an unknown revision, a
+    URL that does not parse, a driver option that would be ignored or a
+    database that cannot be written, and an empty --host: one line and exit 2
+    before anything is served."""
+    import shutil
+    import sqlite3
+    good = tmp_path / "good.db"
+    c = client(db=f"sqlite:///{good}")
+    for _ in range(30):
+        c.post("/api/games")
+    c.app.state.store.db.close()
+    data = good.read_bytes()
+    (tmp_path / "half.db").write_bytes(data[:len(data) // 2])
+    (tmp_path / "header.db").write_bytes(bytes(range(100)) + data[100:])
+    shutil.copy(good, tmp_path / "later.db")
+    with sqlite3.connect(tmp_path / "later.db") as raw:
+        raw.execute("UPDATE alembic_version SET version_num = '9999'")
+    cases = [
+        (["--db", f"sqlite:///{tmp_path / 'half.db'}"], "malformed"),
+        (["--db", f"sqlite:///{tmp_path / 'header.db'}"], "not a database"),
+        (["--db", f"sqlite:///{tmp_path / 'later.db'}"], "'9999'"),
+        (["--db", "postgresql+psycopg://postgres@[::1:15433/aluette"], "not a database URL"),
+        (["--db", f"sqlite:///{good}?mode=ro"], "'mode'"),
+        (["--db", f"sqlite:///file:{good}?mode=ro&uri=true"], "readonly"),
+        (["--host", ""], "--host"),
+        (["--host", " "], "--host"),
+    ]
+    for argv, words in cases:
+        code, err = _serve(argv, monkeypatch, capsys)
+        assert code == 2 and len(err) == 1 and words in err[0], (argv, err)
+        assert "Traceback" not in err[0] and "Background" not in err[0]
+
+
 def test_views_are_json_without_surprises():
     c = client()
     data = c.post("/api/games").json()

@@ -19,8 +19,17 @@ from ..review import worlds
 MAX_WORKERS = 64
 
 
+def host(text: str) -> str:
+    """An argument type: a host name or address to listen on; an empty one (which
+    the socket would read as every interface) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty host; give an address: 127.0.0.1 (this "
+                                         "computer only) or 0.0.0.0 (every interface)")
+    return text
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="127.0.0.1",
+    p.add_argument("--host", type=host, default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only)")
     p.add_argument("--port", type=bounded_int(0, 65535), default=8000,
                    help="port, 0-65535 (default 8000; 0 picks a free one)")
@@ -74,6 +83,10 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(config)  # checks the players and the database, and migrates it
     except DatabaseError as err:
         raise UsageError(str(err)) from None
+    if app.state.store.db.memory:
+        print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
+              f"only, and lost when the server stops; leave --db out to keep them in a file",
+              file=sys.stderr, flush=True)
     # Bind first, so the printed URL has the real port (also with --port 0).
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -68,8 +68,8 @@ def _alias_bomb(levels: int) -> str:
     ("run_name: x\n", ["run_name=" + "[" * 20_000 + "]" * 20_000], "--set run_name: nested"),
     (_alias_bomb(9), [], "more than 100,000 values"),
     ("run_name: x\nenv:\n  a: &a [x, *a]\n", [], "an alias holds itself"),
-    ("run_name: x\nenv:\n  a: &a [[[[[[[[[[x]]]]]]]]]]\n  b: &b [*a, *a]\n  c: &c [*b, *b]\n"
-     "  d: &d [*c, [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[*c]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]\n",
+    ("run_name: x\nenv:\n  a: &a " + "[" * 10 + "x" + "]" * 10 + "\n  b: &b [*a, *a]\n"
+     "  c: &c [*b, *b]\n  d: &d [*c, " + "[" * 40 + "*c" + "]" * 41 + "\n",
      [], "levels deep once its aliases are expanded"),
 ], ids=["file 50000 deep", "--set 20000 deep", "alias bomb", "alias in itself", "deep by aliases"])
 def test_a_config_too_deep_or_too_large_is_refused_at_once(tmp_path, text, overrides, message):

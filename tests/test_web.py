@@ -675,6 +675,60 @@ def live_server():
     thread.join(timeout=10)
 
 
+def test_serve_trusts_no_forwarded_address_and_closes_a_bad_frame_in_one_line(caplog):
+    """Issue 40, group 15, with the settings ``aluette serve`` gives uvicorn:
+    ``X-Forwarded-For`` from a client is not its address (rotating it does not
+    escape the limit on unknown tokens) unless ``--proxy`` names the sender; a
+    WebSocket text frame that is not UTF-8 closes the socket (1007) with one
+    log line, no traceback."""
+    import base64
+
+    import httpx
+    import uvicorn
+
+    from aluette_env.apps.web.limits import uvicorn_options
+    app = create_app(ServerConfig(**FAST, seed=9))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, **uvicorn_options()))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    port = sock.getsockname()[1]
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as c:
+            token = c.post("/api/tables", json={"people": {"0": "Ann"}}).json()["seats"]["0"][
+                "token"]
+        caplog.clear()
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            s.sendall((f"GET /api/games/{token}/updates HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                       f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                       f"{base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: "
+                       f"13\r\nOrigin: http://127.0.0.1:{port}\r\n\r\n").encode())
+            assert s.recv(4096).startswith(b"HTTP/1.1 101")
+            mask, payload = os.urandom(4), b"\xff\xfe not UTF-8"
+            s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask
+                      + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+            answer = b""
+            while b"\x88\x02\x03\xef" not in answer:  # a close frame, code 1007
+                chunk = s.recv(4096)
+                assert chunk, answer
+                answer += chunk
+        time.sleep(0.2)
+        assert "not UTF-8" in caplog.text and "Traceback" not in caplog.text
+        assert not any(r.exc_info for r in caplog.records), caplog.text[-2000:]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as c:
+            codes = [c.get(f"/api/games/guess{k:020d}",
+                           headers={"x-forwarded-for": f"10.0.{k // 250}.{k % 250}"}).status_code
+                     for k in range(31)]
+            assert codes == [403] * 30 + [429], codes
+        assert uvicorn_options("127.0.0.1")["proxy_headers"] is True  # aluette serve --proxy
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
 def raw_request(port: int, head: str, body: bytes) -> bytes:
     with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
         s.sendall(head.encode() + b"\r\n" + body)

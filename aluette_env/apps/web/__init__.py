@@ -28,6 +28,19 @@ def host(text: str) -> str:
     return text
 
 
+def proxy_addresses(text: str) -> str:
+    """An argument type: comma-separated IP addresses or networks (a reverse proxy's)."""
+    import ipaddress
+    items = [item.strip() for item in text.split(",")]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item[:60]!r} is not an IP address or network; "
+                                             f"give the proxy's, such as 127.0.0.1") from None
+    return ",".join(items)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", type=host, default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only)")
@@ -51,6 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the coach's effort: sampled deals per hint")
     p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,
                    help="the coach's effort: sampled deals per reviewed play")
+    p.add_argument("--proxy", metavar="ADDRESSES", type=proxy_addresses, default=None,
+                   help="the addresses of a reverse proxy in front of the server, "
+                        "comma-separated: X-Forwarded-For is read from them only (default: "
+                        "never; a client is the address it connects from)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
@@ -110,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from .limits import uvicorn_options
     if args.workers == 1:
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                               **uvicorn_options()))
+                                               **uvicorn_options(args.proxy)))
         server.run(sockets=[sock])
         return 0
     from uvicorn.supervisors import Multiprocess
@@ -119,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
-                        **uvicorn_options())
+                        **uvicorn_options(args.proxy))
     Multiprocess(uv, sockets=[sock]).run()
     return 0
 

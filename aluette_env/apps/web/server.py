@@ -426,6 +426,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
+    app.state.tables = tables
     app.state.changes, app.state.listener = changes, listener
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})

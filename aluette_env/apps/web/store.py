@@ -42,8 +42,8 @@ from typing import Any
 import asyncio
 
 from sqlalchemy import (
-    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, event, func, select, text,
-    update,
+    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, delete, event, func, select,
+    text, update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import (
@@ -104,6 +104,16 @@ class SeatRow(Base):
     seat: Mapped[int | None] = mapped_column(Integer, nullable=True)  # None: a spectator
     name: Mapped[str] = mapped_column(String(40), default="")
     last_seen: Mapped[float] = mapped_column(Float)
+
+
+class TokenFailureRow(Base):
+    """An unknown seat token asked for (:class:`~.tables.TokenGuard`)."""
+
+    __tablename__ = "token_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client: Mapped[str] = mapped_column(String(64))
+    at: Mapped[float] = mapped_column(Float)
 
 
 class DatabaseError(Exception):
@@ -507,6 +517,23 @@ class Games:
         if version is not None:
             _check_version(gid, version)
         return version
+
+    # ---------------------------------------------------------------- guesses
+
+    def token_failures(self, client: str, since: float) -> list[float]:
+        """When ``client`` asked for an unknown token since ``since``, oldest first
+        (every process's requests: they share the database)."""
+        with self.db.session() as s:
+            return list(s.execute(select(TokenFailureRow.at).where(
+                TokenFailureRow.client == client[:64], TokenFailureRow.at >= since)
+                .order_by(TokenFailureRow.at)).scalars())
+
+    def token_failed(self, client: str, at: float, forget_before: float) -> None:
+        """``client`` asked for an unknown token at ``at``; the failures before
+        ``forget_before`` (every client's) are let go."""
+        with self.db.session() as s:
+            s.execute(delete(TokenFailureRow).where(TokenFailureRow.at < forget_before))
+            s.add(TokenFailureRow(client=client[:64], at=at))
 
     # ---------------------------------------------------------------- people
 

@@ -322,7 +322,8 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     ``history`` is the deal's whole order of play, rebuilt from the vector (R6
     the first leader, R10-R11 each next leader): one dict per trick started,
     ``{"trick": k, "leader": r, "plays": [(r, card), ...], "winner": r | None}``
-    (winner None: spoiled, or the trick is in progress)."""
+    (winner None: spoiled, or the trick is in progress). A vector whose history
+    names a card no seat played is a ValueError."""
     v = np.asarray(vec)
     if v.shape != (OBS_SIZE,):
         raise ValueError(f"an observation has shape ({OBS_SIZE},) for OBS_VERSION "
@@ -352,6 +353,9 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         cards = [int(c) for c in np.flatnonzero(f["history"][k])]
         if not cards:
             break
+        if not all(c in seat_of_card for c in cards):  # a vector no deal writes
+            raise ValueError(f"not an observation of a deal: trick {k + 1}'s history holds "
+                             f"a card that no seat played")
         plays = sorted(((seat_of_card[c], c) for c in cards),
                        key=lambda play, lead=leader: relative_seat(play[0], lead))
         won = winners[k] if k < len(winners) else None

@@ -169,6 +169,14 @@ class AluetteState(pyspiel.State):
         return [(card, 1.0 / len(left)) for card in left]
 
     def _apply_action(self, action: int) -> None:
+        # Checked before anything changes: a refused action leaves the state as it was.
+        if self.match.over:
+            raise ValueError(f"the match is over: no action applies, got {action!r}")
+        legal = self._undealt() if self.deal is None else self.deal.legal_cards()
+        if action not in legal:
+            kind = "chance outcome" if self.deal is None else \
+                f"card for player_{self.deal.to_act}"
+            raise ValueError(f"action {str(action)[:40]} is not a legal {kind}; legal: {legal}")
         if self.deal is None:
             self._deal_one(int(action))
             return
@@ -211,7 +219,12 @@ class AluetteState(pyspiel.State):
         in [0, 1)) seeds the draw."""
         if not 0 <= player_id < NUM_SEATS:
             raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
-        rng = random.Random(int(probability_sampler() * 2 ** 53))
+        draw = probability_sampler()
+        if (isinstance(draw, (bool, np.bool_)) or not isinstance(draw, (float, int, np.number))
+                or not 0 <= draw < 1):
+            raise ValueError(f"probability_sampler must return a number in [0, 1), got "
+                             f"{str(draw)[:40]!r} ({type(draw).__name__})")
+        rng = random.Random(int(draw * 2 ** 53))
         actions = [int(a) for a in self.history()]
         start = len(actions) - len(self.dealt) - \
             (0 if self.deal is None else len(self.deal_plays))

@@ -27,6 +27,7 @@ from open_spiel.python import rl_environment
 from open_spiel.python.algorithms import ismcts, mcts
 from open_spiel.python.pytorch.policy_gradient import PolicyGradient
 
+from aluette_env.commands import seed_int
 from aluette_env.openspiel import GAME_NAME, seeded_resampler
 from aluette_env.players.spiel import player_bot
 
@@ -76,9 +77,10 @@ def policy_gradient(episodes: int, seed: int) -> tuple[float, int]:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="2 deals, 4 episodes")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
     args = parser.parse_args(argv)
     deals, simulations, episodes = (2, 20, 4) if args.quick else (20, 200, 200)
     points = ismcts_against_ai(deals, simulations, args.seed)

@@ -21,12 +21,14 @@ import argparse
 import time
 
 import aluette_env
+from aluette_env.commands import seed_int
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="one small iteration")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
     args = parser.parse_args(argv)
     iterations, batch = (1, 144) if args.quick else (10, 4000)
 

@@ -31,6 +31,7 @@ from tianshou.trainer import OffPolicyTrainerParams
 from tianshou.utils.net.common import Net
 
 import aluette_env
+from aluette_env.commands import seed_int
 
 
 def make_env() -> PettingZooEnv:
@@ -38,9 +39,10 @@ def make_env() -> PettingZooEnv:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="a few hundred steps")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
     args = parser.parse_args(argv)
     epochs, steps_per_epoch, envs = (1, 100, 1) if args.quick else (5, 5000, 8)
     torch.manual_seed(args.seed)

@@ -34,6 +34,7 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import aluette_env
+from aluette_env.commands import seed_int
 from aluette_env.game import AGENTS
 
 GROUP = "players"
@@ -45,9 +46,10 @@ def make_env(seed: int) -> PettingZooWrapper:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="two small batches")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
     args = parser.parse_args(argv)
     batches, frames = (2, 72) if args.quick else (20, 2304)
     torch.manual_seed(args.seed)

@@ -421,6 +421,25 @@ def test_load_player_bad_specs(spec, culprit, tmp):
     assert culprit.format(tmp=tmp) in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("field", ["obs_version", "obs_size"])
+@pytest.mark.parametrize("digits", [4000, 5000])  # read by int(), and past its 4300-digit limit
+def test_a_huge_number_in_a_models_metadata_is_not_echoed_whole(field, digits, tmp):
+    """Issue 40, group 15: what a model file says is shown cut short."""
+    path = tmp / f"huge_{field}_{digits}.onnx"
+    _onnx_model(path)
+    import onnx
+    model = onnx.load(str(path))
+    for prop in model.metadata_props:
+        if prop.key == field:
+            prop.value = "9" * digits
+    onnx.save(model, str(path))
+    with pytest.raises(PlayerSpecError) as err:
+        load_player(str(path))
+    msg = str(err.value)
+    assert field.split("_")[1] in msg and "\n" not in msg and "9" * 100 not in msg, msg[:300]
+    assert len(msg) < 200 + len(str(path)), len(msg)
+
+
 def test_load_player_bad_seed_argument():
     for seed in (-1, 2 ** 63, 1.5, True):
         with pytest.raises(PlayerSpecError, match="seed"):

@@ -57,6 +57,22 @@ def test_recipe_quick_run(script):
 
 
 @pytest.mark.parametrize("script", sorted(RECIPES))
+def test_recipe_refuses_a_bad_seed_in_one_line(script):
+    """Issue 40, group 14: a seed the libraries cannot take (negative, or past
+    32 bits) is refused by the argument's type, in one line, exit 2."""
+    modules, extra, _ = RECIPES[script]
+    missing = _missing(modules)
+    if missing:
+        pytest.skip(f"{missing} is not installed: pip install 'aluette-rl[{extra}]'")
+    seed = "-1" if sorted(RECIPES).index(script) % 2 else str(2 ** 64)
+    run = subprocess.run([sys.executable, str(ROOT / "examples" / script), "--quick",
+                          "--seed", seed], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert run.returncode == 2, run.stderr[-3000:]
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1 and "--seed" in lines[0] and "4,294,967,295" in lines[0], run.stderr
+
+
+@pytest.mark.parametrize("script", sorted(RECIPES))
 def test_recipe_says_which_versions_it_was_tested_with(script):
     head = (ROOT / "examples" / script).read_text(encoding="utf-8")[:1500]
     assert re.search(r"Tested with [a-z\[\]-]+ \d+\.\d+", head), head

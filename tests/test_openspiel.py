@@ -228,6 +228,34 @@ def test_bad_parameters_are_one_line_errors():
         pyspiel.load_game(GAME_NAME, {"first_dealer": 4})
 
 
+def test_a_refused_action_or_sampler_leaves_the_state_as_it_was():
+    """Issue 40, group 14: an illegal action (a card not in hand, an outcome
+    already dealt, any action once the match is over) raises ValueError and
+    changes nothing, rewards included; a sampler that returns no probability
+    is a ValueError naming it."""
+    rng = np.random.default_rng(3)
+    game = pyspiel.load_game(GAME_NAME, {"num_deals": 2})
+    states = [play_random(game.new_initial_state(), rng, until=lambda s, n=n: len(s.history())
+                          >= n and not s.is_chance_node()) for n in (36, 50)]
+    states.append(play_random(game.new_initial_state(), rng,
+                              until=lambda s: len(s.history()) == 40))  # dealing the second deal
+    states.append(play_random(game.new_initial_state(), rng))  # the match over
+    for state in states:
+        before = (state.history(), state.rewards(), state.returns(), str(state),
+                  state.information_state_string(0), state.is_chance_node())
+        legal = set(state.legal_actions())
+        for action in [a for a in range(NUM_CARDS) if a not in legal][:12]:
+            with pytest.raises(ValueError):
+                state.apply_action(action)
+            assert (state.history(), state.rewards(), state.returns(), str(state),
+                    state.information_state_string(0), state.is_chance_node()) == before
+    assert states[-1].is_terminal() and any(states[-1].rewards())
+    state = states[0]
+    for sampler in (lambda: "x", lambda: 1.0, lambda: -0.5, lambda: float("nan"), lambda: None):
+        with pytest.raises(ValueError, match="probability_sampler must return a number"):
+            state.resample_from_infostate(state.current_player(), sampler)
+
+
 def test_import_without_openspiel_says_how_to_install():
     """``import aluette_env`` works without pyspiel; the module, and the ``ismcts``
     player spec, say how to get it in one line."""

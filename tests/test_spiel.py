@@ -30,15 +30,20 @@ def _same_view(observation, state):
             assert mine[key] == theirs[key], key
 
 
+def _random_position(env, seed: int, plays: int, rng) -> dict:
+    """The observation of the seat to act after ``plays`` random cards of deal ``seed``."""
+    env.reset(seed=seed)
+    for _ in range(plays):
+        o = env.observe(env.agent_selection)
+        env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
+    return env.observe(env.agent_selection)
+
+
 def test_rebuilt_state_shows_the_same_view_on_random_positions():
     rng = np.random.default_rng(0)
     env = aluette_env.raw_env(num_deals=1)
     for game in range(150):
-        env.reset(seed=game)
-        for _ in range(int(rng.integers(0, 36))):
-            o = env.observe(env.agent_selection)
-            env.step(int(rng.choice(np.flatnonzero(o["action_mask"]))))
-        o = env.observe(env.agent_selection)
+        o = _random_position(env, game, int(rng.integers(0, 36)), rng)
         state = state_from_observation(o["observation"], rng)
         _same_view(o["observation"], state)
         assert state.legal_actions() == np.flatnonzero(o["action_mask"]).tolist()
@@ -55,6 +60,31 @@ def test_rebuilt_state_with_many_spoiled_tricks(winners):
     o = env.observe(env.agent_selection)
     _same_view(o["observation"], state_from_observation(o["observation"],
                                                         np.random.default_rng(1)))
+
+
+def test_ismcts_given_a_vector_no_deal_writes_says_so():
+    """Issue 40, group 14: a random vector, or a real observation with a few
+    values flipped, is played (a legal card) or refused as ValueError, never
+    an IndexError or KeyError from inside the rebuilding."""
+    rng = np.random.default_rng(5)
+    env = aluette_env.raw_env(num_deals=1)
+    player = load_player("ismcts:simulations=2", seed=1)
+    refused = 0
+    for game in range(300):
+        o = _random_position(env, game, int(rng.integers(0, 30)), rng)
+        obs, mask = o["observation"].copy(), o["action_mask"].copy()
+        if game % 3 == 0:
+            obs = (rng.random(obs.size) < rng.random()).astype(np.int8)
+        else:
+            flips = rng.integers(0, obs.size, int(rng.integers(1, 4)))
+            obs[flips] = 1 - obs[flips]
+        try:
+            card = player.act(obs, mask)
+        except ValueError:
+            refused += 1
+            continue
+        assert mask[card] == 1
+    assert refused >= 100
 
 
 def test_ismcts_is_seeded_and_plays_legal_cards():

@@ -56,6 +56,36 @@ def test_config_errors_name_file_key_and_allowed(tmp_path, text, message):
     assert "\n" not in str(err.value)
 
 
+def _alias_bomb(levels: int) -> str:
+    """A YAML document of 9**levels strings in a few lines (each list repeats the last 9 times)."""
+    lines = ["  l0: &a0 [random, random, random, random, random, random, random, random, random]"]
+    lines += [f"  l{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, levels)]
+    return "run_name: x\nenv:\n" + "\n".join(lines) + f"\neval:\n  opponents: *a{levels - 1}\n"
+
+
+@pytest.mark.parametrize("text,overrides,message", [
+    ("run_name: " + "[" * 50_000 + "]" * 50_000 + "\n", [], "nested more than 50 levels"),
+    ("run_name: x\n", ["run_name=" + "[" * 20_000 + "]" * 20_000], "--set run_name: nested"),
+    (_alias_bomb(9), [], "more than 100,000 values"),
+    ("run_name: x\nenv:\n  a: &a [x, *a]\n", [], "an alias holds itself"),
+    ("run_name: x\nenv:\n  a: &a " + "[" * 10 + "x" + "]" * 10 + "\n  b: &b [*a, *a]\n"
+     "  c: &c [*b, *b]\n  d: &d [*c, " + "[" * 40 + "*c" + "]" * 41 + "\n",
+     [], "levels deep once its aliases are expanded"),
+], ids=["file 50000 deep", "--set 20000 deep", "alias bomb", "alias in itself", "deep by aliases"])
+def test_a_config_too_deep_or_too_large_is_refused_at_once(tmp_path, text, overrides, message):
+    """Issue 40, group 13: YAML nested thousands deep (a file or a --set value)
+    or an alias bomb is one line naming the file, within a second or two (it
+    was a RecursionError of 3,000 lines, or 25 s of expanding)."""
+    import time
+    path = write(tmp_path, text)
+    start = time.perf_counter()
+    with pytest.raises(ConfigError) as err:
+        load_config(path, overrides)
+    assert message in str(err.value) and str(path) in str(err.value), str(err.value)[:300]
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300
+    assert time.perf_counter() - start < 3
+
+
 def test_config_cli_error_exit_code_2(tmp_path, capsys):
     path = write(tmp_path, "ppo:\n  n_epochs: 0\n")
     assert cli_main(["train", str(path)]) == 2

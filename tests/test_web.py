@@ -497,6 +497,68 @@ def test_serve_command_rejects_bad_options_in_one_line(argv, words):
     assert "partner: partner" not in r.stderr  # one prefix, not two
 
 
+def _serve(argv: list[str], monkeypatch, capsys) -> tuple[int, list[str]]:
+    """``aluette serve ARGV`` in this process, up to where it would serve (it
+    returns instead): the exit code and the lines on stderr."""
+    import uvicorn
+    from uvicorn.supervisors import Multiprocess
+
+    from aluette_env.commands import run_command
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
+    monkeypatch.setattr(Multiprocess, "run", lambda self: None)
+    code = run_command(["serve", "--port", "0", "--partner", "random", "--left", "random",
+                        "--right", "random", *argv])
+    return code, capsys.readouterr().err.strip().splitlines()
+
+
+def test_a_database_in_memory_is_refused_with_workers_and_noted_alone(monkeypatch, capsys):
+    """Issue 40, group 11: every worker would hold its own in-memory database
+    (another worker's games unknown: 403), so it is refused with --workers; on
+    its own the server says at start that nothing will be kept."""
+    for db in ("sqlite://", "sqlite:///:memory:"):
+        code, err = _serve(["--db", db, "--workers", "2"], monkeypatch, capsys)
+        assert code == 2 and len(err) == 1 and "--workers 2" in err[0], err
+        code, err = _serve(["--db", db], monkeypatch, capsys)
+        assert code == 0 and len(err) == 1 and "lost when the server stops" in err[0], err
+    code, err = _serve([], monkeypatch, capsys)  # the default: a file
+    assert code == 0 and err == []
+
+
+def test_a_database_the_server_cannot_use_stops_it_at_start_in_one_line(tmp_path, monkeypatch,
+                                                                       capsys):
+    """Issue 40, group 12: a damaged file, a schema of an unknown revision, a
+    URL that does not parse, a driver option that would be ignored or a
+    database that cannot be written, and an empty --host: one line and exit 2
+    before anything is served."""
+    import shutil
+    import sqlite3
+    good = tmp_path / "good.db"
+    c = client(db=f"sqlite:///{good}")
+    for _ in range(30):
+        c.post("/api/games")
+    c.app.state.store.db.close()
+    data = good.read_bytes()
+    (tmp_path / "half.db").write_bytes(data[:len(data) // 2])
+    (tmp_path / "header.db").write_bytes(bytes(range(100)) + data[100:])
+    shutil.copy(good, tmp_path / "later.db")
+    with sqlite3.connect(tmp_path / "later.db") as raw:
+        raw.execute("UPDATE alembic_version SET version_num = '9999'")
+    cases = [
+        (["--db", f"sqlite:///{tmp_path / 'half.db'}"], "malformed"),
+        (["--db", f"sqlite:///{tmp_path / 'header.db'}"], "not a database"),
+        (["--db", f"sqlite:///{tmp_path / 'later.db'}"], "'9999'"),
+        (["--db", "postgresql+psycopg://postgres@[::1:15433/aluette"], "not a database URL"),
+        (["--db", f"sqlite:///{good}?mode=ro"], "'mode'"),
+        (["--db", f"sqlite:///file:{good}?mode=ro&uri=true"], "readonly"),
+        (["--host", ""], "--host"),
+        (["--host", " "], "--host"),
+    ]
+    for argv, words in cases:
+        code, err = _serve(argv, monkeypatch, capsys)
+        assert code == 2 and len(err) == 1 and words in err[0], (argv, err)
+        assert "Traceback" not in err[0] and "Background" not in err[0]
+
+
 def test_views_are_json_without_surprises():
     c = client()
     data = c.post("/api/games").json()
@@ -611,6 +673,60 @@ def live_server():
     yield app, sock.getsockname()[1]
     server.should_exit = True
     thread.join(timeout=10)
+
+
+def test_serve_trusts_no_forwarded_address_and_closes_a_bad_frame_in_one_line(caplog):
+    """Issue 40, group 15, with the settings ``aluette serve`` gives uvicorn:
+    ``X-Forwarded-For`` from a client is not its address (rotating it does not
+    escape the limit on unknown tokens) unless ``--proxy`` names the sender; a
+    WebSocket text frame that is not UTF-8 closes the socket (1007) with one
+    log line, no traceback."""
+    import base64
+
+    import httpx
+    import uvicorn
+
+    from aluette_env.apps.web.limits import uvicorn_options
+    app = create_app(ServerConfig(**FAST, seed=9))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, log_config=None, **uvicorn_options()))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.05)
+    port = sock.getsockname()[1]
+    try:
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as c:
+            token = c.post("/api/tables", json={"people": {"0": "Ann"}}).json()["seats"]["0"][
+                "token"]
+        caplog.clear()
+        with socket.create_connection(("127.0.0.1", port), timeout=20) as s:
+            s.sendall((f"GET /api/games/{token}/updates HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                       f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: "
+                       f"{base64.b64encode(os.urandom(16)).decode()}\r\nSec-WebSocket-Version: "
+                       f"13\r\nOrigin: http://127.0.0.1:{port}\r\n\r\n").encode())
+            assert s.recv(4096).startswith(b"HTTP/1.1 101")
+            mask, payload = os.urandom(4), b"\xff\xfe not UTF-8"
+            s.sendall(bytes([0x81, 0x80 | len(payload)]) + mask
+                      + bytes(b ^ mask[i % 4] for i, b in enumerate(payload)))
+            answer = b""
+            while b"\x88\x02\x03\xef" not in answer:  # a close frame, code 1007
+                chunk = s.recv(4096)
+                assert chunk, answer
+                answer += chunk
+        time.sleep(0.2)
+        assert "not UTF-8" in caplog.text and "Traceback" not in caplog.text
+        assert not any(r.exc_info for r in caplog.records), caplog.text[-2000:]
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=20) as c:
+            codes = [c.get(f"/api/games/guess{k:020d}",
+                           headers={"x-forwarded-for": f"10.0.{k // 250}.{k % 250}"}).status_code
+                     for k in range(31)]
+            assert codes == [403] * 30 + [429], codes
+        assert uvicorn_options("127.0.0.1")["proxy_headers"] is True  # aluette serve --proxy
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
 
 
 def raw_request(port: int, head: str, body: bytes) -> bytes:

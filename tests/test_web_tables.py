@@ -183,6 +183,38 @@ def test_unknown_tokens_get_403_and_then_429():
     ws_refused(c, "/api/games/guess-again-000000000000/updates", ORIGIN)
 
 
+def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(tmp_path):
+    """Issue 40, group 15: two servers (or worker processes) on one database
+    count one address's unknown tokens together: 15 guesses at each, and the
+    next at either gets 429, a right token included; the window passed, 403."""
+    url = f"sqlite:///{tmp_path / 'games.db'}"
+    now = [1000.0]
+    servers = [client(db=url), client(db=url)]
+    for c in servers:
+        c.app.state.tables.guard.clock = lambda: now[0]
+    token = servers[0].post("/api/games").json()["id"]
+    for k in range(30):
+        r = servers[k % 2].get(f"/api/games/guess{k:020d}")
+        assert r.status_code == 403 and r.json()["code"] == "no_game", (k, r.text)
+    for c in servers:
+        assert c.get("/api/games/guess-again-000000000000").status_code == 429
+        assert c.get(f"/api/games/{token}").status_code == 429
+    now[0] += 61
+    assert servers[1].get("/api/games/guess-again-000000000000").status_code == 403
+    assert servers[0].get(f"/api/games/{token}").status_code == 200
+
+
+def test_the_socket_refuses_an_origin_of_another_scheme():
+    """Issue 40, group 15: the Origin must be this server's, scheme included."""
+    c = client()
+    token = table(c, {"0": "Ann"})["seats"]["0"]["token"]
+    for origin in ("ftp://testserver", "https://testserver", "http://testserver.evil",
+                   "null", "testserver"):
+        ws_refused(c, f"/api/games/{token}/updates", {"origin": origin})
+    with c.websocket_connect(f"/api/games/{token}/updates", headers=ORIGIN) as ws:
+        assert ws.receive_json()["version"] >= 0
+
+
 def ws_refused(c: TestClient, path: str, headers: dict) -> None:
     with pytest.raises(WebSocketDisconnect) as refused:
         with c.websocket_connect(path, headers=headers):

@@ -395,7 +395,9 @@ def apply_overrides(data: dict[str, Any], overrides: list[str], source: str) -> 
         if not sep or not key:
             raise ConfigError(f"--set {item!r}: expected key.path=value")
         try:
-            value = yaml.safe_load(raw) if raw else ""
+            value = yaml.load(raw, Loader=_BoundedLoader) if raw else ""  # a SafeLoader
+        except _TooLarge as err:
+            raise ConfigError(f"{source}: --set {key[:100]}: {err}") from None
         except yaml.YAMLError:
             value = raw
         node = data
@@ -409,9 +411,77 @@ def apply_overrides(data: dict[str, Any], overrides: list[str], source: str) -> 
     return data
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML's safe loader, refusing a key given twice in one mapping (PyYAML keeps the
-    last one silently)."""
+#: The deepest nesting and the most values a config's YAML may hold, a value
+#: counted each time an alias repeats it: a config is a few levels and a few
+#: hundred values, and a document past these (50,000 brackets deep, or an
+#: alias bomb of a billion values in a few lines) is refused before it is built.
+MAX_YAML_DEPTH, MAX_YAML_VALUES = 50, 100_000
+
+
+class _TooLarge(yaml.YAMLError):
+    pass
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """YAML's safe loader, refusing a document nested deeper than MAX_YAML_DEPTH or
+    of more than MAX_YAML_VALUES values once its aliases are expanded (PyYAML's
+    composer recurses once per level, and an alias bomb expands exponentially)."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_YAML_DEPTH:
+                mark = self.peek_event().start_mark
+                raise _TooLarge(f"nested more than {MAX_YAML_DEPTH} levels deep (line "
+                                f"{mark.line + 1}); a config is a few levels")
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+    def get_single_node(self):
+        node = super().get_single_node()
+        if node is not None:
+            _measure(node, 1, {}, set())
+        return node
+
+
+def _measure(node: yaml.Node, depth: int, sizes: dict[int, tuple[int, int]],
+             open_: set[int]) -> tuple[int, int]:
+    """(values, levels) of ``node`` with its aliases expanded, each shared node
+    measured once; _TooLarge past the bounds, or for an alias inside itself."""
+    key = id(node)
+    if key not in sizes:
+        if key in open_:
+            raise _TooLarge(f"an alias holds itself (line {node.start_mark.line + 1})")
+        if depth > MAX_YAML_DEPTH:
+            raise _TooLarge(f"nested more than {MAX_YAML_DEPTH} levels deep once its aliases "
+                            f"are expanded; a config is a few levels")
+        open_.add(key)
+        children = ([part for pair in node.value for part in pair]
+                    if isinstance(node, yaml.MappingNode) else
+                    node.value if isinstance(node, yaml.SequenceNode) else [])
+        values, levels = 1, 1
+        for child in children:
+            count, height = _measure(child, depth + 1, sizes, open_)
+            values, levels = values + count, max(levels, height + 1)
+            if values > MAX_YAML_VALUES:
+                raise _TooLarge(f"more than {MAX_YAML_VALUES:,} values once its aliases are "
+                                f"expanded (line {node.start_mark.line + 1}); a config holds "
+                                f"a few hundred")
+        open_.discard(key)
+        sizes[key] = (values, levels)
+    values, levels = sizes[key]
+    if depth + levels - 1 > MAX_YAML_DEPTH:
+        raise _TooLarge(f"nested more than {MAX_YAML_DEPTH} levels deep once its aliases are "
+                        f"expanded; a config is a few levels")
+    return values, levels
+
+
+class _UniqueKeyLoader(_BoundedLoader):
+    """YAML's safe loader, bounded (:class:`_BoundedLoader`), refusing a key given
+    twice in one mapping (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node, deep=False):
         seen: dict[Any, int] = {}
@@ -430,8 +500,9 @@ class _DuplicateKey(yaml.YAMLError):
 
 
 def read_yaml(path: Path, source: str) -> Any:
-    """The YAML document of a config file (a key given twice refused); ConfigError
-    naming the file when it cannot be read, is not UTF-8 text or not valid YAML."""
+    """The YAML document of a config file (a key given twice refused, and a document
+    too deep or too large, :class:`_BoundedLoader`); ConfigError naming the file
+    when it cannot be read, is not UTF-8 text or not valid YAML."""
     from aluette_env._files import read_regular
     source = source if len(source) <= 200 else source[:200] + "..."
     try:
@@ -450,7 +521,7 @@ def read_yaml(path: Path, source: str) -> Any:
                           f"{line}); save it as UTF-8") from None
     try:
         return yaml.load(text, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
-    except _DuplicateKey as err:
+    except (_DuplicateKey, _TooLarge) as err:
         raise ConfigError(f"{source}: {err}") from None
     except yaml.YAMLError as err:
         mark = getattr(err, "problem_mark", None)

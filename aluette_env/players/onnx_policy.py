@@ -153,38 +153,48 @@ def _softmax(z: np.ndarray, temperature: float) -> np.ndarray:
     return p / p.sum(1, keepdims=True)
 
 
+def _shown(value: object) -> str:
+    """A value read from a model file as an error shows it: at most 40 characters
+    (a file may carry anything in its metadata and names)."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "..."
+
+
 def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
     """Metadata, input and output names and shapes of an Aluette policy; its
-    observation version, or ModelError."""
+    observation version, or ModelError. What the file says is shown cut short."""
     version = metadata.get("obs_version")
     if version is None:
         raise ModelError(f"{path}: no obs_version in its metadata; not an Aluette policy")
     try:
         version_no = int(version)
         sizes = int(metadata.get("obs_size", -1)), int(metadata.get("num_actions", -1))
-    except ValueError:
-        raise ModelError(f"{path}: unreadable metadata (obs_version {version!r}, obs_size "
-                         f"{metadata.get('obs_size')!r}, num_actions "
-                         f"{metadata.get('num_actions')!r})") from None
+    except ValueError:  # not a number, or a number of more digits than int() reads
+        raise ModelError(f"{path}: unreadable metadata (obs_version {_shown(version)}, obs_size "
+                         f"{_shown(metadata.get('obs_size'))}, num_actions "
+                         f"{_shown(metadata.get('num_actions'))})") from None
     if version_no not in VERSION_ENDS_BEFORE:
-        raise ModelError(f"{path}: exported for OBS_VERSION {version}, this environment "
-                         f"reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to OBS_VERSION "
-                         f"{OBS_VERSION}; re-export it from its checkpoint")
+        raise ModelError(f"{path}: exported for OBS_VERSION {_shown(version_no)}, this "
+                         f"environment reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to "
+                         f"OBS_VERSION {OBS_VERSION}; re-export it from its checkpoint")
     width = obs_size(version_no)
     if sizes != (width, NUM_CARDS):
-        raise ModelError(f"{path}: observation/action sizes {sizes[0]}/{sizes[1]} "
-                         f"differ from OBS_VERSION {version_no}'s {width}/{NUM_CARDS}")
+        raise ModelError(f"{path}: observation/action sizes {_shown(sizes[0])}/"
+                         f"{_shown(sizes[1])} differ from OBS_VERSION {version_no}'s "
+                         f"{width}/{NUM_CARDS}")
     expected = {"observation": width, "action_mask": NUM_CARDS}
     inputs = {i.name: i.shape for i in session.get_inputs()}
     outputs = {o.name: o.shape for o in session.get_outputs()}
     if set(inputs) != set(expected) or "logits" not in outputs:
-        raise ModelError(f"{path}: inputs {sorted(inputs)} and outputs {sorted(outputs)}; "
+        raise ModelError(f"{path}: inputs {_shown(sorted(inputs))} and outputs "
+                         f"{_shown(sorted(outputs))}; "
                          f"an Aluette policy has inputs ['action_mask', 'observation'] and "
                          f"output 'logits'")
     for name, size in (*expected.items(), ("logits", NUM_CARDS)):
         shape = inputs.get(name) or outputs.get(name)
         if len(shape) != 2 or shape[1] != size:
-            raise ModelError(f"{path}: {name} has shape {shape}; expected [batch, {size}]")
+            raise ModelError(f"{path}: {name} has shape {_shown(shape)}; expected [batch, "
+                             f"{size}]")
     return version_no
 
 

@@ -67,6 +67,7 @@ def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
     # Each seat's cards as dealt: what it played, and its hand (the observer's) or as
     # many unseen cards as it still holds, drawn at random.
     played = {r: [c for s, c in plays if s == r] for r in range(NUM_SEATS)}
+    _check_deal(view["hand"], plays, played, dealer)
     seen = set(view["hand"]) | {c for _, c in plays}
     unseen = [c for c in range(NUM_CARDS) if c not in seen]
     rng.shuffle(unseen)
@@ -81,8 +82,31 @@ def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
         if state.current_player() != seat:
             raise ValueError(f"the observation's history has player_{seat} play "
                              f"{card} when player_{state.current_player()} is to act")
-        state.apply_action(card)
+        state.apply_action(card)  # a card the rules refuse there: ValueError, naming it
+    if state.current_player() != 0:
+        raise ValueError(f"the observation's history ends with player_{state.current_player()} "
+                         f"to act, not the observer")
     return state
+
+
+def _check_deal(hand: list[int], plays: list[tuple[int, int]], played: dict[int, list[int]],
+                dealer: int) -> None:
+    """The hand and plays of a decoded observation are some deal's (each card once,
+    the observer holding what it has not played, nobody playing more than a hand),
+    else ValueError saying what is not: the dealing below draws on them."""
+    cards = list(hand) + [c for _, c in plays]
+    if len(set(cards)) != len(cards):
+        raise ValueError("the observation is not of a deal: a card is both in the hand and "
+                         "played, or played twice")
+    if len(hand) != HAND_SIZE - len(played[0]) or not hand:
+        raise ValueError(f"the observation is not of a deal: {len(hand)} cards in hand after "
+                         f"playing {len(played[0])} (a hand is {HAND_SIZE})")
+    if any(s not in played for s, _ in plays) or any(len(p) > HAND_SIZE
+                                                     for p in played.values()):
+        raise ValueError(f"the observation is not of a deal: a seat plays more than "
+                         f"{HAND_SIZE} cards")
+    if dealer not in range(NUM_SEATS):
+        raise ValueError(f"the observation is not of a deal: dealer {dealer}")
 
 
 class _PolicyPriorEvaluator:

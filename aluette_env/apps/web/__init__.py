@@ -19,8 +19,30 @@ from ..review import worlds
 MAX_WORKERS = 64
 
 
+def host(text: str) -> str:
+    """An argument type: a host name or address to listen on; an empty one (which
+    the socket would read as every interface) is refused."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("an empty host; give an address: 127.0.0.1 (this "
+                                         "computer only) or 0.0.0.0 (every interface)")
+    return text
+
+
+def proxy_addresses(text: str) -> str:
+    """An argument type: comma-separated IP addresses or networks (a reverse proxy's)."""
+    import ipaddress
+    items = [item.strip() for item in text.split(",")]
+    for item in items:
+        try:
+            ipaddress.ip_network(item, strict=False)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{item[:60]!r} is not an IP address or network; "
+                                             f"give the proxy's, such as 127.0.0.1") from None
+    return ",".join(items)
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--host", default="127.0.0.1",
+    p.add_argument("--host", type=host, default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: this computer only)")
     p.add_argument("--port", type=bounded_int(0, 65535), default=8000,
                    help="port, 0-65535 (default 8000; 0 picks a free one)")
@@ -42,6 +64,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the coach's effort: sampled deals per hint")
     p.add_argument("--review-worlds", type=worlds, default=REVIEW_WORLDS,
                    help="the coach's effort: sampled deals per reviewed play")
+    p.add_argument("--proxy", metavar="ADDRESSES", type=proxy_addresses, default=None,
+                   help="the addresses of a reverse proxy in front of the server, "
+                        "comma-separated: X-Forwarded-For is read from them only (default: "
+                        "never; a client is the address it connects from)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
@@ -74,6 +100,10 @@ def run(args: argparse.Namespace) -> int:
         app = create_app(config)  # checks the players and the database, and migrates it
     except DatabaseError as err:
         raise UsageError(str(err)) from None
+    if app.state.store.db.memory:
+        print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
+              f"only, and lost when the server stops; leave --db out to keep them in a file",
+              file=sys.stderr, flush=True)
     # Bind first, so the printed URL has the real port (also with --port 0).
     sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -97,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     from .limits import uvicorn_options
     if args.workers == 1:
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                               **uvicorn_options()))
+                                               **uvicorn_options(args.proxy)))
         server.run(sockets=[sock])
         return 0
     from uvicorn.supervisors import Multiprocess
@@ -106,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
-                        **uvicorn_options())
+                        **uvicorn_options(args.proxy))
     Multiprocess(uv, sockets=[sock]).run()
     return 0
 

@@ -11,7 +11,10 @@ timeouts for a request's headers and body.
   ``HEADER_TIMEOUT_S`` of its start (a slow or stalled client holds nothing
   for long), and answers a request it cannot parse (a bad ``Content-Length``)
   with a JSON 400 instead of uvicorn's plain text. :func:`uvicorn_options`
-  gives it to ``uvicorn.Config``.
+  gives it to ``uvicorn.Config``, with ``X-Forwarded-For`` trusted only from
+  the proxy ``aluette serve --proxy`` names.
+* :class:`LimitedWebSocketProtocol` (uvicorn's WebSocket protocol) closes a
+  socket whose text is not UTF-8 with one log line, not a traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from collections.abc import Mapping
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from .inputs import logged_path
 
@@ -164,7 +168,31 @@ class LimitedH11Protocol(H11Protocol):
         self.transport.close()
 
 
-def uvicorn_options() -> dict:
-    """The ``uvicorn.Config`` settings of these limits."""
-    return {"http": LimitedH11Protocol, "timeout_keep_alive": KEEP_ALIVE_S,
-            "h11_max_incomplete_event_size": 16 * 1024}
+class LimitedWebSocketProtocol(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol (websockets, sans-I/O), closing on a text
+    message that is not UTF-8 with code 1007 and one log line: uvicorn logs a
+    traceback for each such frame, so any client could fill the log."""
+
+    def send_receive_event_to_app(self) -> None:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                log.warning("closed a WebSocket that sent text that is not UTF-8 (1007)")
+                self.frames = []
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        super().send_receive_event_to_app()
+
+
+def uvicorn_options(proxy: str | None = None) -> dict:
+    """The ``uvicorn.Config`` settings of these limits. A client is the address
+    it connects from: ``X-Forwarded-For`` is read only from ``proxy`` (the
+    addresses of a reverse proxy, comma-separated), else never (uvicorn would
+    believe it from 127.0.0.1, so any local client could name itself anyone,
+    and escape the limit on unknown tokens)."""
+    return {"http": LimitedH11Protocol, "ws": LimitedWebSocketProtocol,
+            "timeout_keep_alive": KEEP_ALIVE_S,
+            "h11_max_incomplete_event_size": 16 * 1024,
+            "proxy_headers": bool(proxy), "forwarded_allow_ips": proxy or ""}

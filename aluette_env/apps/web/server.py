@@ -86,7 +86,7 @@ from .inputs import check_keys as _check_keys
 from .inputs import integer as _integer
 from .inputs import json_body as _json_body
 from .inputs import logged_path
-from .store import Database, DamagedGame, Games, StoreUnavailable, Table
+from .store import Database, DamagedGame, DatabaseError, Games, StoreUnavailable, Table
 from .tables import WORKER, TableRoutes
 from .workers import RestartingPool, WorkerUnavailable
 
@@ -236,6 +236,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         except PlayerSpecError as err:
             raise PlayerSpecError(f"--{role}: {err}") from None
     db = Database(config.db)
+    if db.memory and config.workers > 1:  # each process would hold games the others lack
+        raise DatabaseError(f"--db {config.db[:200]}: a database in memory is one process's: "
+                            f"--workers {config.workers} cannot share it; give a file "
+                            f"(sqlite:///games.db) or PostgreSQL")
     db.upgrade()
     postgres = db.url.get_backend_name() == "postgresql"
     store = Games(db, pool.stored, config.max_games, notify=CHANNEL if postgres else None)
@@ -422,6 +426,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
+    app.state.tables = tables
     app.state.changes, app.state.listener = changes, listener
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})

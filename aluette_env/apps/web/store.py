@@ -31,6 +31,7 @@ import os
 import secrets
 import threading
 import time
+import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,12 +42,12 @@ from typing import Any
 import asyncio
 
 from sqlalchemy import (
-    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, event, func, select,
-    update,
+    Boolean, Float, ForeignKey, Integer, String, Text, create_engine, delete, event, func, select,
+    text, update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import (
-    ArgumentError, DBAPIError, NoSuchModuleError, OperationalError,
+    ArgumentError, DBAPIError, NoSuchModuleError, SAWarning, SQLAlchemyError,
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -105,6 +106,16 @@ class SeatRow(Base):
     last_seen: Mapped[float] = mapped_column(Float)
 
 
+class TokenFailureRow(Base):
+    """An unknown seat token asked for (:class:`~.tables.TokenGuard`)."""
+
+    __tablename__ = "token_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client: Mapped[str] = mapped_column(String(64))
+    at: Mapped[float] = mapped_column(Float)
+
+
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message says which and why."""
 
@@ -127,53 +138,74 @@ class Conflict(Exception):
 
 
 class Database:
-    """An engine and its sessions, the schema brought to the newest version."""
+    """An engine and its sessions, the schema brought to the newest version.
+    Whatever keeps it from starting (a URL it cannot read, a driver's option it
+    would ignore, a damaged file, a schema of a later aluette, a database it
+    cannot write) is :class:`DatabaseError`, in one line."""
 
     def __init__(self, url: str):
         try:
             parsed = make_url(url)
-        except ArgumentError:
+        except (ArgumentError, ValueError):  # ValueError: a port that is not a number
             raise DatabaseError(f"--db: not a database URL: {url[:200]!r} (for example "
                                 f"sqlite:///games.db or postgresql+psycopg://user@host/db)"
                                 ) from None
         self.url = parsed
         self.sqlite = parsed.get_backend_name() == "sqlite"
-        memory = self.sqlite and parsed.database in (None, "", ":memory:")
+        #: The games live in this process only: a restart loses them, another process
+        #: (``--workers``) has its own.
+        self.memory = self.sqlite and (parsed.database in (None, "", ":memory:")
+                                       or parsed.database.startswith("file::memory:")
+                                       or parsed.query.get("mode") == "memory")
         kwargs: dict[str, Any] = {}
-        if memory:  # one shared connection, used by one thread at a time (self.lock)
+        if self.memory:  # one shared connection, used by one thread at a time (self.lock)
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         elif self.sqlite:
-            try:
-                Path(parsed.database).expanduser().parent.mkdir(parents=True, exist_ok=True)
-            except OSError as err:
-                raise DatabaseError(f"--db {url}: cannot make its directory: "
-                                    f"{err.strerror or err}") from None
+            if not parsed.database.startswith("file:"):  # a path, not a SQLite URI
+                try:
+                    Path(parsed.database).expanduser().parent.mkdir(parents=True,
+                                                                    exist_ok=True)
+                except OSError as err:
+                    raise DatabaseError(f"--db {url[:200]}: cannot make its directory: "
+                                        f"{err.strerror or err}") from None
             kwargs = {"connect_args": {"timeout": 30}}
         try:
-            self.engine: Engine = create_engine(parsed, **kwargs)
-        except (NoSuchModuleError, ImportError) as err:
-            raise DatabaseError(f"--db {parsed.render_as_string()}: {err}") from None
+            with warnings.catch_warnings():  # an option the driver would ignore is refused
+                warnings.simplefilter("error", SAWarning)
+                self.engine: Engine = create_engine(parsed, **kwargs)
+        except (NoSuchModuleError, ImportError, SAWarning, ArgumentError, ValueError,
+                TypeError) as err:
+            raise DatabaseError(f"--db {parsed.render_as_string()[:200]}: "
+                                f"{_first_line(err)}") from None
         if self.sqlite:
             event.listen(self.engine, "connect", _sqlite_pragmas)
-            if not memory:  # every worker process its own connections, sharing the file
+            if not self.memory:  # every worker process its own connections, sharing the file
                 event.listen(self.engine, "connect", _sqlite_wal)
-        self.lock = threading.Lock() if memory else _NoLock()
+        self.lock = threading.Lock() if self.memory else _NoLock()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
     def upgrade(self) -> None:
-        """Create or migrate the schema to the newest version (Alembic)."""
+        """Create or migrate the schema to the newest version (Alembic), and check
+        that the database takes writes (a read-only file or user fails here, not
+        at the first move)."""
         from alembic import command
         from alembic.config import Config
+        from alembic.util import CommandError
 
         config = Config()
         config.set_main_option("script_location", str(MIGRATIONS))
+        shown = f"--db {self.url.render_as_string()[:200]}"
         try:
             with self.lock, self.engine.begin() as connection:
                 config.attributes["connection"] = connection
                 command.upgrade(config, "head")
-        except OperationalError as err:
-            raise DatabaseError(f"--db {self.url.render_as_string()}: cannot open it: "
-                                f"{str(err.orig).splitlines()[0]}") from None
+                connection.execute(text("UPDATE alembic_version SET version_num = "
+                                        "version_num"))
+        except CommandError as err:  # a revision this aluette does not have
+            raise DatabaseError(f"{shown}: its schema is not one this aluette knows "
+                                f"({_first_line(err)}); a later aluette wrote it?") from None
+        except SQLAlchemyError as err:  # a damaged file, no server, no right to write
+            raise DatabaseError(f"{shown}: cannot use it: {_first_line(err)}") from None
 
     def schema_version(self) -> str | None:
         """The Alembic revision the database is at."""
@@ -191,9 +223,7 @@ class Database:
             with self.lock, self.sessions.begin() as session:
                 yield session
         except (DBAPIError, PoolTimeout) as err:
-            reason = str(getattr(err, "orig", None) or err).strip().splitlines()
-            raise StoreUnavailable((reason[0] if reason else type(err).__name__)[:300]
-                                   ) from None
+            raise StoreUnavailable(_first_line(err)) from None
 
     def conninfo(self) -> str:
         """The URL as libpq reads it (PostgreSQL's LISTEN connection)."""
@@ -210,6 +240,13 @@ class _NoLock:
 
     def __exit__(self, *exc):
         return False
+
+
+def _first_line(err: BaseException) -> str:
+    """The driver's own words of ``err`` (its first line), else its type."""
+    lines = str(getattr(err, "orig", None) or err).strip().splitlines()
+    line = lines[0].partition(" (Background on this")[0] if lines else type(err).__name__
+    return line[:300]
 
 
 def _sqlite_pragmas(connection, record) -> None:
@@ -480,6 +517,23 @@ class Games:
         if version is not None:
             _check_version(gid, version)
         return version
+
+    # ---------------------------------------------------------------- guesses
+
+    def token_failures(self, client: str, since: float) -> list[float]:
+        """When ``client`` asked for an unknown token since ``since``, oldest first
+        (every process's requests: they share the database)."""
+        with self.db.session() as s:
+            return list(s.execute(select(TokenFailureRow.at).where(
+                TokenFailureRow.client == client[:64], TokenFailureRow.at >= since)
+                .order_by(TokenFailureRow.at)).scalars())
+
+    def token_failed(self, client: str, at: float, forget_before: float) -> None:
+        """``client`` asked for an unknown token at ``at``; the failures before
+        ``forget_before`` (every client's) are let go."""
+        with self.db.session() as s:
+            s.execute(delete(TokenFailureRow).where(TokenFailureRow.at < forget_before))
+            s.add(TokenFailureRow(client=client[:64], at=at))
 
     # ---------------------------------------------------------------- people
 

@@ -32,7 +32,6 @@ every :data:`KEEP_EVERY_S` seconds), so nobody waits on a closed page.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import logging
 import secrets
@@ -69,33 +68,29 @@ MAX_TOKENS = 100
 
 
 class TokenGuard:
-    """Unknown tokens per client address: after ``max_failures`` within
+    """Unknown tokens per client address, counted in the database
+    (:meth:`.store.Games.token_failures`), so that every worker process and
+    every server on it counts the same guesses: after ``max_failures`` within
     ``window_s`` seconds, every request of that address gets 429 until the
-    oldest failure is out of the window."""
+    failures in the window are fewer again. The calls read and write the
+    database: make them in a worker thread."""
 
-    def __init__(self, max_failures: int = 30, window_s: float = 60.0,
-                 clock: Callable[[], float] = time.monotonic):
+    def __init__(self, store: Games, max_failures: int = 30, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.time):
+        self.store = store
         self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
-        self._failures: dict[str, collections.deque] = {}
-
-    def _recent(self, client: str) -> collections.deque:
-        failures = self._failures.setdefault(client, collections.deque())
-        limit = self.clock() - self.window_s
-        while failures and failures[0] < limit:
-            failures.popleft()
-        return failures
 
     def blocked(self, client: str) -> float:
         """Seconds until ``client`` may try again (0: now)."""
-        failures = self._recent(client)
+        now = self.clock()
+        failures = self.store.token_failures(client, now - self.window_s)
         if len(failures) < self.max_failures:
-            if not failures:
-                self._failures.pop(client, None)
             return 0.0
-        return failures[0] + self.window_s - self.clock()
+        return max(failures[-self.max_failures] + self.window_s - now, 0.001)
 
     def failed(self, client: str) -> None:
-        self._recent(client).append(self.clock())
+        now = self.clock()
+        self.store.token_failed(client, now, now - self.window_s)
 
 
 class TableRoutes:
@@ -112,7 +107,7 @@ class TableRoutes:
         self.here: dict[str, dict[int, dict[str, int]]] = {}
         self._seen_at = 0.0
         self.seeds = seeds
-        self.guard = TokenGuard()
+        self.guard = TokenGuard(store)
         self.clock = clock
 
     # ------------------------------------------------------------ seats
@@ -132,19 +127,26 @@ class TableRoutes:
         ``person``. The game is brought up to the database's version; a
         person who was away is back."""
         client = request.client.host if request.client else "?"
-        wait = self.guard.blocked(client)
-        if wait > 0:
-            raise self.error(429, f"too many unknown game links from this address; "
-                                  f"try again in {wait:.0f} s", "too_many")
         token = request.path_params["gid"]
+
+        def find() -> tuple[Table | None, float]:
+            wait = self.guard.blocked(client)  # before the token: a guess that hits gets 429
+            if wait > 0:
+                return None, wait
+            table = self.store.get(token)
+            if table is None:
+                self.guard.failed(client)
+            return table, 0.0
         # A damaged row (store.DamagedGame) or a failing database (StoreUnavailable)
         # raises through: the server answers them, as on every route.
-        table = await run_in_threadpool(self.store.get, token)
+        table, wait = await run_in_threadpool(find)
+        if wait > 0:
+            raise self.error(429, f"too many unknown game links from this address; "
+                                  f"try again in {max(wait, 1):.0f} s", "too_many")
         if table is not None and self.store.behind(table):
             async with table.lock:
                 await run_in_threadpool(self.store.fresh, table, table.known)
         if table is None:
-            self.guard.failed(client)
             raise self.error(403, "no game has this link: check it, or ask for a new one",
                              "no_game")
         table.token = token
@@ -281,8 +283,7 @@ class TableRoutes:
     async def updates(self, websocket: WebSocket) -> None:
         """The seat's view, pushed each time its game moves (:mod:`.changes`
         tells of the moves). Only pages of this server may open it (Origin)."""
-        origin = websocket.headers.get("origin", "")
-        if urlsplit(origin).netloc != websocket.headers.get("host", "") or not origin:
+        if not self.same_origin(websocket):
             await websocket.close(code=1008)  # before accept: a 403 answer
             return
         try:
@@ -313,6 +314,15 @@ class TableRoutes:
                     await websocket.close(code=1011)
             finally:
                 hearing.cancel()
+
+    @staticmethod
+    def same_origin(websocket: WebSocket) -> bool:
+        """The socket was opened by a page of this server: its Origin is this
+        server's scheme (http for ws, https for wss) and host, port included."""
+        origin = urlsplit(websocket.headers.get("origin", ""))
+        scheme = "https" if websocket.url.scheme == "wss" else "http"
+        host = websocket.headers.get("host", "")
+        return bool(host) and origin.scheme == scheme and origin.netloc.lower() == host.lower()
 
     @contextlib.contextmanager
     def _present(self, table: Table) -> Iterator[None]:

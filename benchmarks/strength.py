@@ -8,6 +8,8 @@ section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
                                   [--only SPEC ...]
 
 ``--out -`` prints the page instead, ``--readme -`` leaves the README alone.
+The page's "Panel" section (between ``<!-- panel:begin -->`` and
+``<!-- panel:end -->``, measured with ``aluette eval --panel``) is kept as it is.
 ``--only SPEC`` (repeatable) plays only the pairings one of whose teams is
 SPEC, and keeps every other row as the page at ``--out`` has it (same pairs,
 same seed): after a new ``ai``, ``--only ai`` measures what changed. A pairing
@@ -31,6 +33,7 @@ from aluette_env.players import PlayerSpecError, load_player
 
 ROOT = Path(__file__).resolve().parents[1]
 BEGIN, END = "<!-- strength:begin -->", "<!-- strength:end -->"
+PANEL_BEGIN, PANEL_END = "<!-- panel:begin -->", "<!-- panel:end -->"
 
 #: (team A, team B, pairs: None = --deals, else at most that many: search players are slow).
 PAIRINGS = [
@@ -146,6 +149,13 @@ def rows(deals: int, seed: int, jobs: int = 1, log=print, only: list[str] | None
     return done
 
 
+def kept_panel(page_text: str) -> str:
+    """The page's Panel section, markers included, to put back after the table; ''
+    when it has none."""
+    m = re.search(re.escape(PANEL_BEGIN) + ".*?" + re.escape(PANEL_END), page_text, re.DOTALL)
+    return f"\n{m[0]}\n" if m else ""
+
+
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
     from aluette_env.players.expert import LATEST, VERSIONS
     from aluette_env.players.onnx_policy import LATEST_VERSION
@@ -211,7 +221,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.out == "-":
         print(page(table, args.seed))
     else:
-        Path(args.out).write_text(page(table, args.seed))
+        out = Path(args.out)
+        panel = kept_panel(out.read_text()) if out.is_file() else ""
+        out.write_text(page(table, args.seed) + panel)
         print(f"wrote {args.out}")
     if readme is not None:
         text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),

@@ -1,4 +1,5 @@
-"""The ``aluette`` command line: eval, league and bad input (exit 2, one line)."""
+"""The ``aluette`` command line: eval (one opponent or the panel), league and bad input
+(exit 2, one line)."""
 
 import json
 import subprocess
@@ -26,6 +27,21 @@ def test_eval_writes_exactly_the_json_keys(tmp_path, capsys):
     assert "points per deal" in capsys.readouterr().out
 
 
+def test_eval_panel_prints_each_member_the_minimum_and_the_mean(tmp_path, capsys):
+    from aluette_env.evaluation import panel_eval
+    out = tmp_path / "panel.json"
+    assert main(["eval", "--team-a", "heuristic", "--panel", "--panel-members",
+                 "heuristic:version=1,ai:version=1", "--member-deals", "ai:version=1=6",
+                 "--deals", "12", "--seed", "4", "--json", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    expected = panel_eval("heuristic", ["heuristic:version=1", "ai:version=1"], deals=12, seed=4,
+                          deals_for={"ai:version=1": 6})
+    assert json.loads(out.read_text()) == json.loads(json.dumps(expected.to_json()))
+    for words in ("heuristic:version=1", f"min: {expected.minimum.member}", "mean",
+                  f"{expected.mean:+.4f}", "fewer pairs"):
+        assert words in text
+
+
 def test_league_prints_ratings(capsys, tmp_path):
     out = tmp_path / "league.json"
     assert main(["league", "heuristic", "random", "random:seed=1", "--deals", "40",
@@ -48,6 +64,23 @@ def test_league_prints_ratings(capsys, tmp_path):
      "player_K=SPEC"),
     (["league", "heuristic"], "at least two"),
     (["eval", "--team-b", "random"], "--team-a"),
+    (["eval", "--team-a", "heuristic"], "one of the arguments --team-b --panel is required"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--panel"], "not allowed with"),
+    (["eval", "--team-a", "heuristic", "--panel", "--panel-members", "heuristic,random"],
+     "--panel-members: unknown panel member 'random'; the panel: heuristic"),
+    (["eval", "--team-a", "heuristic", "--panel", "--panel-members", "ai,ai"],
+     "--panel-members: panel member 'ai' is named twice"),
+    (["eval", "--team-a", "heuristic", "--panel", "--panel-members", ","],
+     "--panel-members: an empty panel"),
+    (["eval", "--team-a", "heuristic", "--panel", "--panel-members", "ai",
+      "--member-deals", "heuristic=5"], "--member-deals: deal pairs for 'heuristic'"),
+    (["eval", "--team-a", "heuristic", "--panel", "--member-deals", "pimc:worlds=64=0"],
+     "--member-deals pimc:worlds=64=0: must be from 1"),
+    (["eval", "--team-a", "heuristic", "--team-b", "random", "--panel-members", "ai"],
+     "--panel-members: only with --panel"),
+    (["eval", "--team-a", "heuristic", "--panel", "--seat", "player_2=random"],
+     "--seat: not with --panel"),
+    (["eval", "--team-a", "nobody", "--panel"], "unknown player 'nobody'"),
 ])
 def test_bad_input_is_one_line_and_exit_code_2(args, message):
     proc = run_cli(*args)

@@ -47,6 +47,13 @@ def write(tmp_path, text):
     ("pretrain:\n  player: ai\n", "'pretrain.player': a rule-based player (heuristic"),
     ("pretrain:\n  steps: 9\n", "unknown key 'pretrain.steps' (allowed here: player, samples"),
     ("backend: rllib\npretrain: {}\n", "'pretrain': not supported by backend rllib"),
+    ("eval:\n  panel: [heuristic, random]\n",
+     "'eval.panel': unknown panel member 'random'; the panel: heuristic"),
+    ("eval:\n  panel: []\n", "'eval.panel': an empty panel"),
+    ("eval:\n  panel: [ai, ai]\n", "'eval.panel': panel member 'ai' is named twice"),
+    ("eval:\n  panel_deals: 0\n", "'eval.panel_deals': Input should be greater than or equal"),
+    ("eval:\n  panel: [ai]\n  panel_deals_for: {heuristic: 5}\n",
+     "'eval.panel_deals_for': deal pairs for 'heuristic', which is not in this panel"),
 ])
 def test_config_errors_name_file_key_and_allowed(tmp_path, text, message):
     path = write(tmp_path, text)
@@ -120,6 +127,47 @@ def test_shipped_configs_are_valid_and_overrides_apply():
         (load_loop_config if path in loops else load_config)(path)
     cfg = load_config(QUICK, ["ppo.n_epochs=5", "selfplay.opponents={random: 1}"])
     assert cfg.ppo.n_epochs == 5 and cfg.selfplay.opponents == {"random": 1}
+
+
+def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp_path,
+                                                                             monkeypatch):
+    import matplotlib.figure
+
+    from aluette_env.evaluation import panel_eval
+    from training.runs import config_diff, evaluate_run, open_run, plot_curve, read_metrics
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}", "eval.deals=4",
+                              "eval.panel=[heuristic:version=1, heuristic]", "eval.panel_deals=9",
+                              "eval.panel_deals_for={heuristic: 5}"])
+    run_dir, state = open_run(cfg, log=lambda line: None)
+    drawn = []  # the labelled lines of each curve saved
+    save = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: (
+        drawn.append({ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[0].lines
+                      if not ln.get_label().startswith("_")}),
+        save(fig, *a, **k))[1])
+    scalars = {}
+    old = {"timesteps": 50, "wall_time_s": 0.5, "eval_seconds": 0.1,  # a record of before
+           "results": {"random": {"points_per_deal": 0.1, "points_per_deal_ci95": [0, 0.2]}}}
+    state["evals"].append(old)
+    record = evaluate_run(cfg, HeuristicPlayer(), state, run_dir, 100, 1.0, lambda: None,
+                          scalars.__setitem__)
+    expected = panel_eval("heuristic", ["heuristic:version=1", "heuristic"], deals=9,
+                          seed=cfg.eval.seed, deals_for={"heuristic": 5}).to_json()
+    assert record["panel"] == expected and expected["fewer_pairs"] == {"heuristic": 5}
+    assert expected["minimum"]["member"] == "heuristic"  # itself: 0 points per deal
+    assert scalars["eval/panel_min"] == expected["minimum"]["points_per_deal"] == 0.0
+    assert scalars["eval/panel_mean"] == expected["mean"] > 0
+    assert read_metrics(run_dir)[-1]["panel"] == json.loads(json.dumps(expected))
+    # The curve: the opponents, and the panel's two lines over the records that have one.
+    assert drawn[-1]["panel minimum"] == [0.0] and drawn[-1]["panel mean"] == [expected["mean"]]
+    assert {"vs random", "vs heuristic"} <= set(drawn[-1])
+    assert (run_dir / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
+    plot_curve([old], tmp_path / "old.png", "before the panel")
+    assert set(drawn[-1]) == {"vs random"} and (tmp_path / "old.png").exists()
+    # A run saved before the panel keys existed resumes with no config change.
+    plain = load_config(QUICK, [f"output_dir={tmp_path}"]).model_dump()
+    saved = {**plain, "eval": {k: v for k, v in plain["eval"].items() if "panel" not in k}}
+    assert len(saved["eval"]) == len(plain["eval"]) - 3 and config_diff(saved, plain) == []
 
 
 def forced_deal(winner_seat):

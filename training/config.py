@@ -232,6 +232,15 @@ class EvalConfig(BaseModel):
     opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
     seed: Seed = Field(12345, ge=0,
                        description="seed of the evaluation deals (fixed across the run)")
+    panel: list[str] | None = Field(
+        None, description="members of the panel (aluette_env.evaluation.PANEL) to evaluate "
+                          "against too, reported with their minimum and mean; null: no panel")
+    panel_deals: int | None = Field(None, ge=1, le=MAX_EVAL_DEALS,
+                                    description="deal pairs per panel member; null: deals")
+    # Every new key defaults to null: a run saved before it resumes with no config change.
+    panel_deals_for: dict[str, int] | None = Field(
+        None, description="at most this many pairs against a panel member (a search player "
+                          "is slow), e.g. {'pimc:worlds=64': 200}; null: panel_deals for each")
 
     @field_validator("opponents")
     @classmethod
@@ -240,6 +249,22 @@ class EvalConfig(BaseModel):
             raise ValueError("a list of one or more player specs (the first one picks best.zip)")
         if len(set(v)) != len(v):
             raise ValueError("each opponent once")
+        return v
+
+    @field_validator("panel")
+    @classmethod
+    def _panel(cls, v: list[str] | None) -> list[str] | None:
+        from aluette_env.evaluation.panel import plan_panel
+        if v is not None:
+            plan_panel(v)
+        return v
+
+    @field_validator("panel_deals_for")
+    @classmethod
+    def _panel_deals_for(cls, v: dict[str, int] | None, info: Any) -> dict[str, int] | None:
+        from aluette_env.evaluation.panel import plan_panel
+        if v:  # against the panel when it is valid (info: pydantic's ValidationInfo)
+            plan_panel(info.data.get("panel"), deals_for=v)
         return v
 
 

@@ -405,6 +405,9 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
 
 
 def plot_curve(evals: list[dict], path: Path, title: str) -> None:
+    """The learning curve: points per deal against each opponent by learner samples
+    and by wall time; with the panel minimum and mean as two bold lines where the
+    records carry a ``panel`` (records from before it, or without one, have none)."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -421,6 +424,15 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
         for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
             ax.plot(x, ys, marker="o", label=f"vs {opp}")
             ax.fill_between(x, lo, hi, alpha=0.2)
+    paneled = [e for e in evals if isinstance(e.get("panel"), dict)]
+    if paneled:
+        xs = np.array([e["timesteps"] for e in paneled]) / 1e6
+        ws = np.array([e["wall_time_s"] for e in paneled]) / 60
+        low = np.array([e["panel"]["minimum"]["points_per_deal"] for e in paneled])
+        mean = np.array([e["panel"]["mean"] for e in paneled])
+        for ax, x in ((axes[0], xs), (axes[1], ws)):
+            ax.plot(x, low, color="black", lw=2.5, marker="s", label="panel minimum")
+            ax.plot(x, mean, color="black", lw=2.5, ls="--", marker="s", label="panel mean")
     axes[0].set_xlabel("learner samples (millions)")
     axes[1].set_xlabel("wall time (minutes)")
     axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
@@ -443,9 +455,15 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
     when the score against the first opponent is the best yet; the learning curve;
     ``scalar(tag, value)`` for each TensorBoard figure. Returns the record.
 
+    With ``cfg.eval.panel``, the player also meets those panel members on the same
+    deals (:func:`aluette_env.evaluation.panel_eval`): the record's ``panel`` is
+    its ``to_json()`` (each member, the ``minimum``, the ``mean``), logged as
+    ``eval/panel_min`` and ``eval/panel_mean``. The best still follows the first
+    opponent.
+
     The best is compared like with like: a best against another opponent (a
     resumed run whose first opponent changed) is replaced by this score."""
-    from aluette_env.evaluation import duplicate_eval
+    from aluette_env.evaluation import duplicate_eval, panel_eval
     t0 = time.perf_counter()
     results = {}
     for spec in cfg.eval.opponents:
@@ -458,8 +476,16 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
         scalar(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
         if spec == cfg.eval.opponents[0]:
             scalar("eval/deal_win_rate", res.deal_win_rate)
+    panel = None
+    if cfg.eval.panel is not None:
+        panel = panel_eval(player, cfg.eval.panel, deals=cfg.eval.panel_deals or cfg.eval.deals,
+                           seed=cfg.eval.seed, deals_for=cfg.eval.panel_deals_for)
+        scalar("eval/panel_min", panel.minimum.points_per_deal)
+        scalar("eval/panel_mean", panel.mean)
     record = {"timesteps": timesteps, "wall_time_s": wall_time_s,
               "eval_seconds": time.perf_counter() - t0, "results": results}
+    if panel is not None:
+        record["panel"] = panel.to_json()
     state["evals"].append(record)
     append_jsonl(run_dir / "metrics.jsonl", record)
     main = results[cfg.eval.opponents[0]]["points_per_deal"]

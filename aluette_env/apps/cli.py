@@ -1,5 +1,6 @@
 """The ``eval`` and ``league`` subcommands of ``aluette``: duplicate evaluation
-and a round-robin league. They are :class:`aluette_env.commands.Command`
+(one opponent with ``--team-b``, the panel of :mod:`aluette_env.evaluation.panel`
+with ``--panel``) and a round-robin league. They are :class:`aluette_env.commands.Command`
 objects registered under the entry point group ``aluette.commands``, like every
 other subcommand (``play``, ``train``, ``export``, ...); the command itself, its
 parser and its one-line errors, is :mod:`aluette_env.commands`.
@@ -37,21 +38,73 @@ def _check_specs(*specs: str) -> None:
         load_player(spec)  # raises PlayerSpecError naming the problem
 
 
+def _member_deals(items: list[str]) -> dict[str, int]:
+    """``--member-deals MEMBER=PAIRS`` items as a dict (a member's spec may hold '=')."""
+    pairs: dict[str, int] = {}
+    for item in items:
+        member, sep, text = item.rpartition("=")
+        if not sep or not member:
+            raise UsageError(f"--member-deals {item!r}: expected MEMBER=PAIRS, e.g. "
+                             f"pimc:worlds=64=200")
+        if member in pairs:
+            raise UsageError(f"--member-deals: {member} is named twice")
+        try:
+            pairs[member] = deal_pairs(text)
+        except argparse.ArgumentTypeError as err:
+            raise UsageError(f"--member-deals {item}: {err}") from None
+    return pairs
+
+
+def _panel_evaluation(args: argparse.Namespace):
+    """``eval --panel``: its input checked before any work; (the evaluation to run,
+    its table)."""
+    from ..evaluation.panel import panel_eval, panel_table, plan_panel
+
+    if args.seat:
+        raise UsageError("--seat: not with --panel (the panel's members are team B)")
+    members = None if args.panel_members is None else \
+        [m.strip() for m in args.panel_members.split(",") if m.strip()]
+    try:
+        plan_panel(members)
+    except ValueError as err:
+        raise UsageError(f"--panel-members: {err}") from None
+    deals_for = _member_deals(args.member_deals or [])
+    try:
+        plan_panel(members, args.deals, deals_for)
+    except ValueError as err:
+        raise UsageError(f"--member-deals: {err}") from None
+    if args.json:
+        check_not_input(args.json, "--json", [args.team_a])
+    _check_specs(args.team_a)
+    return (lambda: panel_eval(args.team_a, members, deals=args.deals, seed=args.seed,
+                               deals_for=deals_for, jobs=args.jobs, progress=not args.quiet),
+            panel_table)
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
     from ..evaluation.duplicate import WorkerDied, duplicate_eval, result_table
 
-    seats = _seat_overrides(args.seat or [])
-    if args.json:
-        check_not_input(args.json, "--json", [args.team_a, args.team_b, *seats.values()])
-    _check_specs(args.team_a, args.team_b, *seats.values())
+    if args.panel:
+        evaluate, table = _panel_evaluation(args)
+    else:
+        for option, value in (("--panel-members", args.panel_members),
+                              ("--member-deals", args.member_deals)):
+            if value is not None:
+                raise UsageError(f"{option}: only with --panel")
+        seats = _seat_overrides(args.seat or [])
+        if args.json:
+            check_not_input(args.json, "--json", [args.team_a, args.team_b, *seats.values()])
+        _check_specs(args.team_a, args.team_b, *seats.values())
+        evaluate, table = (lambda: duplicate_eval(
+            args.team_a, args.team_b, deals=args.deals, seed=args.seed, seats=seats,
+            progress=not args.quiet, jobs=args.jobs)), result_table
     try:
-        res = duplicate_eval(args.team_a, args.team_b, deals=args.deals, seed=args.seed,
-                             seats=seats, progress=not args.quiet, jobs=args.jobs)
+        res = evaluate()
     except WorkerDied as err:
         raise CommandFailed(str(err)) from None
-    Console().print(result_table(res))
+    Console().print(table(res))
     if args.json:
         write_json(args.json, res.to_json())
     return 0
@@ -96,8 +149,14 @@ def cmd_league(args: argparse.Namespace) -> int:
 def eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--team-a", required=True, metavar="SPEC",
                    help="player spec for team A (required)")
-    p.add_argument("--team-b", required=True, metavar="SPEC",
-                   help="player spec for team B (required)")
+    team_b = p.add_mutually_exclusive_group(required=True)
+    team_b.add_argument("--team-b", metavar="SPEC",
+                        help="player spec for team B (this or --panel is required)")
+    team_b.add_argument("--panel", action="store_true",
+                        help="team A against each member of the panel (aluette_env.evaluation."
+                             "PANEL: the rule-based players, four shipped policies, a search "
+                             "player) on the same deals, with the minimum and the mean (this or "
+                             "--team-b is required)")
     p.add_argument("--deals", type=deal_pairs, default=2000,
                    help=f"deal pairs, 1 to {MAX_EVAL_DEALS:,}")
     p.add_argument("--seed", type=seed_int, default=0, help=f"seed of the deals, 0 to {MAX_SEED}")
@@ -109,6 +168,13 @@ def eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", type=bounded_int(1, 256), default=1,
                    help="worker processes, 1 to 256: the same result for players that draw "
                         "nothing at random, in about 1/JOBS of the time (default: 1)")
+    p.add_argument("--panel-members", metavar="SPEC,SPEC,...",
+                   help="with --panel: these members only, comma-separated (default: the "
+                        "whole panel)")
+    p.add_argument("--member-deals", action="append", metavar="MEMBER=PAIRS",
+                   help="with --panel: at most PAIRS deal pairs against MEMBER (a search player "
+                        "is slow), e.g. pimc:worlds=64=200; repeatable (default: --deals for "
+                        "every member)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

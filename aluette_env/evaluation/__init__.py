@@ -3,6 +3,8 @@
 - :mod:`.duplicate`: team A against team B on the same deals with the seats
   swapped (``duplicate_eval``), the deals of a seed (``evaluation_deals``).
 - :mod:`.league`: a round robin of duplicate matches rated with openskill.
+- :mod:`.panel`: one player against each member of a fixed panel on the same
+  deals (``panel_eval``), with the minimum and the mean (``PANEL``).
 
 May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
 :mod:`aluette_env.players` (openskill in the league).
@@ -10,6 +12,8 @@ May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
 
 from .duplicate import (EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table,
                         wilson_ci95)
+from .panel import PANEL, PanelMinimum, PanelResult, panel_eval, plan_panel
 
-__all__ = ["EvalResult", "duplicate_eval", "evaluation_deals", "mean_ci95", "play_table",
+__all__ = ["PANEL", "EvalResult", "PanelMinimum", "PanelResult", "duplicate_eval",
+           "evaluation_deals", "mean_ci95", "panel_eval", "plan_panel", "play_table",
            "wilson_ci95"]

@@ -241,15 +241,22 @@ def _check_player(argument: str, player: object) -> None:
                         f"{type(player).__name__}")
 
 
+def check_deals(deals: object, name: str = "deals") -> int:
+    """``deals`` as an int when it is a deal-pair count (1 to :data:`MAX_DEALS`);
+    ValueError naming ``name``, the value and the range otherwise."""
+    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
+            or not 1 <= deals <= MAX_DEALS:
+        raise ValueError(f"{name} must be a positive integer (1 to {MAX_DEALS:,}), "
+                         f"got {deals!r}"[:200])
+    return int(deals)
+
+
 def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000,
                    seed: int = 0, seats: dict[str, str | Player] | None = None,
                    progress: bool = False, jobs: int = 1) -> EvalResult:
     """Team A against team B over ``deals`` deal pairs (see the module docstring);
     ``jobs`` worker processes (player specs only, not player objects)."""
-    if isinstance(deals, bool) or not isinstance(deals, (int, np.integer)) \
-            or not 1 <= deals <= MAX_DEALS:
-        raise ValueError(f"deals must be a positive integer (1 to {MAX_DEALS:,}), "
-                         f"got {deals!r}"[:200])
+    check_deals(deals)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}"[:200])
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 1024:

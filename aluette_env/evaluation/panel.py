@@ -29,6 +29,10 @@ matches' first dealers, drawn after all the hands, differ), and the result
 says so (:attr:`PanelResult.fewer_pairs`, ``"fewer_pairs"`` in the JSON, a
 note under the table). The mean weighs every member alike, whatever its pairs.
 
+A member that is the player itself (the same spec, or the same model file:
+``ai`` is ``ai:version=5``) is left out: a mirror match scores 0 whatever
+the player (:attr:`PanelResult.itself`).
+
 Bad input (an unknown member, an empty panel, a member named twice, a pair
 count out of range) is a ValueError of one line naming the value and what is
 allowed, raised before any deal is played (:func:`plan_panel`).
@@ -37,7 +41,7 @@ allowed, raised before any deal is played (:func:`plan_panel`).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -109,6 +113,8 @@ class PanelResult:
     results: dict[str, EvalResult]
     minimum: PanelMinimum
     mean: float
+    #: Members left out because they are the player itself.
+    itself: list[str] = field(default_factory=list)
 
     @property
     def fewer_pairs(self) -> dict[str, int]:
@@ -121,7 +127,7 @@ class PanelResult:
         return {"player": self.player, "deals": self.deals, "seed": self.seed,
                 "members": {m: r.to_json() for m, r in self.results.items()},
                 "minimum": self.minimum.to_json(), "mean": self.mean,
-                "fewer_pairs": self.fewer_pairs}
+                "fewer_pairs": self.fewer_pairs, "itself": list(self.itself)}
 
 
 def panel_eval(player: str | Player, members: Sequence[str] | None = None, deals: int = 2000,
@@ -132,6 +138,12 @@ def panel_eval(player: str | Player, members: Sequence[str] | None = None, deals
     ``deals_for`` over at most that many; ``jobs`` and ``progress`` as in
     :func:`~aluette_env.evaluation.duplicate.duplicate_eval`, which plays each match."""
     plan = plan_panel(members, deals, deals_for)
+    itself = [m for m in plan if _same_player(player, m)]
+    if len(itself) == len(plan):
+        raise ValueError(f"the panel ({', '.join(plan)}) holds only the player itself; name "
+                         f"other members")
+    for member in itself:  # a mirror match scores 0 by construction: it says nothing
+        del plan[member]
     results = {member: duplicate_eval(player, member, deals=pairs, seed=seed, jobs=jobs,
                                       progress=progress)
                for member, pairs in plan.items()}
@@ -140,7 +152,22 @@ def panel_eval(player: str | Player, members: Sequence[str] | None = None, deals
     return PanelResult(
         player=low.team_a, deals=int(deals), seed=int(seed), results=results,
         minimum=PanelMinimum(worst, low.points_per_deal, list(low.points_per_deal_ci95)),
-        mean=float(np.mean([r.points_per_deal for r in results.values()])))
+        mean=float(np.mean([r.points_per_deal for r in results.values()])), itself=itself)
+
+
+def _same_player(player: str | Player, member: str) -> bool:
+    """``player`` is the panel member ``member`` (the same spec, or the same model
+    file: ``ai`` and ``ai:version=5``)."""
+    if isinstance(player, str) and player == member:
+        return True
+    from ..players import load_player
+    try:
+        mine = player if isinstance(player, Player) else load_player(player)
+    except ValueError:
+        return False  # duplicate_eval says what is wrong with the spec
+    path = getattr(mine, "path", None)
+    return path is not None and member.startswith("ai") and \
+        str(getattr(load_player(member), "path", "")) == str(path)
 
 
 def panel_table(res: PanelResult):
@@ -169,7 +196,12 @@ def panel_table(res: PanelResult):
               *cells(res.results[res.minimum.member]))
     t.add_row(Text("mean", style="bold"), f"{res.mean:+.4f}", "",
               f"{np.mean([r.deal_win_rate for _, r in members]):.3f}", "")
+    notes = []
     if fewer:
-        t.caption = (f"* fewer pairs than the panel's {res.deals:,}: "
+        notes.append(f"* fewer pairs than the panel's {res.deals:,}: "
                      + ", ".join(f"{m} {n:,}" for m, n in fewer.items()))
+    if res.itself:
+        notes.append(f"left out, the player itself: {', '.join(res.itself)}")
+    if notes:
+        t.caption = "\n".join(notes)
     return t

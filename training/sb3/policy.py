@@ -104,7 +104,12 @@ class CardTrunk(BaseFeaturesExtractor):
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
             pre = gather_sum(obs[:, :MAX_ACTIVE], first.weight, ACTIVE_PAD) + first.bias
             if self.privileged and obs.shape[-1] == PRIVILEGED_INPUT:
-                hidden = gather_sum(obs[:, MAX_ACTIVE:], self.hidden.weight, HIDDEN_PAD)
+                # The privileged part is narrow (192 entries, a third of them set):
+                # its layer is cheaper as one dense product than as a gather.
+                lists = obs[:, MAX_ACTIVE:].long()
+                ones = torch.zeros(len(obs), HIDDEN_PAD + 1, dtype=pre.dtype)
+                ones.scatter_(1, lists, 1.0)
+                hidden = self.hidden(ones[:, :HIDDEN_PAD])
         else:
             raise ValueError(f"CardTrunk reads an observation ({OBS_SIZE} entries) or the "
                              f"engine's index lists ({SPARSE_INPUT} or {PRIVILEGED_INPUT}), got "

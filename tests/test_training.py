@@ -151,15 +151,16 @@ def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp
     state["evals"].append(old)
     record = evaluate_run(cfg, HeuristicPlayer(), state, run_dir, 100, 1.0, lambda: None,
                           scalars.__setitem__)
-    expected = panel_eval("heuristic", ["heuristic:version=1", "heuristic"], deals=9,
+    expected = panel_eval(HeuristicPlayer(), ["heuristic:version=1", "heuristic"], deals=9,
                           seed=cfg.eval.seed, deals_for={"heuristic": 5}).to_json()
-    assert record["panel"] == expected and expected["fewer_pairs"] == {"heuristic": 5}
-    assert expected["minimum"]["member"] == "heuristic"  # itself: 0 points per deal
-    assert scalars["eval/panel_min"] == expected["minimum"]["points_per_deal"] == 0.0
-    assert scalars["eval/panel_mean"] == expected["mean"] > 0
+    assert record["panel"] == expected and expected["itself"] == ["heuristic"]
+    assert expected["minimum"]["member"] == "heuristic:version=1"
+    assert scalars["eval/panel_min"] == expected["minimum"]["points_per_deal"] > 0
+    assert scalars["eval/panel_mean"] == expected["mean"] == scalars["eval/panel_min"]
     assert read_metrics(run_dir)[-1]["panel"] == json.loads(json.dumps(expected))
     # The curve: the opponents, and the panel's two lines over the records that have one.
-    assert drawn[-1]["panel minimum"] == [0.0] and drawn[-1]["panel mean"] == [expected["mean"]]
+    assert drawn[-1]["panel minimum"] == [expected["mean"]]
+    assert drawn[-1]["panel mean"] == [expected["mean"]]
     assert {"vs random", "vs heuristic"} <= set(drawn[-1])
     assert (run_dir / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
     plot_curve([old], tmp_path / "old.png", "before the panel")
@@ -168,6 +169,26 @@ def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp
     plain = load_config(QUICK, [f"output_dir={tmp_path}"]).model_dump()
     saved = {**plain, "eval": {k: v for k, v in plain["eval"].items() if "panel" not in k}}
     assert len(saved["eval"]) == len(plain["eval"]) - 3 and config_diff(saved, plain) == []
+
+
+def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_path):
+    """A setting newer than the run stands at its default (the run never used it):
+    a config.yaml without ``selfplay.pfsp`` and ``selfplay.allow_trained_opponents``
+    (or any later key) resumes as it is; a changed setting still needs --force."""
+    import yaml as _yaml
+
+    from training.runs import open_run
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}", "logging.tensorboard=false"])
+    run_dir, _ = open_run(cfg, log=lambda line: None)
+    old = _yaml.safe_load((run_dir / "config.yaml").read_text())
+    for key in ("pfsp", "allow_trained_opponents"):
+        del old["selfplay"][key]
+    (run_dir / "config.yaml").write_text(_yaml.safe_dump(old))
+    open_run(cfg, resume=run_dir, log=lambda line: None)
+    changed = load_config(QUICK, [f"output_dir={tmp_path}", "logging.tensorboard=false",
+                                  "selfplay.opponents={latest: 1, random: 2}"])
+    with pytest.raises(ConfigError, match="selfplay.opponents"):
+        open_run(changed, resume=run_dir, log=lambda line: None)
 
 
 def forced_deal(winner_seat):

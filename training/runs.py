@@ -284,6 +284,24 @@ def config_diff(old: dict, new: dict, prefix: str = "") -> list[str]:
     return out
 
 
+def with_defaults(saved: dict, model) -> dict:
+    """``saved`` (a run's config.yaml) with the settings it lacks at their
+    defaults in ``model`` (a config class), section by section (a mapping that
+    is a setting's value, like ``selfplay.opponents``, is taken as it is)."""
+    from pydantic import BaseModel
+    out = dict(saved)
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if name not in out:
+            if field.is_required():
+                continue
+            default = field.get_default(call_default_factory=True)
+            out[name] = default.model_dump() if isinstance(default, BaseModel) else default
+        elif isinstance(kind, type) and issubclass(kind, BaseModel) and isinstance(out[name], dict):
+            out[name] = with_defaults(out[name], kind)
+    return out
+
+
 def _never_trained(run_dir: Path) -> bool:
     """A run folder that a start left before anything was trained (a start that
     failed, or was stopped, before its first checkpoint)."""
@@ -359,7 +377,8 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             raise CheckpointError(f"{err} (the run's config)") from None
         if not isinstance(saved, dict):
             raise CheckpointError(f"{config_path}: empty or corrupt (not a mapping of settings)")
-        diff = config_diff(saved, cfg.model_dump())
+        # A setting newer than the run is as its default: the run never used it.
+        diff = config_diff(with_defaults(saved, type(cfg)), cfg.model_dump())
         fixed = [d for d in diff if d.startswith(tuple(FIXED_ON_RESUME))]
         if fixed:
             key = next(k for k in FIXED_ON_RESUME if fixed[0].startswith(k))

@@ -165,6 +165,8 @@ def _same_player(player: str | Player, member: str) -> bool:
         mine = player if isinstance(player, Player) else load_player(player)
     except ValueError:
         return False  # duplicate_eval says what is wrong with the spec
+    if getattr(mine, "name", None) == member:
+        return True
     path = getattr(mine, "path", None)
     return path is not None and member.startswith("ai") and \
         str(getattr(load_player(member), "path", "")) == str(path)

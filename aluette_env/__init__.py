@@ -1,11 +1,14 @@
 """Aluette, the game of the cow: exact rules, a PettingZoo AEC environment, a
 batched engine, AI players and duplicate evaluation.
 
-``aluette_env.env()`` is the wrapped PettingZoo environment and
-``aluette_env.raw_env`` the bare one; ``pettingzoo.make("aec", "aluette_v0")``
-finds it once this package's env module is loaded (PettingZoo's registry
-entry point). Attributes load lazily (PEP 562): ``import aluette_env`` and
-``import aluette_env.game`` import no third-party module.
+``aluette_env.env()`` is the wrapped PettingZoo environment (its newest
+version, ``aluette_v1``) and ``aluette_env.raw_env`` the bare one; each
+version is a module, PettingZoo's way (``from aluette_env import aluette_v1``,
+and ``aluette_v0``, the version-1 observation kept so old experiments repeat),
+and ``pettingzoo.make("aec", "aluette_v1")`` finds them once one is loaded
+(PettingZoo's registry entry point). Attributes load lazily (PEP 562):
+``import aluette_env`` and ``import aluette_env.game`` import no third-party
+module.
 
 Layout, lowest layer first: a module imports only from its own layer and the
 layers above it in this list (``tests/test_layers.py`` reads the import

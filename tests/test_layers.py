@@ -23,7 +23,7 @@ LAYERS = [
     ("openspiel", ["aluette_env.openspiel"]),
     ("_jit", ["aluette_env._jit", "aluette_env._workers"]),
     ("render", ["aluette_env.render"]),
-    ("aec", ["aluette_env.aec"]),
+    ("aec", ["aluette_env.aec", "aluette_env.aluette_v0", "aluette_env.aluette_v1"]),
     ("vector", ["aluette_env.vector"]),
     ("players", ["aluette_env.players"]),
     ("evaluation", ["aluette_env.evaluation"]),

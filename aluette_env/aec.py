@@ -384,7 +384,8 @@ def _register() -> None:
         return
     for version in (0, 1):
         if f"aluette-v{version}" not in aec_registry:  # ids as the registry spells them
-            register("aec", f"aluette_v{version}", entry_point=f"aluette_env.aluette_v{version}:env")
+            register("aec", f"aluette_v{version}",
+                     entry_point=f"aluette_env.aluette_v{version}:env")
 
 
 _register()

@@ -22,7 +22,7 @@ $(STAMP): pyproject.toml
 # with pytest 9.2 and xdist 3.8 its xdist_group marks are silently ignored.
 # --no-loadscope-reorder keeps tests/conftest.py's order: the slowest files first.
 test: $(STAMP)
-	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder
+	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
 # command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.

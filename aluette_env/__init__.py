@@ -1,37 +1,47 @@
 """Aluette, the game of the cow: exact rules, a PettingZoo AEC environment, a
 batched engine, AI players and duplicate evaluation.
 
-``aluette_env.env()`` is the wrapped PettingZoo environment and
-``aluette_env.raw_env`` the bare one; ``pettingzoo.make("aec", "aluette_v0")``
-finds it once this package's env module is loaded (PettingZoo's registry
-entry point). Attributes load lazily (PEP 562): ``import aluette_env`` and
-``import aluette_env.game`` import no third-party module.
+``aluette_env.env()`` is the wrapped PettingZoo environment (its newest
+version, ``aluette_v1``) and ``aluette_env.raw_env`` the bare one; each
+version is a module, PettingZoo's way (``from aluette_env import aluette_v1``,
+and ``aluette_v0``, the version-1 observation kept so old experiments repeat),
+and ``pettingzoo.make("aec", "aluette_v1")`` finds them once one is loaded
+(PettingZoo's registry entry point). Attributes load lazily (PEP 562):
+``import aluette_env`` and ``import aluette_env.game`` import no third-party
+module.
 
 Layout, lowest layer first: a module imports only from its own layer and the
-layers above it in this list (``tests/test_layers.py`` reads the import
-graph and enforces it; each module's docstring says what it may import):
+layers before it in this list, and only the third-party packages its part
+names. The layers are declared once, in :mod:`aluette_env.layers`
+(``LAYERS``); ``tests/test_layers.py`` checks the import graph against that
+table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 
-1. :mod:`aluette_env.game`: the pure rules (standard library only),
-   :mod:`aluette_env.models` (the shipped policy files) and
-   :mod:`aluette_env._files` (reading a named file safely); then
-   :mod:`aluette_env.records` (the match record format, checked by replaying
-   it through the rules).
-2. :mod:`aluette_env.observation`: the observation layout, encoders and the
-   one observation reader (numpy); :mod:`aluette_env.openspiel`, the game
-   registered in OpenSpiel (optional: ``pip install 'aluette-rl[openspiel]'``).
-3. :mod:`aluette_env._jit`: numba's decorator and the core's rules
-   registered for compiled code; :mod:`aluette_env._workers`: process pools
+1. game: :mod:`aluette_env.game`, the pure rules (standard library only);
+   :mod:`aluette_env.models`, the shipped policy files; :mod:`aluette_env._files`,
+   reading a named file safely; :mod:`aluette_env.layers`, this order.
+2. records: :mod:`aluette_env.records`, the match record format, checked by
+   replaying it through the rules.
+3. observation: :mod:`aluette_env.observation`, the observation layout,
+   encoders and the one observation reader (numpy).
+4. openspiel: :mod:`aluette_env.openspiel`, the game registered in OpenSpiel
+   (optional: ``pip install 'aluette-rl[openspiel]'``).
+5. _jit: :mod:`aluette_env._jit`, numba's decorator and the core's rules
+   registered for compiled code; :mod:`aluette_env._workers`, process pools
    whose workers end with their parent.
-4. :mod:`aluette_env.render`: text rendering of a table.
-5. :mod:`aluette_env.aec`: the PettingZoo AEC environment.
-6. :mod:`aluette_env.vector`: the batched engine (numba kernels).
-7. :mod:`aluette_env.players`: the player protocol, spec registry and players
-   (the search players roll out on the batched engine).
-8. :mod:`aluette_env.evaluation`: duplicate evaluation and leagues.
-9. :mod:`aluette_env.commands` (the ``aluette`` command and its plugin API)
-   and :mod:`aluette_env.apps`: its subcommands and the games for people.
-
-The ``training`` package sits above all of them.
+6. render: :mod:`aluette_env.render`, text rendering of a table.
+7. aec: :mod:`aluette_env.aec`, the PettingZoo AEC environment, and its
+   versions :mod:`aluette_env.aluette_v0` and :mod:`aluette_env.aluette_v1`.
+8. vector: :mod:`aluette_env.vector`, the batched engine (numba kernels).
+9. players: :mod:`aluette_env.players`, the player protocol, spec registry and
+   players (the search players roll out on the batched engine).
+10. evaluation: :mod:`aluette_env.evaluation`, duplicate evaluation and leagues.
+11. apps: :mod:`aluette_env.commands` (the ``aluette`` command and its plugin
+    API, run by :mod:`aluette_env.__main__`), :mod:`aluette_env.apps` (its
+    subcommands and the games for people) and :mod:`aluette_env.apps.web`
+    (the web game, the only part with Starlette and SQLAlchemy).
+12. training: :mod:`training`, the trainers, above all of them (torch only
+    here), with the backends :mod:`training.sb3` and :mod:`training.rllib`, and
+    :mod:`training.expert_iteration`, which distils into SB3's policy.
 """
 
 from __future__ import annotations

@@ -3,20 +3,23 @@ rules come from :mod:`aluette_env.game`, the vectors from
 :mod:`aluette_env.observation`).
 
 =======================  =====================================================
-Import                   ``import aluette_env; env = aluette_env.env()``
-                         (or ``import aluette_env.aec`` and then
-                         ``pettingzoo.make("aec", "aluette_v0")``)
+Import                   ``from aluette_env import aluette_v1;
+                         env = aluette_v1.env()`` (or, once this module is
+                         loaded, ``pettingzoo.make("aec", "aluette_v1")``);
+                         ``aluette_env.env()`` is the newest version
 Agents                   ``player_0`` .. ``player_3``, clockwise; team 0 is
                          player_0 + player_2, team 1 player_1 + player_3 (R1)
 Actions                  ``Discrete(48)``: the id of the card to play (R4)
-Observations             ``Dict(observation=Box(0, 1, (OBS_SIZE,), int8),
+Observations             ``Dict(observation=Box(0, 1, (n,), int8),
                          action_mask=Box(0, 1, (48,), int8))``; the vector is
                          relative to the observing seat, laid out in
-                         :mod:`aluette_env.observation`
+                         :mod:`aluette_env.observation`: ``n`` is
+                         ``obs_size(raw_env.obs_version)``, 1,070 in v1
 Action mask              the hand of the agent to act (every card in hand is
                          legal, R9); all zeros for the other agents
 State                    ``state()``: all hands, the unused cards and the
-                         public view (``STATE_SIZE`` int8), for central critics
+                         public view (``state_size(raw_env.obs_version)``
+                         int8), for central critics
 Rewards                  only at the step that ends a deal: +points to each
                          member of the scoring team, -points to the other team
                          (points 0, 1 or 2; zero-sum by team)
@@ -39,10 +42,14 @@ agents and teams (``"player_2"``, None for a spoiled trick or no winner);
 none), for libraries whose replay buffers take numbers only (Tianshou; see
 :func:`aluette_env.game.deal_result`).
 
-Version history:
-    v0: initial release (OBS_VERSION 1); the observation is OBS_VERSION 2
-    (perfect recall: the trick of every card played this deal) since the
-    history was added; version 1 is its first ``obs_size(1)`` entries.
+Version history (PettingZoo's: a new suffix whenever the observations or the
+dynamics change; every version stays loadable, so old experiments repeat):
+    v1 (:mod:`aluette_env.aluette_v1`): the perfect-recall observation,
+    OBS_VERSION 2 (1,070 entries: ``history`` adds the trick of every card
+    played this deal); the state grows to match.
+    v0 (:mod:`aluette_env.aluette_v0`): initial release, OBS_VERSION 1 (638
+    entries). It gives exactly v1's first ``obs_size(1)`` entries (and the state's
+    first ``state_size(1)``): the same spaces and values as before v1.
 """
 
 from __future__ import annotations
@@ -60,7 +67,7 @@ from .game import (
     deal_result, describe, match_result, seat_gain, seat_of,
 )
 from .observation import (
-    MAX_DEALS, OBS_SIZE, SLICES, STATE_SIZE, IncrementalObservations, encode_state,
+    MAX_DEALS, SLICES, IncrementalObservations, encode_state, obs_size, state_size,
 )
 from .render import render_table
 
@@ -69,8 +76,12 @@ _HAND = SLICES["hand"]  # the seat's hand: its action mask when it is to act (R9
 
 
 def env(**kwargs: Any) -> AECEnv:
-    """The environment inside PettingZoo's standard classic wrappers."""
-    e: AECEnv = raw_env(**kwargs)
+    """The newest version inside PettingZoo's standard classic wrappers."""
+    return wrap(raw_env(**kwargs))
+
+
+def wrap(e: AECEnv) -> AECEnv:
+    """A raw env of any version inside PettingZoo's standard classic wrappers."""
     e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
     e = wrappers.AssertOutOfBoundsWrapper(e)
     e = _OrderEnforcingWrapper(e)
@@ -99,14 +110,19 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 
 
 class raw_env(AECEnv):
-    """Aluette, four players in two fixed partnerships; see the module docstring."""
+    """Aluette, four players in two fixed partnerships; see the module docstring.
+    This class is the newest version; an older one is a subclass with its own
+    ``metadata["name"]`` and ``obs_version`` (:mod:`aluette_env.aluette_v0`)."""
 
     metadata = {
-        "name": "aluette_v0",
+        "name": "aluette_v1",
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
+    #: The observation version this env gives: the first ``obs_size(obs_version)``
+    #: entries of the layout (stated, not ``OBS_VERSION``: a new layout is a new env).
+    obs_version = 2
 
     def __init__(self, num_deals: int = 5, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
@@ -138,14 +154,16 @@ class raw_env(AECEnv):
         self.render_hands = hands
         self.possible_agents = list(AGENTS)
         self.agents = []
+        self._obs_width = obs_size(self.obs_version)
         self._obs_space = spaces.Dict({
-            "observation": spaces.Box(0, 1, (OBS_SIZE,), np.int8),
+            "observation": spaces.Box(0, 1, (self._obs_width,), np.int8),
             "action_mask": spaces.Box(0, 1, (NUM_CARDS,), np.int8),
         })
         self._act_space = spaces.Discrete(NUM_CARDS)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
-        self.state_space = spaces.Box(0, 1, (STATE_SIZE,), np.int8)
+        self._state_width = state_size(self.obs_version)
+        self.state_space = spaces.Box(0, 1, (self._state_width,), np.int8)
         self.np_random, self.np_random_seed = None, None
         self._enc = IncrementalObservations()
         self.match: Match | None = None
@@ -240,7 +258,7 @@ class raw_env(AECEnv):
                              f"{', '.join(AGENTS)}"[:300])
         if self.match is None:
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
-        vec = self._enc.obs[seat].copy()
+        vec = self._enc.obs[seat, :self._obs_width].copy()
         if seat == self.deal.to_act and not self.match.over:
             mask = vec[_HAND].copy()
         else:
@@ -248,7 +266,7 @@ class raw_env(AECEnv):
         return {"observation": vec, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return encode_state(self.deal, self.match)
+        return encode_state(self.deal, self.match)[:self._state_width]
 
     # -- step -------------------------------------------------------------------
 
@@ -357,14 +375,17 @@ def _render_hands(render_hands: Any) -> list[str]:
 
 
 def _register() -> None:
-    """``pettingzoo.make("aec", "aluette_v0")`` once this module is loaded."""
+    """``pettingzoo.make("aec", "aluette_v1")`` (and every older version; plain
+    ``"aluette"`` is the newest) once this module is loaded."""
     try:
         from pettingzoo.env_registry import register
         from pettingzoo.env_registry.registration import aec_registry
     except ImportError:  # PettingZoo without a registry (< 1.26): env() still works
         return
-    if "aluette_v0" not in aec_registry:
-        register("aec", "aluette_v0", entry_point="aluette_env.aec:env")
+    for version in (0, 1):
+        if f"aluette-v{version}" not in aec_registry:  # ids as the registry spells them
+            register("aec", f"aluette_v{version}",
+                     entry_point=f"aluette_env.aluette_v{version}:env")
 
 
 _register()

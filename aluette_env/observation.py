@@ -137,10 +137,16 @@ OFFSET = {name: s.start for name, s in SLICES.items()}
 #: Row length of each field (its last dimension): field[r, k] is at OFFSET + r * ROW + k.
 ROW = {name: shape[-1] for name, shape in SHAPES.items()}
 
-#: The global state (``raw_env.state()``): all four hands by absolute seat,
-#: the twelve unused cards, then player_0's public view (its observation
-#: without its hand, which is already in the first block).
-STATE_SIZE = NUM_SEATS * NUM_CARDS + NUM_CARDS + OBS_SIZE - NUM_CARDS
+
+def state_size(version: int) -> int:
+    """Length of the global state (``raw_env.state()``) of observation ``version``:
+    all four hands by absolute seat, the twelve unused cards, then player_0's
+    public view (its observation without its hand, which is already in the first
+    block). A version's state is a prefix of the next one's, as its observation is."""
+    return NUM_SEATS * NUM_CARDS + NUM_CARDS + obs_size(version) - NUM_CARDS
+
+
+STATE_SIZE = state_size(OBS_VERSION)
 
 
 #: A spoiled trick in ``trick_winners``: the field's last column (R11).

@@ -11,9 +11,11 @@ from hypothesis import strategies as st
 from pettingzoo.test import api_test, render_test, seed_test
 
 import aluette_env
+from aluette_env import aluette_v0, aluette_v1
 from aluette_env.game import AGENTS
 from aluette_env.observation import (
-    OBS_SIZE, STATE_SIZE, decode_observation, encode_observation, encode_state,
+    OBS_SIZE, STATE_SIZE, decode_observation, encode_observation, encode_state, obs_size,
+    state_size,
 )
 from conftest import hands_for_winners, play_scripted
 
@@ -31,19 +33,26 @@ def random_play(e, rng, on_step=None):
             on_step(e)
 
 
-def test_api_test_wrapped_and_raw():
-    api_test(aluette_env.env(), num_cycles=300)
-    api_test(aluette_env.raw_env(), num_cycles=300)
+#: Every version PettingZoo can load (each module's env() and raw_env).
+VERSIONS = [aluette_v0, aluette_v1]
 
 
-def test_seed_test():
-    seed_test(aluette_env.env, num_cycles=300)
-    seed_test(aluette_env.raw_env, num_cycles=300)
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda m: m.__name__.rpartition(".")[2])
+def test_api_test_wrapped_and_raw(version):
+    api_test(version.env(), num_cycles=300)
+    api_test(version.raw_env(), num_cycles=300)
 
 
-def test_render_test():
-    render_test(lambda render_mode=None: aluette_env.env(render_mode=render_mode))
-    render_test(lambda render_mode=None: aluette_env.raw_env(render_mode=render_mode))
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda m: m.__name__.rpartition(".")[2])
+def test_seed_test(version):
+    seed_test(version.env, num_cycles=300)
+    seed_test(version.raw_env, num_cycles=300)
+
+
+@pytest.mark.parametrize("version", VERSIONS, ids=lambda m: m.__name__.rpartition(".")[2])
+def test_render_test(version):
+    render_test(lambda render_mode=None: version.env(render_mode=render_mode))
+    render_test(lambda render_mode=None: version.raw_env(render_mode=render_mode))
 
 
 def test_unknown_reset_option_warns_and_is_ignored(caplog):
@@ -55,17 +64,53 @@ def test_unknown_reset_option_warns_and_is_ignored(caplog):
     assert probed.deal.hands == plain.deal.hands
 
 
-def test_registered_in_pettingzoo_and_metadata():
+@pytest.mark.parametrize("name, width", [("aluette_v0", 638), ("aluette_v1", 1070),
+                                         ("aluette", 1070)])
+def test_registered_in_pettingzoo_and_metadata(name, width):
     import aluette_env.aec  # noqa: F401 - loading the env module registers it
-    e = pettingzoo.make("aec", "aluette_v0")
+    e = pettingzoo.make("aec", name)
     e.reset(seed=0)
-    assert e.metadata["name"] == "aluette_v0"
+    assert e.metadata["name"] == (name if name != "aluette" else "aluette_v1")  # the newest
     assert e.possible_agents == ["player_0", "player_1", "player_2", "player_3"]
     space = e.observation_space("player_0")
     assert space["action_mask"].dtype == np.int8 and space["action_mask"].shape == (48,)
-    assert space["observation"].shape == (OBS_SIZE,)
+    assert space["observation"].shape == (width,)
     assert e.action_space("player_3").n == 48
     assert e.observation_space("player_1") is space  # built once
+
+
+def test_the_newest_version_is_the_package_env():
+    assert aluette_env.raw_env is aluette_v1.raw_env and aluette_env.env is aluette_v1.env
+    assert aluette_v1.raw_env.obs_version == 2 and obs_size(2) == OBS_SIZE == 1070
+    assert aluette_v1.raw_env().state_space.shape == (STATE_SIZE,)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_v0_repeats_as_the_version_1_prefix_of_v1(seed):
+    """aluette_v0 is what it was before perfect recall: 638-entry observations and
+    the matching state, equal to v1's prefix at every step of the same match, the
+    same rewards, infos and masks."""
+    old, new = aluette_v0.env(), aluette_v1.env()
+    assert old.observation_space("player_0")["observation"].shape == (obs_size(1),) == (638,)
+    assert old.unwrapped.state_space.shape == (state_size(1),) == (state_size(2) - 432,)
+    old.reset(seed=seed)
+    new.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for agent, agent_new in zip(old.agent_iter(), new.agent_iter()):
+        assert agent == agent_new
+        for a in AGENTS:
+            o, n = old.observe(a), new.observe(a)
+            assert o["observation"].shape == (638,)
+            assert np.array_equal(o["observation"], n["observation"][:638])
+            assert np.array_equal(o["action_mask"], n["action_mask"])
+        assert np.array_equal(old.state(), new.state()[:state_size(1)])
+        (_, r, term, trunc, info), (_, r_new, *_, info_new) = old.last(), new.last()
+        assert (r, info) == (r_new, info_new)
+        legal = np.flatnonzero(old.observe(agent)["action_mask"])
+        action = None if term or trunc else int(rng.choice(legal))
+        old.step(action)
+        new.step(action)
+    assert old.agents == new.agents == []
 
 
 def test_pickle_mid_game_continues_identically():

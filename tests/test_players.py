@@ -30,16 +30,43 @@ def decide(player, e):
     return player.act(o["observation"], o["action_mask"])
 
 
+def play_checked_match(player, seed=1):
+    """One match of the wrapped env with ``player`` in every seat, checking every
+    step while it plays: no agent is truncated and the step's rewards are a deal's
+    (the same for partners, opposite for opponents, 0 to 2 points, R15). An illegal
+    card ends the match in PettingZoo's TerminateIllegalWrapper: every agent
+    truncated, -1 to the offender alone, which is no deal's reward."""
+    e = aluette_env.env()
+    e.reset(seed=seed)
+    plays = 0
+    for agent in e.agent_iter():
+        obs, _, term, trunc, _ = e.last()
+        assert not trunc, f"{agent} truncated: an illegal move ended the match"
+        if term:
+            e.step(None)
+            continue
+        e.step(player.act(obs["observation"], obs["action_mask"]))
+        plays += 1
+        r0, r1, r2, r3 = (e.rewards[a] for a in e.possible_agents)
+        assert r0 == r2 == -r1 == -r3 and r0 in (-2, -1, 0, 1, 2), \
+            f"{agent}'s card: rewards {e.rewards} are no deal's"
+    assert e.agents == [] and plays == 5 * 36
+
+
 def test_players_follow_the_protocol_and_play_whole_matches():
     for p in (RandomPlayer(0), HeuristicPlayer(), load_player("random:seed=2")):
         assert isinstance(p, Player)
-        e = aluette_env.env()
-        e.reset(seed=1)
-        for _agent in e.agent_iter():
-            obs, _, term, trunc, _ = e.last()
-            e.step(None if term or trunc else p.act(obs["observation"], obs["action_mask"]))
-        assert -1 not in e._cumulative_rewards.values()  # no illegal move
-        assert e.agents == []
+        play_checked_match(p)
+
+
+def test_the_match_check_sees_an_illegal_card():
+    """The check above can fail: a player that plays a card it does not hold."""
+    class Cheat:
+        def act(self, obs, mask):
+            return int(np.flatnonzero(mask == 0)[0])
+
+    with pytest.raises(AssertionError, match="no deal's|truncated"):
+        play_checked_match(Cheat())
 
 
 def test_random_player_is_seeded_and_uniform_over_legal_cards():

@@ -1,0 +1,32 @@
+"""``aluette_v0``, the environment before perfect recall (OBS_VERSION 1, 638
+entries), kept loadable so that experiments made with it repeat exactly: the
+same spaces, and values equal to the first ``obs_size(1)`` entries of
+:mod:`aluette_env.aluette_v1`'s observation (``state_size(1)`` of its state).
+New work uses ``aluette_v1``. The env is :mod:`aluette_env.aec`'s, as
+documented there.
+
+May import: :mod:`aluette_env.aec`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo import AECEnv
+
+from . import aec
+
+
+class raw_env(aec.raw_env):
+    """:class:`aluette_env.aec.raw_env` with the version-1 observation."""
+
+    metadata = {**aec.raw_env.metadata, "name": "aluette_v0"}
+    obs_version = 1
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """``aluette_v0`` inside PettingZoo's standard classic wrappers."""
+    return aec.wrap(raw_env(**kwargs))
+
+
+__all__ = ["env", "raw_env"]

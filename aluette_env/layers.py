@@ -99,7 +99,9 @@ LAYERS: tuple[Layer, ...] = (
         Part(("aluette_env.players",), ("numpy", "onnxruntime", "pyspiel", "open_spiel"),
              "the player protocol, spec syntax and options, registry (entry points); "
              "`random_player`, `heuristic`, `onnx_policy` (onnxruntime only), `solver` (the "
-             "exact solver), `expert` (policy-guided search, and its `pimc` preset), `spiel` "
+             "exact solver), `search/` (the policy-guided search `expert` and its `pimc` "
+             "preset: `worlds`, `belief`, `rollouts`, `choice`, `versions`, `player`; "
+             "`expert` re-exports it), `spiel` "
              "(OpenSpiel's ISMCTS as the `ismcts` player, players as OpenSpiel bots)"),
     )),
     Layer("evaluation", (

@@ -23,7 +23,7 @@ import numpy as np
 import aluette_env
 from aluette_env.game import relative_seat
 from aluette_env.players import load_player
-from aluette_env.players.expert import ExpertPlayer
+from aluette_env.players.search import ExpertPlayer
 
 BELIEFS = {"uniform": dict(belief=0.0), "trick": dict(infer="trick"),
            "deal": dict(infer="deal")}

@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from aluette_env.game import Deal, deal_cards
-from aluette_env.players.expert import ExpertPlayer, pimc
+from aluette_env.players.search import ExpertPlayer, pimc
 from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.solver import Position, Solver
 from aluette_env.vector import VectorGame

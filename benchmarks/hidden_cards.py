@@ -24,7 +24,8 @@ from aluette_env.game import (
 )
 from aluette_env.observation import UNSEEN
 from aluette_env.players import load_player
-from aluette_env.players.expert import _I_UNSEEN, ExpertPlayer
+from aluette_env.players.search import ExpertPlayer
+from aluette_env.players.search.worlds import I_UNSEEN
 from aluette_env.vector import VectorGame
 
 
@@ -39,8 +40,8 @@ class SeesEveryHand(ExpertPlayer):
 
     def _worlds(self, rng, n_worlds, info, context):
         card_state, seat = self.truth
-        unseen = self._unseen[:int(info[_I_UNSEEN])]
-        # _deal_world gives the lowest-ranked unseen cards to relative seat 1, then
+        unseen = self._view.unseen[:int(info[I_UNSEEN])]
+        # deal_world gives the lowest-ranked unseen cards to relative seat 1, then
         # 2, then 3, the rest to nobody: rank each card by where it really lies.
         where = np.array([relative_seat(int(card_state[c]), seat) if card_state[c] < NUM_SEATS
                           else UNSEEN for c in unseen], np.float64)

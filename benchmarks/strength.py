@@ -157,7 +157,7 @@ def kept_panel(page_text: str) -> str:
 
 
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
-    from aluette_env.players.expert import LATEST, VERSIONS
+    from aluette_env.players.search import LATEST, VERSIONS
     from aluette_env.players.onnx_policy import LATEST_VERSION
     latest = VERSIONS[LATEST]
     return (f"# Strength\n\nDuplicate evaluation of every pair of the project's players, "

@@ -1,6 +1,7 @@
 """The expert search player: consistent worlds, exact endgames equal to the
 solver, legal and reproducible moves, checked spec options."""
 
+import hashlib
 import re
 import subprocess
 import sys
@@ -12,10 +13,16 @@ import aluette_env
 from aluette_env.game import STRENGTH, relative_seat, seat_at
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.observation import OBS_SIZE, SLICES, decode_observation
-from aluette_env.players.expert import (_I_N_IN, _I_PLAYS, _I_T, _I_UNSEEN, ExpertPlayer,
-                                        _classes, _deal_world, _ess, _fill_before_plays,
-                                        _fill_deal_views, _fill_worlds, _match_context,
-                                        _order_of_play, _prepare, _solve_worlds, _tempered)
+from aluette_env.players.search import ExpertPlayer
+from aluette_env.players.search.belief import (
+    Belief, Rows, ess, fill_deal_views, order_of_play, tempered, trick_worlds,
+)
+from aluette_env.players.search.choice import classes
+from aluette_env.players.search.rollouts import solve_worlds
+from aluette_env.players.search.worlds import (
+    I_N_IN, I_PLAYS, I_T, I_UNSEEN, View, deal_world, fill_before_plays, fill_worlds, match_context,
+    prepare,
+)
 from aluette_env.players.solver import Position, Solver
 from aluette_env.vector import VectorGame
 from aluette_env.vector.kernels import IN_TRICK, PLAYED, UNUSED, kernel_view, new_state, observe
@@ -41,7 +48,7 @@ def prepared(obs, mask):
                   unseen=np.zeros(48, np.int64),
                   n_left=np.zeros(4, np.int64), plays=np.zeros(19, np.int64),
                   trick=np.zeros(4, np.int64), info=np.zeros(8, np.int64))
-    _prepare(obs, mask, _STRENGTH, *arrays.values())
+    prepare(obs, mask, _STRENGTH, *arrays.values())
     return arrays
 
 
@@ -51,14 +58,14 @@ def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
     a = prepared(obs, mask)
     info = a["info"]
     worlds = 6
-    st = new_state(worlds * int(info[_I_PLAYS]))
+    st = new_state(worlds * int(info[I_PLAYS]))
     keys = np.random.default_rng(0).random((worlds, 48))
-    context = _match_context(obs)
-    _fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
+    context = match_context(obs)
+    fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
                  a["reached"], a["in_run"], a["unseen"], a["n_left"], a["plays"], context,
                  _STRENGTH, kernel_view(st))
     deal = e.deal
-    for g in range(worlds * int(info[_I_PLAYS])):
+    for g in range(worlds * int(info[I_PLAYS])):
         codes = st.card_state[g]
         for rel in range(4):
             real = seat_at(seat, rel)
@@ -78,10 +85,10 @@ def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
         assert all(st.card_trick[g][c] == deal.trick_index for c in deal.trick_cards)
     # the worlds differ: the unseen cards are really dealt at random
     assert len({st.card_state[g].tobytes() for g in range(0, st.card_state.shape[0],
-                                                         int(info[_I_PLAYS]))}) > 1
+                                                         int(info[I_PLAYS]))}) > 1
     played_total = sum(len(t.cards) for t in deal.tricks) + len(deal.trick_cards)
-    assert info[_I_T] == deal.trick_index
-    assert info[_I_UNSEEN] == 48 - len(deal.hands[seat]) - played_total
+    assert info[I_T] == deal.trick_index
+    assert info[I_UNSEEN] == 48 - len(deal.hands[seat]) - played_total
 
 
 @pytest.mark.parametrize("plays", [24, 27, 29, 33])
@@ -89,16 +96,16 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     e, seat, obs, mask = position_after(plays, seed=100 + plays)
     a = prepared(obs, mask)
     info = a["info"]
-    worlds, n_plays = 5, int(info[_I_PLAYS])
+    worlds, n_plays = 5, int(info[I_PLAYS])
     keys = np.random.default_rng(1).random((worlds, 48))
     fast = Solver()
     values = np.zeros((worlds, n_plays))
-    _solve_worlds(keys, info, a["cards"], a["trick"], a["counts"], a["reached"], a["in_run"],
+    solve_worlds(keys, info, a["cards"], a["trick"], a["counts"], a["reached"], a["in_run"],
                   a["unseen"], a["n_left"], a["plays"], _STRENGTH, *fast.tables, values)
     # The same worlds through the rules engine's state and the solver's interface.
     st = new_state(worlds * n_plays)
-    context = _match_context(obs)
-    _fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
+    context = match_context(obs)
+    fill_worlds(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"], a["counts"],
                  a["reached"], a["in_run"], a["unseen"], a["n_left"], a["plays"], context,
                  _STRENGTH, kernel_view(st))
     expected = np.zeros((worlds, n_plays))
@@ -111,7 +118,7 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
         pos = Position.from_cards(hands, leader, [c for _, c in trick],
                                   counts=tuple(a["counts"]), reached=tuple(a["reached"]),
                                   in_run=tuple(bool(x) for x in a["in_run"]),
-                                  trick_index=int(info[_I_T]))
+                                  trick_index=int(info[I_T]))
         exact = Solver().move_values(pos)
         for j in range(n_plays):
             expected[w, j] = exact[STRENGTH[a["plays"][j]]]
@@ -138,7 +145,7 @@ def test_expert_plays_legal_cards_reproducibly_for_a_seed():
 
 
 def test_expert_moves_are_the_same_in_another_process():
-    code = ("from aluette_env.players.expert import ExpertPlayer\n"
+    code = ("from aluette_env.players.search import ExpertPlayer\n"
             "from aluette_env.vector import VectorGame\n"
             "g = VectorGame(2, seed=9); g.reset()\n"
             "p = ExpertPlayer(worlds=3, solve_tricks=2, seed=1)\n"
@@ -223,13 +230,13 @@ def test_worlds_before_this_tricks_plays_show_each_player_what_it_saw():
         mask = e.observe(e.agent_selection)["action_mask"]
         a = prepared(obs, mask)
         info = a["info"]
-        n_in = int(info[_I_N_IN])
+        n_in = int(info[I_N_IN])
         assert n_in == len(e.deal.trick_cards) >= 2
         worlds = 5
         keys = np.random.default_rng(3).random((worlds, 48))
-        context = _match_context(obs)
+        context = match_context(obs)
         st = kernel_view(new_state(worlds * n_in))
-        _fill_before_plays(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"],
+        fill_before_plays(keys, info, a["cards"], a["card_trick"], a["trick"], a["winners"],
                            a["counts"], a["reached"], a["in_run"], a["unseen"], a["n_left"],
                            context, _STRENGTH, st)
         rebuilt = np.zeros((worlds * n_in, OBS_SIZE), np.int8)
@@ -269,23 +276,18 @@ def _believed(led_weakest: bool, belief: float = 1.0):
     seat, led = e.deal.to_act, e.deal.trick_cards[0]
     o = e.observe(e.agent_selection)
     a = prepared(o["observation"], o["action_mask"])
-    p = ExpertPlayer(worlds=16, belief=belief, draws=8, seed=1)
-    p._policy = _Lowest()
-    p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
-    p._trick[:] = a["trick"]
-    p._winners[:] = a["winners"]
-    p._card_trick[:] = a["card_trick"]
-    for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
-        mine[:] = theirs
-    context = _match_context(o["observation"])
-    keys, weights = p._believed_worlds(np.random.default_rng(0), 16, a["info"], context)
+    view = View()
+    view.read(o["observation"], o["action_mask"])
+    model = Belief(_Lowest(), belief, "trick", draws=8, min_ess=0.25, infer_rows=4096)
+    context = match_context(o["observation"])
+    keys, weights = trick_worlds(np.random.default_rng(0), 16, view, context, model, Rows())
     assert weights.sum() == 16 and len(keys) == len(weights)
     leader = relative_seat(e.deal.leader, seat)
     owner = np.empty(48, np.int64)
     weakest = []
     for k in keys:
-        _deal_world(k, a["unseen"], int(a["info"][_I_UNSEEN]), a["n_left"], owner)
-        held = [int(a["unseen"][j]) for j in range(int(a["info"][_I_UNSEEN]))
+        deal_world(k, a["unseen"], int(a["info"][I_UNSEEN]), a["n_left"], owner)
+        held = [int(a["unseen"][j]) for j in range(int(a["info"][I_UNSEEN]))
                 if owner[j] == leader]
         weakest.append(min(STRENGTH[c] for c in held))
     return STRENGTH[led], weakest, weights
@@ -321,11 +323,11 @@ def test_the_policys_play_stands_unless_another_gains_significantly():
 def test_play_classes_cover_every_legal_card_with_the_policys_probability():
     e, seat, obs, mask = position_after(9, seed=4)
     a = prepared(obs, mask)
-    n_plays = int(a["info"][_I_PLAYS])
+    n_plays = int(a["info"][I_PLAYS])
     probs = np.where(mask > 0, np.random.default_rng(0).random(48), 0)
     probs /= probs.sum()
     class_prob, card_class = np.zeros(19), np.zeros(48, np.int64)
-    _classes(mask, a["plays"], n_plays, _STRENGTH, probs, class_prob, card_class)
+    classes(mask, a["plays"], n_plays, _STRENGTH, probs, class_prob, card_class)
     assert np.isclose(class_prob[:n_plays].sum(), 1.0)
     for c in range(48):
         if mask[c]:
@@ -410,9 +412,9 @@ def _play_weakest(plays: int, seed: int):
 
 
 def _true_world(e, a, seat):
-    """Keys that deal the unseen cards as the real deal has them (see _deal_world)."""
+    """Keys that deal the unseen cards as the real deal has them (see deal_world)."""
     keys = np.zeros(48)
-    for k in range(int(a["info"][_I_UNSEEN])):
+    for k in range(int(a["info"][I_UNSEEN])):
         c = int(a["unseen"][k])
         holder = next((s for s in range(4) if c in e.deal.hands[s]), None)
         keys[k] = 4 if holder is None else relative_seat(holder, seat)
@@ -425,8 +427,8 @@ def test_the_order_of_play_is_the_history_the_observation_rebuilds(plays):
     e, _, obs, mask = _play_weakest(plays, seed=plays)
     a = prepared(obs, mask)
     order = np.zeros(36, np.int64)
-    n = _order_of_play(a["cards"], a["card_trick"], a["winners"], _match_context(obs)[0],
-                       int(a["info"][_I_T]), order)
+    n = order_of_play(a["cards"], a["card_trick"], a["winners"], match_context(obs)[0],
+                       int(a["info"][I_T]), order)
     history = decode_observation(obs)["history"]
     assert list(order[:n]) == [c for trick in history for _, c in trick["plays"]]
     assert n == plays
@@ -441,17 +443,17 @@ def test_a_replayed_world_shows_each_other_seat_the_view_it_had_before_each_play
     e, seen, obs, mask = _play_weakest(plays, seed=40 + plays)
     seat = e.deal.to_act
     a = prepared(obs, mask)
-    context = _match_context(obs)
+    context = match_context(obs)
     order = np.zeros(36, np.int64)
-    n = _order_of_play(a["cards"], a["card_trick"], a["winners"], context[0],
-                       int(a["info"][_I_T]), order)
+    n = order_of_play(a["cards"], a["card_trick"], a["winners"], context[0],
+                       int(a["info"][I_T]), order)
     theirs = [(s, o) for s, o in seen if s != seat]
     rng = np.random.default_rng(plays)
     keys = np.stack([_true_world(e, a, seat), rng.random(48), rng.random(48)])
     rows = len(keys) * len(theirs)
     st = kernel_view(new_state(1))
     views, legal = np.zeros((rows, OBS_SIZE), np.int8), np.zeros((rows, 48), np.int8)
-    assert _fill_deal_views(keys, a["info"], a["cards"], a["unseen"], a["n_left"], order, n,
+    assert fill_deal_views(keys, a["info"], a["cards"], a["unseen"], a["n_left"], order, n,
                             context, _STRENGTH, st[0], views, legal) == rows
     hand = SLICES["hand"]
     outside = np.ones(OBS_SIZE, bool)
@@ -476,18 +478,15 @@ def _deal_believed(infer: str, plays: int = 14, seed: int = 5):
     p = ExpertPlayer(worlds=32, belief=1.0, draws=16, infer=infer, min_ess=0.0,
                      infer_rows=1 << 16, seed=1)
     p._policy = _Lowest()
-    p._cards[:], p._unseen[:], p._n_left[:] = a["cards"], a["unseen"], a["n_left"]
-    p._trick[:], p._winners[:], p._card_trick[:] = a["trick"], a["winners"], a["card_trick"]
-    for mine, theirs in zip(p._tally, (a["counts"], a["reached"], a["in_run"])):
-        mine[:] = theirs
-    keys, weights = p._worlds(np.random.default_rng(0), 32, a["info"], _match_context(obs))
+    p._view.read(obs, mask)
+    keys, weights = p._worlds(np.random.default_rng(0), 32, a["info"], match_context(obs))
     owner = np.empty(48, np.int64)
     explained = []
     for k in keys:
-        _deal_world(k, a["unseen"], int(a["info"][_I_UNSEEN]), a["n_left"], owner)
+        deal_world(k, a["unseen"], int(a["info"][I_UNSEEN]), a["n_left"], owner)
         ok = True
         for r in (1, 2, 3):
-            held = [STRENGTH[int(a["unseen"][j])] for j in range(int(a["info"][_I_UNSEEN]))
+            held = [STRENGTH[int(a["unseen"][j])] for j in range(int(a["info"][I_UNSEEN]))
                     if owner[j] == r]
             played = [STRENGTH[c] for c in range(48) if a["cards"][c] in (PLAYED + r,
                                                                           IN_TRICK + r)]
@@ -508,13 +507,13 @@ def test_deal_inference_keeps_only_worlds_that_explain_every_play_of_the_deal():
 def test_tempering_keeps_the_effective_sample_size_asked_for():
     rng = np.random.default_rng(0)
     log_like = -rng.exponential(200.0, 500)  # a few draws far likelier than the rest
-    assert _ess(np.exp(log_like)) < 10
-    like, power = _tempered(log_like, 100.0)
-    assert 0 < power < 1 and _ess(like) >= 100
+    assert ess(np.exp(log_like)) < 10
+    like, power = tempered(log_like, 100.0)
+    assert 0 < power < 1 and ess(like) >= 100
     assert np.allclose(like, np.exp(power * log_like))
     flat = np.zeros(50)
-    like, power = _tempered(flat, 10.0)
-    assert power == 1.0 and _ess(like) == 50
+    like, power = tempered(flat, 10.0)
+    assert power == 1.0 and ess(like) == 50
 
 
 @pytest.mark.parametrize("plays", [0, 9, 22])
@@ -529,3 +528,57 @@ def test_sampled_worlds_deal_each_hidden_card_to_one_place_as_the_seat_counts_th
         for s in (1, 2, 3):  # each other seat holds as many cards as it really does
             real = len(e.deal.hands[seat_at(seat, s)])
             assert ((holders == s).sum(1) == real).all()
+
+
+def _digest_positions(games: int, every: int):
+    """Decisions from ``games`` seeded one-deal games the heuristic plays: every
+    ``every``-th position of each deal (first tricks, middle, endgame)."""
+    g = VectorGame(games, num_deals=1, seed=17, auto_reset=False)
+    g.reset()
+    heuristic = load_player("heuristic")
+    obs, masks = [], []
+    for step in range(36):
+        if step % every == 0:
+            obs.append(g.obs.copy())
+            masks.append(g.mask.copy())
+        g.step(heuristic.act_batch(g.obs, g.mask))
+    return np.concatenate(obs), np.concatenate(masks)
+
+
+#: SHA-256 (first 16 hex digits) of each search player's moves, card values and worlds on
+#: _digest_positions(), recorded from players/expert.py before it was split into
+#: players/search/: a refactor of the search must leave every move and estimate alone.
+DECISION_DIGESTS = {
+    "expert:worlds=8,seed=3": "d7409f2ebc9f53ec",
+    "expert:version=4,worlds=8,seed=3": "07d676b92db67f83",
+    "expert:worlds=6,solve_tricks=3,solve_worlds=4,seed=2": "9b723f2c9e75cbb9",
+    "expert:worlds=8,rollout=heuristic,belief=0,confidence=0,seed=1": "a279bc410f8171bf",
+    "pimc:worlds=8,solve_tricks=3": "a69b60cdbd9114e6",
+    "expert": "1cfe799e4cc08c63",
+}
+
+
+@pytest.mark.parametrize("spec", list(DECISION_DIGESTS))
+def test_search_decisions_match_the_recorded_digest(spec):
+    # The default expert (320 worlds, whole-deal belief) on fewer positions: its cost.
+    obs, masks = _digest_positions(*((1, 4) if spec == "expert" else (4, 2)))
+    player = load_player(spec)
+    digest = hashlib.sha256(np.asarray(player.act_batch(obs, masks), np.int8).tobytes())
+    for i in range(0, len(obs), 9):
+        cv = player.card_values(obs[i], masks[i])
+        digest.update(np.asarray(cv.cards, np.int8).tobytes())
+        digest.update(np.round(cv.value, 9).tobytes() + np.round(cv.stderr, 9).tobytes())
+        digest.update(bytes([cv.best, cv.worlds % 256]))
+        holders, weights = player.sample_worlds(obs[i], masks[i])
+        digest.update(holders.tobytes() + np.round(weights, 9).tobytes())
+    assert digest.hexdigest()[:16] == DECISION_DIGESTS[spec]
+
+
+def test_the_old_module_still_exports_the_search_players():
+    """``aluette_env.players.expert`` (the search's former home, and the entry points
+    of installations made before the move) re-exports the package's public names."""
+    from aluette_env.players import expert, search
+    for name in expert.__all__:
+        assert getattr(expert, name) is getattr(search, name)
+    assert {"ExpertPlayer", "VERSIONS", "LATEST", "guiding_policy", "pimc",
+            "CardValues"} <= set(expert.__all__)

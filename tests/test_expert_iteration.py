@@ -17,7 +17,7 @@ pytest.importorskip("sb3_contrib")
 
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import PlayerSpecError, load_player
-from aluette_env.players.expert import VERSIONS, ExpertPlayer
+from aluette_env.players.search import VERSIONS, ExpertPlayer
 from training import expert_iteration as ei
 from training.config import ConfigError
 

@@ -245,7 +245,7 @@ def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str):
 def check_policy(spec: str) -> None:
     """A policy the expert can be guided by (ai, ai:version=N, an .onnx file); ValueError
     (a ConfigError) with one line otherwise."""
-    from aluette_env.players.expert import guiding_policy
+    from aluette_env.players.search import guiding_policy
 
     from .config import ConfigError
     if spec == "none":
@@ -273,7 +273,7 @@ def shard_path(out: Path, k: int) -> Path:
 def label_shard(policy: str, cfg: DataConfig, k: int) -> dict[str, np.ndarray]:
     """Shard ``k``: self-play positions of ``policy`` and the expert's labels."""
     from aluette_env.players import load_player
-    from aluette_env.players.expert import ExpertPlayer
+    from aluette_env.players.search import ExpertPlayer
 
     from .imitation import demonstrations
     seed = cfg.seed * 100003 + k

@@ -5,7 +5,7 @@
   plays that card, the same relative to the expert's preferred card, and the
   uncertainty of that difference (a paired standard error over the sampled
   worlds). It is computed from the seat's observation alone, exactly as an AI
-  player's move (:meth:`~aluette_env.players.expert.ExpertPlayer.card_values`),
+  player's move (:meth:`~aluette_env.players.search.ExpertPlayer.card_values`),
   so it never uses a card the seat cannot see.
 * **Review** (:meth:`Coach.review_deal`): each decision of the chosen seats in
   a finished deal of a match record (:mod:`aluette_env.records`), with the
@@ -58,7 +58,7 @@ class Coach:
 
     def __init__(self, hint_worlds: int = HINT_WORLDS, review_worlds: int = REVIEW_WORLDS,
                  seed: int = 0, policy: str | None = None):
-        from aluette_env.players.expert import ExpertPlayer
+        from aluette_env.players.search import ExpertPlayer
         self.hint_worlds = _check_worlds("hint_worlds", hint_worlds)
         self.review_worlds = _check_worlds("review_worlds", review_worlds)
         # confidence=0: the preferred card is the best estimate, so no other card

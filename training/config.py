@@ -354,17 +354,6 @@ class TrainConfig(BaseModel):
         if sp.pfsp is not None and (self.backend != "sb3" or not sp.all_seats):
             raise ValueError("'selfplay.pfsp' needs backend sb3 and 'selfplay.all_seats' true "
                              "(its table counts the league games' deals); remove it or set them")
-        if self.network.warm_start is None and not sp.allow_trained_opponents:
-            trained = [k for k in [*sp.opponents, sp.partner]
-                       if k not in ("latest", "snapshots")
-                       and k.partition(":")[0] not in RULE_BASED_OPPONENTS]
-            if trained:
-                raise ValueError(
-                    f"a run from scratch ('network.warm_start' unset) meets only rule-based "
-                    f"fixed players ({', '.join(RULE_BASED_OPPONENTS)}), its own snapshots and "
-                    f"itself; 'selfplay' names {', '.join(map(repr, trained))}: a trained model "
-                    f"would carry its training into the run (warm-start from it, or set "
-                    f"'selfplay.allow_trained_opponents' for a best response)")
         net = self.network
         if net.critic == "privileged" and not net.sparse:
             raise ValueError("'network.critic' privileged reads the engine's index lists: set "
@@ -569,8 +558,27 @@ def load_config(path: str | Path, overrides: list[str] | None = None) -> TrainCo
     cfg = validate(data, source)
     check_output_dir(cfg, source)
     check_players(cfg, source)
+    check_from_scratch(cfg, source)
     check_warm_start(cfg, source)
     return cfg
+
+
+def check_from_scratch(cfg: TrainConfig, source: str) -> None:
+    """A run from scratch (no ``network.warm_start``) meets only rule-based fixed
+    players, its own snapshots and itself (checked after the players load, so a
+    misspelt player is named as such first)."""
+    sp = cfg.selfplay
+    if cfg.network.warm_start is not None or sp.allow_trained_opponents:
+        return
+    trained = [k for k in [*sp.opponents, sp.partner] if k not in ("latest", "snapshots")
+               and k.partition(":")[0] not in RULE_BASED_OPPONENTS]
+    if trained:
+        raise ConfigError(
+            f"{source}: a run from scratch ('network.warm_start' unset) meets only rule-based "
+            f"fixed players ({', '.join(RULE_BASED_OPPONENTS)}), its own snapshots and "
+            f"itself; 'selfplay' names {', '.join(map(repr, trained))}: a trained model would "
+            f"carry its training into the run (warm-start from it, or set "
+            f"'selfplay.allow_trained_opponents' for a best response)")
 
 
 def check_warm_start(cfg: TrainConfig, source: str) -> None:

@@ -490,3 +490,54 @@ def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, se
                            timeout=MATCH_TIMEOUT_MS)
     assert page.locator(".hand-card").count() == hand - 1
     context.close()
+
+
+def person_plays(url: str, token: str) -> int:
+    """The person of ``token`` plays their first legal card as long as it is
+    their turn (through the API, as another page would): how many cards."""
+    plays = 0
+    while True:
+        view = httpx.get(f"{url}/api/games/{token}", timeout=30).json()["state"]
+        if not view["your_turn"]:
+            return plays
+        r = httpx.post(f"{url}/api/games/{token}/play", timeout=30,
+                       json={"card": view["legal"][0], "version": view["version"]})
+        assert r.status_code == 200, r.text
+        plays += 1
+
+
+def test_a_push_during_an_animation_is_shown_after_it(browser, quick):
+    """Ann's page animates the answer to her play (AI cards at 0.4 s each)
+    while Bob plays: the server pushes the newer view to her page mid-answer.
+    Each time, over a whole deal, her page ends on the newest view (its
+    version, her turn when it is hers), never on her own older answer."""
+    made = make_table(quick)
+    ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    bob = seat_page(browser, quick.url + made["seats"]["2"]["link"])  # Bob is here
+    ann = seat_page(browser, quick.url + made["seats"]["0"]["link"],
+                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '400');"))
+    mid = []
+
+    def bob_plays_before_the_answer(route):
+        response = route.fetch()  # Ann's play is applied; her page waits for its answer
+        mid.append(person_plays(quick.url, bob_token))
+        route.fulfill(response=response)
+    ann.route("**/play?*", bob_plays_before_the_answer)
+    deadline = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < deadline
+        person_plays(quick.url, bob_token)  # Bob's turns that no play of Ann's led to
+        newest = httpx.get(f"{quick.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        ann.wait_for_selector(f"body[data-version='{newest['version']}']:not([data-state=busy])",
+                              state="attached", timeout=15_000)
+        expected = "deal-over" if newest["deal"]["done"] else \
+            "your-turn" if newest["your_turn"] else "waiting"
+        assert state(ann) == expected
+        if expected == "deal-over":
+            break
+        if expected == "your-turn":
+            ann.locator(".hand-card").first.click()
+            with ann.expect_response(lambda r: "/play?" in r.url):  # after Bob's plays
+                ann.click("#confirm")
+    assert sum(1 for n in mid if n) >= 3, mid  # pushed mid-answer, many times over
+    assert not ann.errors and not bob.errors, (ann.errors, bob.errors)

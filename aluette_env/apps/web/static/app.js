@@ -19,6 +19,11 @@
   let labels = {}; // player spec -> display name, in the page's language
   let gameId = null;
   let view = null; // what is on screen (the server's view, or one rebuilt from events)
+  // The newest view of this game the page was told of (an answer, a push), and
+  // its game: what the page shows once it is not busy, so that a push that
+  // arrives during an answer's animation is shown after it, never dropped.
+  let newest = null;
+  let newestFor = null;
   let selected = null; // card id chosen but not yet played
   let focusIndex = 0; // roving focus in the hand
   let busy = false; // a request or an animation is in progress
@@ -157,6 +162,15 @@
     const dialog = $("lost");
     if (!dialog.open) dialog.showModal();
     render();
+  }
+
+  // A view of the game the page was told of: kept if it is the newest (a
+  // same-version view replaces it: new words, in another language); returns
+  // the newest, which is what the page shows when it is free.
+  function told(state) {
+    if (newestFor !== gameId) { newest = null; newestFor = gameId; }
+    if (!newest || state.version >= newest.version) newest = state;
+    return newest;
   }
 
   // ------------------------------------------------------------------ drawing
@@ -392,6 +406,7 @@
   function render() {
     if (!view) return;
     followGame();
+    document.body.dataset.version = String(view.version);
     document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     // A spectator's page has no hand, no Play button and no coach (style.css).
@@ -451,7 +466,7 @@
       }
     }
     busy = false;
-    view = finalState;
+    view = told(finalState); // or a newer view pushed meanwhile
     movesShown += 1;
     document.body.dataset.moves = String(movesShown);
     render();
@@ -472,7 +487,7 @@
       busy = false;
       if (err.code === "no_game") { showLost(); return; }
       if (err.status === 409 && gameId) { // a stale view: show the game as it is
-        try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch { /* keep the error */ }
+        try { view = told((await api("GET", `/api/games/${gameId}`)).state); } catch { /* keep the error */ }
       }
       showError(err);
       render();
@@ -494,8 +509,11 @@
     socket = ws;
     ws.onmessage = (e) => {
       const data = JSON.parse(e.data);
-      if (ws !== socket || busy || !view || data.version === view.version) return;
-      view = data.state;
+      if (ws !== socket || !view) return;
+      const fresh = told(data.state);
+      // While an answer animates, the newest view waits: playEvents shows it at its end.
+      if (busy || fresh.version === view.version) return;
+      view = fresh;
       clearError();
       render();
       if (view.your_turn) focusHand();
@@ -506,7 +524,7 @@
       setTimeout(async () => {
         if (socketFor !== gameId || lost) return;
         try {
-          const fresh = (await api("GET", `/api/games/${gameId}`)).state;
+          const fresh = told((await api("GET", `/api/games/${gameId}`)).state);
           if (!busy && (!view || fresh.version !== view.version)) { view = fresh; render(); }
           clearError();
         } catch (err) { if (err.code === "no_game") { showLost(); return; } }
@@ -543,8 +561,9 @@
       button.disabled = match.token === gameId;
       button.addEventListener("click", async () => {
         try {
-          view = (await api("GET", `/api/games/${match.token}`)).state;
+          const state = (await api("GET", `/api/games/${match.token}`)).state;
           gameId = match.token;
+          view = told(state);
           sessionStorage.setItem(STORE.game, gameId);
           remember(gameId);
           lost = false;
@@ -598,7 +617,7 @@
       remember(gameId);
       lost = false;
       selected = null;
-      view = (await api("GET", `/api/games/${gameId}`)).state;
+      view = told((await api("GET", `/api/games/${gameId}`)).state);
       render();
     } catch (err) {
       problem.textContent = err.status !== undefined ? err.message : t("Something went wrong: {error}", {error: err.message});
@@ -728,7 +747,8 @@
         if (!gameId || lost) return;
         try {
           const res = await api("POST", `/api/games/${gameId}/players`, {[select.dataset.role]: select.value});
-          if (!busy) { view = res.state; render(); }
+          told(res.state);
+          if (!busy) { view = newest; render(); }
         } catch (err) {
           if (err.code === "no_game") showLost(); else showError(err);
         }
@@ -762,7 +782,7 @@
     syncPlayers();
     for (const slot of document.querySelectorAll(".slot")) slot.replaceChildren(); // redraw faces and ribbons
     if (gameId && !lost && !busy) { // the server words the game in the new language
-      try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch (err) { if (err.code === "no_game") showLost(); }
+      try { view = told((await api("GET", `/api/games/${gameId}`)).state); } catch (err) { if (err.code === "no_game") showLost(); }
     }
     render();
     languageLoaded();
@@ -846,8 +866,9 @@
     const saved = sessionStorage.getItem(STORE.game);
     if (saved) {
       try {
-        view = (await api("GET", `/api/games/${saved}`)).state;
+        const state = (await api("GET", `/api/games/${saved}`)).state;
         gameId = saved;
+        view = told(state);
         syncPlayers();
         render();
         if (view.your_turn) focusHand();

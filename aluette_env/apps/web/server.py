@@ -331,6 +331,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def new_match(request: Request) -> JSONResponse:
         table = await seat_of(request, person=True)
         _narrator(request)
+        if not table.game.may_start_match(table.seat):
+            raise ApiError(403, "at a table of people only its host starts a new match",
+                           "host_only")
         data = await _json_body(request)
         _check_keys(data, {"version"})
         version = _integer(data, "version", 0, None, "the game's version in the view you saw",

@@ -47,6 +47,15 @@
     if (view && view.spectator) return [t("South"), t("West"), t("North"), t("East")][seat];
     return [t("You"), t("West"), t("Partner"), t("East")][seat];
   }
+  // A seat labelled once: its place from the reader, and the name of the
+  // person there if the host gave one ("Partner · Bob"; an AI: "Partner").
+  function personName(seat) { return (view && view.people && view.people[String(seat)]) || ""; }
+  function seatLabel(seat) {
+    const name = personName(seat);
+    return name ? `${seatName(seat)} · ${name}` : seatName(seat);
+  }
+  // A seat in a sentence: the person's name, else the place ("Waiting for Bob…").
+  function who(seat) { return personName(seat) || seatName(seat); }
   function sideNames() {
     return view && view.spectator ? [t("South and north"), t("West and east")] : [t("You and partner"), t("Opponents")];
   }
@@ -89,6 +98,7 @@
     conflict: N_("The game moved on before this move arrived, so nothing was changed. The table now shows the game as it is."),
     refused: N_("The game cannot take this move now; nothing was changed."),
     spectator: N_("A spectator's link shows the game but cannot play."),
+    host_only: N_("At a table of people, only its host starts a new match."),
     too_many: N_("Too many unknown game links came from this address. Wait a minute, then try again."),
     worker_restarting: N_("The server is restarting a worker. Try again in a moment."),
     damaged: N_("This game's stored record is damaged and cannot be opened."),
@@ -195,9 +205,7 @@
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
       const backs = seat === 0 && !view.spectator ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
-      // At a table of people, a person's seat also shows the name they were invited by.
-      const person = view.people && view.people[String(seat)];
-      const name = person ? `${seatName(seat)} · ${person}` : seatName(seat);
+      const name = seatLabel(seat);
       box.innerHTML = `<div class="seat-head"><span class="seat-name">${window.AluetteCards.escapeXml(name)}</span>` +
         `<span class="seat-tricks">${t("Tricks: {n}", {n: view.counts[seat]})}</span></div>` +
         `<div class="badges">${badges.join("")}</div>${backs}`;
@@ -274,7 +282,7 @@
     else if (view.deal.to_act === null) prompt = "";
     else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
       t("Click the chosen card again or press Play to play it; choose another card to change.");
-    else prompt = t("Waiting for {seat}…", {seat: seatName(view.deal.to_act)});
+    else prompt = t("Waiting for {seat}…", {seat: who(view.deal.to_act)});
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
   }
@@ -362,6 +370,13 @@
       result.className = "match-result";
       result.textContent = words().match_result || "";
       box.append(result);
+      // At a table of people, the host starts the next match (the server says who may).
+      button.hidden = !view.can_start_match;
+      if (!view.spectator && !view.can_start_match) {
+        const wait = document.createElement("p");
+        wait.textContent = t("Waiting for {name} to start a new match.", {name: who(view.host)});
+        box.append(wait);
+      }
       button.id = "summary-new-match";
       button.textContent = t("New match");
       button.addEventListener("click", () => newMatch(true));
@@ -395,12 +410,33 @@
     }
     for (const seat of away) { clearTimeout(backLately.get(seat)); backLately.delete(seat); }
     awaySeen = {game: gameId, seats: away};
-    const name = (seat) => (view.people && view.people[String(seat)]) || seatName(seat);
-    const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: name(seat)}))
-      .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: name(seat)})));
+    const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: who(seat)}))
+      .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: who(seat)})));
     const box = $("away");
     if (box.textContent !== lines.join("\n")) box.textContent = lines.join("\n");
     box.hidden = !lines.length;
+  }
+
+  // What the reader may do, as the server says it: New match only for whoever
+  // may start one (not a spectator, not a friend of the host), an AI choice
+  // only for a seat an AI holds. During a new match's first deal, every page
+  // says who started it.
+  function renderOffers() {
+    $("new-match").hidden = !lost && !view.can_start_match;
+    const roles = {left: "1", partner: "2", right: "3"};
+    let choices = 0;
+    for (const select of document.querySelectorAll("select[data-role]")) {
+      const offered = !view.spectator && roles[select.dataset.role] in view.players;
+      select.closest("label").hidden = !offered;
+      choices += offered ? 1 : 0;
+    }
+    $("ai-players").hidden = choices === 0;
+    const by = view.match.started_by;
+    const notice = $("table-notice");
+    const text = by !== null && by !== undefined && (by !== 0 || view.spectator) && !view.match.history.length ?
+      t("{name} started a new match.", {name: who(by)}) : "";
+    if (notice.textContent !== text) notice.textContent = text;
+    notice.hidden = !text;
   }
 
   function render() {
@@ -412,6 +448,7 @@
     // A spectator's page has no hand, no Play button and no coach (style.css).
     document.body.classList.toggle("spectator", !!view.spectator);
     renderAway();
+    renderOffers();
     renderSeats();
     renderTrick();
     renderHand();
@@ -582,9 +619,12 @@
   // here to be sent; AIs play the others; this page takes seat 0 (south).
   async function createTable(e) {
     e.preventDefault();
-    const people = {"0": $("invite-you").value.trim() || t("You")};
+    // Each person by the name the host gives, or none: their seat then reads
+    // by its place on each page (never by this page's word for it).
+    const people = {"0": $("invite-you").value.trim()};
     for (const box of document.querySelectorAll("input[data-invite-seat]")) {
-      if (box.checked) people[box.dataset.inviteSeat] = seatName(Number(box.dataset.inviteSeat));
+      const seat = box.dataset.inviteSeat;
+      if (box.checked) people[seat] = document.querySelector(`input[data-invite-name="${seat}"]`).value.trim();
     }
     // The server checks the seconds: what is typed goes as a number, or as
     // typed when it is none, and a bad value reads as the server's bounds.
@@ -596,7 +636,8 @@
     try {
       const made = await api("POST", "/api/tables", {people, away_after: awayAfter});
       const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
-        .map(([, seat]) => [seat.name, seat.link]).concat([[t("Spectators"), made.spectator.link]]);
+        .map(([seat, s]) => [s.name ? `${seatName(Number(seat))} · ${s.name}` : seatName(Number(seat)), s.link])
+        .concat([[t("Spectators"), made.spectator.link]]);
       const list = $("invite-list");
       list.replaceChildren();
       for (const [name, link] of rows) {
@@ -774,6 +815,7 @@
     $("language").value = lang;
     for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
     for (const el of document.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
+    for (const el of document.querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
     document.title = `Aluette · ${t("The game of the cow")}`;
     renderRankOrder();
     applyDisplay(display);

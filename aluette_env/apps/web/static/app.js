@@ -11,6 +11,9 @@
   const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
                  matches: "aluette.matches"};
   const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
+  // The pause after each AI card, in ms (a finished trick stays 2.5 times as
+  // long): brisk, about 1.5 s from your card to your next turn; Settings, Pace.
+  const PACE_DEFAULT = 300;
 
   let catalog = {messages: {}, cards: [], faces: [], dir: "ltr", lang: "en"};
   let deck = null; // {levels, named}
@@ -29,7 +32,7 @@
   let busy = false; // a request or an animation is in progress
   let lost = false; // the server no longer knows this game: only a new match helps
   let showLastTrick = false;
-  let pace = 700;
+  let pace = PACE_DEFAULT;
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
@@ -762,7 +765,7 @@
       localStorage.setItem(STORE.display, JSON.stringify(display));
     });
     const stored = localStorage.getItem(STORE.pace);
-    pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : 700;
+    pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : PACE_DEFAULT;
     showPace();
     $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
   }

@@ -1,9 +1,10 @@
 """The coach's routes of the web game: hints, deal reviews, match records and
 their replay (:mod:`aluette_env.apps.coach`, :mod:`aluette_env.records`).
 
-The expert's searches run in two worker processes (:class:`CoachWorkers`,
-started on first use): one for hints, one for reviews, so a search never
-holds the server's interpreter lock and a hint never waits behind a review.
+The expert's searches run in two worker processes (:class:`CoachWorkers`:
+the hint worker started as the server starts, the review worker on first
+use): one for hints, one for reviews, so a search never holds the server's
+interpreter lock and a hint never waits behind a review.
 Only building the seat's observation holds the game's lock. Reviews are
 queued one at a time (:class:`~aluette_env.apps.coach.ReviewQueue`): a
 finished deal's review is queued as the deal ends (:meth:`CoachRoutes.moved`),
@@ -72,7 +73,8 @@ def _in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
 
 
 class CoachWorkers:
-    """The coach's two worker processes (hints, reviews), spawned on first use; a
+    """The coach's two worker processes (hints, reviews), spawned on first use
+    (the hint worker's is the server's start, :meth:`CoachRoutes.warm`); a
     worker that dies is replaced and its job tried again (:class:`.workers.RestartingPool`)."""
 
     def __init__(self, hint_worlds: int, review_worlds: int):

@@ -376,3 +376,43 @@ def test_the_terminal_game_prints_player_names_as_written():
     text = out.getvalue()
     assert "\x1b" not in text and "\\x1b[2Jx.onnx" in text and "[bold]b.onnx" in text
     assert "a\\nb.onnx" in text
+
+
+def test_the_coach_is_warmed_as_the_server_starts():
+    """The hint worker is started and its expert loaded as the server starts,
+    before anyone asks: the first hint comes from that same worker."""
+    from starlette.testclient import TestClient
+
+    from aluette_env.apps.web.server import ServerConfig, create_app
+    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
+                                  seed=5, hint_worlds=4, review_worlds=4))
+    with TestClient(app) as c:
+        deadline = time.monotonic() + 120
+        while not app.state.warming.done():
+            assert time.monotonic() < deadline, "the coach's warm-up did not end"
+            time.sleep(0.05)
+        assert app.state.warming.exception() is None
+        hint_worker = app.state.coach.workers.pools["hint"]
+        warmed = hint_worker.processes()
+        assert warmed  # started before any hint was asked
+        gid = c.post("/api/games", json={}).json()["id"]
+        assert c.get(f"/api/games/{gid}/hint").status_code == 200
+        assert hint_worker.processes() == warmed
+
+
+def test_a_record_opened_again_has_its_reviews_at_once(client):
+    """The reviews of an uploaded record belong to its content: the same
+    record opened again (a new id) shows them in its first answer."""
+    import json
+
+    from test_records import play_match
+    body = json.dumps(record_of(play_match(4)[:1], 1, ["human", "ai", "ai", "ai"]))
+    first = client.post("/api/records", content=body).json()["id"]
+    deadline = time.monotonic() + 300
+    while (reviews := client.get(f"/api/records/{first}").json()["deals"]) != [] and \
+            None in reviews:
+        assert time.monotonic() < deadline, "the record's review did not come"
+        time.sleep(0.05)
+    again = client.post("/api/records", content=body).json()["id"]
+    assert again != first
+    assert client.get(f"/api/records/{again}").json()["deals"] == reviews

@@ -218,3 +218,30 @@ def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):  # noqa:
     body = page.locator("#coach-review-body")
     assert body.evaluate("e => e.scrollWidth <= e.clientWidth")
     context.close()
+
+
+def test_a_record_saved_after_its_first_deal_replays_as_deal_1_of_the_match(page, tmp_path):
+    from aluette_env.records import record_of
+    path = tmp_path / "deal-1.json"
+    path.write_text(json.dumps(record_of(play_match(4)[:1], 1, ["human", "ai", "ai", "ai"])))
+    open_table(page)
+    page.set_input_files("#coach-file", str(path))
+    page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
+    assert page.locator("#replay-title").inner_text() == "Deal 1 of 5 · play 0 of 36"
+
+
+def test_the_hint_shows_every_card_by_the_same_measure(page):
+    """Each card's expected points ± their uncertainty, the best card's too:
+    the best is the highest of them."""
+    open_table(page)
+    assert wait_ready(page) == "your-turn"
+    page.click("#coach-hint-button")
+    page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    values = []
+    for text in page.locator("#coach-hint .coach-value").all_inner_texts():
+        m = re.fullmatch(r"([+-]?\d+\.\d\d) ± (\d+\.\d\d)( \(best\))?",
+                         text.replace("\u2066", "").replace("\u2069", "").replace("\u2212", "-"))
+        assert m, text
+        values.append((float(m.group(1)), bool(m.group(3))))
+    assert values[0][1] and not any(best for _, best in values[1:]), values
+    assert values[0][0] == max(v for v, _ in values), values

@@ -77,6 +77,7 @@ SAME_EVERYWHERE = {
     "Valet", "Cavalière", "Roi", "Monsieur", "Madame", "Le Borgne", "La Vache", "Grand-neuf",
     "Petit-neuf", "Deux de chêne", "Deux d'écrit", "A", "V", "C", "R", "Ba", "Cu",
     "{card} — {title}", "{seat}: {card}", "{seat}: {player}", "{n}%", "{s} s", "{suit} {rank}",
+    ", ",
 }
 #: Words that are the same in one language.
 SAME_IN = {"fr": {"Expert", "Score", "Grain"}}
@@ -110,6 +111,18 @@ def test_the_measured_wording_defects_are_fixed():
     faces = i18n.browser_catalog("ar")["faces"]
     assert len(faces) == 12 and faces[:9] == [str(k) for k in range(1, 10)]
     assert faces[9:] == [i18n.translate("ar", x) for x in ("V", "C", "R")] != ["V", "C", "R"]
+
+
+def test_tied_players_are_named_as_a_list_with_you_inside_the_sentence():
+    from aluette_env.apps.session import Narrator
+    summary = {"reason": "first_to_reach", "winner": 3, "trick_counts": [3, 3, 0, 3],
+               "tied_with": [0, 1], "mordienne": False, "team_points": [0, 1]}
+    assert Narrator("en").summary(summary)[0] == \
+        "Deal won by East: tied on 3 tricks with you and West, but first to reach 3."
+    assert Narrator("en", spectator=True).summary({**summary, "tied_with": [2, 0, 1]})[0] == \
+        "Deal won by East: tied on 3 tricks with North, South and West, but first to reach 3."
+    fr = Narrator("fr").summary(summary)[0]
+    assert "vous et Ouest" in fr, fr
 
 
 def test_bad_language_and_card_name_the_culprit():

@@ -203,10 +203,12 @@ def test_deal_summary_gives_counts_and_why_the_winner_won(winners, says):
     assert "Tricks this deal: " + " · ".join(f"{names[s]} {counts[s]}" for s in range(4)) in text
     if score.winner != NOBODY:
         n = counts[score.winner]
-        tied = [names[s] for s in range(4) if s != score.winner and counts[s] == n]
+        tied = ["you" if s == 0 else names[s] for s in range(4)
+                if s != score.winner and counts[s] == n]
         if tied:
+            others = tied[0] if len(tied) == 1 else ", ".join(tied[:-1]) + " and " + tied[-1]
             assert (f"Deal won by {names[score.winner]}: tied on {n} tricks with "
-                    f"{', '.join(tied)}, but first to reach {n}.") in text
+                    f"{others}, but first to reach {n}.") in text
         else:
             assert f"Deal won by {names[score.winner]}, with the most tricks ({n})." in text
         assert ("Mordienne!" in text) == score.mordienne

@@ -406,10 +406,11 @@ def test_new_match_asks_before_discarding_a_game(page):
     assert page.locator(".hand-card").count() == 9 and scores(page) == [0, 0]
 
 
-def phone(browser, server_url, lang: str, touch: bool = True, size=(390, 844)):
+def phone(browser, server_url, lang: str, touch: bool = True, size=(390, 844),
+          motion: str = "reduce"):
     """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``."""
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
-                                  has_touch=touch, is_mobile=touch, reduced_motion="reduce")
+                                  has_touch=touch, is_mobile=touch, reduced_motion=motion)
     page = context.new_page()
     page.url_base = server_url
     open_table(page, lang=lang)
@@ -535,3 +536,73 @@ def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
     assert _under(page, "#next-deal") is None, (size, _under(page, "#next-deal"))
     after_move(page, lambda: page.locator("#next-deal").tap())
     context.close()
+
+
+#: The inline space between each visible text of a dialog and the dialog's edges, in px.
+TEXT_INSET = """d => {
+  const r = d.getBoundingClientRect();
+  return Math.min(...[...d.querySelectorAll("p, label, li, h3")].filter((e) => e.checkVisibility())
+    .map((e) => { const b = e.getBoundingClientRect(); return Math.min(b.left - r.left, r.right - b.right); }));
+}"""
+
+
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_invite_and_review_dialogs_keep_their_text_off_their_edges(page, lang):
+    open_table(page, lang=lang)
+    page.click("#open-settings")
+    page.click("#open-invite")
+    assert page.locator("#invite").evaluate(TEXT_INSET) >= 12
+    page.click("#invite button[value=close]")
+    page.evaluate("document.getElementById('coach-review-button').click()")
+    page.wait_for_selector("#coach-review-body p", timeout=MATCH_TIMEOUT_MS)
+    assert page.locator("#coach-review").evaluate(TEXT_INSET) >= 12
+
+
+@pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
+def test_the_hand_bar_keeps_its_height_whatever_badges_your_seat_shows(browser, server_url, size):
+    """No badge, or all three in Finnish (the longest words) beside a long
+    name: the bar over your hand is as tall."""
+    context, page = phone(browser, server_url, "fi", touch=False, size=size)
+    heights = page.evaluate("""() => {
+      const bar = document.querySelector(".hand-area");
+      const badges = document.querySelector(".seat-south .badges");
+      const name = document.querySelector(".seat-south .seat-name");
+      name.textContent = "Sinä · Alexandra-Marguerite";
+      const heights = [];
+      const words = {dealer: "Dealer", turn: "Your turn", leading: "Leads the deal"};
+      for (const shown of [[], ["dealer", "turn", "leading"], ["turn"]]) {
+        badges.innerHTML = shown.map((b) => `<span class="badge ${b}">${AluetteText.t(words[b])}</span>`).join("");
+        heights.push(bar.getBoundingClientRect().height);
+      }
+      return heights;
+    }""")
+    assert max(heights) - min(heights) < 1, (size, heights)
+    context.close()
+
+
+def test_on_a_phone_the_chosen_cards_check_stays_over_the_hand(browser, server_url):
+    """The check mark of a chosen card is drawn inside the hand's own box, so
+    it covers none of the badges (Dealer) above the hand, lifted as it is."""
+    context, page = phone(browser, server_url, "en", motion="no-preference")
+    for k in (0, 4, 8):
+        page.locator(".hand-card").nth(k).tap()
+        check = page.locator(".hand-card.selected").evaluate("""async b => {
+          await Promise.all(b.getAnimations().map((a) => a.finished));  // lifted
+          const after = getComputedStyle(b, "::after");
+          const r = b.getBoundingClientRect();
+          return r.top + parseFloat(after.top);
+        }""")
+        hand = page.locator("#hand").bounding_box()
+        assert check >= hand["y"] - 0.5, (k, check, hand)
+    context.close()
+
+
+def test_the_default_pace_is_brisk_and_comes_first_in_the_settings(page):
+    """A first visit (nothing stored): 0.3 s after each AI card, and the pace is
+    the first thing the Settings offer."""
+    page.goto(page.url_base)
+    wait_ready(page)
+    page.click("#open-settings")
+    assert page.locator("#settings fieldset legend").first.inner_text() == "Pace"
+    assert page.locator("#pace").input_value() == "300"
+    assert page.locator("#pace-out").inner_text() == "0.3 s"

@@ -88,7 +88,6 @@ def test_a_table_gives_each_person_a_token_the_database_keeps_only_hashed():
     ({"people": {}}, "people: an object of 1 to 4 seats"),
     ({"people": {"4": "x"}}, "people: an object of 1 to 4 seats"),
     ({"people": ["0"]}, "people: an object"),
-    ({"people": {"0": ""}}, "people.0: a display name"),
     ({"people": {"0": "x" * 41}}, "people.0: a display name"),
     ({"people": {"0": "a\nb"}}, "people.0: a display name"),
     ({"people": {"0": "A"}, "ai": "/etc/passwd"}, "unknown AI"),
@@ -346,3 +345,30 @@ def _view_during_a_move(c: TestClient) -> None:
         r = c.post(f"/api/games/{bob}/play", json={"card": seen["legal"][0],
                                                     "version": seen["version"]})
         assert r.status_code == 200, r.text
+
+
+def test_a_new_match_at_a_table_of_people_is_the_hosts_and_every_view_says_who():
+    """Bob may not wipe the table's match (403 "host_only", nothing changed);
+    Ann, the host, may, and every seat's view and the spectator's then name
+    her as the one who started it. Each view says whether its reader may
+    start one; an unnamed person ("") is kept unnamed."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": ""})
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    watcher = made["spectator"]["token"]
+    before = c.get(f"/api/games/{ann}").json()["state"]
+    r = c.post(f"/api/games/{bob}/new-match", json={"version": before["version"]})
+    assert r.status_code == 403 and r.json()["code"] == "host_only", r.text
+    assert c.get(f"/api/games/{ann}").json()["state"]["version"] == before["version"]
+    views = {who: c.get(f"/api/games/{t}").json()["state"]
+             for who, t in (("ann", ann), ("bob", bob), ("watcher", watcher))}
+    assert {w: v["can_start_match"] for w, v in views.items()} == \
+        {"ann": True, "bob": False, "watcher": False}
+    assert views["bob"]["people"] == {"0": "", "2": "Ann"} and views["bob"]["host"] == 2
+    assert all(v["match"]["started_by"] is None for v in views.values())
+    r = c.post(f"/api/games/{ann}/new-match", json={"version": before["version"]})
+    assert r.status_code == 200, r.text
+    started = {who: c.get(f"/api/games/{t}").json()["state"]["match"]
+               for who, t in (("ann", ann), ("bob", bob), ("watcher", watcher))}
+    assert {w: (m["number"], m["started_by"]) for w, m in started.items()} == \
+        {"ann": (2, 0), "bob": (2, 2), "watcher": (2, 0)}

@@ -393,13 +393,20 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, quick):
     assert not ann.errors and not watcher.errors
 
 
-def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
-    host = seat_page(browser, server.url + "/")
+def inviting(browser, url: str, name: str):
+    """A host's page of a new game at ``url``, its Invite friends dialog open,
+    the host's name typed in."""
+    host = seat_page(browser, url + "/")
     host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
     host.click("#open-settings")
     host.click("#open-invite")
-    host.fill("#invite-you", "Ann <b>")
+    host.fill("#invite-you", name)
+    return host
+
+
+def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
+    host = inviting(browser, server.url, "Ann <b>")
     host.check('input[data-invite-seat="1"]')  # the partner (ticked) and West are friends
     host.click("#invite-create")
     links = host.locator("#invite-list input")
@@ -490,3 +497,129 @@ def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, se
                            timeout=MATCH_TIMEOUT_MS)
     assert page.locator(".hand-card").count() == hand - 1
     context.close()
+
+
+def person_plays(url: str, token: str) -> int:
+    """The person of ``token`` plays their first legal card as long as it is
+    their turn (through the API, as another page would): how many cards."""
+    plays = 0
+    while True:
+        view = httpx.get(f"{url}/api/games/{token}", timeout=30).json()["state"]
+        if not view["your_turn"]:
+            return plays
+        r = httpx.post(f"{url}/api/games/{token}/play", timeout=30,
+                       json={"card": view["legal"][0], "version": view["version"]})
+        assert r.status_code == 200, r.text
+        plays += 1
+
+
+def test_a_push_during_an_animation_is_shown_after_it(browser, quick):
+    """Ann's page animates the answer to her play (AI cards at 0.4 s each)
+    while Bob plays: the server pushes the newer view to her page mid-answer.
+    Each time, over a whole deal, her page ends on the newest view (its
+    version, her turn when it is hers), never on her own older answer."""
+    made = make_table(quick)
+    ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    bob = seat_page(browser, quick.url + made["seats"]["2"]["link"])  # Bob is here
+    ann = seat_page(browser, quick.url + made["seats"]["0"]["link"],
+                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '400');"))
+    mid = []
+
+    def bob_plays_before_the_answer(route):
+        response = route.fetch()  # Ann's play is applied; her page waits for its answer
+        mid.append(person_plays(quick.url, bob_token))
+        route.fulfill(response=response)
+    ann.route("**/play?*", bob_plays_before_the_answer)
+    deadline = time.monotonic() + 120
+    while True:
+        assert time.monotonic() < deadline
+        person_plays(quick.url, bob_token)  # Bob's turns that no play of Ann's led to
+        newest = httpx.get(f"{quick.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        ann.wait_for_selector(f"body[data-version='{newest['version']}']:not([data-state=busy])",
+                              state="attached", timeout=15_000)
+        expected = "deal-over" if newest["deal"]["done"] else \
+            "your-turn" if newest["your_turn"] else "waiting"
+        assert state(ann) == expected
+        if expected == "deal-over":
+            break
+        if expected == "your-turn":
+            ann.locator(".hand-card").first.click()
+            with ann.expect_response(lambda r: "/play?" in r.url):  # after Bob's plays
+                ann.click("#confirm")
+    assert sum(1 for n in mid if n) >= 3, mid  # pushed mid-answer, many times over
+    assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
+
+
+def labels_of(page) -> list[str]:
+    return [page.locator(f'.seat[data-seat="{s}"] .seat-name').inner_text() for s in range(4)]
+
+
+def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, quick):
+    """The host names the West friend "Wes" and leaves the partner unnamed:
+    each page labels a seat by its place from the reader, plus the person's
+    name when there is one (never a place word as a name), and waits for a
+    person by their name."""
+    host = inviting(browser, quick.url, "Ann")
+    host.check('input[data-invite-seat="1"]')
+    host.fill('input[data-invite-name="1"]', "Wes")
+    host.click("#invite-create")
+    host.wait_for_selector("#invite-list li:nth-child(3)", timeout=30_000)
+    rows = host.locator("#invite-list li")
+    assert [rows.nth(k).locator("label").inner_text().strip() for k in range(2)] == \
+        ["West · Wes", "Partner"]
+    wes_link = rows.nth(0).locator("input").input_value()
+    host.click("#invite button[value=close]")
+    host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                           state="attached", timeout=MATCH_TIMEOUT_MS)
+    assert labels_of(host) == ["You · Ann", "West · Wes", "Partner", "East"]
+    wes = seat_page(browser, wes_link)
+    wes.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
+                          state="attached", timeout=MATCH_TIMEOUT_MS)
+    # From Wes's seat (west): the host's unnamed partner on his left, the host on his right.
+    assert labels_of(wes) == ["You · Wes", "West", "Partner", "East · Ann"]
+    view = wes.evaluate("document.body.dataset.state")
+    if view == "waiting" and "Ann" in wes.locator("#prompt").inner_text():
+        assert wes.locator("#prompt").inner_text() == "Waiting for Ann…"
+    assert not host.errors and not wes.errors
+
+
+def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, quick):
+    """At Ann's (the host's) table, Bob's page offers no New match and the
+    server refuses his; Ann starts one, and Bob's page and the spectator's say
+    that Ann did."""
+    made = make_table(quick)
+    ann, bob, watcher = (seat_page(browser, quick.url + link) for link in (
+        made["seats"]["0"]["link"], made["seats"]["2"]["link"], made["spectator"]["link"]))
+    assert ann.locator("#new-match").is_visible() and bob.locator("#new-match").is_hidden()
+    r = httpx.post(f"{quick.url}/api/games/{made['seats']['2']['token']}/new-match",
+                   json={}, timeout=30)
+    assert r.status_code == 403 and r.json()["code"] == "host_only", r.text
+    for page in (ann, bob, watcher):
+        assert page.locator("#table-notice").is_hidden()
+    moves = int(ann.evaluate("document.body.dataset.moves || '0'"))
+    ann.click("#new-match")
+    if ann.locator("#confirm-new").is_visible():
+        ann.click("#confirm-new-yes")
+    ann.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
+                          timeout=MATCH_TIMEOUT_MS)
+    for page in (bob, watcher):
+        notice = page.locator("#table-notice")
+        notice.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
+        assert notice.inner_text() == "Ann started a new match."
+    assert ann.locator("#table-notice").is_hidden()  # she knows
+    assert not ann.errors and not bob.errors and not watcher.errors
+
+
+def test_each_page_offers_only_what_its_reader_may_do(browser, quick):
+    """No New match and no AI choice for a spectator; a friend's Settings
+    offers an AI choice only for the seats AIs hold, not for the host's."""
+    made = make_table(quick)
+    bob, watcher = (seat_page(browser, quick.url + link) for link in (
+        made["seats"]["2"]["link"], made["spectator"]["link"]))
+    assert watcher.locator("#new-match").is_hidden()
+    watcher.click("#open-settings")
+    assert watcher.locator("#ai-players").is_hidden()
+    bob.click("#open-settings")
+    assert bob.locator("#ai-partner").is_hidden()  # Ann's seat, a person's
+    assert bob.locator("#ai-left").is_visible() and bob.locator("#ai-right").is_visible()
+    assert not bob.errors and not watcher.errors

@@ -178,7 +178,7 @@ def extract_html(fileobj, keywords, comment_tags, options):
     class Parser(HTMLParser):
         def handle_starttag(self, tag, attrs):
             for name, value in attrs:
-                if name in ("data-t", "data-t-label") and value:
+                if name in ("data-t", "data-t-label", "data-t-placeholder") and value:
                     found.append((self.getpos()[0], "t", value, []))
 
     parser = Parser()

@@ -311,6 +311,25 @@ class GameSession:
         self._made(version, seat, NEW_MATCH)
         return self._new_match()
 
+    @property
+    def host(self) -> int:
+        """The table's host: the person at the lowest seat (the page that
+        invites its friends sits south, seat 0)."""
+        return min(self.people)
+
+    def may_start_match(self, seat: int | None) -> bool:
+        """Whether the person at ``seat`` may start a new match: alone with AIs,
+        always; at a table of people, only its host, so that nobody wipes the
+        others' match (a spectator, never)."""
+        return seat in self.people and (len(self.people) == 1 or seat == self.host)
+
+    @property
+    def started_by(self) -> int | None:
+        """The person who started this match with :meth:`new_match`, while the
+        people's latest moves still tell (None: the table's first match)."""
+        return next((seat for _, seat, move in reversed(self.recent) if move == NEW_MATCH),
+                    None)
+
     def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
         """Seat ``seat`` (an AI seat) is played by ``player`` from its next card on."""
         if seat not in self.players:
@@ -451,6 +470,9 @@ class GameSession:
             "summary": self.summary,
             "players": {str(s): self.specs[s] for s in sorted(self.specs)},
             "people": {str(s): name for s, name in sorted(self.people.items())},
+            "host": self.host,
+            # What the reader may do, so that their page offers nothing else.
+            "can_start_match": self.may_start_match(seat),
             "away": sorted(self.away),
             "spectator": seat is None,
         }
@@ -459,7 +481,7 @@ class GameSession:
 #: Fields that hold a seat, a list of seats, a list by seat or a list by team
 #: (the views and events above); :func:`seen_from` turns them.
 _SEAT = {"seat", "leader", "winning", "next", "dealer", "to_act", "next_leader", "leading",
-         "winner"}
+         "winner", "host", "started_by"}
 _SEATS = {"tied_with", "trick_winners", "reach_order", "away"}
 _BY_SEAT = {"counts", "reached", "trick_counts"}
 _BY_TEAM = {"points", "team_points", "match_points"}
@@ -581,6 +603,7 @@ def _match_view(game: GameSession) -> dict[str, Any]:
         "points": list(match.points),
         "over": match.over,
         "winner": _who(match.winner()) if match.over else None,  # team 0 (you) / 1 / None draw
+        "started_by": game.started_by,
         "history": [
             {"deal": r.deal, "winner": _who(r.score.winner), "points": list(r.team_points),
              "mordienne": r.score.mordienne}
@@ -680,6 +703,16 @@ class Narrator:
     def card(self, card: int) -> str:
         return self.cards[card]
 
+    def seats_in_sentence(self, seats: Sequence[int]) -> str:
+        """Seats named inside a sentence, as a list: "you and West", "West, you
+        and East" (the reader is "you", never the capitalised seat name)."""
+        names = [self.t("you") if s == HUMAN and not self.spectator else self.seat(s)
+                 for s in seats]
+        if len(names) < 2:
+            return "".join(names)
+        # TRANSLATORS: between the items of a list but the last two ("West, you and East").
+        return self.t(", ").join(names[:-1]) + self.t(" and ") + names[-1]
+
     def player(self, spec: str) -> str:
         """A player's display name: ``Heuristic`` for ``heuristic:seed=3``."""
         base = spec.split(":", 1)[0]
@@ -744,7 +777,7 @@ class Narrator:
         if s["tied_with"]:
             lines = [self.t("Deal won by {seat}: tied on {n} tricks with {others}, but first to "
                             "reach {n}.", seat=who, n=n,
-                            others=", ".join(self.seat(x) for x in s["tied_with"]))]
+                            others=self.seats_in_sentence(s["tied_with"]))]
         else:
             lines = [self.t("Deal won by {seat}, with the most tricks ({n}).", seat=who, n=n)]
         if s["mordienne"]:

@@ -1,15 +1,19 @@
 """The coach's routes of the web game: hints, deal reviews, match records and
 their replay (:mod:`aluette_env.apps.coach`, :mod:`aluette_env.records`).
 
-The expert's searches run in two worker processes (:class:`CoachWorkers`,
-started on first use): one for hints, one for reviews, so a search never
-holds the server's interpreter lock and a hint never waits behind a review.
+The expert's searches run in two worker processes (:class:`CoachWorkers`:
+the hint worker started as the server starts, the review worker on first
+use): one for hints, one for reviews, so a search never holds the server's
+interpreter lock and a hint never waits behind a review.
 Only building the seat's observation holds the game's lock. Reviews are
 queued one at a time (:class:`~aluette_env.apps.coach.ReviewQueue`): a
 finished deal's review is queued as the deal ends (:meth:`CoachRoutes.moved`),
 and the page asks for it when the person wants it. Uploaded records are kept in memory
 (at most ``MAX_RECORDS``, the oldest dropped) and reviewed in the background
-too; ``?record=ID`` on the page opens one.
+too, keyed by their content: a record opened again shows the reviews it already
+has at once; ``?record=ID`` on the page opens one. The hint worker is started,
+and its expert loaded, as the server starts (:meth:`CoachRoutes.warm`), so the
+first hint is as quick as the next.
 
 ===========================================  =========================================
 ``GET  /api/games/{id}/hint``                the expert's estimate of every card (your turn)
@@ -22,6 +26,9 @@ too; ``?record=ID`` on the page opens one.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
 import secrets
 from collections import OrderedDict
 from typing import Any
@@ -32,7 +39,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from aluette_env.game import NUM_SEATS, seat_at
+from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, Match, seat_at
 from aluette_env import records
 from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
 
@@ -40,6 +47,8 @@ from .. import i18n
 from ..coach import Coach, ReviewQueue, match_summary, observe
 from ..session import AI_SEATS, HUMAN
 from .workers import RestartingPool
+
+log = logging.getLogger("aluette.web")
 
 MAX_RECORDS = 100
 #: The seats a live game's review covers: the person and the partner AI.
@@ -64,7 +73,8 @@ def _in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
 
 
 class CoachWorkers:
-    """The coach's two worker processes (hints, reviews), spawned on first use; a
+    """The coach's two worker processes (hints, reviews), spawned on first use
+    (the hint worker's is the server's start, :meth:`CoachRoutes.warm`); a
     worker that dies is replaced and its job tried again (:class:`.workers.RestartingPool`)."""
 
     def __init__(self, hint_worlds: int, review_worlds: int):
@@ -101,6 +111,15 @@ class CoachRoutes:
     def close(self) -> None:
         self.queue.close()
         self.workers.close()
+
+    async def warm(self) -> None:
+        """Start the hint worker and load its expert now (the server's start):
+        a hint of a fresh deal's first decision, thrown away."""
+        deal = Deal.from_deck(list(range(NUM_CARDS)), 0)
+        try:
+            await self.workers.hint(*observe(deal, Match(first_dealer=0), deal.to_act))
+        except Exception as err:  # noqa: BLE001 - the first hint tries again, and says why
+            log.warning("the coach could not warm up: %s", err)
 
     # ----------------------------------------------------------- live games
 
@@ -185,13 +204,17 @@ class CoachRoutes:
         except RecordError as err:
             raise self.error(400, f"not a valid match record: {err}", "bad_record") from None
         rid = secrets.token_urlsafe(12)
-        while len(self.records) >= MAX_RECORDS:
-            old, _ = self.records.popitem(last=False)
-            self.queue.forget("record:" + old)
-        self.records[rid] = {"record": record, "tricks": tricks(record)}
         seats = human_seats(record) or list(range(NUM_SEATS))
+        # The reviews belong to what is reviewed: the same record opened again has them.
+        key = "record:" + hashlib.sha256(json.dumps([record, seats], sort_keys=True)
+                                         .encode()).hexdigest()
+        while len(self.records) >= MAX_RECORDS:
+            _, old = self.records.popitem(last=False)
+            if all(kept["key"] != old["key"] for kept in self.records.values()):
+                self.queue.forget(old["key"])
+        self.records[rid] = {"record": record, "tricks": tricks(record), "key": key}
         for d in range(len(record["deals"])):
-            self.queue.submit("record:" + rid, record, d, seats, background=True)
+            self.queue.submit(key, record, d, seats, background=True)
         return JSONResponse({"id": rid}, status_code=201)
 
     async def show_record(self, request: Request) -> JSONResponse:
@@ -202,8 +225,9 @@ class CoachRoutes:
             raise self.error(404, f"no record {rid[:40]!r}: upload it again (records are kept "
                                   f"in memory, {MAX_RECORDS} at most)", "no_record")
         record = stored["record"]
-        deals = [self.queue.get("record:" + rid, d) for d in range(len(record["deals"]))]
-        return JSONResponse({**stored, "seats": human_seats(record) or
+        deals = [self.queue.get(stored["key"], d) for d in range(len(record["deals"]))]
+        return JSONResponse({"record": record, "tricks": stored["tricks"],
+                             "seats": human_seats(record) or
                              list(range(NUM_SEATS)), "deals": deals,
                              "summary": match_summary([d for d in deals if d is not None])})
 

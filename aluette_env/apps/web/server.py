@@ -331,6 +331,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     async def new_match(request: Request) -> JSONResponse:
         table = await seat_of(request, person=True)
         _narrator(request)
+        if not table.game.may_start_match(table.seat):
+            raise ApiError(403, "at a table of people only its host starts a new match",
+                           "host_only")
         data = await _json_body(request)
         _check_keys(data, {"version"})
         version = _integer(data, "version", 0, None, "the game's version in the view you saw",
@@ -422,7 +425,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                                                        WorkerUnavailable: worker_unavailable,
                                                        StoreUnavailable: store_unavailable,
                                                        DamagedGame: damaged},
-                    lifespan=_closing(listener, pool.workers, coach, db))
+                    lifespan=_closing(listener, pool.workers, coach, db, warm=coach.warm))
     app.state.store = store
     app.state.config = config
     app.state.coach = coach
@@ -439,15 +442,19 @@ def app_from_environment():
     return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
 
 
-def _closing(listener: PostgresListener | None, *workers):
+def _closing(listener: PostgresListener | None, *workers, warm=None):
     """The app's lifespan: the database's notifications heard while it runs;
-    the AI and coach worker processes end with the server."""
+    ``warm()`` (the coach's warm-up) run as it starts, in the background; the
+    AI and coach worker processes end with the server."""
     @contextlib.asynccontextmanager
     async def lifespan(app):
         hearing = asyncio.create_task(listener.run()) if listener is not None else None
+        warming = app.state.warming = asyncio.create_task(warm()) if warm is not None else None
         try:
             yield
         finally:
+            if warming is not None:
+                warming.cancel()
             if hearing is not None:
                 hearing.cancel()
             for w in workers:

@@ -17,6 +17,9 @@ gets 403; a client that sends :attr:`TokenGuard.max_failures` of them within
 ``POST /api/tables``                         ``{"people": {"0": "Ann", "2": "Bob"},
                                              "ai": spec, "away_after": s}``: a table,
                                              one token per person and a spectators' one
+                                             (a name may be "": the seat reads by its
+                                             place); its host, the lowest seat, alone
+                                             starts a new match
 ``POST /api/my-matches``                     ``{"tokens": [...]}``: each token's match,
                                              finished or not (this browser's list)
 ``WS   /api/games/{token}/updates``          the seat's view each time the game moves
@@ -242,9 +245,10 @@ class TableRoutes:
                                   f"{str(people)[:80]}")
         names = {}
         for key, name in people.items():
-            if (not isinstance(name, str) or not 1 <= len(name.strip()) <= MAX_NAME
+            # "": a person the host did not name; their seat reads by its place.
+            if (not isinstance(name, str) or len(name.strip()) > MAX_NAME
                     or not name.isprintable()):
-                raise self.error(400, f"people.{key}: a display name of 1 to {MAX_NAME} "
+                raise self.error(400, f"people.{key}: a display name of 0 to {MAX_NAME} "
                                       f"printable characters, got {str(name)[:60]!r}")
             names[int(key)] = name.strip()
         spec = data.get("ai", self.config.partner)

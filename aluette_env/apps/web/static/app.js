@@ -11,6 +11,9 @@
   const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
                  matches: "aluette.matches"};
   const DISPLAY_DEFAULT = {contrast: 50, grain: 50, warmth: 50};
+  // The pause after each AI card, in ms (a finished trick stays 2.5 times as
+  // long): brisk, about 1.5 s from your card to your next turn; Settings, Pace.
+  const PACE_DEFAULT = 300;
 
   let catalog = {messages: {}, cards: [], faces: [], dir: "ltr", lang: "en"};
   let deck = null; // {levels, named}
@@ -19,12 +22,17 @@
   let labels = {}; // player spec -> display name, in the page's language
   let gameId = null;
   let view = null; // what is on screen (the server's view, or one rebuilt from events)
+  // The newest view of this game the page was told of (an answer, a push), and
+  // its game: what the page shows once it is not busy, so that a push that
+  // arrives during an answer's animation is shown after it, never dropped.
+  let newest = null;
+  let newestFor = null;
   let selected = null; // card id chosen but not yet played
   let focusIndex = 0; // roving focus in the hand
   let busy = false; // a request or an animation is in progress
   let lost = false; // the server no longer knows this game: only a new match helps
   let showLastTrick = false;
-  let pace = 700;
+  let pace = PACE_DEFAULT;
   let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
 
   const $ = (id) => document.getElementById(id);
@@ -42,6 +50,15 @@
     if (view && view.spectator) return [t("South"), t("West"), t("North"), t("East")][seat];
     return [t("You"), t("West"), t("Partner"), t("East")][seat];
   }
+  // A seat labelled once: its place from the reader, and the name of the
+  // person there if the host gave one ("Partner · Bob"; an AI: "Partner").
+  function personName(seat) { return (view && view.people && view.people[String(seat)]) || ""; }
+  function seatLabel(seat) {
+    const name = personName(seat);
+    return name ? `${seatName(seat)} · ${name}` : seatName(seat);
+  }
+  // A seat in a sentence: the person's name, else the place ("Waiting for Bob…").
+  function who(seat) { return personName(seat) || seatName(seat); }
   function sideNames() {
     return view && view.spectator ? [t("South and north"), t("West and east")] : [t("You and partner"), t("Opponents")];
   }
@@ -84,6 +101,7 @@
     conflict: N_("The game moved on before this move arrived, so nothing was changed. The table now shows the game as it is."),
     refused: N_("The game cannot take this move now; nothing was changed."),
     spectator: N_("A spectator's link shows the game but cannot play."),
+    host_only: N_("At a table of people, only its host starts a new match."),
     too_many: N_("Too many unknown game links came from this address. Wait a minute, then try again."),
     worker_restarting: N_("The server is restarting a worker. Try again in a moment."),
     damaged: N_("This game's stored record is damaged and cannot be opened."),
@@ -159,6 +177,15 @@
     render();
   }
 
+  // A view of the game the page was told of: kept if it is the newest (a
+  // same-version view replaces it: new words, in another language); returns
+  // the newest, which is what the page shows when it is free.
+  function told(state) {
+    if (newestFor !== gameId) { newest = null; newestFor = gameId; }
+    if (!newest || state.version >= newest.version) newest = state;
+    return newest;
+  }
+
   // ------------------------------------------------------------------ drawing
   function cardElement(card, extraClass) {
     const el = document.createElement("span");
@@ -181,9 +208,7 @@
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
       const backs = seat === 0 && !view.spectator ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
-      // At a table of people, a person's seat also shows the name they were invited by.
-      const person = view.people && view.people[String(seat)];
-      const name = person ? `${seatName(seat)} · ${person}` : seatName(seat);
+      const name = seatLabel(seat);
       box.innerHTML = `<div class="seat-head"><span class="seat-name">${window.AluetteCards.escapeXml(name)}</span>` +
         `<span class="seat-tricks">${t("Tricks: {n}", {n: view.counts[seat]})}</span></div>` +
         `<div class="badges">${badges.join("")}</div>${backs}`;
@@ -260,7 +285,7 @@
     else if (view.deal.to_act === null) prompt = "";
     else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
       t("Click the chosen card again or press Play to play it; choose another card to change.");
-    else prompt = t("Waiting for {seat}…", {seat: seatName(view.deal.to_act)});
+    else prompt = t("Waiting for {seat}…", {seat: who(view.deal.to_act)});
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
   }
@@ -348,6 +373,13 @@
       result.className = "match-result";
       result.textContent = words().match_result || "";
       box.append(result);
+      // At a table of people, the host starts the next match (the server says who may).
+      button.hidden = !view.can_start_match;
+      if (!view.spectator && !view.can_start_match) {
+        const wait = document.createElement("p");
+        wait.textContent = t("Waiting for {name} to start a new match.", {name: who(view.host)});
+        box.append(wait);
+      }
       button.id = "summary-new-match";
       button.textContent = t("New match");
       button.addEventListener("click", () => newMatch(true));
@@ -381,22 +413,45 @@
     }
     for (const seat of away) { clearTimeout(backLately.get(seat)); backLately.delete(seat); }
     awaySeen = {game: gameId, seats: away};
-    const name = (seat) => (view.people && view.people[String(seat)]) || seatName(seat);
-    const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: name(seat)}))
-      .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: name(seat)})));
+    const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: who(seat)}))
+      .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: who(seat)})));
     const box = $("away");
     if (box.textContent !== lines.join("\n")) box.textContent = lines.join("\n");
     box.hidden = !lines.length;
   }
 
+  // What the reader may do, as the server says it: New match only for whoever
+  // may start one (not a spectator, not a friend of the host), an AI choice
+  // only for a seat an AI holds. During a new match's first deal, every page
+  // says who started it.
+  function renderOffers() {
+    $("new-match").hidden = !lost && !view.can_start_match;
+    const roles = {left: "1", partner: "2", right: "3"};
+    let choices = 0;
+    for (const select of document.querySelectorAll("select[data-role]")) {
+      const offered = !view.spectator && roles[select.dataset.role] in view.players;
+      select.closest("label").hidden = !offered;
+      choices += offered ? 1 : 0;
+    }
+    $("ai-players").hidden = choices === 0;
+    const by = view.match.started_by;
+    const notice = $("table-notice");
+    const text = by !== null && by !== undefined && (by !== 0 || view.spectator) && !view.match.history.length ?
+      t("{name} started a new match.", {name: who(by)}) : "";
+    if (notice.textContent !== text) notice.textContent = text;
+    notice.hidden = !text;
+  }
+
   function render() {
     if (!view) return;
     followGame();
+    document.body.dataset.version = String(view.version);
     document.body.dataset.state = lost ? "lost" : busy ? "busy" : view.match.over ? "match-over" :
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     // A spectator's page has no hand, no Play button and no coach (style.css).
     document.body.classList.toggle("spectator", !!view.spectator);
     renderAway();
+    renderOffers();
     renderSeats();
     renderTrick();
     renderHand();
@@ -451,7 +506,7 @@
       }
     }
     busy = false;
-    view = finalState;
+    view = told(finalState); // or a newer view pushed meanwhile
     movesShown += 1;
     document.body.dataset.moves = String(movesShown);
     render();
@@ -472,7 +527,7 @@
       busy = false;
       if (err.code === "no_game") { showLost(); return; }
       if (err.status === 409 && gameId) { // a stale view: show the game as it is
-        try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch { /* keep the error */ }
+        try { view = told((await api("GET", `/api/games/${gameId}`)).state); } catch { /* keep the error */ }
       }
       showError(err);
       render();
@@ -494,8 +549,11 @@
     socket = ws;
     ws.onmessage = (e) => {
       const data = JSON.parse(e.data);
-      if (ws !== socket || busy || !view || data.version === view.version) return;
-      view = data.state;
+      if (ws !== socket || !view) return;
+      const fresh = told(data.state);
+      // While an answer animates, the newest view waits: playEvents shows it at its end.
+      if (busy || fresh.version === view.version) return;
+      view = fresh;
       clearError();
       render();
       if (view.your_turn) focusHand();
@@ -506,7 +564,7 @@
       setTimeout(async () => {
         if (socketFor !== gameId || lost) return;
         try {
-          const fresh = (await api("GET", `/api/games/${gameId}`)).state;
+          const fresh = told((await api("GET", `/api/games/${gameId}`)).state);
           if (!busy && (!view || fresh.version !== view.version)) { view = fresh; render(); }
           clearError();
         } catch (err) { if (err.code === "no_game") { showLost(); return; } }
@@ -543,8 +601,9 @@
       button.disabled = match.token === gameId;
       button.addEventListener("click", async () => {
         try {
-          view = (await api("GET", `/api/games/${match.token}`)).state;
+          const state = (await api("GET", `/api/games/${match.token}`)).state;
           gameId = match.token;
+          view = told(state);
           sessionStorage.setItem(STORE.game, gameId);
           remember(gameId);
           lost = false;
@@ -563,9 +622,12 @@
   // here to be sent; AIs play the others; this page takes seat 0 (south).
   async function createTable(e) {
     e.preventDefault();
-    const people = {"0": $("invite-you").value.trim() || t("You")};
+    // Each person by the name the host gives, or none: their seat then reads
+    // by its place on each page (never by this page's word for it).
+    const people = {"0": $("invite-you").value.trim()};
     for (const box of document.querySelectorAll("input[data-invite-seat]")) {
-      if (box.checked) people[box.dataset.inviteSeat] = seatName(Number(box.dataset.inviteSeat));
+      const seat = box.dataset.inviteSeat;
+      if (box.checked) people[seat] = document.querySelector(`input[data-invite-name="${seat}"]`).value.trim();
     }
     // The server checks the seconds: what is typed goes as a number, or as
     // typed when it is none, and a bad value reads as the server's bounds.
@@ -577,7 +639,8 @@
     try {
       const made = await api("POST", "/api/tables", {people, away_after: awayAfter});
       const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
-        .map(([, seat]) => [seat.name, seat.link]).concat([[t("Spectators"), made.spectator.link]]);
+        .map(([seat, s]) => [s.name ? `${seatName(Number(seat))} · ${s.name}` : seatName(Number(seat)), s.link])
+        .concat([[t("Spectators"), made.spectator.link]]);
       const list = $("invite-list");
       list.replaceChildren();
       for (const [name, link] of rows) {
@@ -598,7 +661,7 @@
       remember(gameId);
       lost = false;
       selected = null;
-      view = (await api("GET", `/api/games/${gameId}`)).state;
+      view = told((await api("GET", `/api/games/${gameId}`)).state);
       render();
     } catch (err) {
       problem.textContent = err.status !== undefined ? err.message : t("Something went wrong: {error}", {error: err.message});
@@ -702,7 +765,7 @@
       localStorage.setItem(STORE.display, JSON.stringify(display));
     });
     const stored = localStorage.getItem(STORE.pace);
-    pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : 700;
+    pace = stored !== null && !Number.isNaN(Number(stored)) ? Number(stored) : PACE_DEFAULT;
     showPace();
     $("pace").addEventListener("input", (e) => { pace = Number(e.target.value); localStorage.setItem(STORE.pace, String(pace)); showPace(); });
   }
@@ -728,7 +791,8 @@
         if (!gameId || lost) return;
         try {
           const res = await api("POST", `/api/games/${gameId}/players`, {[select.dataset.role]: select.value});
-          if (!busy) { view = res.state; render(); }
+          told(res.state);
+          if (!busy) { view = newest; render(); }
         } catch (err) {
           if (err.code === "no_game") showLost(); else showError(err);
         }
@@ -754,6 +818,7 @@
     $("language").value = lang;
     for (const el of document.querySelectorAll("[data-t]")) el.textContent = t(el.dataset.t);
     for (const el of document.querySelectorAll("[data-t-label]")) el.setAttribute("aria-label", t(el.dataset.tLabel));
+    for (const el of document.querySelectorAll("[data-t-placeholder]")) el.placeholder = t(el.dataset.tPlaceholder);
     document.title = `Aluette · ${t("The game of the cow")}`;
     renderRankOrder();
     applyDisplay(display);
@@ -762,7 +827,7 @@
     syncPlayers();
     for (const slot of document.querySelectorAll(".slot")) slot.replaceChildren(); // redraw faces and ribbons
     if (gameId && !lost && !busy) { // the server words the game in the new language
-      try { view = (await api("GET", `/api/games/${gameId}`)).state; } catch (err) { if (err.code === "no_game") showLost(); }
+      try { view = told((await api("GET", `/api/games/${gameId}`)).state); } catch (err) { if (err.code === "no_game") showLost(); }
     }
     render();
     languageLoaded();
@@ -846,8 +911,9 @@
     const saved = sessionStorage.getItem(STORE.game);
     if (saved) {
       try {
-        view = (await api("GET", `/api/games/${saved}`)).state;
+        const state = (await api("GET", `/api/games/${saved}`)).state;
         gameId = saved;
+        view = told(state);
         syncPlayers();
         render();
         if (view.your_turn) focusHand();

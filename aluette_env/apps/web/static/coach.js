@@ -13,6 +13,7 @@
   const GAME_KEY = "aluette.game";
   const $ = (id) => document.getElementById(id);
   let replay = null; // {id, data, deal, step}
+  const REVIEW_POLL_MS = 400; // how often a replay asks for the reviews still being computed
 
   const gameId = () => sessionStorage.getItem(GAME_KEY);
   const state = () => document.body.dataset.state || "";
@@ -54,14 +55,15 @@
         const item = el("li", e.best ? "coach-best" : "");
         item.dataset.card = e.card;
         item.append(el("span", "coach-card", cardName(e.card)));
-        item.append(el("span", "coach-value", e.best ? t("{value} (best)", {value: points(e.value)}) :
-          `${points(e.delta)} ± ${spread(e.stderr)}`));
+        // Every card by the same measure: the points it is expected to bring.
+        const value = `${points(e.value)} ± ${spread(e.stderr)}`;
+        item.append(el("span", "coach-value", e.best ? t("{value} (best)", {value}) : value));
         list.append(item);
       }
       // A forced or single card: nothing was simulated, and nothing to compare.
       const note = hint.worlds > 0 && hint.cards.length > 1 ?
-        t("The expert's estimate ({worlds} sampled deals): points of the deal for your side " +
-          "with its best card; the other cards relative to it, ± the uncertainty.",
+        t("The expert's estimate ({worlds} sampled deals): the points of the deal your side " +
+          "can expect after each card, ± the uncertainty.",
           {worlds: window.AluetteText.number(hint.worlds)}) :
         t("Only this card can be played: there is nothing to compare.");
       box.replaceChildren(el("p", "coach-note", note), list);
@@ -175,7 +177,7 @@
     replay = {id, data, deal: 0, step: 0, words: seatWords(mine, people.length > 0)};
     if (!$("replay").open) $("replay").showModal();
     drawReplay();
-    if (data.deals.some((d) => d === null)) setTimeout(refreshReplay, 1000);
+    if (data.deals.some((d) => d === null)) setTimeout(refreshReplay, REVIEW_POLL_MS);
   }
 
   async function refreshReplay() {
@@ -183,7 +185,7 @@
     try {
       replay.data = await api("GET", `/api/records/${replay.id}`);
       drawReplay();
-      if (replay.data.deals.some((d) => d === null)) setTimeout(refreshReplay, 1000);
+      if (replay.data.deals.some((d) => d === null)) setTimeout(refreshReplay, REVIEW_POLL_MS);
     } catch (err) { /* the record was dropped: the view keeps what it has */ }
   }
 
@@ -192,8 +194,9 @@
     const deal = data.record.deals[replay.deal];
     const plays = deal.plays;
     const step = replay.step; // plays shown: 0..36
+    // Of the match's deals (the record's num_deals), however many it holds so far.
     $("replay-title").textContent = t("Deal {n} of {total} · play {step} of {plays}",
-      {n: replay.deal + 1, total: data.record.deals.length, step, plays: plays.length});
+      {n: replay.deal + 1, total: data.record.num_deals, step, plays: plays.length});
     document.body.dataset.replayStep = `${replay.deal}:${step}`;
     // Hands: every seat's cards not yet played at this step.
     const gone = new Set(plays.slice(0, step).map((p) => p[1]));

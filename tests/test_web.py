@@ -506,6 +506,10 @@ def _serve(argv: list[str], monkeypatch, capsys) -> tuple[int, list[str]]:
     from aluette_env.commands import run_command
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: None)
     monkeypatch.setattr(Multiprocess, "run", lambda self: None)
+    # uvicorn's logging setup (dictConfig) closes every handler already made; one of
+    # absl's (imported with OpenSpiel or Ray by other test files) then closes the
+    # stream it was given at import, pytest's capture of this worker.
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     code = run_command(["serve", "--port", "0", "--partner", "random", "--left", "random",
                         "--right", "random", *argv])
     return code, capsys.readouterr().err.strip().splitlines()

@@ -92,10 +92,12 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     rng = np.random.default_rng(0)
     finished_policy: dict[str, bytes] = {}
-    for attempt in range(8):
+    for attempt in range(16):
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + float(rng.uniform(4, 14))
+        # Later and later kills (the first before the imports are done): each
+        # attempt gets a little further, at a moment no earlier attempt chose.
+        deadline = time.monotonic() + 2.5 * (attempt + 1) + float(rng.uniform(0, 1))
         while proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.1)
         if proc.poll() is None:

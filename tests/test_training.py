@@ -116,15 +116,20 @@ def test_torch_threads_sleep_only_when_other_processes_hold_the_cores():
 
 
 def test_shipped_configs_are_valid_and_overrides_apply():
-    # Every config shipped: the expert-iteration loops (a 'start' policy) by their own
-    # loader, which also checks their PPO phase's config; the rest as training configs.
+    # Every config shipped: the expert-iteration loops (a 'start' policy) and the
+    # recipes ('stages') by their own loaders, which also check the configs they
+    # name; the rest as training configs.
     from training.expert_iteration import load_loop_config
+    from training.recipe import load_recipe
     shipped = sorted((ROOT / "configs").glob("*.yaml"))
-    loops = [p for p in shipped if "start" in yaml.safe_load(p.read_text())]
-    assert {p.stem for p in loops} >= {"expert_iteration", "v5"}
-    assert len(shipped) - len(loops) >= 8
-    for path in shipped:
-        (load_loop_config if path in loops else load_config)(path)
+    kinds = {p: ("stages" in d and load_recipe) or ("start" in d and load_loop_config)
+             or load_config for p in shipped for d in [yaml.safe_load(p.read_text())]}
+    assert {p.stem for p, load in kinds.items() if load is load_loop_config} >= \
+        {"expert_iteration", "v5"}
+    assert {p.stem for p, load in kinds.items() if load is load_recipe} == {"recipe"}
+    assert sum(load is load_config for load in kinds.values()) >= 8
+    for path, load in kinds.items():
+        load(path)
     cfg = load_config(QUICK, ["ppo.n_epochs=5", "selfplay.opponents={random: 1}"])
     assert cfg.ppo.n_epochs == 5 and cfg.selfplay.opponents == {"random": 1}
 

@@ -290,6 +290,29 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
     assert player.act_batch(np.zeros((1, OBS_SIZE), np.int8), only_5)[0] == 5
 
 
+def test_a_pfsp_run_keeps_its_league_table_across_a_resume_and_logs_it(tmp_path, capsys):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    out = ["--set", f"output_dir={tmp_path}", "--set", "selfplay.pfsp={window: 500}"]
+    code, _, err = run_train(capsys, *out, "--set", "total_timesteps=8192")
+    assert code == 0, err
+    run = tmp_path / "quick"
+    league = json.loads((run / "state.json").read_text())["league"]
+    assert "random" in league and any(name.startswith("snapshot_") for name in league)
+    wins, deals = league["random"]
+    assert 0 <= wins <= deals and deals > 0
+    code, _, err = run_train(capsys, *out, "--set", "total_timesteps=12288", "--resume", str(run))
+    assert code == 0, err
+    again = json.loads((run / "state.json").read_text())["league"]
+    assert again["random"][1] > deals  # the table went on from the one saved
+    tags = set()
+    for events in (run / "tb").rglob("events.out.tfevents.*"):
+        acc = EventAccumulator(str(events))
+        acc.Reload()
+        tags |= set(acc.Tags()["scalars"])
+    assert {"league/win_rate_random", "league/share_random",
+            "league/win_rate_snapshots_mean"} <= tags
+
+
 def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path, capsys):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"PK\x03\x04 this is not a real archive")

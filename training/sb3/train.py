@@ -239,8 +239,11 @@ def load_onnx_weights(policy, path: str) -> None:
                                   f"is {tuple(own[key].shape)}; set network to the model's "
                                   f"architecture")
         weights[key] = value
+    # What the policy computes; a critic's own layers (the value head, the privileged
+    # critic's layer over the hidden cards) are not in an export and start fresh.
     needed = [k for k in own if k.startswith(("features_extractor.", "mlp_extractor.policy_net.",
-                                               "action_net."))]
+                                               "action_net."))
+              and not k.startswith("features_extractor.hidden.")]
     missing = [k for k in needed if k not in weights]
     if missing:
         raise CheckpointError(f"{path}: no weights for {', '.join(missing[:3])}; not a policy "

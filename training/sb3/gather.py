@@ -3,12 +3,14 @@ padded lists of their ones, computed on the ones only, forward and backward.
 
 The batched engine lists each position's ones (``VectorGame.obs_indices``, about
 60 of the 1,070 entries on average); the layer adds the weight columns they
-name. Both directions are small numba loops, parallel over the batch
-(forward) or over blocks of output units (backward: each thread owns its
-columns of the weight's gradient, so no two threads add to the same number
-and nothing needs sorting). Measured against torch's ``embedding_bag``,
-whose backward sorts the indices and adds rows on one thread, and against a
-sparse CSR product: ``python benchmarks/bench_train.py``.
+name. Both directions are small numba loops: the forward parallel over the
+batch; the backward turns the lists inside out (for each input, the rows
+that name it: a counting sort) and adds each input's rows of the output
+gradient, each thread owning a block of inputs, so no two threads add to
+the same number. Measured against the backward that reads the lists row by
+row (1.8x slower: its adds land all over a tile), torch's ``embedding_bag``
+(its backward sorts and adds on one thread) and a sparse CSR product:
+``python benchmarks/bench_train.py``.
 
 May import: numpy, numba and torch.
 """
@@ -37,35 +39,62 @@ def _gather_rows(idx, table, pad, out):  # pragma: no cover - compiled
                 out[b, c] += table[i, c]
 
 
-#: Positions summed in float32 before they are added to the float64 total: the
-#: gradient's rounding stays that of a short sum (measured: 4e-8 of the largest
-#: entry off the float64 layer on 15,360 real positions, where MKL's float32
-#: product is 1.2e-5 off), at the speed of float32 adds.
+@njit(cache=True)
+def _invert(idx, pad, n_in):  # pragma: no cover - compiled
+    """The lists turned inside out: for each input i, the rows b whose list names
+    it, ascending, as (starts [n_in + 1], rows): i's rows are
+    ``rows[starts[i]:starts[i + 1]]`` (a counting sort, linear in the ones)."""
+    batch, width = idx.shape
+    starts = np.zeros(n_in + 1, np.int64)
+    for b in range(batch):
+        for j in range(width):
+            i = int(idx[b, j])
+            if i == pad:
+                break
+            starts[i + 1] += 1
+    for i in range(n_in):
+        starts[i + 1] += starts[i]
+    fill = starts[:-1].copy()
+    rows = np.empty(starts[-1], np.int32)
+    for b in range(batch):
+        for j in range(width):
+            i = int(idx[b, j])
+            if i == pad:
+                break
+            rows[fill[i]] = b
+            fill[i] += 1
+    return starts, rows
+
+
+#: Rows of the output gradient read per pass: a pass's rows stay in the core's
+#: cache while every input it names adds them (512 rows of 256 floats).
 CHUNK = 512
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _scatter_rows(idx, grad, pad, out):  # pragma: no cover - compiled
-    """out[k, i] += grad[b, block k] for every entry i of idx[b] before the first
-    ``pad``: thread k owns the output columns of block k, its own [in, width]
-    float64 tile, so no two threads write the same number."""
-    batch, width = idx.shape
-    blocks, n_in, step = out.shape
+def _add_rows(starts, rows, grad, out, blocks):  # pragma: no cover - compiled
+    """out[i] = the sum of grad[b] over the rows b listed for input i. Thread k
+    owns inputs block k and adds in float64 (its own tile, so no two threads
+    write the same number, and the sum's rounding is that of float64), pass by
+    pass over CHUNK rows of ``grad``."""
+    n_in, n_out = out.shape
+    batch = grad.shape[0]
     for k in prange(blocks):
-        c0 = k * step
-        part = np.zeros((n_in, step), np.float32)
-        for start in range(0, batch, CHUNK):
-            for b in range(start, min(batch, start + CHUNK)):
-                for j in range(width):
-                    i = int(idx[b, j])
-                    if i == pad:
-                        break
-                    for c in range(step):
-                        part[i, c] += grad[b, c0 + c]
-            for i in range(n_in):
-                for c in range(step):
-                    out[k, i, c] += part[i, c]
-                    part[i, c] = 0.0
+        lo, hi = k * n_in // blocks, (k + 1) * n_in // blocks
+        at = starts[lo:hi].copy()
+        total = np.zeros((hi - lo, n_out), np.float64)
+        for end in range(CHUNK, batch + CHUNK, CHUNK):
+            for i in range(lo, hi):
+                p, stop = at[i - lo], starts[i + 1]
+                while p < stop and rows[p] < end:
+                    b = rows[p]
+                    for c in range(n_out):
+                        total[i - lo, c] += grad[b, c]
+                    p += 1
+                at[i - lo] = p
+        for i in range(lo, hi):
+            for c in range(n_out):
+                out[i, c] = total[i - lo, c]
 
 
 def _threads() -> int:
@@ -105,15 +134,10 @@ class GatherSum(torch.autograd.Function):
     def backward(ctx, grad):
         (indices,) = ctx.saved_tensors
         n_out, n_in = ctx.shape
-        g = grad.detach().contiguous().float().numpy()
-        blocks = _threads()
-        while n_out % blocks:
-            blocks -= 1
-        tiles = np.zeros((blocks, n_in, n_out // blocks), np.float64)
-        _scatter_rows(indices.detach().contiguous().numpy(), g, ctx.pad, tiles)
-        # [blocks, in, width] -> the weight's [out, in]
-        grad_weight = torch.from_numpy(tiles).permute(0, 2, 1).reshape(n_out, n_in)
-        return None, grad_weight.to(grad.dtype), None
+        starts, rows = _invert(indices.detach().contiguous().numpy(), ctx.pad, n_in)
+        out = np.empty((n_in, n_out), np.float32)
+        _add_rows(starts, rows, grad.detach().contiguous().float().numpy(), out, _threads())
+        return None, torch.from_numpy(out).t().contiguous().to(grad.dtype), None
 
 
 def gather_sum(indices: torch.Tensor, weight: torch.Tensor, pad: int) -> torch.Tensor:

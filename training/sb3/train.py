@@ -47,10 +47,9 @@ class AluettePPO(MaskablePPO):
         policy = self.policy
 
         def decide(obs: np.ndarray, masks: np.ndarray):
-            with torch.no_grad():
-                actions, values, log_probs = policy(torch.as_tensor(obs, dtype=torch.float32),
-                                                    action_masks=masks)
-            return actions.numpy(), values.flatten().numpy(), log_probs.numpy()
+            actions, values, log_probs = policy.sample(torch.as_tensor(obs, dtype=torch.float32),
+                                                       masks)
+            return actions.numpy(), values.numpy(), log_probs.numpy()
 
         buf = rollout_buffer
         roll = env.games.collect(

@@ -171,3 +171,49 @@ def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_p
     assert float((a[legal] - b[legal]).abs().max()) < 1e-5
     player = PolicyPlayer(model.policy)
     assert (player.act_batch(obs, masks) == a.argmax(1).numpy()).all()
+
+
+@pytest.mark.parametrize("critic", ["dense", "privileged"])
+def test_evaluate_actions_gives_maskable_ppo_s_numbers(tmp_path, real, critic):
+    """The learner's lean evaluate_actions (one log-softmax) against sb3-contrib's
+    masked categorical, on real positions with some cards illegal."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    obs, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, critic)
+    x = torch.as_tensor(obs if critic == "dense" else np.concatenate([idx, hidden], 1),
+                        dtype=torch.float32)
+    torch.nn.init.normal_(model.policy.action_net.weight, std=1.0)  # far from uniform
+    legal = torch.as_tensor(masks) > 0
+    actions = torch.multinomial(legal.float(), 1).squeeze(1)
+    with torch.no_grad():
+        ours = model.policy.evaluate_actions(x, actions, action_masks=masks)
+        sb3 = MaskableActorCriticPolicy.evaluate_actions(model.policy, x, actions,
+                                                         action_masks=masks)
+    for a, b in zip(ours, sb3):
+        assert a.shape == b.shape
+        assert float((a - b).abs().max()) < 1e-5
+    assert float(ours[2].min()) >= 0.0 and float(ours[1].max()) <= 0.0
+
+
+def test_rollout_sampling_draws_legal_cards_at_the_policy_s_rates(tmp_path, real):
+    obs, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, "privileged")
+    torch.nn.init.normal_(model.policy.action_net.weight, std=1.0)
+    x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:8], dtype=torch.float32)
+    m = masks[:8]
+    torch.manual_seed(0)
+    n = 4000
+    draws = [model.policy.sample(x, m) for _ in range(n)]
+    actions = torch.stack([d[0] for d in draws])  # [n, 8]
+    values, logp = draws[0][1], draws[0][2]
+    with torch.no_grad():
+        v, lp, _ = model.policy.evaluate_actions(x, draws[0][0], action_masks=m)
+    assert torch.allclose(values, v.flatten()) and torch.allclose(logp, lp, atol=1e-6)
+    assert bool(torch.as_tensor(m).gather(1, actions.T).all())  # every draw legal
+    with torch.no_grad():
+        probs = torch.softmax(masked_logits(model.policy, x.numpy(), m), 1)
+    freq = torch.zeros_like(probs)
+    for row in range(8):
+        freq[row] = torch.bincount(actions[:, row], minlength=probs.shape[1]) / n
+    # 4,000 draws: the standard error of a rate is at most 0.008
+    assert float((freq - probs).abs().max()) < 0.04

@@ -43,7 +43,7 @@ __all__ = ["RecipeConfig", "StageConfig", "is_recipe", "load_recipe", "run_recip
 def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
     """Run (or resume) every stage; returns the last stage's policy (None when a
     stop request, SIGINT or SIGTERM, ended a training stage early)."""
-    from .runs import atomic_path
+    from .atomic import atomic_path
     folder = Path(recipe.output_dir) / recipe.run_name
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "recipe.json"

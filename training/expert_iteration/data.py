@@ -28,7 +28,7 @@ from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 
 from ..config import ConfigError, DataConfig, check_policy, folder_problem
-from ..runs import atomic_path, write_json
+from ..atomic import atomic_path, write_json
 
 FORMAT = "aluette-expert-data"
 FORMAT_VERSION = 1

@@ -16,7 +16,8 @@ from pathlib import Path
 from aluette_env import commands as cli
 
 from ..config import ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config
-from ..runs import CheckpointError, write_json, write_text
+from ..atomic import write_json, write_text
+from ..runs import CheckpointError
 from .data import check_data_folder, generate, load_dataset
 from .distill import distill, new_model, onnx_path
 

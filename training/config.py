@@ -729,7 +729,8 @@ def check_players(cfg: TrainConfig | LoopConfig, source: str) -> None:
             raise ConfigError(f"{source}: '{key}': {err}") from None
 
 
-def to_yaml(cfg: TrainConfig) -> str:
+def to_yaml(cfg: BaseModel) -> str:
+    """A config as the ``config.yaml`` of its run folder (keys in declaration order)."""
     return yaml.safe_dump(cfg.model_dump(), sort_keys=False)
 
 

@@ -27,8 +27,8 @@ import numpy as np
 from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 
-from ..config import ConfigError, DataConfig, check_policy, folder_problem
 from ..atomic import atomic_path, write_json
+from ..config import ConfigError, DataConfig, check_policy, folder_problem
 
 FORMAT = "aluette-expert-data"
 FORMAT_VERSION = 1

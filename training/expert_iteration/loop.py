@@ -15,8 +15,10 @@ from pathlib import Path
 
 from aluette_env import commands as cli
 
-from ..config import ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config
 from ..atomic import write_json, write_text
+from ..config import (
+    ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config, to_yaml,
+)
 from ..runs import CheckpointError
 from .data import check_data_folder, generate, load_dataset
 from .distill import distill, new_model, onnx_path
@@ -35,8 +37,7 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     run = Path(cfg.output_dir) / cfg.run_name
     run.mkdir(parents=True, exist_ok=True)
-    import yaml
-    write_text(run / "config.yaml", yaml.safe_dump(cfg.model_dump(), sort_keys=False))
+    write_text(run / "config.yaml", to_yaml(cfg))
     policy, previous = cfg.start, None
     for it in range(1, cfg.iterations + 1):
         folder = run / f"iter-{it}"

@@ -130,16 +130,21 @@ LAYERS: tuple[Layer, ...] = (
         Part(("training",),
              ("numpy", "torch", "numba", "gymnasium", "pydantic", "yaml", "matplotlib", "tqdm",
               "onnx"),
-             "`config` (typed configs), `runs` (run folders, atomic writes, resume, learning "
-             "curve), `selfplay` (the learner's view and the opponent pool, backend-free), "
+             "`config` (every typed config and its loader: training runs, expert iteration, "
+             "recipes), `runs` (run folders: state, resume, SIGKILL safety), `atomic` (atomic "
+             "writes), `evaluate` (a run's evaluations), `curve` (the learning curve), "
+             "`stopping` (a trainer's stop on a signal), "
+             "`selfplay` (the learner's view and the opponent pool, backend-free), "
              "`imitation` (a rule-based player's demonstrations for `pretrain`, backend-free), "
              "`players` (torch policies as players), `export` (ONNX), `exploit` (a learned "
              "best response), `recipe` (the stages as one command), `cli`"),
         Part(("training.sb3", "training.expert_iteration"), ("stable_baselines3", "sb3_contrib"),
              "the MaskablePPO backend (`sb3`); expert iteration, which distils the search "
-             "into its policy ([EXPERT_ITERATION.md](EXPERT_ITERATION.md))"),
+             "into its policy (`expert_iteration`: its data, the distillation, the loop; "
+             "[EXPERT_ITERATION.md](EXPERT_ITERATION.md))"),
         Part(("training.rllib",), ("ray",),
-             "the Ray RLlib backend ([RLLIB.md](RLLIB.md))"),
+             "the Ray RLlib backend ([RLLIB.md](RLLIB.md)); `checkpoints` reads a run's "
+             "checkpoints without Ray"),
     )),
 )
 

@@ -275,6 +275,7 @@ def test_a_start_that_never_trained_can_be_started_again(tmp_path, capsys):
 def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoint(tmp_path,
                                                                                   capsys):
     from training.config import to_yaml
+    from training.rllib.checkpoints import rllib_checkpoints
     from training.runs import open_run
     cfg = load_config(ROOT / "configs" / "rllib_quick.yaml", [f"output_dir={tmp_path}"])
     run = tmp_path / cfg.run_name
@@ -285,7 +286,7 @@ def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoi
             (folder / "rllib_checkpoint.json").write_text("{}")
     (run / "config.yaml").write_text(to_yaml(cfg))
     (run / "state.json").write_text('{"timesteps": 8192, "wall_')
-    _, state = open_run(cfg, resume=run)
+    _, state = open_run(cfg, resume=run, find_checkpoints=rllib_checkpoints)
     assert "rebuilt it from rllib/checkpoint_8192 (8,192 samples)" in capsys.readouterr().out
     assert (state["timesteps"], state["checkpoint"], state["backend"]) == \
         (8192, "rllib/checkpoint_8192", "rllib")

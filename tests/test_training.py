@@ -139,7 +139,9 @@ def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp
     import matplotlib.figure
 
     from aluette_env.evaluation import panel_eval
-    from training.runs import config_diff, evaluate_run, open_run, plot_curve, read_metrics
+    from training.curve import plot_curve
+    from training.evaluate import evaluate_run
+    from training.runs import config_diff, open_run, read_metrics
     cfg = load_config(QUICK, [f"output_dir={tmp_path}", "eval.deals=4",
                               "eval.panel=[heuristic:version=1, heuristic]", "eval.panel_deals=9",
                               "eval.panel_deals_for={heuristic: 5}"])

@@ -1,7 +1,11 @@
 """Self-play training of Aluette policies, from config files in ``configs/``.
 
-- :mod:`.config`: the typed config (pydantic), validated before anything runs.
-- :mod:`.runs`: run folders (atomic writes, state, resume, the learning curve).
+- :mod:`.config`: every typed config (pydantic) and its loader, validated before
+  anything runs: training runs, expert iteration, recipes.
+- :mod:`.runs`: run folders (state, resume, SIGKILL safety), for every backend;
+  :mod:`.atomic` (atomic writes), :mod:`.evaluate` (a run's evaluations),
+  :mod:`.curve` (the learning curve) and :mod:`.stopping` (the stop on a signal)
+  beside it.
 - :mod:`.selfplay`: the learner's view on the batched engine and the opponent
   pool, shared by every backend.
 - :mod:`.imitation`: a rule-based player's demonstrations, for a behaviour-cloning
@@ -10,6 +14,8 @@
 - :mod:`.rllib`: the Ray RLlib PPO backend (``backend: rllib``; the optional
   ``[distributed]`` extra), one machine or a cluster.
 - :mod:`.players`: torch policies as players (greedy or sampled), for every backend.
+- :mod:`.expert_iteration`: the search distilled into the policy (its data, the
+  distillation, the loop); :mod:`.recipe`: the stages as one command.
 - :mod:`.export`: a trained policy as a torch-free ONNX player.
 - :mod:`.cli`, :mod:`.export`, :mod:`.exploit`: the ``aluette train`` / ``export``
   / ``exploit`` commands, registered as ``aluette.commands`` entry points through

@@ -27,8 +27,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from .config import ConfigError, load_config, read_yaml
-    from .recipe import is_recipe
+    from .config import ConfigError, is_recipe, load_config, read_yaml
     from .runs import CheckpointError
     if args.resume is not None:
         check_run_folder(args.resume)
@@ -59,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
 
 def run_recipe(args: argparse.Namespace) -> int:
     """``aluette train RECIPE.yaml``: every stage in turn; the same command resumes."""
-    from .recipe import load_recipe, run_recipe as run_stages
+    from .config import load_recipe
+    from .recipe import run_recipe as run_stages
     for flag, given in (("--resume", args.resume), ("--force", args.force),
                         ("--address", args.address)):
         if given:

@@ -1,7 +1,11 @@
-"""Training configuration: typed, documented where declared, validated.
+"""Every training configuration: typed, documented where declared, validated.
 
-A run is described by one YAML file (``configs/*.yaml``) plus optional
-``--set key.path=value`` overrides. Unknown keys, wrong types and values out
+Three kinds of config file (``configs/*.yaml``), each read by its loader here
+with optional ``--set key.path=value`` overrides: a training run
+(:class:`TrainConfig`, :func:`load_config`), an expert-iteration run
+(:class:`LoopConfig`, :func:`load_loop_config`; its sections share the training
+config's network model, evaluation types and seeds) and a recipe of stages
+(:class:`RecipeConfig`, :func:`load_recipe`, which loads each stage's config). Unknown keys, wrong types and values out
 of range are refused with :class:`ConfigError`, one line naming the file, the
 key path and what is allowed. :func:`load_config` checks everything a run
 needs before it starts: a file that is not UTF-8 text, an empty file or one
@@ -13,11 +17,12 @@ writable ``output_dir``.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal, TypeVar, get_args
 
 import yaml
 from pydantic import (
@@ -28,6 +33,10 @@ from pydantic import (
 from aluette_env.commands import MAX_EVAL_DEALS, MAX_SEED
 
 _STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+#: The expert-iteration loop's sections: no inf or NaN anywhere, every number of
+#: the loop is a finite setting.
+_FINITE = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+M = TypeVar("M", bound=BaseModel)
 
 #: Most learner samples one run may train on (and the largest interval): ten
 #: billion, about a thousand times the default run; days of a large cluster.
@@ -223,13 +232,26 @@ class SelfPlayConfig(BaseModel):
         return v
 
 
+def _each_once(v: list[str]) -> list[str]:
+    if len(set(v)) != len(v):
+        raise ValueError("each opponent once")
+    return v
+
+
+#: The players an evaluation meets, each once: ``eval.opponents`` of a training
+#: run (:class:`EvalConfig`) and of an expert-iteration run (:class:`LoopEvalConfig`).
+EvalOpponents = Annotated[list[str], AfterValidator(_each_once)]
+#: Duplicate deal pairs per opponent: ``eval.deals`` of either.
+EvalDeals = Annotated[int, Field(ge=1, le=MAX_EVAL_DEALS,
+                                 description="duplicate deal pairs per opponent")]
+
+
 class EvalConfig(BaseModel):
     model_config = _STRICT
     interval: int = Field(1_000_000, ge=1, le=MAX_TIMESTEPS,
                           description="learner samples between evaluations")
-    deals: int = Field(2000, ge=1, le=MAX_EVAL_DEALS,
-                       description="duplicate deal pairs per opponent")
-    opponents: list[str] = Field(default_factory=lambda: ["heuristic", "random"])
+    deals: EvalDeals = 2000
+    opponents: EvalOpponents = Field(default_factory=lambda: ["heuristic", "random"])
     seed: Seed = Field(12345, ge=0,
                        description="seed of the evaluation deals (fixed across the run)")
     panel: list[str] | None = Field(
@@ -247,8 +269,6 @@ class EvalConfig(BaseModel):
     def _opponents(cls, v: list[str]) -> list[str]:
         if not v:
             raise ValueError("a list of one or more player specs (the first one picks best.zip)")
-        if len(set(v)) != len(v):
-            raise ValueError("each opponent once")
         return v
 
     @field_validator("panel")
@@ -386,6 +406,15 @@ def _format_error(source: str, err: ValidationError,
             shown = shown if len(shown) <= 200 else shown[:200] + "..."
             parts.append(f"'{path}': {msg} (got {shown})")
     return f"{source}: " + "; ".join(parts)
+
+
+def parse(model: type[M], data: Any, source: str) -> M:
+    """``data`` as the config ``model`` (a section checked on its own keys);
+    ConfigError with one line for every problem (:func:`_format_error`)."""
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        raise ConfigError(_format_error(source, err, model)) from None
 
 
 def _model_at(model: type[BaseModel], loc: tuple) -> type[BaseModel] | None:
@@ -615,10 +644,7 @@ def learner_seats(cfg: TrainConfig) -> int:
 
 def validate(data: dict[str, Any], source: str) -> TrainConfig:
     """The typed config, with the settings that only fail together checked too."""
-    try:
-        cfg = TrainConfig.model_validate(data)
-    except ValidationError as err:
-        raise ConfigError(_format_error(source, err)) from None
+    cfg = parse(TrainConfig, data, source)
     if cfg.backend == "rllib":
         per_learner = cfg.rllib.train_batch_size // max(1, cfg.rllib.num_learners)
         if cfg.ppo.batch_size > per_learner:
@@ -675,20 +701,24 @@ def check_output_dir(cfg: Any, source: str) -> None:
                           f"{str(cfg.output_dir)[:200]} ({problem})")
 
 
-def player_specs(cfg: TrainConfig) -> dict[str, str]:
-    """Key path -> player spec, for every player the config names."""
-    from .selfplay import POLICY_ENTRIES
-    specs = {f"selfplay.opponents.{k}": k for k in cfg.selfplay.opponents
-             if k not in POLICY_ENTRIES}
-    if cfg.selfplay.partner != "latest":
-        specs["selfplay.partner"] = cfg.selfplay.partner
-    if cfg.pretrain is not None:
-        specs["pretrain.player"] = cfg.pretrain.player
+def player_specs(cfg: TrainConfig | LoopConfig) -> dict[str, str]:
+    """Key path -> player spec, for every player the config names (of an
+    expert-iteration config, its evaluation opponents; its start policy is
+    :func:`check_policy`'s)."""
+    specs: dict[str, str] = {}
+    if isinstance(cfg, TrainConfig):
+        from .selfplay import POLICY_ENTRIES
+        specs = {f"selfplay.opponents.{k}": k for k in cfg.selfplay.opponents
+                 if k not in POLICY_ENTRIES}
+        if cfg.selfplay.partner != "latest":
+            specs["selfplay.partner"] = cfg.selfplay.partner
+        if cfg.pretrain is not None:
+            specs["pretrain.player"] = cfg.pretrain.player
     specs.update({f"eval.opponents[{i}]": spec for i, spec in enumerate(cfg.eval.opponents)})
     return specs
 
 
-def check_players(cfg: TrainConfig, source: str) -> None:
+def check_players(cfg: TrainConfig | LoopConfig, source: str) -> None:
     """Load every player the config names, so a misspelt one fails now, not at the
     first evaluation hours later."""
     from aluette_env.players import PlayerSpecError, load_player
@@ -699,5 +729,253 @@ def check_players(cfg: TrainConfig, source: str) -> None:
             raise ConfigError(f"{source}: '{key}': {err}") from None
 
 
-def to_yaml(cfg: TrainConfig) -> str:
+def to_yaml(cfg: BaseModel) -> str:
+    """A config as the ``config.yaml`` of its run folder (keys in declaration order)."""
     return yaml.safe_dump(cfg.model_dump(), sort_keys=False)
+
+
+# ----------------------------------------------------------------------------- expert iteration
+
+#: Most shards of one data set (each a file, labelled in minutes).
+MAX_SHARDS = 100_000
+
+
+class DataConfig(BaseModel):
+    """How a data set is made (``data`` in the config)."""
+
+    model_config = _FINITE
+    shards: int = Field(128, ge=1, le=MAX_SHARDS, description="shards per iteration")
+    positions_per_shard: int = Field(128, ge=1, le=100_000,
+                                     description="labelled positions per shard")
+    games_per_shard: int = Field(8, ge=1, le=4096,
+                                 description="self-play matches played at once per shard; the "
+                                             "positions are drawn from all their decisions")
+    num_deals: int = Field(5, ge=1, le=100, description="deals per self-play match")
+    temperature: float = Field(1.0, gt=0, le=100,
+                               description="self-play sampling temperature of the policy")
+    worlds: int = Field(144, ge=1, le=4096, description="expert worlds per labelled position")
+    workers: int = Field(1, ge=1, le=256, description="parallel labelling processes")
+    seed: Seed = Field(0, ge=0, description="seed of the data; shard k uses seed * 100003 + k")
+
+
+class DistillConfig(BaseModel):
+    """How the policy is fitted to the data (``distill``)."""
+
+    model_config = _FINITE
+    epochs: int = Field(8, ge=1, le=1000)
+    batch_size: int = Field(256, ge=1, le=1_000_000)
+    learning_rate: float = Field(3e-4, gt=0, le=1)
+    best_weight: float = Field(0.8, ge=0, le=1,
+                               description="share of the expert's own card in the target")
+    tau: float = Field(0.1, gt=0, le=100, description="temperature (deal points) of the softmax of "
+                                               "the card values in the target")
+    anchor: float = Field(0.5, ge=0, le=100,
+                          description="weight of KL(guiding policy || new policy)")
+    vf_coef: float = Field(0.5, ge=0, le=100,
+                           description="weight of the value head's squared error")
+    replay: int = Field(1, ge=0, le=100, description="earlier iterations' data sets fitted too "
+                                             "(0: this iteration's only)")
+    holdout: float = Field(0.1, ge=0, lt=1, description="share of positions kept out of the "
+                                                        "fit to measure it")
+    seed: Seed = Field(0, ge=0)
+
+
+class LoopEvalConfig(BaseModel):
+    """The loop's evaluation of each iteration's policies: :class:`EvalConfig`'s
+    ``deals``, ``seed`` and ``opponents`` (the same types), without the interval
+    and the panel of a training run."""
+
+    model_config = _FINITE
+    deals: EvalDeals = 2000
+    seed: Seed = Field(4242, ge=0)
+    opponents: EvalOpponents = Field(["ai:version=2"], min_length=1)
+
+
+class PPOPhaseConfig(BaseModel):
+    """PPO after each distillation: the distilled policy trained on by self-play
+    with a training config, whose result is the iteration's policy (the next
+    expert's guide and the next distillation's start). Off while ``config`` is
+    null."""
+
+    model_config = _FINITE
+    config: str | None = Field(None, description="a training config of backend sb3 "
+                                                 "(configs/ppo_after_distill.yaml); null: "
+                                                 "no PPO phase")
+    set: list[str] = Field([], description="overrides of that config (key.path=value); the "
+                                           "loop sets output_dir, run_name and "
+                                           "network.warm_start itself")
+    model: str = Field("best", pattern="^(best|latest)$",
+                       description="the run's model that ends the phase: best.zip (the best "
+                                   "evaluation against the config's first eval opponent) or "
+                                   "latest.zip")
+
+
+class LoopConfig(BaseModel):
+    """A whole expert-iteration run (configs/expert_iteration.yaml)."""
+
+    model_config = _FINITE
+    run_name: str = Field("expert-iteration", pattern=RUN_NAME)
+    output_dir: str = "checkpoints"
+    start: str = Field("ai:version=2", description="the first iteration's policy: a shipped "
+                                                    "ai:version=N or an exported .onnx")
+    iterations: int = Field(3, ge=1, le=100)
+    torch_threads: int = Field(1, ge=1, le=MAX_TORCH_THREADS)
+    network: NetworkSpec = NetworkSpec()
+    data: DataConfig = DataConfig()
+    distill: DistillConfig = DistillConfig()
+    ppo: PPOPhaseConfig = PPOPhaseConfig()
+    eval: LoopEvalConfig = LoopEvalConfig()
+
+
+def load_loop_config(path: str | Path, overrides: list[str] | None = None) -> LoopConfig:
+    """Read, override (``key.path=value``) and validate the whole config before any
+    work, as :func:`load_config` does a training config: every key and bound, the
+    start policy, every evaluation opponent, a writable ``output_dir`` and the PPO
+    phase's training config. ConfigError (one line) on any problem."""
+    source = str(path)
+    data = read_yaml(Path(path), source)
+    if not isinstance(data, dict) or not data:
+        raise ConfigError(f"{source}: the top level must be a mapping of settings")
+    cfg = parse(LoopConfig, apply_overrides(data, overrides or [], source), source)
+    try:
+        check_policy(cfg.start)
+    except ConfigError as err:
+        raise ConfigError(f"{source}: 'start': {err}") from None
+    check_players(cfg, source)
+    check_output_dir(cfg, source)
+    if cfg.ppo.config is not None:
+        try:
+            ppo_config(cfg, Path(cfg.output_dir) / cfg.run_name / "iter-1", "start")
+        except ConfigError as err:
+            raise ConfigError(f"{source}: ppo: {err}") from None
+    return cfg
+
+
+def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str) -> TrainConfig:
+    """The PPO phase's training config for the iteration in ``folder``, warm-started
+    from ``warm_start`` (the distilled policy; checked only when it is a file).
+    ConfigError (one line) for a config the loop cannot use."""
+    source = cfg.ppo.config
+    # Validated without the warm start: the distilled policy does not exist yet
+    # (so the run is not from scratch, and may meet trained models).
+    tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}", "run_name=ppo",
+                                        "network.warm_start=null",
+                                        "selfplay.allow_trained_opponents=true"])
+    if tcfg.backend != "sb3":
+        raise ConfigError(f"{source}: the PPO phase trains with backend sb3, the config says "
+                          f"{tcfg.backend}")
+    theirs = tcfg.network
+    mine = cfg.network
+    if theirs.architecture() != mine:
+        raise ConfigError(f"{source}: its network (trunk {theirs.trunk}, pi {theirs.pi}, vf "
+                          f"{theirs.vf}, {theirs.activation}) must be the loop's (trunk "
+                          f"{mine.trunk}, pi {mine.pi}, vf {mine.vf}, {mine.activation}): the "
+                          f"distilled weights start it")
+    if Path(warm_start).is_file():
+        tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}",
+                                            "run_name=ppo", f"network.warm_start={warm_start}"])
+    return tcfg
+
+
+def check_policy(spec: str) -> None:
+    """A policy the expert can be guided by (ai, ai:version=N, an .onnx file); ValueError
+    (a ConfigError) with one line otherwise."""
+    from aluette_env.players.search import guiding_policy
+    if spec == "none":
+        raise ConfigError("policy must be ai, ai:version=N or an exported .onnx file "
+                          "(the loop distils into it), got 'none'")
+    try:
+        guiding_policy(spec)
+    except ValueError as err:
+        raise ConfigError(str(err)) from None
+
+
+# ----------------------------------------------------------------------------- recipes
+
+#: Stands for the previous stage's policy while the recipe is checked, before
+#: any stage has run (the checks need a policy that exists).
+_STAND_IN = "ai"
+PREVIOUS = "{previous}"
+
+
+class StageConfig(BaseModel):
+    """One stage of a recipe."""
+
+    model_config = _STRICT
+    name: str = Field(pattern=RUN_NAME, description="the stage's folder in the recipe's")
+    kind: Literal["train", "expert-iteration"] = Field(
+        description="'train': a training config; 'expert-iteration': an expert-iteration config")
+    config: str = Field(min_length=1, description="the stage's config file")
+    set: list[str] = Field(default_factory=list, description="overrides of the stage's config "
+                           "(key.path=value); {previous} is the previous stage's policy")
+    model: Literal["best", "latest"] = Field(
+        "best", description="kind train: the checkpoint that is the stage's policy")
+
+
+class RecipeConfig(BaseModel):
+    """A recipe (configs/recipe.yaml): a run name and its stages, in order."""
+
+    model_config = _STRICT
+    run_name: str = Field("aluette-recipe", pattern=RUN_NAME)
+    output_dir: str = Field("checkpoints", min_length=1)
+    stages: list[StageConfig] = Field(min_length=1, max_length=20)
+
+    @field_validator("stages")
+    @classmethod
+    def _unique(cls, v: list[StageConfig]) -> list[StageConfig]:
+        names = [s.name for s in v]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        if twice:
+            raise ValueError(f"each stage needs its own name; {', '.join(twice)} is used twice")
+        return v
+
+
+def is_recipe(data: Any) -> bool:
+    """A config file's content is a recipe (it lists ``stages``)."""
+    return isinstance(data, dict) and "stages" in data
+
+
+def load_recipe(path: str | Path, overrides: list[str] | None = None) -> RecipeConfig:
+    """Read, override and check the recipe and every stage's config before any
+    work (each with stand-ins for the policies earlier stages will make);
+    ConfigError with one line naming the file and the stage."""
+    source = str(path)
+    data = read_yaml(Path(path), source)
+    if not is_recipe(data):
+        raise ConfigError(f"{source}: a recipe lists its 'stages'")
+    recipe = parse(RecipeConfig, apply_overrides(data, overrides or [], source), source)
+    folder = Path(recipe.output_dir) / recipe.run_name
+    for k, stage in enumerate(recipe.stages):
+        try:
+            stage_config(stage, folder, None if k == 0 else _STAND_IN)
+        except ConfigError as err:
+            raise ConfigError(f"{source}: stage '{stage.name}': {err}") from None
+    return recipe
+
+
+def stage_config(stage: StageConfig, folder: Path,
+                 previous: str | None) -> TrainConfig | LoopConfig:
+    """The stage's own config (TrainConfig or LoopConfig) in ``folder/<stage>``,
+    starting from ``previous`` (a policy; None: from scratch)."""
+    sets = [s.replace(PREVIOUS, previous) if previous else s for s in stage.set]
+    if previous is None and any(PREVIOUS in s for s in stage.set):
+        raise ConfigError(f"{PREVIOUS} in 'set': the first stage has no previous policy")
+    if stage.kind == "train":
+        start = [] if previous is None else (
+            [f"network.warm_start={_text(previous)}"] if Path(previous).is_file()
+            # Checked before the previous stage has run: warm-started all the same.
+            else ["network.warm_start=null", "selfplay.allow_trained_opponents=true"])
+        return load_config(stage.config, [*sets, f"output_dir={_text(folder)}",
+                                          f"run_name={_text(stage.name)}", *start])
+    if previous is None:
+        raise ConfigError("an expert-iteration stage starts from a policy: put a train stage "
+                          "before it")
+    return load_loop_config(stage.config, [*sets, f"output_dir={_text(folder)}",
+                                           f"run_name={_text(stage.name)}",
+                                           f"start={_text(previous)}"])
+
+
+def _text(value) -> str:
+    """A string as an override's value reads it back (a stage named ``on`` or
+    ``1e3`` stays a name: the values are YAML)."""
+    return json.dumps(str(value))

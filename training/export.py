@@ -121,7 +121,8 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     from aluette_env.observation import OBS_SIZE, OBS_VERSION
     from aluette_env.players.onnx_policy import OnnxPlayer
 
-    from .runs import CheckpointError, atomic_path
+    from .atomic import atomic_path
+    from .runs import CheckpointError
 
     path, net, reference, steps = policy_source(spec)
     backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"

@@ -21,8 +21,11 @@ by the previous stage's policy (e.g. a fixed opponent of the league: the run's
 own earlier policy is not a shipped model). ``recipe.json`` lists the stages
 done, with their policies and wall times.
 
-May import: the standard library, pydantic, yaml and :mod:`training`; torch only
-through the stages it runs.
+The recipe's schema and loader (:class:`~training.config.RecipeConfig`,
+:func:`~training.config.load_recipe`) are in :mod:`training.config`.
+
+May import: the standard library and :mod:`training`; torch only through the
+stages it runs.
 """
 
 from __future__ import annotations
@@ -30,111 +33,17 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+# The recipe's schema and loader live with every config's; imported from here too.
+from .config import RecipeConfig, StageConfig, is_recipe, load_recipe, stage_config
 
-from .config import RUN_NAME, ConfigError, _format_error, apply_overrides, read_yaml
-
-_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
-#: Stands for the previous stage's policy while the recipe is checked, before
-#: any stage has run (the checks need a policy that exists).
-_STAND_IN = "ai"
-PREVIOUS = "{previous}"
-
-
-class StageConfig(BaseModel):
-    """One stage of a recipe."""
-
-    model_config = _STRICT
-    name: str = Field(pattern=RUN_NAME, description="the stage's folder in the recipe's")
-    kind: Literal["train", "expert-iteration"] = Field(
-        description="'train': a training config; 'expert-iteration': an expert-iteration config")
-    config: str = Field(min_length=1, description="the stage's config file")
-    set: list[str] = Field(default_factory=list, description="overrides of the stage's config "
-                           "(key.path=value); {previous} is the previous stage's policy")
-    model: Literal["best", "latest"] = Field(
-        "best", description="kind train: the checkpoint that is the stage's policy")
-
-
-class RecipeConfig(BaseModel):
-    """A recipe (configs/recipe.yaml): a run name and its stages, in order."""
-
-    model_config = _STRICT
-    run_name: str = Field("aluette-recipe", pattern=RUN_NAME)
-    output_dir: str = Field("checkpoints", min_length=1)
-    stages: list[StageConfig] = Field(min_length=1, max_length=20)
-
-    @field_validator("stages")
-    @classmethod
-    def _unique(cls, v: list[StageConfig]) -> list[StageConfig]:
-        names = [s.name for s in v]
-        twice = sorted({n for n in names if names.count(n) > 1})
-        if twice:
-            raise ValueError(f"each stage needs its own name; {', '.join(twice)} is used twice")
-        return v
-
-
-def is_recipe(data: Any) -> bool:
-    """A config file's content is a recipe (it lists ``stages``)."""
-    return isinstance(data, dict) and "stages" in data
-
-
-def load_recipe(path: str | Path, overrides: list[str] | None = None) -> RecipeConfig:
-    """Read, override and check the recipe and every stage's config before any
-    work (each with stand-ins for the policies earlier stages will make);
-    ConfigError with one line naming the file and the stage."""
-    source = str(path)
-    data = read_yaml(Path(path), source)
-    if not is_recipe(data):
-        raise ConfigError(f"{source}: a recipe lists its 'stages'")
-    data = apply_overrides(data, overrides or [], source)
-    try:
-        recipe = RecipeConfig.model_validate(data)
-    except ValidationError as err:
-        raise ConfigError(_format_error(source, err, RecipeConfig)) from None
-    folder = Path(recipe.output_dir) / recipe.run_name
-    for k, stage in enumerate(recipe.stages):
-        try:
-            stage_config(stage, folder, None if k == 0 else _STAND_IN)
-        except ConfigError as err:
-            raise ConfigError(f"{source}: stage '{stage.name}': {err}") from None
-    return recipe
-
-
-def stage_config(stage: StageConfig, folder: Path, previous: str | None):
-    """The stage's own config (TrainConfig or LoopConfig) in ``folder/<stage>``,
-    starting from ``previous`` (a policy; None: from scratch)."""
-    sets = [s.replace(PREVIOUS, previous) if previous else s for s in stage.set]
-    if previous is None and any(PREVIOUS in s for s in stage.set):
-        raise ConfigError(f"{PREVIOUS} in 'set': the first stage has no previous policy")
-    if stage.kind == "train":
-        from .config import load_config
-        start = [] if previous is None else (
-            [f"network.warm_start={_text(previous)}"] if Path(previous).is_file()
-            # Checked before the previous stage has run: warm-started all the same.
-            else ["network.warm_start=null", "selfplay.allow_trained_opponents=true"])
-        return load_config(stage.config, [*sets, f"output_dir={_text(folder)}",
-                                          f"run_name={_text(stage.name)}", *start])
-    from .expert_iteration import load_loop_config
-    if previous is None:
-        raise ConfigError("an expert-iteration stage starts from a policy: put a train stage "
-                          "before it")
-    return load_loop_config(stage.config, [*sets, f"output_dir={_text(folder)}",
-                                           f"run_name={_text(stage.name)}",
-                                           f"start={_text(previous)}"])
-
-
-def _text(value) -> str:
-    """A string as an override's value reads it back (a stage named ``on`` or
-    ``1e3`` stays a name: the values are YAML)."""
-    return json.dumps(str(value))
+__all__ = ["RecipeConfig", "StageConfig", "is_recipe", "load_recipe", "run_recipe"]
 
 
 def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
     """Run (or resume) every stage; returns the last stage's policy (None when a
     stop request, SIGINT or SIGTERM, ended a training stage early)."""
-    from .runs import atomic_path
+    from .atomic import atomic_path
     folder = Path(recipe.output_dir) / recipe.run_name
     folder.mkdir(parents=True, exist_ok=True)
     state_path = folder / "recipe.json"

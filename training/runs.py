@@ -1,4 +1,4 @@
-"""Run folders, for every training backend: atomic writes, state, the learning curve.
+"""Run folders, for every training backend: state, resume, SIGKILL safety.
 
 ``checkpoints/<run>/`` holds ``config.yaml`` (the resolved config),
 ``state.json`` (step count, best score, the opponent pool, evaluation
@@ -6,7 +6,8 @@ history), the backend's model saves (SB3: ``latest.zip`` / ``best.zip`` /
 ``checkpoint_<steps>.zip`` and ``pool/snapshot_<steps>.pt``; RLlib: ``rllib/``
 checkpoints and ``latest.pt`` / ``best.pt``),
 ``metrics.jsonl``, ``learning_curve.png`` and ``tb/`` (TensorBoard). Every
-file is written to a temporary name in the same folder, then renamed.
+file is written to a temporary name in the same folder, then renamed
+(:mod:`training.atomic`).
 
 A run survives a SIGKILL at any moment: ``state.json`` is the commit point.
 It names the checkpoint it belongs to and the pool snapshots, all written
@@ -23,66 +24,37 @@ config may differ only where a resume can apply it (:data:`FIXED_ON_RESUME`
 never; others with ``force``). A resumed run whose first evaluation opponent
 changed starts a new best against it: ``best`` compares like with like.
 
-May import: the standard library, numpy, yaml, matplotlib (for the curve),
-:mod:`aluette_env`;
-never torch or a training library.
+What the backends share besides: the evaluations (:mod:`training.evaluate`),
+the learning curve (:mod:`training.curve`) and the stop on a signal
+(:mod:`training.stopping`).
+
+May import: the standard library, yaml and pydantic (through
+:mod:`training.config`), :mod:`aluette_env`; never torch, a training library
+or a backend.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import os
 import tempfile
-import time
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
-from collections.abc import Callable, Iterator
-
-import numpy as np
+from collections.abc import Callable
 
 from aluette_env.players import PlayerSpecError
 
+from .atomic import copy_file, write_json, write_text
 from .config import ConfigError, TrainConfig, to_yaml
+
+# Re-exported for the SB3 backend, which imports them from here (training/sb3/);
+# the rest of the package imports them from their own modules.
+from .atomic import atomic_path  # noqa: F401
+from .evaluate import evaluate_run  # noqa: F401
+from .stopping import end_message, stop_requests  # noqa: F401
 
 
 class CheckpointError(PlayerSpecError):
     """A missing, truncated, corrupt or mismatched checkpoint (one-line message)."""
-
-
-@contextmanager
-def atomic_path(path: Path, suffix: str = "") -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; rename it over ``path`` on success."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.",
-                               suffix=suffix or path.suffix)
-    os.close(fd)
-    try:
-        yield Path(tmp)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; give the usual file mode
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def write_text(path: Path, text: str) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(text)
-
-
-def write_json(path: Path, data: Any) -> None:
-    write_text(path, json.dumps(data, indent=2) + "\n")
-
-
-def append_jsonl(path: Path, record: dict) -> None:
-    """Append one line; the file is rewritten atomically so a crash never leaves half a line."""
-    old = path.read_text() if path.exists() else ""
-    write_text(path, old + json.dumps(record) + "\n")
 
 
 #: What each key of ``state.json`` holds (checked on resume).
@@ -253,13 +225,6 @@ def check_writable(run_dir: Path) -> None:
                                   f"writable or copy the run elsewhere and resume the copy")
 
 
-def copy_file(src: Path, dst: Path) -> None:
-    """Atomic copy (``latest.zip`` from the checkpoint ``state.json`` names)."""
-    import shutil
-    with atomic_path(dst) as tmp:
-        shutil.copyfile(src, tmp)
-
-
 #: Settings a resumed run may change without --force: where it stops.
 RESUMABLE_CHANGES = ("total_timesteps",)
 #: Settings no resume may change, even forced: the checkpoint holds what they built
@@ -313,16 +278,6 @@ def _never_trained(run_dir: Path) -> bool:
             and not list(run_dir.glob("*.pt")) and not (run_dir / "rllib").exists())
 
 
-def rllib_checkpoints(run_dir: Path) -> list[tuple[str, int]]:
-    """(name, samples) of the complete RLlib checkpoints (``rllib/checkpoint_<samples>``
-    holding ``rllib_checkpoint.json``), newest first: the RLlib backend's default
-    ``find_checkpoints``."""
-    found = [(f"rllib/{p.name}", checkpoint_steps(p))
-             for p in (Path(run_dir) / "rllib").glob("checkpoint_*")
-             if (p / "rllib_checkpoint.json").is_file()]
-    return sorted((f for f in found if f[1] > 0), key=lambda f: f[1], reverse=True)
-
-
 def _resume_state(run_dir: Path, cfg: TrainConfig, find_checkpoints
                   ) -> tuple[dict, str | None]:
     """The state of ``run_dir`` and None; or, for a damaged ``state.json``, one
@@ -356,8 +311,6 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     to rebuild a damaged ``state.json``; ``force_hint`` says how the caller's user
     resumes a run whose config differs (default: pass --force)."""
     from .config import read_yaml
-    if find_checkpoints is None and cfg.backend == "rllib":
-        find_checkpoints = rllib_checkpoints
     if resume is not None:
         run_dir = Path(resume)
         if not run_dir.is_dir():
@@ -423,125 +376,3 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     return run_dir, new_state()
 
 
-def plot_curve(evals: list[dict], path: Path, title: str) -> None:
-    """The learning curve: points per deal against each opponent by learner samples
-    and by wall time; with the panel minimum and mean as two bold lines where the
-    records carry a ``panel`` (records from before it, or without one, have none)."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
-    # Each opponent's own points: a resumed run may have changed its opponents.
-    opponents = list(dict.fromkeys(opp for e in evals for opp in e["results"]))
-    for opp in opponents:
-        mine = [e for e in evals if opp in e["results"]]
-        xs = np.array([e["timesteps"] for e in mine])
-        ws = np.array([e["wall_time_s"] for e in mine]) / 60
-        ys = np.array([e["results"][opp]["points_per_deal"] for e in mine])
-        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in mine])
-        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in mine])
-        for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
-            ax.plot(x, ys, marker="o", label=f"vs {opp}")
-            ax.fill_between(x, lo, hi, alpha=0.2)
-    paneled = [e for e in evals if isinstance(e.get("panel"), dict)]
-    if paneled:
-        xs = np.array([e["timesteps"] for e in paneled]) / 1e6
-        ws = np.array([e["wall_time_s"] for e in paneled]) / 60
-        low = np.array([e["panel"]["minimum"]["points_per_deal"] for e in paneled])
-        mean = np.array([e["panel"]["mean"] for e in paneled])
-        for ax, x in ((axes[0], xs), (axes[1], ws)):
-            ax.plot(x, low, color="black", lw=2.5, marker="s", label="panel minimum")
-            ax.plot(x, mean, color="black", lw=2.5, ls="--", marker="s", label="panel mean")
-    axes[0].set_xlabel("learner samples (millions)")
-    axes[1].set_xlabel("wall time (minutes)")
-    axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
-    for ax in axes:
-        ax.axhline(0, color="grey", lw=0.8)
-        ax.grid(alpha=0.3)
-        ax.legend()
-    fig.suptitle(title)
-    fig.tight_layout()
-    with atomic_path(path) as tmp:
-        fig.savefig(tmp, dpi=90, format="png")
-    plt.close(fig)
-
-
-def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps: int,
-                 wall_time_s: float, save_best: Callable[[], None],
-                 scalar: Callable[[str, float], None]) -> dict:
-    """Duplicate evaluation of ``player`` against ``cfg.eval.opponents``, recorded in
-    the run: appended to ``state["evals"]`` and ``metrics.jsonl``; ``save_best()``
-    when the score against the first opponent is the best yet; the learning curve;
-    ``scalar(tag, value)`` for each TensorBoard figure. Returns the record.
-
-    With ``cfg.eval.panel``, the player also meets those panel members on the same
-    deals (:func:`aluette_env.evaluation.panel_eval`): the record's ``panel`` is
-    its ``to_json()`` (each member, the ``minimum``, the ``mean``), logged as
-    ``eval/panel_min`` and ``eval/panel_mean``. The best still follows the first
-    opponent.
-
-    The best is compared like with like: a best against another opponent (a
-    resumed run whose first opponent changed) is replaced by this score."""
-    from aluette_env.evaluation import duplicate_eval, panel_eval
-    t0 = time.perf_counter()
-    results = {}
-    for spec in cfg.eval.opponents:
-        res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed)
-        results[spec] = res.to_json()
-        key = spec.replace("/", "_")
-        scalar(f"eval/points_per_deal_vs_{key}", res.points_per_deal)
-        scalar(f"eval/points_per_deal_vs_{key}_ci_low", res.points_per_deal_ci95[0])
-        scalar(f"eval/points_per_deal_vs_{key}_ci_high", res.points_per_deal_ci95[1])
-        scalar(f"eval/deal_win_rate_vs_{key}", res.deal_win_rate)
-        if spec == cfg.eval.opponents[0]:
-            scalar("eval/deal_win_rate", res.deal_win_rate)
-    panel = None
-    if cfg.eval.panel is not None:
-        panel = panel_eval(player, cfg.eval.panel, deals=cfg.eval.panel_deals or cfg.eval.deals,
-                           seed=cfg.eval.seed, deals_for=cfg.eval.panel_deals_for)
-        scalar("eval/panel_min", panel.minimum.points_per_deal)
-        scalar("eval/panel_mean", panel.mean)
-    record = {"timesteps": timesteps, "wall_time_s": wall_time_s,
-              "eval_seconds": time.perf_counter() - t0, "results": results}
-    if panel is not None:
-        record["panel"] = panel.to_json()
-    state["evals"].append(record)
-    append_jsonl(run_dir / "metrics.jsonl", record)
-    main = results[cfg.eval.opponents[0]]["points_per_deal"]
-    best = state["best"]
-    if best is None or best.get("opponent") != cfg.eval.opponents[0] \
-            or main > best["points_per_deal"]:
-        state["best"] = {"timesteps": timesteps, "points_per_deal": main,
-                         "opponent": cfg.eval.opponents[0]}
-        save_best()
-    if cfg.logging.curve:
-        plot_curve(state["evals"], run_dir / "learning_curve.png", cfg.run_name)
-    return record
-
-
-@contextmanager
-def stop_requests(target: Any) -> Iterator[None]:
-    """While inside, SIGINT and SIGTERM set ``target.stop_requested`` instead of
-    interrupting: the trainer stops at its next safe point and checkpoints."""
-    import signal
-
-    def request_stop(signum, frame):
-        target.stop_requested = True
-
-    previous = {sig: signal.signal(sig, request_stop) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-
-
-def end_message(run_dir: Path, state: dict, timesteps: int, checkpoint: Path,
-                stopped: bool) -> str:
-    """The line a trainer prints when it returns: stopped (and how to resume) or done."""
-    if stopped:
-        return (f"stopped by signal at {timesteps:,} samples; checkpoint saved to {checkpoint}; "
-                f"resume with: aluette train CONFIG --resume {run_dir}")
-    best = state["best"]
-    return (f"done: {timesteps:,} samples; best vs {best['opponent']}: "
-            f"{best['points_per_deal']:+.3f} points/deal at {best['timesteps']:,} -> {run_dir}")

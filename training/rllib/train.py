@@ -38,10 +38,13 @@ import torch
 from aluette_env.commands import CommandFailed
 
 from ..config import ConfigError, TrainConfig
+from ..atomic import atomic_path, write_json, write_text
+from ..evaluate import evaluate_run
 from ..runs import (
-    CheckpointError, atomic_path, checkpoint_steps, end_message, evaluate_run, open_run, prune,
-    publish_best, remove_partial_writes, stop_requests, write_json, write_text,
+    CheckpointError, checkpoint_steps, open_run, prune, publish_best, remove_partial_writes,
 )
+from ..stopping import end_message, stop_requests
+from .checkpoints import readable, rllib_checkpoints
 from .env import ACTION_SPACE, OBSERVATION_SPACE
 from .module import ModulePlayer, module_spec
 
@@ -405,10 +408,6 @@ class Trainer:
 # -- resuming ---------------------------------------------------------------------------
 
 
-def readable(checkpoint: Path) -> bool:
-    return (checkpoint / "rllib_checkpoint.json").is_file()
-
-
 def resume_candidates(run_dir: Path, state: dict) -> list[Path]:
     """The checkpoint ``state.json`` names, then the older numbered ones, newest
     first, that look complete; CheckpointError when none does."""
@@ -476,7 +475,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     elif not address:
         check_cpus(cfg, cfg.rllib.num_cpus,
                    f"the embedded Ray (rllib.num_cpus; this machine has {os.cpu_count()} CPUs)")
-    run_dir, state = open_run(cfg, resume, force)
+    run_dir, state = open_run(cfg, resume, force, find_checkpoints=rllib_checkpoints)
     candidates: list[Path] = []
     if state["checkpoint"] is not None:  # something was trained: continue from it
         if state.get("backend") != BACKEND:

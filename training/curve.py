@@ -1,0 +1,55 @@
+"""A run's learning curve (``learning_curve.png``), drawn from its evaluations.
+
+May import: the standard library, numpy, matplotlib (only when drawing).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from .atomic import atomic_path
+
+
+def plot_curve(evals: list[dict], path: Path, title: str) -> None:
+    """The learning curve: points per deal against each opponent by learner samples
+    and by wall time; with the panel minimum and mean as two bold lines where the
+    records carry a ``panel`` (records from before it, or without one, have none)."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    # Each opponent's own points: a resumed run may have changed its opponents.
+    opponents = list(dict.fromkeys(opp for e in evals for opp in e["results"]))
+    for opp in opponents:
+        mine = [e for e in evals if opp in e["results"]]
+        xs = np.array([e["timesteps"] for e in mine])
+        ws = np.array([e["wall_time_s"] for e in mine]) / 60
+        ys = np.array([e["results"][opp]["points_per_deal"] for e in mine])
+        lo = np.array([e["results"][opp]["points_per_deal_ci95"][0] for e in mine])
+        hi = np.array([e["results"][opp]["points_per_deal_ci95"][1] for e in mine])
+        for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
+            ax.plot(x, ys, marker="o", label=f"vs {opp}")
+            ax.fill_between(x, lo, hi, alpha=0.2)
+    paneled = [e for e in evals if isinstance(e.get("panel"), dict)]
+    if paneled:
+        xs = np.array([e["timesteps"] for e in paneled]) / 1e6
+        ws = np.array([e["wall_time_s"] for e in paneled]) / 60
+        low = np.array([e["panel"]["minimum"]["points_per_deal"] for e in paneled])
+        mean = np.array([e["panel"]["mean"] for e in paneled])
+        for ax, x in ((axes[0], xs), (axes[1], ws)):
+            ax.plot(x, low, color="black", lw=2.5, marker="s", label="panel minimum")
+            ax.plot(x, mean, color="black", lw=2.5, ls="--", marker="s", label="panel mean")
+    axes[0].set_xlabel("learner samples (millions)")
+    axes[1].set_xlabel("wall time (minutes)")
+    axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
+    for ax in axes:
+        ax.axhline(0, color="grey", lw=0.8)
+        ax.grid(alpha=0.3)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=90, format="png")
+    plt.close(fig)

@@ -1,0 +1,141 @@
+"""Expert iteration's distillation: an SB3 actor-critic fitted to the expert's labels.
+
+The policy is fitted by cross-entropy to a target that mixes the expert's own
+card (``best_weight``) with a softmax of its card values at temperature
+``tau`` (:func:`targets`), with a KL term (``anchor``) to the guiding policy's
+probabilities; the value head is fitted, on the policy's features, to the
+returns that followed in self-play (:func:`distill_losses`, :func:`distill`).
+
+May import: numpy and :mod:`aluette_env` at the top; torch and SB3 only inside
+the functions that need them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from aluette_env.game import NUM_CARDS
+from aluette_env.observation import OBS_SIZE
+
+from ..config import DistillConfig, NetworkSpec
+from .data import ExpertData
+
+
+def targets(data: ExpertData, best_weight: float, tau: float) -> np.ndarray:
+    """The policy's target [n, 48]: ``best_weight`` on the expert's move plus the rest
+    spread as softmax(values / tau) over the legal cards."""
+    legal = data["masks"] > 0
+    z = np.where(legal, np.nan_to_num(data["values"], nan=0.0) / tau, -np.inf)
+    soft = np.exp(z - z.max(1, keepdims=True))
+    soft /= soft.sum(1, keepdims=True)
+    hard = np.zeros_like(soft)
+    hard[np.arange(len(soft)), data["move"].astype(np.int64)] = 1.0
+    return (best_weight * hard + (1 - best_weight) * soft).astype(np.float32)
+
+
+def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
+    """(batch index -> (total, cross-entropy, KL, value loss, expert-card agreement) torch
+    tensors) for :func:`distill`."""
+    import torch
+
+    from ..sb3.policy import ILLEGAL_LOGIT, mask_logits
+    target = torch.as_tensor(targets(data, cfg.best_weight, cfg.tau))
+    guide = torch.as_tensor(data["policy"])
+    obs = torch.as_tensor(data["observations"], dtype=torch.float32)
+    masks = torch.as_tensor(data["masks"])
+    returns = torch.as_tensor(data["returns"])
+    best = torch.as_tensor(data["move"].astype(np.int64))
+
+    def losses(idx):
+        features = policy.extract_features(obs[idx], policy.pi_features_extractor)
+        latent_pi = policy.mlp_extractor.forward_actor(features)
+        # The value head learns on the policy's features without changing them: a
+        # fresh value head's large early errors would otherwise pull the shared trunk.
+        latent_vf = policy.mlp_extractor.forward_critic(features.detach())
+        logits = mask_logits(policy.action_net(latent_pi), masks[idx], fill=ILLEGAL_LOGIT)
+        logp = torch.log_softmax(logits, 1)
+        legal = masks[idx] > 0
+        zero = torch.zeros_like(logp)
+        ce = -torch.where(legal, target[idx] * logp, zero).sum(1).mean()
+        g = guide[idx]
+        kl = torch.where(legal & (g > 0), g * (torch.log(g.clamp_min(1e-12)) - logp),
+                         zero).sum(1).mean()
+        value = torch.nn.functional.mse_loss(policy.value_net(latent_vf).flatten(),
+                                             returns[idx])
+        agree = (logits.argmax(1) == best[idx]).float().mean()
+        return ce + cfg.anchor * kl + cfg.vf_coef * value, ce, kl, value, agree
+    return losses
+
+
+def distill(policy, data: ExpertData, cfg: DistillConfig, log=print) -> dict:
+    """Fit an SB3 actor-critic ``policy`` to the expert data (module docstring);
+    returns the held-out losses before and after, and the fit's last epoch."""
+    import torch
+    rng = np.random.default_rng(cfg.seed)
+    order = rng.permutation(len(data))
+    n_hold = round(cfg.holdout * len(data))
+    hold, fit = order[:n_hold], order[n_hold:]
+    losses = distill_losses(policy, data, cfg)
+    names = ("loss", "cross_entropy", "kl", "value_loss", "agreement")
+
+    def measure(idx) -> dict:
+        if len(idx) == 0:
+            return {}
+        policy.set_training_mode(False)
+        with torch.no_grad():
+            return {k: float(v) for k, v in zip(names, losses(torch.as_tensor(idx)))}
+
+    before = measure(hold)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
+    last: dict = {}
+    for epoch in range(cfg.epochs):
+        policy.set_training_mode(True)
+        totals = np.zeros(len(names))
+        rng.shuffle(fit)
+        for start in range(0, len(fit), cfg.batch_size):
+            idx = torch.as_tensor(fit[start:start + cfg.batch_size])
+            out = losses(idx)
+            optimizer.zero_grad()
+            out[0].backward()
+            optimizer.step()
+            totals += len(idx) * np.array([float(v.detach()) for v in out])
+        last = dict(zip(names, (totals / max(len(fit), 1)).tolist()))
+        log(f"distill epoch {epoch + 1}/{cfg.epochs}: cross-entropy {last['cross_entropy']:.4f}"
+            f", KL to the guide {last['kl']:.4f}, value loss {last['value_loss']:.3f}, greedy "
+            f"card = expert's {last['agreement']:.1%}")
+    policy.set_training_mode(False)
+    after = measure(hold)
+    if before:
+        log(f"held out ({len(hold)} positions): loss {before['loss']:.4f} -> {after['loss']:.4f}"
+            f", greedy card = expert's {before['agreement']:.1%} -> {after['agreement']:.1%}")
+    return {"positions": len(data), "held_out": len(hold), "before": before, "after": after,
+            "last_epoch": last}
+
+
+def new_model(network: NetworkSpec, seed: int = 0):
+    """A MaskablePPO model of this architecture (no environment: for fitting and export)."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from ..sb3.policy import CardTrunk
+
+    class Spaces(gym.Env):
+        observation_space = gym.spaces.Box(0, 1, (OBS_SIZE,), np.float32)
+        action_space = gym.spaces.Discrete(NUM_CARDS)
+
+    act = torch.nn.ReLU if network.activation == "relu" else torch.nn.Tanh
+    return MaskablePPO("MlpPolicy", DummyVecEnv([Spaces]), seed=seed, device="cpu", verbose=0,
+                       n_steps=8, batch_size=8, policy_kwargs={
+                           "features_extractor_class": CardTrunk,
+                           "features_extractor_kwargs": {"widths": tuple(network.trunk),
+                                                         "activation": network.activation},
+                           "net_arch": {"pi": list(network.pi), "vf": list(network.vf)},
+                           "activation_fn": act})
+
+
+def onnx_path(spec: str) -> str:
+    """The ONNX file of a policy spec (ai, ai:version=N or a path)."""
+    from aluette_env.players import load_player
+    return str(load_player(spec).path)

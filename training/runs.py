@@ -46,12 +46,6 @@ from aluette_env.players import PlayerSpecError
 from .atomic import copy_file, write_json, write_text
 from .config import ConfigError, TrainConfig, to_yaml
 
-# Re-exported for the SB3 backend, which imports them from here (training/sb3/);
-# the rest of the package imports them from their own modules.
-from .atomic import atomic_path  # noqa: F401
-from .evaluate import evaluate_run  # noqa: F401
-from .stopping import end_message, stop_requests  # noqa: F401
-
 
 class CheckpointError(PlayerSpecError):
     """A missing, truncated, corrupt or mismatched checkpoint (one-line message)."""

@@ -8,7 +8,8 @@ from pathlib import Path
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import SEED, TEMPERATURE, Loader
 
-from ..runs import CheckpointError, atomic_path
+from ..atomic import atomic_path
+from ..runs import CheckpointError
 
 
 def save_model(model, path: Path) -> None:

@@ -22,10 +22,12 @@ from stable_baselines3.common.utils import LinearSchedule
 from aluette_env.players import load_player
 
 from ..config import ConfigError, TrainConfig, selfplay_games
+from ..atomic import atomic_path, copy_file, write_json, write_text
+from ..evaluate import evaluate_run
 from ..runs import (
-    CheckpointError, atomic_path, checkpoint_steps, copy_file, evaluate_run, open_run, prune,
-    end_message, publish_best, remove_partial_writes, stop_requests, write_json, write_text,
+    CheckpointError, checkpoint_steps, open_run, prune, publish_best, remove_partial_writes,
 )
+from ..stopping import end_message, stop_requests
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
 from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, mask_logits

@@ -9,10 +9,10 @@ from hypothesis import strategies as st
 
 from aluette_env.game.cards import card_id
 from aluette_env.game import (
-    NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards, deal_order, deal_points,
-    dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader, partner_of, plays_left,
-    reach_order, record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of,
-    team_points, trick_winner, winning_team,
+    DEAL_DONE, MATCH_DONE, NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards,
+    deal_order, deal_points, dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader,
+    partner_of, plays_left, reach_order, record_trick, relative_seat, score_deal, seat_at,
+    seat_gain, team_of, team_points, trick_winner, winning_team,
 )
 from conftest import hands_for_winners
 
@@ -35,13 +35,16 @@ def seq(text):
     return [SEATS[ch] for ch in text]
 
 
-def play_deal(hands, dealer=3):
-    """Play the hands (each in play order) through rules.Deal."""
-    deal = Deal([list(h) for h in hands], dealer)
+def play_deal(hands, dealer=3, match=None):
+    """Play the hands (each in play order) through the core's Deal: a deal on
+    its own by ``dealer``, or the next deal of ``match``; returns the deal and
+    the event of its last play."""
+    deal = Deal([list(h) for h in hands], dealer) if match is None else \
+        match.start_deal([list(h) for h in hands])
     queues = [list(h) for h in hands]
     while not deal.done:
-        deal.play(queues[deal.to_act].pop(0))
-    return deal
+        event = deal.play(queues[deal.to_act].pop(0))
+    return deal, event
 
 
 def test_r1_teams_are_opposite_seats():
@@ -52,23 +55,24 @@ def test_r2_match_is_five_deals_points_kept_and_draw_on_equal_totals():
     match = Match(first_dealer=0)
     assert match.num_deals == 5
     outcomes = ["SSSSSSSSS", "WXXXXXXXX", "XXXXXXXXX", "NXXXXXXXX", "XXXXXXXEE"]
-    for _k, text in enumerate(outcomes):
-        assert not match.over
-        deal = play_deal(hands_for_winners(seq(text)), match.dealer)
-        match.record(deal)
-    assert match.over
+    for k, text in enumerate(outcomes):
+        assert not match.over and match.deal_index == k
+        _, event = play_deal(hands_for_winners(seq(text)), match=match)
+        assert event == (MATCH_DONE if k == 4 else DEAL_DONE)
+    assert match.over and match.deal_index == 5
+    assert [r.team_points for r in match.history] == [(2, 0), (0, 1), (0, 0), (1, 0), (0, 2)]
     # team 0: S Mordienne 2 + N 1 = 3; team 1: W 1 + E Mordienne 2 = 3 -> draw.
     assert match.points == [3, 3]
     assert match.winner() == NOBODY
     with pytest.raises(ValueError, match="match is over"):
-        match.record(deal)
+        match.start_deal(hands_for_winners(seq("SSSSSSSSS")))
     fresh = Match(first_dealer=0)  # restarting clears the scores
     assert fresh.points == [0, 0] and fresh.history == []
 
 
 def test_r2_match_winner_has_more_points():
     match = Match(first_dealer=1, num_deals=1)
-    match.record(play_deal(hands_for_winners(seq("WWWWWWWWX")), match.dealer))
+    play_deal(hands_for_winners(seq("WWWWWWWWX")), match=match)
     assert match.points == [0, 1] and match.winner() == 1
 
 
@@ -110,7 +114,7 @@ def test_r6_left_of_dealer_leads_and_dealer_rotates_clockwise():
     dealers = []
     for _ in range(5):
         dealers.append(match.dealer)
-        match.record(play_deal(hands_for_winners(seq("XXXXXXXXX")), match.dealer))
+        play_deal(hands_for_winners(seq("XXXXXXXXX")), match=match)
     assert dealers == [3, 0, 1, 2, 3]
 
 
@@ -158,7 +162,7 @@ def test_r11_spoiled_trick_previous_leader_leads_again():
 
 
 def test_r12_a_deal_is_nine_tricks():
-    deal = play_deal(hands_for_winners(seq("SENWSEXNW")))
+    deal, _ = play_deal(hands_for_winners(seq("SENWSEXNW")))
     assert deal.done and len(deal.tricks) == 9
     with pytest.raises(ValueError, match="over"):
         deal.play(0)
@@ -179,7 +183,7 @@ def test_r13_to_r16_worked_examples(text, winner, points):
     assert score.points == points
     assert score.mordienne == (points == 2)
     # The same result from real cards played through a Deal.
-    deal = play_deal(hands_for_winners(seq(text)))
+    deal, _ = play_deal(hands_for_winners(seq(text)))
     assert deal.trick_winners == seq(text)
     assert deal.score() == score
 

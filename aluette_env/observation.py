@@ -362,7 +362,7 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         for c in cards:
             card_trick[c] = k
         started = k + 1
-    order = [0] * (NUM_SEATS * NUM_TRICKS)
+    order = [0] * NUM_CARDS  # each card once, even in a vector no deal writes
     n = order_of_play(codes, card_trick, [NOBODY if w is None else w for w in winners]
                       + [NOBODY] * (NUM_TRICKS - len(winners)),
                       first_leader(dealer) if dealer is not None else 0, started - 1, order)

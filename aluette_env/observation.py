@@ -569,12 +569,15 @@ class IncrementalObservations:
     def __init__(self) -> None:
         self.buf = bytearray(NUM_SEATS * OBS_SIZE)
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+        #: Each seat's tally as last written (count, reached, in_run); None: not yet.
+        self.written: list[tuple | None] = [None] * NUM_SEATS
 
     def __getstate__(self) -> dict:
-        return {"buf": self.buf}
+        return {"buf": self.buf, "written": self.written}
 
     def __setstate__(self, state: dict) -> None:
         self.buf = state["buf"]
+        self.written = state["written"]
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
 
     def start_deal(self, g) -> None:
@@ -582,6 +585,7 @@ class IncrementalObservations:
         the hands, the dealer, the trick in progress and the match."""
         buf = self.buf
         self.obs[:] = 0
+        self.written = [None] * NUM_SEATS
         card_state = g.card_state
         for c in range(NUM_CARDS):
             code = card_state[c]
@@ -628,8 +632,13 @@ class IncrementalObservations:
         places = _I_SPOILED if w < 0 else _I_WINNERS[w]
         for o in range(NUM_SEATS):
             buf[places[o] + _WINNERS_ROW * i] = 1
+        written = self.written
         for s in range(NUM_SEATS):
             n = g.counts[s]
+            tally = (n, g.reached[s], g.in_run[s])
+            if written[s] == tally:  # the seat's tally fields already say so
+                continue
+            written[s] = tally
             counts = _COUNTS_BYTES[n]
             reached = _ONE_HOT[g.reached[s]] if n else _NO_REACH
             won, run = 1 if n else 0, 1 if g.in_run[s] else 0

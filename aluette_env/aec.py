@@ -257,7 +257,8 @@ class raw_env(AECEnv):
         if self.match is None:
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         vec = self._enc.obs[seat, :self._obs_width].copy()
-        if seat == self.deal.to_act and not self.match.over:
+        g = self.match.state
+        if seat == g.to_act and not g.over:
             mask = vec[_HAND].copy()
         else:
             mask = _EMPTY_MASK.copy()

@@ -533,22 +533,22 @@ _I_IN_RUN = _per_seat("in_run")
 _I_LEADER = _per_seat("leader")
 _I_TO_ACT = _per_seat("to_act")
 _I_DEALER = _per_seat("dealer")
-_I_WINNERS = _per_seat("trick_winners")  # + trick_index * ROW: the winner's column
+_I_WINNERS = _per_seat("trick_winners")
 _I_SPOILED = [base + SPOILED_COLUMN for base in _per_observer("trick_winners")]
-_I_TRICK_INDEX = _per_observer("trick_index")
+#: One-hot fields by value: [value][observer] positions (see :func:`_show`).
+_I_WINNER_AT = [[[p + _WINNERS_ROW * i for p in _I_WINNERS[w]] for w in range(NUM_SEATS)]
+                for i in range(NUM_TRICKS)]  # [trick][winner]
+_I_SPOILED_AT = [[p + _WINNERS_ROW * i for p in _I_SPOILED] for i in range(NUM_TRICKS)]
+_I_TRICK_AT = [[p + t for p in _per_observer("trick_index")] for t in range(NUM_TRICKS)]
+_I_DEAL_AT = [[p + k for p in _per_observer("deal")] for k in range(MAX_DEALS)]
+_I_DEALS_LEFT_AT = [[p + k for p in _per_observer("deals_left")] for k in range(MAX_DEALS)]
+_I_REACHED_AT = [[[p + k for p in _I_REACHED[s]] for k in range(_REACHED_ROW)]
+                 for s in range(NUM_SEATS)]  # [seat][trick index]
 _I_HAND = _per_observer("hand")
 _I_HISTORY = _per_observer("history")  # + trick_index * ROW + card
 _BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
-#: Each field's bytes for a value: a thermometer of n (counts, points), one hot
-#: entry k (reached); and the empty field of each name.
+#: The points fields' bytes for each count: a thermometer.
 _THERMOMETER = [b"\x01" * n + bytes(MAX_POINTS - n) for n in range(MAX_POINTS + 1)]
-_COUNTS_BYTES = [b"\x01" * n + bytes(_COUNTS_ROW - n) for n in range(_COUNTS_ROW + 1)]
-_ONE_HOT = [bytes(k) + b"\x01" + bytes(_REACHED_ROW - k - 1) for k in range(_REACHED_ROW)]
-_NO_REACH = bytes(_REACHED_ROW)
-_EMPTY = {name: bytes(s.stop - s.start) for name, s in SLICES.items()}
-#: The fields of the trick in progress and of the match in progress: (offset, empty bytes).
-_TURN_FIELDS = tuple((OFFSET[name], _EMPTY[name]) for name in ("leader", "to_act", "trick_index"))
-_MATCH_FIELDS = tuple((OFFSET[name], _EMPTY[name]) for name in ("deal", "deals_left"))
 
 
 class IncrementalObservations:
@@ -569,15 +569,21 @@ class IncrementalObservations:
     def __init__(self) -> None:
         self.buf = bytearray(NUM_SEATS * OBS_SIZE)
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
-        #: Each seat's tally as last written (count, reached, in_run); None: not yet.
-        self.written: list[tuple | None] = [None] * NUM_SEATS
+        self._forget()
+
+    def _forget(self) -> None:
+        """What the fields say, as last written: a diff with the state writes
+        only what differs. -1 / None: nothing written."""
+        self.leader = self.to_act = self.trick_index = self.deal = self.deals_left = -1
+        self.counts = [0] * NUM_SEATS
+        self.reached = [-1] * NUM_SEATS
+        self.in_run = [0] * NUM_SEATS
 
     def __getstate__(self) -> dict:
-        return {"buf": self.buf, "written": self.written}
+        return {k: v for k, v in self.__dict__.items() if k != "obs"}
 
     def __setstate__(self, state: dict) -> None:
-        self.buf = state["buf"]
-        self.written = state["written"]
+        self.__dict__.update(state)
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
 
     def start_deal(self, g) -> None:
@@ -585,15 +591,13 @@ class IncrementalObservations:
         the hands, the dealer, the trick in progress and the match."""
         buf = self.buf
         self.obs[:] = 0
-        self.written = [None] * NUM_SEATS
+        self._forget()
         card_state = g.card_state
         for c in range(NUM_CARDS):
             code = card_state[c]
             if code < NUM_SEATS:
                 buf[_I_HAND[code] + c] = 1
-        dealing = _I_DEALER[g.dealer]
-        for o in range(NUM_SEATS):
-            buf[dealing[o]] = 1
+        _show(buf, _I_DEALER, -1, g.dealer)
         self._turn(g)
         self._match(g)
 
@@ -605,13 +609,11 @@ class IncrementalObservations:
         at = g.card_trick[card] * _HISTORY_ROW + card
         hist = _I_HISTORY
         buf[hist[0] + at] = buf[hist[1] + at] = buf[hist[2] + at] = buf[hist[3] + at] = 1
-        if event == CARD_PLAYED:  # the card is in the trick, the next seat to act
+        if event == CARD_PLAYED:  # the card joined the trick; the next seat acts
             pos = _I_TRICK[seat]
             buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
-            old, new = _I_TO_ACT[seat], _I_TO_ACT[g.to_act]
-            for o in range(NUM_SEATS):
-                buf[old[o]] = 0
-                buf[new[o]] = 1
+            _show(buf, _I_TO_ACT, self.to_act, g.to_act)
+            self.to_act = g.to_act
             return
         self._trick(g)
         self._turn(g)
@@ -624,56 +626,76 @@ class IncrementalObservations:
         for card in g.trick_cards:
             s = g.card_state[card] - PLAYED
             t, p = _I_TRICK[s], _I_PLAYED[s]
-            for o in range(NUM_SEATS):
-                buf[t[o] + card] = 0
-                buf[p[o] + card] = 1
+            buf[t[0] + card] = buf[t[1] + card] = buf[t[2] + card] = buf[t[3] + card] = 0
+            buf[p[0] + card] = buf[p[1] + card] = buf[p[2] + card] = buf[p[3] + card] = 1
         i = g.trick_index - 1
         w = g.trick_winners[i]
-        places = _I_SPOILED if w < 0 else _I_WINNERS[w]
-        for o in range(NUM_SEATS):
-            buf[places[o] + _WINNERS_ROW * i] = 1
-        written = self.written
+        p = _I_SPOILED_AT[i] if w < 0 else _I_WINNER_AT[i][w]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1
+        counts, reached, in_run = self.counts, self.reached, self.in_run
         for s in range(NUM_SEATS):
-            n = g.counts[s]
-            tally = (n, g.reached[s], g.in_run[s])
-            if written[s] == tally:  # the seat's tally fields already say so
-                continue
-            written[s] = tally
-            counts = _COUNTS_BYTES[n]
-            reached = _ONE_HOT[g.reached[s]] if n else _NO_REACH
-            won, run = 1 if n else 0, 1 if g.in_run[s] else 0
-            c, r, wo, ru = _I_COUNTS[s], _I_REACHED[s], _I_WON[s], _I_IN_RUN[s]
-            for o in range(NUM_SEATS):
-                buf[c[o]:c[o] + _COUNTS_ROW] = counts
-                buf[r[o]:r[o] + _REACHED_ROW] = reached
-                buf[wo[o]] = won
-                buf[ru[o]] = run
+            n, old = g.counts[s], counts[s]
+            if n != old:  # the thermometer's entries between the two counts
+                c, v = _I_COUNTS[s], 1 if n > old else 0
+                for k in range(min(n, old), max(n, old)):
+                    buf[c[0] + k] = buf[c[1] + k] = buf[c[2] + k] = buf[c[3] + k] = v
+                if (n == 0) != (old == 0):
+                    _flag(buf, _I_WON[s], 1 if n else 0)
+                counts[s] = n
+            at = g.reached[s] if n else -1
+            if at != reached[s]:
+                _show(buf, _I_REACHED_AT[s], reached[s], at)
+                reached[s] = at
+            run = 1 if g.in_run[s] else 0
+            if run != in_run[s]:
+                _flag(buf, _I_IN_RUN[s], run)
+                in_run[s] = run
 
     def _turn(self, g) -> None:
         """Leader, seat to act and trick index of the trick in progress (empty
         once the deal is over)."""
         buf = self.buf
-        for o in range(NUM_SEATS):
-            base = _BASE[o]
-            for at, empty in _TURN_FIELDS:
-                buf[base + at:base + at + len(empty)] = empty
-        if g.trick_index < NUM_TRICKS:
-            leading, acting, t = _I_LEADER[g.leader], _I_TO_ACT[g.to_act], g.trick_index
-            for o in range(NUM_SEATS):
-                buf[leading[o]] = buf[acting[o]] = buf[_I_TRICK_INDEX[o] + t] = 1
+        live = g.trick_index < NUM_TRICKS
+        leader, to_act, t = (g.leader, g.to_act, g.trick_index) if live else (-1, -1, -1)
+        if leader != self.leader:
+            _show(buf, _I_LEADER, self.leader, leader)
+            self.leader = leader
+        if to_act != self.to_act:
+            _show(buf, _I_TO_ACT, self.to_act, to_act)
+            self.to_act = to_act
+        _show(buf, _I_TRICK_AT, self.trick_index, t)
+        self.trick_index = t
 
     def _match(self, g) -> None:
         """Deal index, deals left (empty once the match is over) and the points."""
         buf = self.buf
-        k, points = g.deal_index, g.points
+        k = g.deal_index
+        deal, left = (-1, -1) if g.over else \
+            (min(k, MAX_DEALS - 1), min(g.num_deals - k, MAX_DEALS) - 1)
+        _show(buf, _I_DEAL_AT, self.deal, deal)
+        _show(buf, _I_DEALS_LEFT_AT, self.deals_left, left)
+        self.deal, self.deals_left = deal, left
+        points = g.points
         for o in range(NUM_SEATS):
             base = _BASE[o]
-            for at, empty in _MATCH_FIELDS:
-                buf[base + at:base + at + len(empty)] = empty
-            if not g.over:
-                buf[base + _DEAL + min(k, MAX_DEALS - 1)] = 1
-                buf[base + _DEALS_LEFT + min(g.num_deals - k, MAX_DEALS) - 1] = 1
             team = team_of(o)
             own, opp = base + _POINTS_OWN, base + _POINTS_OPP
             buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
             buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
+
+
+def _flag(buf: bytearray, p: list[int], value: int) -> None:
+    """A flag of the four views (positions ``p``, one per observer) set to ``value``."""
+    buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = value
+
+
+def _show(buf: bytearray, places: list[list[int]], old: int, new: int) -> None:
+    """A one-hot field in the four views: ``places[value]`` are its positions
+    for ``value``; clears the entry of ``old`` and sets that of ``new`` (-1:
+    none)."""
+    if old >= 0:
+        p = places[old]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 0
+    if new >= 0:
+        p = places[new]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from aluette_env.game.cards import card_id
 from aluette_env.game import (
-    DEAL_DONE, MATCH_DONE, NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards,
-    deal_order, deal_points, dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader,
-    partner_of, plays_left, reach_order, record_trick, relative_seat, score_deal, seat_at,
-    seat_gain, team_of, team_points, trick_winner, winning_team,
+    CARD_PLAYED, DEAL_DONE, MATCH_DONE, NOBODY, PLAYS_PER_DEAL, STRENGTH, TRICK_DONE, Deal, Match,
+    cards_in_trick, check_hands, deal_cards, deal_order, deal_points, dealer_of, end_trick,
+    first_dealer_of, first_to_reach, hand_size, next_leader, partner_of, plays_left, reach_order,
+    record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of, team_points,
+    trick_so_far, trick_winner, tricks_left, winning_team,
 )
 from conftest import hands_for_winners
 
@@ -308,3 +309,55 @@ def test_r2_winning_team_and_r6_first_dealer_of():
     for first in range(4):
         for k in range(10):
             assert first_dealer_of(dealer_of(first, k), k) == first
+
+
+def test_r2_a_match_is_one_state_record_and_its_deals_views_of_it():
+    match = Match(first_dealer=2, num_deals=2)
+    first, event = play_deal(hands_for_winners(seq("SSSSSSSSS")), match=match)
+    assert event == DEAL_DONE and not match.over and match.deal_index == 1
+    assert first.record.team_points == (2, 0) and match.points == [2, 0]
+    assert first.state is match.state  # the deal in progress is the match's record
+    second = match.start_deal(hands_for_winners(seq("XXXXXXXXX")))
+    with pytest.raises(ValueError, match="not over"):
+        match.start_deal(hands_for_winners(seq("XXXXXXXXX")))
+    assert second.state is match.state and first.state is not match.state
+    assert (first.dealer, second.dealer) == (2, 3)  # R6; the finished deal keeps its own
+    assert first.trick_winners == [0] * 9 and second.trick_winners == []
+    events = [second.play(second.hands[second.to_act][0]) for _ in range(4)]
+    assert events == [CARD_PLAYED] * 3 + [TRICK_DONE]
+    assert match.deals == [first, second] and match.history == [first.record]
+
+
+def test_r9_tricks_left_and_hand_sizes_follow_one_card_a_trick():
+    assert [tricks_left(t) for t in (0, 4, 8)] == [9, 5, 1]
+    deal = Deal(hands_for_winners(seq("SENWSEXNW")), 3)
+    while not deal.done:
+        played = {seat_at(deal.leader, k) for k in range(len(deal.trick_cards))}
+        for s in range(4):
+            assert len(deal.hands[s]) == hand_size(deal.trick_index, s in played)
+        deal.play(deal.legal_cards()[0])
+
+
+@pytest.mark.parametrize("observer", range(4))
+def test_r10_r11_the_trick_so_far_from_each_seats_card(observer):
+    """trick_so_far folds the trick in progress from its leader (R10: the
+    highest card so far; R11: shared, the trick is spoiled so far), in any
+    observer's relative seats."""
+    monsieur, four, batons4 = card_id(0, 2), card_id(1, 3), card_id(2, 3)
+    ace_cups, ace_swords = card_id(1, 0), card_id(3, 0)
+
+    def trick_of(cards, leader):  # each seat's card, relative to the observer
+        trick = [-1] * 4
+        for k, c in enumerate(cards):
+            trick[relative_seat(seat_at(leader, k), observer)] = c
+        return trick, relative_seat(leader, observer)
+
+    trick, lead = trick_of([four, monsieur, batons4], 1)
+    assert cards_in_trick(trick, lead) == 3
+    assert trick_so_far(trick, lead, 3, STRENGTH) == (STRENGTH[monsieur],
+                                                       relative_seat(2, observer), False)
+    assert trick_so_far(trick, lead, 1, STRENGTH)[:2] == (STRENGTH[four], lead)
+    trick, lead = trick_of([ace_cups, four, ace_swords], 3)
+    best, _, tied = trick_so_far(trick, lead, cards_in_trick(trick, lead), STRENGTH)
+    assert (best, tied) == (STRENGTH[ace_cups], True)  # R11: two Aces, spoiled so far
+    assert cards_in_trick([-1] * 4, lead) == 0

@@ -219,8 +219,8 @@ def encode_observation(deal: Deal, match: Match | None, observer: int,
                        out: np.ndarray | None = None) -> np.ndarray:
     """Observation vector of ``observer`` for a deal in progress (or the last
     deal once the match is over), built from scratch: the reference. The deal's
-    state record is its match's (``deal.match``, which ``match`` names for the
-    callers that hold both), so the match fields come with it."""
+    state record is its match's (``deal.match``), so the match fields come with
+    it; ``match`` is taken for callers that hold both, and not read."""
     v = np.zeros(OBS_SIZE, np.int8) if out is None else out
     write_view(deal.state, observer, v)
     return v

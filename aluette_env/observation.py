@@ -561,9 +561,10 @@ class IncrementalObservations:
     those are written again from the state record, at the layout's positions:
     the card's own entries after any play; after a trick its four cards, its
     winner, the tally and the fields of the trick in progress; after a deal the
-    match fields too. Nothing is worked out here: who leads, who reached what,
-    whether the deal or the match is over are read from the state. Equal to
-    :func:`write_view` after every call (tested at every step).
+    match fields too, each against what the writer last put there. Nothing is
+    worked out here: who leads, who reached what, whether the deal or the
+    match is over are read from the state. Equal to :func:`write_view` after
+    every call (tested at every step).
     """
 
     def __init__(self) -> None:
@@ -572,8 +573,9 @@ class IncrementalObservations:
         self._forget()
 
     def _forget(self) -> None:
-        """What the fields say, as last written: a diff with the state writes
-        only what differs. -1 / None: nothing written."""
+        """What the fields say, as last written (-1: nothing; the values an
+        all-zero view says), so that a diff with the state writes only what
+        differs."""
         self.leader = self.to_act = self.trick_index = self.deal = self.deals_left = -1
         self.counts = [0] * NUM_SEATS
         self.reached = [-1] * NUM_SEATS

@@ -63,8 +63,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import (
-    AGENTS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match, check_card, check_hands,
-    deal_result, describe, match_result, seat_gain, seat_of,
+    AGENTS, CARD_PLAYED, DEAL_DONE, MATCH_DONE, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match,
+    check_card, check_hands, deal_result, describe, match_result, seat_gain, seat_of,
 )
 from .observation import (
     MAX_DEALS, SLICES, IncrementalObservations, encode_state, obs_size, state_size,
@@ -241,12 +241,10 @@ class raw_env(AECEnv):
         match = self.match
         k = match.deal_index
         if self._fixed_deals is not None and k < len(self._fixed_deals):
-            hands = [list(h) for h in self._fixed_deals[k]]
-            self.deal = Deal(hands, match.dealer)
+            self.deal = match.start_deal([list(h) for h in self._fixed_deals[k]])
         else:
-            self.deal = Deal.from_deck(self.np_random.permutation(NUM_CARDS).tolist(),
-                                       match.dealer)
-        self._enc.start_deal(self.deal, match)
+            self.deal = match.deal_deck(self.np_random.permutation(NUM_CARDS).tolist())
+        self._enc.start_deal(self.deal.state)
         self.agent_selection = AGENTS[self.deal.to_act]
 
     # -- observe / state --------------------------------------------------------
@@ -259,7 +257,8 @@ class raw_env(AECEnv):
         if self.match is None:
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         vec = self._enc.obs[seat, :self._obs_width].copy()
-        if seat == self.deal.to_act and not self.match.over:
+        g = self.match.state
+        if seat == g.to_act and not g.over:
             mask = vec[_HAND].copy()
         else:
             mask = _EMPTY_MASK.copy()
@@ -293,12 +292,12 @@ class raw_env(AECEnv):
             self._dirty = False
         self._cumulative_rewards[agent] = 0.0
 
-        trick = deal.play(action)
-        self._enc.play(seat, action, trick, deal)
-        if trick is not None:
-            self.last_trick = trick
-            if g.trick_index == NUM_TRICKS:
-                self._end_deal()
+        event = deal.play(action)
+        self._enc.play(g, seat, action, event)
+        if event != CARD_PLAYED:
+            self.last_trick = deal.tricks[-1]
+            if event >= DEAL_DONE:
+                self._end_deal(event == MATCH_DONE)
                 # Rewards come only at the end of a deal: only then is there
                 # anything to accumulate (every other step's rewards are zero).
                 self._accumulate_rewards()
@@ -320,20 +319,19 @@ class raw_env(AECEnv):
                              f"legal: {self.deal.legal_cards()}")
         return card
 
-    def _end_deal(self) -> None:
+    def _end_deal(self, match_over: bool) -> None:
         deal, match = self.deal, self.match
-        record = match.record(deal)
+        record = deal.record
         self._dirty = True
         rewards = self.rewards
         for a in AGENTS:
             rewards[a] = float(seat_gain(*record.team_points, SEAT[a]))
         for a in AGENTS:
             info = {"deal_result": deal_result(record, self.numeric_infos)}
-            if match.over:
+            if match_over:
                 info["match_result"] = match_result(match.points, self.numeric_infos)
             self.infos[a] = info
-        if match.over:
-            self._enc.end_match(match)
+        if match_over:
             self.terminations = dict.fromkeys(self.agents, True)
             self.agent_selection = AGENTS[deal.to_act]
         else:

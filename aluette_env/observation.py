@@ -59,7 +59,8 @@ plays as it did.
 state record (:mod:`aluette_env.game.state`): the reference encoder
 (:func:`encode_observation`, from a ``Deal`` and ``Match``) and the batched
 engine's kernel (compiled by numba) both call it. ``IncrementalObservations``
-keeps the four seats' vectors up to date play by play for the PettingZoo env;
+keeps the four seats' vectors of the PettingZoo env equal to it play by play,
+rewriting from the state the fields that the step's event says changed;
 the readers (:func:`read_view` from a vector, :func:`read_state` from the
 engine's state) fill the same arrays. All of them take their positions from
 the one layout declaration below, and the tests pin each to the reference
@@ -76,10 +77,10 @@ from typing import Any
 import numpy as np
 
 from .game import (
-    HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, NUM_UNUSED, Deal, Match, Trick,
-    first_leader, next_leader, relative_seat, seat_at, team_of,
+    CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, NUM_UNUSED, TRICK_DONE,
+    Deal, Match, first_leader, relative_seat, team_of,
 )
-from .game.state import IN_TRICK, PLAYED, UNUSED
+from .game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
 
 OBS_VERSION = 2
 MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
@@ -214,25 +215,18 @@ def write_view(g, observer, row) -> None:
         row[_POINTS_OPP + k] = 1
 
 
-def match_state(deal: Deal, match: Match):
-    """The game state of ``deal`` within ``match``: the deal's own state record
-    with the match's deal index, deal count, points and end."""
-    g = deal.state.copy()
-    g.deal_index, g.num_deals, g.over = match.deal_index, match.num_deals, match.over
-    g.points = list(match.points)
-    return g
-
-
-def encode_observation(deal: Deal, match: Match, observer: int,
+def encode_observation(deal: Deal, match: Match | None, observer: int,
                        out: np.ndarray | None = None) -> np.ndarray:
-    """Observation vector of ``observer`` for a deal in progress of ``match``
-    (or its last deal once the match is over), built from scratch: the reference."""
+    """Observation vector of ``observer`` for a deal in progress (or the last
+    deal once the match is over), built from scratch: the reference. The deal's
+    state record is its match's (``deal.match``), so the match fields come with
+    it; ``match`` is taken for callers that hold both, and not read."""
     v = np.zeros(OBS_SIZE, np.int8) if out is None else out
-    write_view(match_state(deal, match), observer, v)
+    write_view(deal.state, observer, v)
     return v
 
 
-def encode_state(deal: Deal, match: Match, out: np.ndarray | None = None) -> np.ndarray:
+def encode_state(deal: Deal, match: Match | None, out: np.ndarray | None = None) -> np.ndarray:
     """The full-information global state (for centralised critics)."""
     v = np.zeros(STATE_SIZE, np.int8) if out is None else out
     hands = v[:NUM_SEATS * NUM_CARDS].reshape(NUM_SEATS, NUM_CARDS)
@@ -349,25 +343,36 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     deal = one(f["deal"])
     left = one(f["deals_left"])
     dealer = one(f["dealer"])
-    seat_of_card = {}
+    # Each played card's location (a state record's codes, relative seats) and
+    # trick: the game's order_of_play rebuilds the deal's plays from them.
+    codes, card_trick = [UNUSED] * NUM_CARDS, [-1] * NUM_CARDS
     for r in range(NUM_SEATS):
-        for c in np.flatnonzero(f["played"][r] | f["trick"][r]):
-            seat_of_card[int(c)] = r
-    history = []
-    leader = first_leader(dealer) if dealer is not None else 0
+        for c in np.flatnonzero(f["played"][r]):
+            codes[int(c)] = PLAYED + r
+        for c in np.flatnonzero(f["trick"][r]):
+            codes[int(c)] = IN_TRICK + r
+    started = 0
     for k in range(NUM_TRICKS):
         cards = [int(c) for c in np.flatnonzero(f["history"][k])]
         if not cards:
             break
-        if not all(c in seat_of_card for c in cards):  # a vector no deal writes
+        if any(codes[c] == UNUSED for c in cards):  # a vector no deal writes
             raise ValueError(f"not an observation of a deal: trick {k + 1}'s history holds "
                              f"a card that no seat played")
-        plays = sorted(((seat_of_card[c], c) for c in cards),
-                       key=lambda play, lead=leader: relative_seat(play[0], lead))
-        won = winners[k] if k < len(winners) else None
-        history.append({"trick": k, "leader": leader, "plays": plays, "winner": won})
-        if k < len(winners):
-            leader = next_leader(leader, NOBODY if won is None else won)
+        for c in cards:
+            card_trick[c] = k
+        started = k + 1
+    order = [0] * NUM_CARDS  # each card once, even in a vector no deal writes
+    n = order_of_play(codes, card_trick, [NOBODY if w is None else w for w in winners]
+                      + [NOBODY] * (NUM_TRICKS - len(winners)),
+                      first_leader(dealer) if dealer is not None else 0, started - 1, order)
+    history = [{"trick": k, "leader": -1, "plays": [],
+                "winner": winners[k] if k < len(winners) else None} for k in range(started)]
+    for c in order[:n]:
+        trick = history[card_trick[c]]
+        if not trick["plays"]:
+            trick["leader"] = played_by(codes[c])
+        trick["plays"].append((played_by(codes[c]), c))
     return {
         "hand": [int(c) for c in np.flatnonzero(f["hand"])],
         "trick": {r: int(np.flatnonzero(f["trick"][r])[0])
@@ -528,137 +533,171 @@ _I_IN_RUN = _per_seat("in_run")
 _I_LEADER = _per_seat("leader")
 _I_TO_ACT = _per_seat("to_act")
 _I_DEALER = _per_seat("dealer")
-_I_WINNERS = _per_seat("trick_winners")  # + trick_index * ROW: the winner's column
+_I_WINNERS = _per_seat("trick_winners")
 _I_SPOILED = [base + SPOILED_COLUMN for base in _per_observer("trick_winners")]
-_I_TRICK_INDEX = _per_observer("trick_index")
+#: One-hot fields by value: [value][observer] positions (see :func:`_show`).
+_I_WINNER_AT = [[[p + _WINNERS_ROW * i for p in _I_WINNERS[w]] for w in range(NUM_SEATS)]
+                for i in range(NUM_TRICKS)]  # [trick][winner]
+_I_SPOILED_AT = [[p + _WINNERS_ROW * i for p in _I_SPOILED] for i in range(NUM_TRICKS)]
+_I_TRICK_AT = [[p + t for p in _per_observer("trick_index")] for t in range(NUM_TRICKS)]
+_I_DEAL_AT = [[p + k for p in _per_observer("deal")] for k in range(MAX_DEALS)]
+_I_DEALS_LEFT_AT = [[p + k for p in _per_observer("deals_left")] for k in range(MAX_DEALS)]
+_I_REACHED_AT = [[[p + k for p in _I_REACHED[s]] for k in range(_REACHED_ROW)]
+                 for s in range(NUM_SEATS)]  # [seat][trick index]
 _I_HAND = _per_observer("hand")
 _I_HISTORY = _per_observer("history")  # + trick_index * ROW + card
 _BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
-_DEAL_AT, _DEALS_LEFT_AT = OFFSET["deal"], OFFSET["deals_left"]
 #: The points fields' bytes for each count: a thermometer.
 _THERMOMETER = [b"\x01" * n + bytes(MAX_POINTS - n) for n in range(MAX_POINTS + 1)]
-_QUIET_AT_MATCH_END = ("to_act", "leader", "trick_index", "deal", "deals_left")
 
 
 class IncrementalObservations:
-    """The four seats' observation vectors, updated play by play.
+    """The four seats' observation vectors of one game state, kept equal to
+    :func:`write_view` play by play for the PettingZoo env.
 
     ``obs`` is a ``(4, OBS_SIZE)`` int8 view of one bytearray, indexed by
-    absolute seat; each call writes only the bytes a play changes, so an env
-    step costs a few dozen byte writes instead of a full encoding. Equal to
-    :func:`encode_observation` after every call (tested at every step).
+    absolute seat. After each step the step's event
+    (:func:`~aluette_env.game.state.step`) says which fields changed, and
+    those are written again from the state record, at the layout's positions:
+    the card's own entries after any play; after a trick its four cards, its
+    winner, the tally and the fields of the trick in progress; after a deal the
+    match fields too, each against what the writer last put there. Nothing is
+    worked out here: who leads, who reached what, whether the deal or the
+    match is over are read from the state. Equal to :func:`write_view` after
+    every call (tested at every step).
     """
 
     def __init__(self) -> None:
         self.buf = bytearray(NUM_SEATS * OBS_SIZE)
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+        self._forget()
+
+    def _forget(self) -> None:
+        """What the fields say, as last written (-1: nothing; the values an
+        all-zero view says), so that a diff with the state writes only what
+        differs."""
+        self.leader = self.to_act = self.trick_index = self.deal = self.deals_left = -1
+        self.counts = [0] * NUM_SEATS
+        self.reached = [-1] * NUM_SEATS
+        self.in_run = [0] * NUM_SEATS
 
     def __getstate__(self) -> dict:
-        return {"buf": self.buf}
+        return {k: v for k, v in self.__dict__.items() if k != "obs"}
 
     def __setstate__(self, state: dict) -> None:
-        self.buf = state["buf"]
+        self.__dict__.update(state)
         self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
 
-    def start_deal(self, deal: Deal, match: Match) -> None:
-        """Nothing played yet: hands, leader, dealer, deal index and match points."""
+    def start_deal(self, g) -> None:
+        """The views of a deal just dealt into the state ``g``, nothing played:
+        the hands, the dealer, the trick in progress and the match."""
         buf = self.buf
         self.obs[:] = 0
-        g = deal.state
-        leading, acting, dealing = _I_LEADER[g.leader], _I_TO_ACT[g.leader], _I_DEALER[g.dealer]
-        k = match.deal_index
-        deal_at = _DEAL_AT + min(k, MAX_DEALS - 1)
-        left_at = _DEALS_LEFT_AT + min(match.num_deals - k, MAX_DEALS) - 1
-        hands = deal.hands
-        for o in range(NUM_SEATS):
-            base = _BASE[o]
-            for card in hands[o]:
-                buf[base + card] = 1
-            buf[leading[o]] = buf[acting[o]] = buf[dealing[o]] = buf[_I_TRICK_INDEX[o]] = 1
-            buf[base + deal_at] = buf[base + left_at] = 1
-            self._write_points(o, match.points)
+        self._forget()
+        card_state = g.card_state
+        for c in range(NUM_CARDS):
+            code = card_state[c]
+            if code < NUM_SEATS:
+                buf[_I_HAND[code] + c] = 1
+        _show(buf, _I_DEALER, -1, g.dealer)
+        self._turn(g)
+        self._match(g)
 
-    def play(self, seat: int, card: int, trick: Trick | None, deal: Deal) -> None:
-        """``seat`` played ``card``; ``trick`` is the trick it completed (or None).
-        ``deal`` is the deal after the play."""
+    def play(self, g, seat: int, card: int, event: int) -> None:
+        """``seat`` played ``card``: ``g`` is the state after the step, ``event``
+        the step's event."""
         buf = self.buf
         buf[_I_HAND[seat] + card] = 0
-        pos = _I_TRICK[seat]
-        buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
-        at = deal.state.card_trick[card] * _HISTORY_ROW + card
+        at = g.card_trick[card] * _HISTORY_ROW + card
         hist = _I_HISTORY
         buf[hist[0] + at] = buf[hist[1] + at] = buf[hist[2] + at] = buf[hist[3] + at] = 1
-        if trick is not None:
-            self._trick_done(trick, deal)
-        old, new = _I_TO_ACT[seat], _I_TO_ACT[deal.to_act]
-        for o in range(NUM_SEATS):
-            buf[old[o]] = 0
-            buf[new[o]] = 1
+        if event == CARD_PLAYED:  # the card joined the trick; the next seat acts
+            pos = _I_TRICK[seat]
+            buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
+            _show(buf, _I_TO_ACT, self.to_act, g.to_act)
+            self.to_act = g.to_act
+            return
+        self._trick(g)
+        self._turn(g)
+        if event != TRICK_DONE:
+            self._match(g)
 
-    def _trick_done(self, trick: Trick, deal: Deal) -> None:
+    def _trick(self, g) -> None:
+        """The trick just finished: its cards (now played), its winner and the tally."""
         buf = self.buf
-        leader, i, w = trick.leader, trick.index, trick.winner
-        for k, card in enumerate(trick.cards):
-            seat = seat_at(leader, k)
-            t, p = _I_TRICK[seat], _I_PLAYED[seat]
-            for o in range(NUM_SEATS):
-                buf[t[o] + card] = 0
-                buf[p[o] + card] = 1
-        if w < 0:
-            for o in range(NUM_SEATS):
-                buf[_I_SPOILED[o] + _WINNERS_ROW * i] = 1
-        else:
-            n = deal.state.counts[w]
-            for o in range(NUM_SEATS):
-                buf[_I_WINNERS[w][o] + _WINNERS_ROW * i] = 1
-                buf[_I_COUNTS[w][o] + n - 1] = 1
-                buf[_I_REACHED[w][o] + i] = 1
-                buf[_I_WON[w][o]] = 1
-            if n > 1:
-                prev = _I_REACHED[w]
-                j = _previous_win(deal.state.trick_winners, w, i)
-                for o in range(NUM_SEATS):
-                    buf[prev[o] + j] = 0
-            if w != leader:
-                old, new = _I_LEADER[leader], _I_LEADER[w]
-                for o in range(NUM_SEATS):
-                    buf[old[o]] = 0
-                    buf[new[o]] = 1
-        in_run = deal.state.in_run
+        for card in g.trick_cards:
+            s = g.card_state[card] - PLAYED
+            t, p = _I_TRICK[s], _I_PLAYED[s]
+            buf[t[0] + card] = buf[t[1] + card] = buf[t[2] + card] = buf[t[3] + card] = 0
+            buf[p[0] + card] = buf[p[1] + card] = buf[p[2] + card] = buf[p[3] + card] = 1
+        i = g.trick_index - 1
+        w = g.trick_winners[i]
+        p = _I_SPOILED_AT[i] if w < 0 else _I_WINNER_AT[i][w]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1
+        counts, reached, in_run = self.counts, self.reached, self.in_run
         for s in range(NUM_SEATS):
-            v = 1 if in_run[s] else 0
-            r = _I_IN_RUN[s]
-            buf[r[0]] = buf[r[1]] = buf[r[2]] = buf[r[3]] = v
-        for o in range(NUM_SEATS):
-            buf[_I_TRICK_INDEX[o] + i] = 0
-            if i + 1 < NUM_TRICKS:
-                buf[_I_TRICK_INDEX[o] + i + 1] = 1
-        if i + 1 == NUM_TRICKS:  # no trick in progress any more
-            for o in range(NUM_SEATS):
-                buf[_I_LEADER[deal.leader][o]] = 0
+            n, old = g.counts[s], counts[s]
+            if n != old:  # the thermometer's entries between the two counts
+                c, v = _I_COUNTS[s], 1 if n > old else 0
+                for k in range(min(n, old), max(n, old)):
+                    buf[c[0] + k] = buf[c[1] + k] = buf[c[2] + k] = buf[c[3] + k] = v
+                if (n == 0) != (old == 0):
+                    _flag(buf, _I_WON[s], 1 if n else 0)
+                counts[s] = n
+            at = g.reached[s] if n else -1
+            if at != reached[s]:
+                _show(buf, _I_REACHED_AT[s], reached[s], at)
+                reached[s] = at
+            run = 1 if g.in_run[s] else 0
+            if run != in_run[s]:
+                _flag(buf, _I_IN_RUN[s], run)
+                in_run[s] = run
 
-    def end_match(self, match: Match) -> None:
-        """Trick/deal-in-progress fields go quiet; the final score shows."""
+    def _turn(self, g) -> None:
+        """Leader, seat to act and trick index of the trick in progress (empty
+        once the deal is over)."""
         buf = self.buf
+        live = g.trick_index < NUM_TRICKS
+        leader, to_act, t = (g.leader, g.to_act, g.trick_index) if live else (-1, -1, -1)
+        if leader != self.leader:
+            _show(buf, _I_LEADER, self.leader, leader)
+            self.leader = leader
+        if to_act != self.to_act:
+            _show(buf, _I_TO_ACT, self.to_act, to_act)
+            self.to_act = to_act
+        _show(buf, _I_TRICK_AT, self.trick_index, t)
+        self.trick_index = t
+
+    def _match(self, g) -> None:
+        """Deal index, deals left (empty once the match is over) and the points."""
+        buf = self.buf
+        k = g.deal_index
+        deal, left = (-1, -1) if g.over else \
+            (min(k, MAX_DEALS - 1), min(g.num_deals - k, MAX_DEALS) - 1)
+        _show(buf, _I_DEAL_AT, self.deal, deal)
+        _show(buf, _I_DEALS_LEFT_AT, self.deals_left, left)
+        self.deal, self.deals_left = deal, left
+        points = g.points
         for o in range(NUM_SEATS):
             base = _BASE[o]
-            for name in _QUIET_AT_MATCH_END:
-                start = base + OFFSET[name]
-                n = SLICES[name].stop - SLICES[name].start
-                buf[start:start + n] = bytes(n)
-            self._write_points(o, match.points)
-
-    def _write_points(self, o: int, points: Sequence[int]) -> None:
-        buf, base = self.buf, _BASE[o]
-        team = team_of(o)
-        own, opp = base + _POINTS_OWN, base + _POINTS_OPP
-        buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
-        buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
+            team = team_of(o)
+            own, opp = base + _POINTS_OWN, base + _POINTS_OPP
+            buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
+            buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
 
 
-def _previous_win(trick_winners: Sequence[int], seat: int, now: int) -> int:
-    """Trick index of ``seat``'s previous win before trick ``now``."""
-    for j in range(now - 1, -1, -1):
-        if trick_winners[j] == seat:
-            return j
-    raise AssertionError("a seat with two wins has an earlier win")
+def _flag(buf: bytearray, p: list[int], value: int) -> None:
+    """A flag of the four views (positions ``p``, one per observer) set to ``value``."""
+    buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = value
+
+
+def _show(buf: bytearray, places: list[list[int]], old: int, new: int) -> None:
+    """A one-hot field in the four views: ``places[value]`` are its positions
+    for ``value``; clears the entry of ``old`` and sets that of ``new`` (-1:
+    none)."""
+    if old >= 0:
+        p = places[old]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 0
+    if new >= 0:
+        p = places[new]
+        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1

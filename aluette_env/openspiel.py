@@ -64,8 +64,8 @@ except ImportError:  # one line, not a traceback into a missing wheel
                       "'aluette-rl[openspiel]' (open-spiel==2.0.2)") from None
 
 from .game import (
-    AGENTS, HAND_SIZE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name, deal_cards, deal_order,
-    seat_at, team_of,
+    AGENTS, DEAL_DONE, HAND_SIZE, MATCH_DONE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name,
+    deal_order, seat_at, team_of,
 )
 from .observation import (
     MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SLICES, decode_observation, encode_observation,
@@ -138,13 +138,19 @@ class AluetteState(pyspiel.State):
     def __init__(self, game: AluetteGame):
         super().__init__(game)
         self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals)
-        self.deal: Deal | None = None  # None while the deal is being dealt
         self.dealt: list[int] = []  # this deal's chance outcomes so far
         # What happened, in order, for information_state_string: (DEALT, seat, card),
         # (PLAYED, seat, card), (NEW_DEAL, deal index, dealer), (SCORED, points 0, 1).
         self.events: list[tuple[int, int, int]] = []
         self._rewards = [0.0] * NUM_SEATS  # of the last action: a deal's points at its end
         self._begin_deal()
+
+    @property
+    def deal(self) -> Deal | None:
+        """The match's deal in progress (its last once over); None while it is
+        being dealt. Read from the match, never kept beside it: OpenSpiel
+        copies a state's attributes one by one."""
+        return self.match.deal if len(self.dealt) == DEALT else None
 
     # -- OpenSpiel's State API ---------------------------------------------------
 
@@ -182,13 +188,12 @@ class AluetteState(pyspiel.State):
             return
         self._rewards = [0.0] * NUM_SEATS
         seat = self.deal.to_act
-        self.deal.play(int(action))
+        event = self.deal.play(int(action))
         self.events.append((_PLAYED, seat, int(action)))
-        if self.deal.done:
-            record = self.match.record(self.deal)
-            self._rewards = _by_seat(record.team_points)
+        if event >= DEAL_DONE:
+            self._rewards = _by_seat(self.deal.record.team_points)
             self.events.append((_SCORED, self.match.points[0], self.match.points[1]))
-            if not self.match.over:
+            if event != MATCH_DONE:
                 self._begin_deal()
 
     def _action_to_string(self, player: int, action: int) -> str:
@@ -283,7 +288,6 @@ class AluetteState(pyspiel.State):
         return out
 
     def _begin_deal(self) -> None:
-        self.deal = None
         self.dealt = []
         self._order = deal_order(self.match.dealer)
         self.events.append((_NEW_DEAL, self.match.deal_index, self.match.dealer))
@@ -300,8 +304,7 @@ class AluetteState(pyspiel.State):
         self.events.append((_DEALT, seat, card))
         self.dealt.append(card)
         if len(self.dealt) == DEALT:
-            hands, unused = deal_cards(self.dealt + self._undealt(), self.match.dealer)
-            self.deal = Deal(hands, self.match.dealer, unused)
+            self.match.deal_deck(self.dealt + self._undealt())
 
     def hand_so_far(self, seat: int) -> list[int]:
         """The cards dealt to ``seat`` so far in the deal being dealt."""

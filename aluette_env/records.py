@@ -27,7 +27,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from ._files import read_regular
 from .game import (
     AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
-    check_card, deal_result, dealer_of, describe, match_result, seat_at, trick_winner,
+    check_card, deal_result, describe, match_result, seat_at,
 )
 
 FORMAT = "aluette-match"
@@ -69,14 +69,16 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
               num_deals: int = DEFAULT_NUM_DEALS,
               names: Mapping[int, str] | None = None) -> dict[str, Any]:
     """The record of a match's finished deals (``deals``: the core's finished
-    :class:`Deal` objects, in order), its first dealer, each seat's player (a
-    spec or ``"human"``) and its length; ``names``: the display names of the
+    :class:`Deal` objects of one match, in order: ``Match.deals``,
+    :func:`~aluette_env.game.play_match`), its first dealer, each seat's player
+    (a spec or ``"human"``) and its length; ``names``: the display names of the
     people's seats (a version 2 record; version 1 without). Unfinished deals
-    are left out."""
-    match = Match(first_dealer=first_dealer, num_deals=num_deals)
+    are left out. The results are the deals' own (``Deal.record``, the match
+    points after the last one)."""
     out = []
-    for deal in deals:
-        if not deal.done or match.over:
+    points = [0, 0]
+    for deal in deals[:num_deals]:
+        if deal.record is None:
             break
         hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
         plays = []
@@ -85,9 +87,9 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
                 seat = seat_at(trick.leader, k)
                 hands[seat].append(card)
                 plays.append([AGENTS[seat], card])
-        rec = match.record(deal)
         out.append({"hands": [sorted(h) for h in hands], "plays": plays,
-                    "result": deal_result(rec)})
+                    "result": deal_result(deal.record)})
+        points = deal.state.points
     named = {"names": {AGENTS[s]: names[s] for s in sorted(names)}} if names else {}
     return {
         "format": FORMAT, "version": VERSION if named else 1, "num_deals": num_deals,
@@ -95,7 +97,7 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
         "players": {AGENTS[s]: str(players[s]) for s in range(NUM_SEATS)},
         **named,
         "deals": out,
-        "result": match_result(match.points),
+        "result": match_result(points),
     }
 
 
@@ -216,7 +218,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         if not isinstance(d, dict):
             raise RecordError(f"{where}: a deal is an object, got {_kind(d)}")
         _keys(d, _DEAL_KEYS, where + ".")
-        deal = Deal(_hands(d["hands"], where), dealer_of(first, i))
+        deal = match.start_deal(_hands(d["hands"], where))
         plays = d["plays"]
         if not isinstance(plays, list) or len(plays) != PLAYS_PER_DEAL:
             raise RecordError(f"{where}.plays: a list of the deal's {PLAYS_PER_DEAL} plays, "
@@ -238,8 +240,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
                 raise RecordError(f"{at}: {describe(card)} is not in {AGENTS[seat]}'s hand")
             deal.play(card)
             played[card] = k
-        want = deal_result(match.record(deal))
-        _same(d["result"], want, where + ".result")
+        _same(d["result"], deal_result(deal.record), where + ".result")
     _same(rec["result"], match_result(match.points), "result")
     return rec
 
@@ -250,27 +251,25 @@ def positions(record: dict[str, Any]) -> Iterator[Position]:
     first = SEAT[record["first_dealer"]]
     match = Match(first_dealer=first, num_deals=record["num_deals"])
     for i, d in enumerate(record["deals"]):
-        deal = Deal(d["hands"], dealer_of(first, i))
+        deal = match.start_deal(d["hands"])
         for k, (agent, card) in enumerate(d["plays"]):
             yield Position(i, k, SEAT[agent], card, deal, match)
             deal.play(card)
-        match.record(deal)
 
 
 def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Each deal's tricks as the core plays them: ``{"index", "leader",
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
-    out: list[list[dict[str, Any]]] = [[] for _ in record["deals"]]
-    for pos in positions(record):
-        if len(pos.deal.trick_cards) == NUM_SEATS - 1:  # this play ends a trick
-            deal = pos.deal
-            leader, cards = deal.leader, deal.trick_cards + [pos.card]
-            index = len(deal.tricks)
-            winner = trick_winner(cards, leader)
-            out[pos.deal_index].append({
-                "index": index, "leader": AGENTS[leader],
-                "plays": [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)],
-                "winner": None if winner < 0 else AGENTS[winner]})
+    out: list[list[dict[str, Any]]] = []
+    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
+    for d in record["deals"]:
+        deal = match.start_deal(d["hands"])
+        for _, card in d["plays"]:
+            deal.play(card)
+        out.append([{"index": t.index, "leader": AGENTS[t.leader],
+                     "plays": [[AGENTS[seat_at(t.leader, k)], c] for k, c in enumerate(t.cards)],
+                     "winner": None if t.winner < 0 else AGENTS[t.winner]}
+                    for t in deal.tricks])
     return out
 
 

@@ -10,12 +10,12 @@ import numpy as np
 import pytest
 
 import aluette_env
-from aluette_env.game import STRENGTH, relative_seat, seat_at
+from aluette_env.game import STRENGTH, first_leader, order_of_play, relative_seat, seat_at
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.observation import OBS_SIZE, SLICES, decode_observation
 from aluette_env.players.search import ExpertPlayer
 from aluette_env.players.search.belief import (
-    Belief, Rows, ess, fill_deal_views, order_of_play, tempered, trick_worlds,
+    Belief, Rows, ess, fill_deal_views, tempered, trick_worlds,
 )
 from aluette_env.players.search.choice import classes
 from aluette_env.players.search.rollouts import solve_worlds
@@ -427,8 +427,8 @@ def test_the_order_of_play_is_the_history_the_observation_rebuilds(plays):
     e, _, obs, mask = _play_weakest(plays, seed=plays)
     a = prepared(obs, mask)
     order = np.zeros(36, np.int64)
-    n = order_of_play(a["cards"], a["card_trick"], a["winners"], match_context(obs)[0],
-                       int(a["info"][I_T]), order)
+    n = order_of_play(a["cards"], a["card_trick"], a["winners"],
+                      first_leader(match_context(obs)[0]), int(a["info"][I_T]), order)
     history = decode_observation(obs)["history"]
     assert list(order[:n]) == [c for trick in history for _, c in trick["plays"]]
     assert n == plays
@@ -445,8 +445,8 @@ def test_a_replayed_world_shows_each_other_seat_the_view_it_had_before_each_play
     a = prepared(obs, mask)
     context = match_context(obs)
     order = np.zeros(36, np.int64)
-    n = order_of_play(a["cards"], a["card_trick"], a["winners"], context[0],
-                       int(a["info"][I_T]), order)
+    n = order_of_play(a["cards"], a["card_trick"], a["winners"], first_leader(context[0]),
+                      int(a["info"][I_T]), order)
     theirs = [(s, o) for s, o in seen if s != seat]
     rng = np.random.default_rng(plays)
     keys = np.stack([_true_world(e, a, seat), rng.random(48), rng.random(48)])

@@ -9,10 +9,11 @@ from hypothesis import strategies as st
 
 from aluette_env.game.cards import card_id
 from aluette_env.game import (
-    NOBODY, PLAYS_PER_DEAL, Deal, Match, check_hands, deal_cards, deal_order, deal_points,
-    dealer_of, end_trick, first_dealer_of, first_to_reach, next_leader, partner_of, plays_left,
-    reach_order, record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of,
-    team_points, trick_winner, winning_team,
+    CARD_PLAYED, DEAL_DONE, MATCH_DONE, NOBODY, PLAYS_PER_DEAL, STRENGTH, TRICK_DONE, Deal, Match,
+    cards_in_trick, check_hands, deal_cards, deal_order, deal_points, dealer_of, end_trick,
+    first_dealer_of, first_to_reach, hand_size, next_leader, partner_of, plays_left, reach_order,
+    record_trick, relative_seat, score_deal, seat_at, seat_gain, team_of, team_points,
+    trick_so_far, trick_winner, tricks_left, winning_team,
 )
 from conftest import hands_for_winners
 
@@ -35,13 +36,16 @@ def seq(text):
     return [SEATS[ch] for ch in text]
 
 
-def play_deal(hands, dealer=3):
-    """Play the hands (each in play order) through rules.Deal."""
-    deal = Deal([list(h) for h in hands], dealer)
+def play_deal(hands, dealer=3, match=None):
+    """Play the hands (each in play order) through the core's Deal: a deal on
+    its own by ``dealer``, or the next deal of ``match``; returns the deal and
+    the event of its last play."""
+    deal = Deal([list(h) for h in hands], dealer) if match is None else \
+        match.start_deal([list(h) for h in hands])
     queues = [list(h) for h in hands]
     while not deal.done:
-        deal.play(queues[deal.to_act].pop(0))
-    return deal
+        event = deal.play(queues[deal.to_act].pop(0))
+    return deal, event
 
 
 def test_r1_teams_are_opposite_seats():
@@ -52,23 +56,24 @@ def test_r2_match_is_five_deals_points_kept_and_draw_on_equal_totals():
     match = Match(first_dealer=0)
     assert match.num_deals == 5
     outcomes = ["SSSSSSSSS", "WXXXXXXXX", "XXXXXXXXX", "NXXXXXXXX", "XXXXXXXEE"]
-    for _k, text in enumerate(outcomes):
-        assert not match.over
-        deal = play_deal(hands_for_winners(seq(text)), match.dealer)
-        match.record(deal)
-    assert match.over
+    for k, text in enumerate(outcomes):
+        assert not match.over and match.deal_index == k
+        _, event = play_deal(hands_for_winners(seq(text)), match=match)
+        assert event == (MATCH_DONE if k == 4 else DEAL_DONE)
+    assert match.over and match.deal_index == 5
+    assert [r.team_points for r in match.history] == [(2, 0), (0, 1), (0, 0), (1, 0), (0, 2)]
     # team 0: S Mordienne 2 + N 1 = 3; team 1: W 1 + E Mordienne 2 = 3 -> draw.
     assert match.points == [3, 3]
     assert match.winner() == NOBODY
     with pytest.raises(ValueError, match="match is over"):
-        match.record(deal)
+        match.start_deal(hands_for_winners(seq("SSSSSSSSS")))
     fresh = Match(first_dealer=0)  # restarting clears the scores
     assert fresh.points == [0, 0] and fresh.history == []
 
 
 def test_r2_match_winner_has_more_points():
     match = Match(first_dealer=1, num_deals=1)
-    match.record(play_deal(hands_for_winners(seq("WWWWWWWWX")), match.dealer))
+    play_deal(hands_for_winners(seq("WWWWWWWWX")), match=match)
     assert match.points == [0, 1] and match.winner() == 1
 
 
@@ -110,7 +115,7 @@ def test_r6_left_of_dealer_leads_and_dealer_rotates_clockwise():
     dealers = []
     for _ in range(5):
         dealers.append(match.dealer)
-        match.record(play_deal(hands_for_winners(seq("XXXXXXXXX")), match.dealer))
+        play_deal(hands_for_winners(seq("XXXXXXXXX")), match=match)
     assert dealers == [3, 0, 1, 2, 3]
 
 
@@ -158,7 +163,7 @@ def test_r11_spoiled_trick_previous_leader_leads_again():
 
 
 def test_r12_a_deal_is_nine_tricks():
-    deal = play_deal(hands_for_winners(seq("SENWSEXNW")))
+    deal, _ = play_deal(hands_for_winners(seq("SENWSEXNW")))
     assert deal.done and len(deal.tricks) == 9
     with pytest.raises(ValueError, match="over"):
         deal.play(0)
@@ -179,7 +184,7 @@ def test_r13_to_r16_worked_examples(text, winner, points):
     assert score.points == points
     assert score.mordienne == (points == 2)
     # The same result from real cards played through a Deal.
-    deal = play_deal(hands_for_winners(seq(text)))
+    deal, _ = play_deal(hands_for_winners(seq(text)))
     assert deal.trick_winners == seq(text)
     assert deal.score() == score
 
@@ -304,3 +309,55 @@ def test_r2_winning_team_and_r6_first_dealer_of():
     for first in range(4):
         for k in range(10):
             assert first_dealer_of(dealer_of(first, k), k) == first
+
+
+def test_r2_a_match_is_one_state_record_and_its_deals_views_of_it():
+    match = Match(first_dealer=2, num_deals=2)
+    first, event = play_deal(hands_for_winners(seq("SSSSSSSSS")), match=match)
+    assert event == DEAL_DONE and not match.over and match.deal_index == 1
+    assert first.record.team_points == (2, 0) and match.points == [2, 0]
+    assert first.state is match.state  # the deal in progress is the match's record
+    second = match.start_deal(hands_for_winners(seq("XXXXXXXXX")))
+    with pytest.raises(ValueError, match="not over"):
+        match.start_deal(hands_for_winners(seq("XXXXXXXXX")))
+    assert second.state is match.state and first.state is not match.state
+    assert (first.dealer, second.dealer) == (2, 3)  # R6; the finished deal keeps its own
+    assert first.trick_winners == [0] * 9 and second.trick_winners == []
+    events = [second.play(second.hands[second.to_act][0]) for _ in range(4)]
+    assert events == [CARD_PLAYED] * 3 + [TRICK_DONE]
+    assert match.deals == [first, second] and match.history == [first.record]
+
+
+def test_r9_tricks_left_and_hand_sizes_follow_one_card_a_trick():
+    assert [tricks_left(t) for t in (0, 4, 8)] == [9, 5, 1]
+    deal = Deal(hands_for_winners(seq("SENWSEXNW")), 3)
+    while not deal.done:
+        played = {seat_at(deal.leader, k) for k in range(len(deal.trick_cards))}
+        for s in range(4):
+            assert len(deal.hands[s]) == hand_size(deal.trick_index, s in played)
+        deal.play(deal.legal_cards()[0])
+
+
+@pytest.mark.parametrize("observer", range(4))
+def test_r10_r11_the_trick_so_far_from_each_seats_card(observer):
+    """trick_so_far folds the trick in progress from its leader (R10: the
+    highest card so far; R11: shared, the trick is spoiled so far), in any
+    observer's relative seats."""
+    monsieur, four, batons4 = card_id(0, 2), card_id(1, 3), card_id(2, 3)
+    ace_cups, ace_swords = card_id(1, 0), card_id(3, 0)
+
+    def trick_of(cards, leader):  # each seat's card, relative to the observer
+        trick = [-1] * 4
+        for k, c in enumerate(cards):
+            trick[relative_seat(seat_at(leader, k), observer)] = c
+        return trick, relative_seat(leader, observer)
+
+    trick, lead = trick_of([four, monsieur, batons4], 1)
+    assert cards_in_trick(trick, lead) == 3
+    assert trick_so_far(trick, lead, 3, STRENGTH) == (STRENGTH[monsieur],
+                                                       relative_seat(2, observer), False)
+    assert trick_so_far(trick, lead, 1, STRENGTH)[:2] == (STRENGTH[four], lead)
+    trick, lead = trick_of([ace_cups, four, ace_swords], 3)
+    best, _, tied = trick_so_far(trick, lead, cards_in_trick(trick, lead), STRENGTH)
+    assert (best, tied) == (STRENGTH[ace_cups], True)  # R11: two Aces, spoiled so far
+    assert cards_in_trick([-1] * 4, lead) == 0

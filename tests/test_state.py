@@ -9,10 +9,12 @@ import random
 import numpy as np
 import pytest
 
-from aluette_env.game import NOBODY, STRENGTH, GameState, deal_cards, is_legal, start_deal, step
+from aluette_env.game import (
+    NOBODY, STRENGTH, GameState, deal_cards, first_leader, is_legal, start_deal, step,
+)
 from aluette_env.game.state import (
     CARD_PLAYED, DEAL_DONE, IN_TRICK, MATCH_DONE, PLAYED, STATE_FIELDS, STATE_NAMES, TRICK_DONE,
-    UNUSED,
+    UNUSED, order_of_play, played_by,
 )
 from aluette_env.vector.kernels import GAME_STATE, new_state
 from conftest import hands_for_winners
@@ -82,3 +84,28 @@ def test_the_engines_dtype_is_the_declared_record():
     copy = g.copy()
     copy.card_state[0] = 0
     assert g.card_state[0] == UNUSED
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_r6_r9_r11_the_order_of_play_is_rebuilt_from_the_record(seed):
+    """order_of_play, from where each card is and the trick it was played in,
+    gives the plays in the order they were made: R6 the dealer's left leads
+    first, R9 clockwise, R10-R11 each trick's winner (spoiled: the same leader)
+    leads the next; mid-trick and at the deal's end."""
+    rnd = random.Random(seed)
+    g = GameState(first_dealer=seed, num_deals=1)
+    deck = list(range(48))
+    rnd.shuffle(deck)
+    start_deal(g, deal_cards(deck, seed)[0])
+    made = []
+    order = [0] * 48
+    while not g.over:
+        card = rnd.choice([c for c in range(48) if is_legal(g, c)])
+        seat = g.to_act
+        step(g, card, STRENGTH)
+        made.append(card)
+        assert played_by(g.card_state[card]) == seat
+        n = order_of_play(g.card_state, g.card_trick, g.trick_winners, first_leader(g.dealer),
+                          min(g.trick_index, 8), order)
+        assert order[:n] == made
+    assert played_by(UNUSED) == -1 and played_by(0) == -1

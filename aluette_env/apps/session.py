@@ -24,7 +24,8 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from aluette_env.game import (
-    NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards, first_to_reach,
+    CARD_PLAYED, DEAL_DONE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, Match, deal_cards,
+    first_to_reach,
     mordienne_chance, other_team, reach_order, relative_seat, seat_at, team_of, trick_winner,
 )
 from aluette_env.observation import encode_observation
@@ -104,27 +105,26 @@ class GameSession:
 
     def _new_match(self) -> list[dict[str, Any]]:
         self.match_number += 1
-        self.deals: list[Deal] = []  # this match's deals, in order: its record
         # R2/R6: any seat may deal first; the match rotates it from there.
         first = self.first_dealer if self.first_dealer is not None else \
-            self._rng().randrange(NUM_SEATS)
+            self._rng(0).randrange(NUM_SEATS)
         self.match = Match(first_dealer=first)
         return self._new_deal()
 
-    def _rng(self) -> random.Random:
-        """The randomness of the next deal. With a seed, drawn from the seed and
-        the deal's place in the game, so that a restored game deals what it
-        would have dealt."""
+    def _rng(self, deal: int) -> random.Random:
+        """The randomness of deal ``deal`` (0-based) of this match. With a seed,
+        drawn from the seed and the deal's place in the game, so that a
+        restored game deals what it would have dealt."""
         if self.seed is None:
             return self.rng
-        return random.Random(f"{self.seed}:{self.match_number}:{len(self.deals)}")
+        return random.Random(f"{self.seed}:{self.match_number}:{deal}")
 
     def _new_deal(self) -> list[dict[str, Any]]:
         if self.scripted:
             hands, unused = self.scripted.pop(0), None
         else:
             deck = list(range(NUM_CARDS))
-            self._rng().shuffle(deck)
+            self._rng(len(self.match.deals)).shuffle(deck)
             hands, unused = deal_cards(deck, self.match.dealer)  # R5
         self._start_deal(hands, unused)
         for player in [*self.players.values(), self.standin]:
@@ -137,8 +137,7 @@ class GameSession:
         return events + self._play_ai()
 
     def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None) -> None:
-        self.deal = Deal(hands, self.match.dealer, unused)
-        self.deals.append(self.deal)
+        self.deal = self.match.start_deal(hands, unused)
         self.version += 1
         self.summary: dict[str, Any] | None = None
         # The last trick of this deal only: a card of an earlier deal may be in
@@ -169,25 +168,26 @@ class GameSession:
     def _play(self, card: int) -> list[dict[str, Any]]:
         deal = self.deal
         seat = deal.to_act
-        trick = deal.play(card)
+        event = deal.play(card)
         self.version += 1
+        trick = None if event == CARD_PLAYED else deal.tricks[-1]
         cards = trick.cards if trick else deal.trick_cards
         leader = trick.leader if trick else deal.leader
+        deal_over = event >= DEAL_DONE
         events: list[dict[str, Any]] = [{
             "type": "play", "seat": seat, "card": card, "leader": leader,
             # R10-R11 on the cards so far (None: they tie for highest).
             "winning": _who(trick_winner(cards, leader)),
-            "next": None if deal.done else deal.to_act,
+            "next": None if deal_over else deal.to_act,
         }]
         if trick is not None:
             self.last_trick = _trick_view(trick)
             events.append({"type": "trick", **self.last_trick,
                            # R10-R11: the core's leader after the trick.
-                           "next_leader": None if deal.done else deal.leader,
+                           "next_leader": None if deal_over else deal.leader,
                            **_tally(deal)})
-            if deal.done:
-                record = self.match.record(deal)
-                self.summary = self._summary(record)
+            if deal_over:
+                self.summary = self._summary(deal.record)
                 events.append({"type": "deal_over", "summary": self.summary})
         return events
 
@@ -349,7 +349,7 @@ class GameSession:
         from aluette_env.records import HUMAN as PERSON, record_of
         players = [PERSON if s in self.people else self.specs[s] for s in range(NUM_SEATS)]
         names = {s: name for s, name in self.people.items() if name}
-        return record_of(self.deals, self.match.first_dealer, players, self.match.num_deals,
+        return record_of(self.match.deals, self.match.first_dealer, players, self.match.num_deals,
                          names)
 
     # ------------------------------------------------------- keeping a game
@@ -395,7 +395,7 @@ class GameSession:
         game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
                    seed=snapshot["seed"], people=people, standin_spec=standin,
                    standin=get_player(standin) if standin else None, start=False)
-        game.match_number, game.deals = snapshot["match_number"], []
+        game.match_number = snapshot["match_number"]
         game.match = Match(first_dealer=SEAT[record["first_dealer"]],
                            num_deals=record["num_deals"])
         deals = [(d["hands"], [p[1] for p in d["plays"]]) for d in record["deals"]]

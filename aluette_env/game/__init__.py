@@ -15,9 +15,9 @@ anywhere. Everything else builds on it:
 - :mod:`.state`: the game's one step. A match as a flat state record
   (:data:`~.state.STATE_FIELDS`), :func:`~.state.start_deal` and
   :func:`~.state.step`; the batched engine compiles the same functions.
-- :mod:`.deal`: ``Deal`` and ``Match`` for Python callers (a ``Deal`` steps a
-  :class:`~.state.GameState`), the records of finished deals and the result
-  dicts every part reports.
+- :mod:`.deal`: ``Deal`` and ``Match`` for Python callers, views of one
+  :class:`~.state.GameState` (``Deal.play`` returns the step's event), the
+  records of finished deals and the result dicts every part reports.
 
 May import: the standard library only.
 """
@@ -30,26 +30,32 @@ from .deal import (
     Deal, DealRecord, DealScore, Match, Trick, deal_result, match_result, play_match, score_deal,
 )
 from .rules import (
-    DEFAULT_NUM_DEALS, HAND_SIZE, NUM_TRICKS, NUM_UNUSED, PLAYS_PER_DEAL, card_beats, check_hands,
-    deal_cards, deal_order, deal_points, dealer_of, end_trick, first_dealer_of, first_leader,
-    first_to_reach, is_ahead, mordienne_chance, next_leader, plays_left, reach_order,
-    record_trick, seat_gain, team_points, trick_winner, trick_winner_of_levels, winning_team,
+    DEFAULT_NUM_DEALS, HAND_SIZE, NUM_TRICKS, NUM_UNUSED, PLAYS_PER_DEAL, card_beats,
+    cards_in_trick, check_hands, deal_cards, deal_order, deal_points, dealer_of, end_trick,
+    first_dealer_of, first_leader, first_to_reach, hand_size, is_ahead, mordienne_chance,
+    next_leader, plays_left, reach_order, record_trick, seat_gain, team_points, trick_so_far,
+    trick_winner, trick_winner_of_levels, tricks_left, winning_team,
 )
 from .seats import (
     AGENTS, NOBODY, NUM_SEATS, NUM_TEAMS, SEAT, TEAMS, next_seat, other_team, partner_of,
     relative_seat, seat_at, seat_of, team_of,
 )
-from .state import GameState, is_legal, start_deal, step
+from .state import (
+    CARD_PLAYED, DEAL_DONE, MATCH_DONE, TRICK_DONE, GameState, is_legal, order_of_play,
+    played_by, start_deal, step,
+)
 
 __all__ = [
-    "AGENTS", "CARDS_BY_STRENGTH", "DEFAULT_NUM_DEALS", "HAND_SIZE", "NAMED_CARDS", "NOBODY",
-    "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED",
-    "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "Deal", "DealRecord", "DealScore",
-    "GameState", "Match", "Trick", "card_beats", "card_name", "check_card", "check_hands",
-    "deal_cards", "deal_order", "deal_points", "deal_result", "dealer_of", "describe",
-    "end_trick", "first_dealer_of", "first_leader", "first_to_reach", "is_ahead", "is_legal",
-    "match_result", "mordienne_chance", "next_leader", "next_seat", "other_team", "partner_of",
-    "play_match", "plays_left", "reach_order", "record_trick", "relative_seat", "score_deal",
+    "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_NUM_DEALS", "HAND_SIZE",
+    "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TEAMS",
+    "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "TRICK_DONE",
+    "Deal", "DealRecord", "DealScore", "GameState", "Match", "Trick", "card_beats", "card_name",
+    "cards_in_trick", "check_card", "check_hands", "deal_cards", "deal_order", "deal_points",
+    "deal_result", "dealer_of", "describe", "end_trick", "first_dealer_of", "first_leader",
+    "first_to_reach", "hand_size", "is_ahead", "is_legal", "match_result", "mordienne_chance",
+    "next_leader", "next_seat", "order_of_play", "other_team", "partner_of", "play_match",
+    "played_by", "plays_left", "reach_order", "record_trick", "relative_seat", "score_deal",
     "seat_at", "seat_gain", "seat_of", "short_name", "start_deal", "step", "team_of",
-    "team_points", "trick_winner", "trick_winner_of_levels", "winning_team",
+    "team_points", "trick_so_far", "trick_winner", "trick_winner_of_levels", "tricks_left",
+    "winning_team",
 ]

@@ -2,18 +2,20 @@
 (four hands, nine tricks), ``Match`` (R2: the deals and their points), the
 records a finished deal leaves, and the result dicts every part reports.
 
-A ``Deal`` is a view of one :class:`~.state.GameState`: its ``play`` calls
-the game's one step (:func:`~.state.step`), so who plays next, who leads and
-who scored are never worked out here. The PettingZoo env, the games, the
-records and the tests use these objects; the batched engine steps the same
-state record in numpy arrays.
+Both are views of one :class:`~.state.GameState`, the match's state record:
+``Deal.play`` calls the game's one step (:func:`~.state.step`) and returns
+its event, so who plays next, who leads, who scored, the match points and
+the ends of the deal and of the match are never worked out here; callers
+read the ends from the event. The PettingZoo env, the games, the records and
+the tests use these objects; the batched engine steps the same state record
+in numpy arrays.
 """
 
 from __future__ import annotations
 
 import random
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from .cards import NUM_CARDS, STRENGTH, describe
@@ -22,7 +24,7 @@ from .rules import (
     record_trick, team_points, winning_team,
 )
 from .seats import AGENTS, NUM_SEATS, TEAMS
-from .state import CARD_PLAYED, UNUSED, GameState, start_deal, step
+from .state import CARD_PLAYED, DEAL_DONE, TRICK_DONE, UNUSED, GameState, start_deal, step
 
 
 class DealScore(NamedTuple):
@@ -49,38 +51,33 @@ def score_deal(trick_winners: Sequence[int]) -> DealScore:
 
 
 class Deal:
-    """One deal in progress: four hands, nine tricks (R9-R12).
+    """One deal in progress: four hands, nine tricks (R9-R12), as a view of its
+    match's state record.
 
-    ``play(card)`` plays for the seat to act and returns the finished
-    ``Trick`` when the card completes one, else None. Any card in hand is
-    legal (R9). After the ninth trick ``done`` is True and ``score()`` gives
-    R13-R16. ``state`` is the deal's :class:`~.state.GameState` (a one-deal
-    match), stepped by :func:`~.state.step`.
+    ``play(card)`` plays for the seat to act and returns the event of the
+    game's one step (:data:`~.state.CARD_PLAYED`, ``TRICK_DONE``,
+    ``DEAL_DONE``, ``MATCH_DONE``): after a trick it is ``tricks[-1]``, after
+    the deal its ``record``. Any card in hand is legal (R9). After the ninth
+    trick ``done`` is True and ``score()`` gives R13-R16.
+
+    ``Deal(hands, dealer)`` and :meth:`from_deck` make a deal on its own, the
+    one deal of a one-deal match (``match``); a longer match deals its deals
+    itself (:meth:`Match.start_deal`, :meth:`Match.deal_deck`). ``state`` is
+    the match's :class:`~.state.GameState` while the deal is the match's
+    latest; a finished deal keeps a copy of it when the next deal starts.
     """
 
-    __slots__ = ("hands", "state", "tricks", "unused")
+    __slots__ = ("hands", "match", "record", "state", "tricks", "unused")
 
     def __init__(self, hands: Sequence[Sequence[int]], dealer: int,
                  unused: Sequence[int] | None = None):
-        self._start(check_hands(hands), dealer, unused)
+        Match(first_dealer=dealer, num_deals=1)._open(self, check_hands(hands), unused)
 
     @classmethod
     def from_deck(cls, deck: Sequence[int], dealer: int) -> Deal:
         """The deal of a shuffled deck (a permutation of the 48 card ids) by
-        ``dealer`` (R5): the deck is checked, and the hands dealt from it need
-        no second check."""
-        hands, unused = deal_cards(deck, dealer)
-        deal = cls.__new__(cls)
-        deal._start(hands, dealer, unused)
-        return deal
-
-    def _start(self, hands: list[list[int]], dealer: int, unused: Sequence[int] | None) -> None:
-        self.hands: list[list[int]] = hands
-        g = self.state = GameState(first_dealer=dealer, num_deals=1)
-        start_deal(g, hands)
-        self.unused = sorted(unused) if unused is not None else \
-            [c for c in range(NUM_CARDS) if g.card_state[c] == UNUSED]
-        self.tricks: list[Trick] = []
+        ``dealer`` (R5), on its own (see :class:`Deal`)."""
+        return Match(first_dealer=dealer, num_deals=1).deal_deck(deck)
 
     # The state's fields under the names people-facing code reads.
     @property
@@ -126,7 +123,7 @@ class Deal:
 
     @property
     def done(self) -> bool:
-        return self.state.trick_index == NUM_TRICKS
+        return self.record is not None
 
     def holds(self, seat: int, card: int) -> bool:
         """``card`` (an id 0-47) is in ``seat``'s hand."""
@@ -134,30 +131,35 @@ class Deal:
 
     def legal_cards(self) -> list[int]:
         """R9: every card in the hand of the seat to act."""
-        return sorted(self.hands[self.state.to_act]) if not self.done else []
+        return sorted(self.hands[self.state.to_act]) if self.record is None else []
 
-    def play(self, card: int) -> Trick | None:
+    def play(self, card: int) -> int:
+        """Play ``card`` for the seat to act (ValueError if it is not in that
+        hand); returns the step's event (see :class:`Deal`)."""
         g = self.state
         seat = g.to_act
-        if g.trick_index == NUM_TRICKS:
+        if self.record is not None:
             raise ValueError("the deal is over: all nine tricks have been played")
         if not (0 <= card < NUM_CARDS) or g.card_state[card] != seat:
             raise ValueError(f"card {_describe_any(card)} is not in player_{seat}'s hand; "
                              f"legal: {self.legal_cards()}")
         self.hands[seat].remove(card)
         leader = g.leader
-        if step(g, card, STRENGTH) == CARD_PLAYED:
-            return None
+        event = step(g, card, STRENGTH)
+        if event == CARD_PLAYED:
+            return event
         index = g.trick_index - 1
-        trick = Trick(index, leader, tuple(g.trick_cards), g.trick_winners[index])
-        self.tricks.append(trick)
-        return trick
+        self.tricks.append(Trick(index, leader, tuple(g.trick_cards), g.trick_winners[index]))
+        if event != TRICK_DONE:
+            score = DealScore(g.deal_winner, g.deal_score, bool(g.mordienne))
+            self.record = DealRecord(g.deal_index - 1, g.dealer, list(g.trick_winners),
+                                     list(g.counts), score, team_points(score.winner, score.points))
+        return event
 
     def score(self) -> DealScore:
-        if not self.done:
+        if self.record is None:
             raise ValueError(f"the deal is not over: {len(self.tricks)} of 9 tricks played")
-        g = self.state
-        return DealScore(g.deal_winner, g.deal_score, bool(g.mordienne))
+        return self.record.score
 
 
 def _describe_any(card: object) -> str:
@@ -182,54 +184,96 @@ class DealRecord:
     team_points: tuple[int, int]  # points this deal gave each team
 
 
-@dataclass
 class Match:
     """R2: ``num_deals`` deals (five in the rules), scores kept between deals,
-    the dealer moving one seat clockwise each deal (R6)."""
+    the dealer moving one seat clockwise each deal (R6): a view of one state
+    record (``state``, a :class:`~.state.GameState`), which the game's step
+    moves on. Its deals are dealt by :meth:`start_deal` or :meth:`deal_deck`
+    and played by :meth:`Deal.play`; ``deals`` keeps them in order."""
 
-    first_dealer: int = 0
-    num_deals: int = DEFAULT_NUM_DEALS
-    points: list[int] = field(default_factory=lambda: [0, 0])
-    history: list[DealRecord] = field(default_factory=list)
+    __slots__ = ("deals", "state")
 
-    def __post_init__(self) -> None:
-        if not 0 <= self.first_dealer < NUM_SEATS:
-            raise ValueError(f"first_dealer must be a seat 0-3, got {self.first_dealer}")
-        if self.num_deals < 1:
-            raise ValueError(f"num_deals must be at least 1, got {self.num_deals}")
+    def __init__(self, first_dealer: int = 0, num_deals: int = DEFAULT_NUM_DEALS):
+        if not 0 <= first_dealer < NUM_SEATS:
+            raise ValueError(f"first_dealer must be a seat 0-3, got {first_dealer}")
+        if num_deals < 1:
+            raise ValueError(f"num_deals must be at least 1, got {num_deals}")
+        self.state = GameState(first_dealer=first_dealer, num_deals=num_deals)
+        self.deals: list[Deal] = []
+
+    # The state's fields under the names people-facing code reads.
+    @property
+    def first_dealer(self) -> int:
+        return self.state.first_dealer
+
+    @property
+    def num_deals(self) -> int:
+        return self.state.num_deals
 
     @property
     def deal_index(self) -> int:
         """0-based index of the deal in progress (or of the next one)."""
-        return len(self.history)
+        return self.state.deal_index
 
     @property
     def dealer(self) -> int:
-        return dealer_of(self.first_dealer, self.deal_index)  # R6
+        """The dealer of the deal in progress (or of the next one)."""
+        return dealer_of(self.state.first_dealer, self.state.deal_index)  # R6
 
     @property
     def over(self) -> bool:
-        return len(self.history) >= self.num_deals
+        return bool(self.state.over)
 
-    def record(self, deal: Deal) -> DealRecord:
-        """Score a finished deal and add its points to the match (R13-R16, R2)."""
+    @property
+    def points(self) -> list[int]:
+        """Match points by team (a copy)."""
+        return list(self.state.points)
+
+    @property
+    def deal(self) -> Deal | None:
+        """The deal in progress, or the last one (None before the first)."""
+        return self.deals[-1] if self.deals else None
+
+    @property
+    def history(self) -> list[DealRecord]:
+        """The records of the finished deals, in order."""
+        return [d.record for d in self.deals if d.record is not None]
+
+    def start_deal(self, hands: Sequence[Sequence[int]],
+                   unused: Sequence[int] | None = None) -> Deal:
+        """Deal the match's next deal with these hands (checked; seat order)."""
+        return self._open(Deal.__new__(Deal), check_hands(hands), unused)
+
+    def deal_deck(self, deck: Sequence[int]) -> Deal:
+        """Deal the match's next deal from a shuffled deck (a permutation of the
+        48 card ids), dealt by the match's dealer (R5-R6)."""
+        hands, unused = deal_cards(deck, self.dealer)
+        return self._open(Deal.__new__(Deal), hands, unused)
+
+    def _open(self, deal: Deal, hands: list[list[int]], unused: Sequence[int] | None) -> Deal:
         if self.over:
             raise ValueError("the match is over: all deals have been played")
-        score = deal.score()
-        rec = DealRecord(self.deal_index, deal.dealer, list(deal.trick_winners),
-                         list(deal.counts), score, team_points(score.winner, score.points))
-        self.points[0] += rec.team_points[0]
-        self.points[1] += rec.team_points[1]
-        self.history.append(rec)
-        return rec
+        g = self.state
+        if self.deals:
+            last = self.deals[-1]
+            if last.record is None:
+                raise ValueError(f"the deal in progress is not over: {len(last.tricks)} of 9 "
+                                 f"tricks played")
+            last.state = g.copy()  # the finished deal keeps its own record
+        start_deal(g, hands)
+        deal.hands, deal.state, deal.match, deal.tricks, deal.record = hands, g, self, [], None
+        deal.unused = sorted(unused) if unused is not None else \
+            [c for c in range(NUM_CARDS) if g.card_state[c] == UNUSED]
+        self.deals.append(deal)
+        return deal
 
     def winner(self) -> int:
         """R2: the team with more match points, NOBODY for a draw."""
-        return winning_team(self.points[0], self.points[1])
+        return winning_team(self.state.points[0], self.state.points[1])
 
     def result(self) -> dict[str, Any]:
         """The ``infos[a]["match_result"]`` dict: points by team and the winning team."""
-        return match_result(self.points)
+        return match_result(self.state.points)
 
 
 def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_dealer: int = 0,
@@ -238,16 +282,13 @@ def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_d
     ``rng`` (R5-R6), each card ``choose(deal, match)`` (checked by ``Deal.play``).
     Returns the finished deals in order (``records.record_of`` makes a record of them)."""
     match = Match(first_dealer=first_dealer, num_deals=num_deals)
-    deals = []
     while not match.over:
         deck = list(range(NUM_CARDS))
         rng.shuffle(deck)
-        deal = Deal.from_deck(deck, match.dealer)
-        deals.append(deal)
-        while not deal.done:
-            deal.play(choose(deal, match))
-        match.record(deal)
-    return deals
+        deal = match.deal_deck(deck)
+        while deal.play(choose(deal, match)) < DEAL_DONE:
+            pass
+    return match.deals
 
 
 def _agent(seat: int) -> str | None:

@@ -160,6 +160,40 @@ def plays_left(trick_index: int, n_in_trick: int) -> int:
     return PLAYS_PER_DEAL - NUM_SEATS * trick_index - n_in_trick
 
 
+def tricks_left(trick_index: int) -> int:
+    """R9: tricks still to be played in the deal, the one in progress
+    (``trick_index``, 0-8) included."""
+    return NUM_TRICKS - trick_index
+
+
+def hand_size(trick_index: int, played_in_trick: bool) -> int:
+    """R9: the cards a seat holds during trick ``trick_index`` (each seat plays
+    one card a trick): before its play in it, or after (``played_in_trick``)."""
+    return HAND_SIZE - trick_index - (1 if played_in_trick else 0)
+
+
+def cards_in_trick(trick, leader: int) -> int:
+    """R9: how many cards the trick in progress holds, ``trick[seat]`` being
+    each seat's card (-1: none yet): play goes clockwise from ``leader``."""
+    n = 0
+    while n < NUM_SEATS and trick[seat_at(leader, n)] >= 0:
+        n += 1
+    return n
+
+
+def trick_so_far(trick, leader: int, n: int, levels) -> tuple[int, int, bool]:
+    """R10-R11 on the first ``n`` cards of the trick led by ``leader``
+    (``trick[seat]``: each seat's card; ``levels[card]``: its strength,
+    ``cards.STRENGTH``): the highest strength so far, the seat that played it
+    and whether it is shared (the trick would be spoiled). Seats may be
+    relative to any observer, as long as ``trick`` and ``leader`` agree."""
+    best, best_seat, tied = -1, -1, False
+    for k in range(n):
+        seat = seat_at(leader, k)
+        best, best_seat, tied = card_beats(k, best, best_seat, tied, levels[trick[seat]], seat)
+    return best, best_seat, tied
+
+
 # --------------------------------------------------------------------------- scoring
 
 def is_ahead(counts, reached, a: int, b: int) -> bool:
@@ -251,7 +285,7 @@ def mordienne_chance(counts: Sequence[int], reached: Sequence[int], in_run: Sequ
     (``tricks_played`` 9) that is the deal winner's Mordienne, if it made one.
     The web game, the terminal and the renderer show the Mordienne line only
     for this seat."""
-    remaining = NUM_TRICKS - tricks_played
+    remaining = tricks_left(tricks_played)
     for s in range(NUM_SEATS):
         if in_run[s] and counts[s] >= 2:
             if remaining == 0:

@@ -27,7 +27,8 @@ code                  the card is
 
 ``card_trick`` keeps the trick (0-8) each card was played in, so the whole
 order of play of the deal is in the state: the leader of each trick follows
-from the rules (:func:`~.rules.first_leader`, :func:`~.rules.next_leader`).
+from the rules (:func:`~.rules.first_leader`, :func:`~.rules.next_leader`),
+and :func:`order_of_play` rebuilds it.
 
 Standard library only, in the subset of Python numba compiles.
 """
@@ -39,7 +40,7 @@ from collections.abc import Sequence
 from .cards import NUM_CARDS
 from .rules import (
     HAND_SIZE, NUM_TRICKS, card_beats, deal_points, dealer_of, end_trick, first_leader,
-    team_points,
+    next_leader, team_points,
 )
 from .seats import NOBODY, NUM_SEATS, next_seat, seat_at
 
@@ -124,6 +125,37 @@ def start_deal(g, hands) -> None:
     g.n_in_trick = 0
     g.trick_index = 0
     g.best, g.best_seat, g.tied = -1, -1, False
+
+
+def played_by(code: int) -> int:
+    """The seat that played a card at location ``code`` (in the trick in
+    progress or an earlier trick of the deal), -1 if it is not played."""
+    if code >= PLAYED:
+        return code - PLAYED
+    if code >= IN_TRICK:
+        return code - IN_TRICK
+    return -1
+
+
+def order_of_play(card_state, card_trick, trick_winners, leader: int, trick_index: int,
+                  order) -> int:
+    """The deal's plays up to trick ``trick_index`` in the order they were
+    made, as card ids written into ``order``; returns how many. ``card_state``,
+    ``card_trick`` and ``trick_winners`` as in the record (seats may be relative
+    to an observer); ``leader`` led the first trick (R6: the dealer's left). R9
+    each trick goes clockwise from its leader; R10-R11 the winner of a trick
+    (spoiled: the same leader) leads the next."""
+    n = 0
+    for k in range(trick_index + 1):
+        for i in range(NUM_SEATS):
+            seat = seat_at(leader, i)
+            for c in range(NUM_CARDS):
+                if card_trick[c] == k and played_by(card_state[c]) == seat:
+                    order[n] = c
+                    n += 1
+        if k < trick_index:
+            leader = next_leader(leader, trick_winners[k])
+    return n
 
 
 def is_legal(g, card: int) -> bool:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ..game import STRENGTH, card_beats
+from ..game import STRENGTH, cards_in_trick, seat_at, trick_so_far, tricks_left
 from ..observation import IN_TRICK, UNSEEN, read_view
 from . import SEED, BatchPlayer, Option, check_batch
 
@@ -32,12 +32,13 @@ def _heuristic(obs, mask, strength, out):
     in_run = np.zeros(4, np.bool_)
     card_trick = np.empty(48, np.int64)
     for i in range(obs.shape[0]):
-        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run, card_trick)
+        t, leader = read_view(obs[i], cards, trick, winners, counts, reached, in_run,
+                              card_trick)
         unseen_max = -1
         for c in range(48):
             if cards[c] == UNSEEN and strength[c] > unseen_max:
                 unseen_max = strength[c]
-        remaining = 9 - t
+        remaining = tricks_left(t)
         # My cards, weakest first (ties: lowest id), and how many are sure winners.
         weakest, strongest, n_sure = -1, -1, 0
         for c in range(48):
@@ -48,13 +49,8 @@ def _heuristic(obs, mask, strength, out):
                     strongest = c
                 if strength[c] > unseen_max:
                     n_sure += 1
-        n_in = 0
-        best, best_rel, tied = -1, -1, False
-        for r in range(1, 4):
-            if trick[r] >= 0:
-                best, best_rel, tied = card_beats(n_in, best, best_rel, tied,
-                                                  strength[trick[r]], r)
-                n_in += 1
+        n_in = cards_in_trick(trick, leader)
+        best, best_rel, tied = trick_so_far(trick, leader, n_in, strength)
         my_run = counts[0] == 0 or in_run[0]
         choice = weakest
         if n_in == 0:
@@ -211,7 +207,7 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
     for c in range(48):
         if hand[c] == 1 and strength[c] > unseen_max:
             n_sure += 1
-    remaining = 9 - t
+    remaining = tricks_left(t)
     n_in = 0
     for r in range(1, 4):
         if trick[r] >= 0:
@@ -234,11 +230,8 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
                         break
                     k -= 1
         return rep[choice]
-    # The trick so far, in play order: the leader is relative seat 4 - n_in.
-    best, best_rel, tied = -1, -1, False
-    for k in range(n_in):
-        r = 4 - n_in + k
-        best, best_rel, tied = card_beats(k, best, best_rel, tied, strength[trick[r]], r)
+    # The trick so far: its leader played n_in seats before this one.
+    best, best_rel, tied = trick_so_far(trick, seat_at(0, -n_in), n_in, strength)
     last = n_in == 3
     # Opponents still to play: the left one unless this seat is last.
     later_cards = 0 if last else remaining
@@ -280,7 +273,8 @@ def _heuristic_v2(obs, mask, strength, out):
     work = np.zeros(WORK_SIZE, np.int64)
     card_trick = np.empty(48, np.int64)
     for i in range(obs.shape[0]):
-        t, _ = read_view(obs[i], cards, trick, winners, counts, reached, in_run, card_trick)
+        t, leader = read_view(obs[i], cards, trick, winners, counts, reached, in_run,
+                              card_trick)
         for c in range(48):
             hand[c] = mask[i, c]
             gone[c] = 1 if cards[c] >= IN_TRICK else 0

@@ -19,9 +19,11 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..._jit import njit
-from ...game import HAND_SIZE, first_dealer_of, first_leader, next_leader, seat_at
+from ...game import (
+    HAND_SIZE, first_dealer_of, first_leader, order_of_play, played_by, seat_at,
+)
 from ...game import state as game_state
-from ...observation import IN_TRICK, OBS_SIZE, PLAYED, write_view
+from ...observation import OBS_SIZE, write_view
 from ...vector.kernels import kernel_view, new_state, observe
 from .worlds import (
     I_LEADER, I_N_IN, I_T, I_UNSEEN, STRENGTH_ARRAY, View, deal_world, fill_before_plays,
@@ -67,9 +69,9 @@ def draw_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
     if belief.policy is not None and belief.weight > 0:
         if belief.infer == "deal":
             order = np.zeros(36, np.int64)
-            n = order_of_play(view.cards, view.card_trick, view.winners, context[0],
-                              int(view.info[I_T]), order)
-            theirs = np.array([c for c in order[:n] if seat_of(view.cards[c]) != 0],
+            n = compiled_order_of_play(view.cards, view.card_trick, view.winners,
+                                       first_leader(context[0]), int(view.info[I_T]), order)
+            theirs = np.array([c for c in order[:n] if played_by(view.cards[c]) != 0],
                               np.int64)  # the plays of seats 1-3, in order
             if len(theirs):
                 return deal_worlds(rng, n_worlds, view, context, order[:n], theirs, belief,
@@ -140,33 +142,10 @@ def trick_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: n
 
 
 @njit(cache=True)
-def seat_of(code):
-    """The relative seat of a played card's location code (-1: not played)."""
-    if code >= PLAYED:
-        return code - PLAYED
-    if code >= IN_TRICK:
-        return code - IN_TRICK
-    return -1
-
-
-@njit(cache=True)
-def order_of_play(cards, card_trick, winners, dealer, t, order):
-    """The deal's plays so far in the order made (``order``; returns how many):
-    R6 the dealer's left leads the first trick, each trick in seat order from
-    its leader, R10-R11 its winner (a spoiled trick: the same leader) leads the
-    next."""
-    n = 0
-    leader = first_leader(dealer)
-    for k in range(t + 1):
-        for i in range(4):
-            seat = seat_at(leader, i)
-            for c in range(48):
-                if card_trick[c] == k and seat_of(cards[c]) == seat:
-                    order[n] = c
-                    n += 1
-        if k < t:
-            leader = next_leader(leader, winners[k])
-    return n
+def compiled_order_of_play(cards, card_trick, winners, leader, t, order):
+    """The game's :func:`~aluette_env.game.state.order_of_play` (over the
+    view's relative seats), compiled for a call from Python."""
+    return order_of_play(cards, card_trick, winners, leader, t, order)
 
 
 @njit(cache=True)
@@ -186,7 +165,7 @@ def fill_deal_views(keys, info, cards, unseen, n_left, order, n_order, context, 
         deal_world(keys[w], unseen, n_unseen, n_left, owner)
         size[:] = 0
         for c in range(48):
-            s = 0 if cards[c] == 0 else seat_of(cards[c])
+            s = 0 if cards[c] == 0 else played_by(cards[c])
             if s >= 0:
                 hands[s, size[s]] = c
                 size[s] += 1

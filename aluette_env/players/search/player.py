@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from ...game import tricks_left
 from ...observation import OBS_SIZE
 from ...vector.kernels import kernel_view, new_results, new_state
 from .. import BatchPlayer, PlayerSpecError, check_batch, load_player
@@ -178,7 +179,7 @@ class ExpertPlayer(BatchPlayer):
         plays[:len(keep)] = candidates
         info[I_PLAYS] = n_plays = len(keep)
         # The worlds come from the seed and the position, never from the call order.
-        exact = 9 - int(info[I_T]) <= self.solve_tricks
+        exact = tricks_left(int(info[I_T])) <= self.solve_tricks
         n_worlds = self.solve_worlds if exact else self.worlds
         context = match_context(row)
         keys, weights = self._worlds(decision_rng(self.seed, row), n_worlds, info, context)

@@ -16,7 +16,9 @@ import zlib
 import numpy as np
 
 from ..._jit import njit
-from ...game import HAND_SIZE, STRENGTH, card_beats, first_dealer_of, seat_at
+from ...game import (
+    STRENGTH, cards_in_trick, first_dealer_of, hand_size, seat_at, trick_so_far,
+)
 from ...observation import IN_TRICK, PLAYED, UNSEEN, obs_size, read_match, read_view
 
 STRENGTH_ARRAY = np.array(STRENGTH, np.int8)
@@ -38,16 +40,10 @@ def prepare(row, mask, strength, cards, winners, counts, reached, in_run, card_t
     the plays worth trying, and each seat's card in the current trick (-1:
     none yet)."""
     t, leader = read_view(row, cards, trick, winners, counts, reached, in_run, card_trick)
-    n_in = 0
-    best, best_seat, tied = -1, -1, False
-    for k in range(4):
-        r = seat_at(leader, k)
-        if trick[r] < 0:
-            break
-        best, best_seat, tied = card_beats(n_in, best, best_seat, tied, strength[trick[r]], r)
-        n_in += 1
+    n_in = cards_in_trick(trick, leader)
+    best, best_seat, tied = trick_so_far(trick, leader, n_in, strength)
     for r in range(1, 4):
-        n_left[r] = HAND_SIZE - t - (1 if trick[r] >= 0 else 0)
+        n_left[r] = hand_size(t, trick[r] >= 0)
     n_unseen = 0
     others = np.zeros(19, np.int64)  # unseen cards and trick cards, by level
     for c in range(48):
@@ -170,17 +166,13 @@ def set_world(game, cards, card_trick, trick, unseen, n_unseen, owner, winners, 
         game.counts[s] = counts[s]
         game.reached[s] = reached[s]
         game.in_run[s] = in_run[s]
-    best, best_seat, tied = -1, -1, False
     for k in range(4):
         seat = seat_at(leader, k)
         game.trick_cards[k] = trick[seat] if k < n_in else -1
-        if k < n_in:
-            best, best_seat, tied = card_beats(k, best, best_seat, tied, strength[trick[seat]],
-                                               seat)
-        elif trick[seat] >= 0:  # a later card of this trick, back in its player's hand
+        if k >= n_in and trick[seat] >= 0:  # a later card of this trick, back in its hand
             game.card_state[trick[seat]] = seat
             game.card_trick[trick[seat]] = -1
-    game.best, game.best_seat, game.tied = best, best_seat, tied
+    game.best, game.best_seat, game.tied = trick_so_far(trick, leader, n_in, strength)
     game.leader, game.trick_index, game.n_in_trick = leader, t, n_in
     game.to_act = seat_at(leader, n_in)
     game.dealer, game.deal_index = context[0], context[1]

@@ -4,16 +4,19 @@ cluster), and the order in which test files are handed to parallel workers.
 
 The order: ``make test`` runs ``pytest -n auto --dist loadfile
 --no-loadscope-reorder``, which hands whole files to the workers in collection
-order. The files are sorted by their measured cost in ``tests/durations.json``,
-the costliest first, so the workers start on the long files instead of meeting
-them last, one worker idle meanwhile; a file not in it comes after, in its usual
-order. The file holds each file's seconds (setup, call and teardown of its
-tests, summed). To measure them again after a change that moves a file's cost::
+order. The files are sorted by their measured cost in ``tests/durations.json``
+(seconds of one core per file), the costliest first, so the workers start on the
+long files instead of meeting them last, one worker idle meanwhile; a file not
+in it comes after, in its usual order. To measure again after a change that
+moves a file's cost, on an otherwise idle machine::
 
     .venv/bin/python -m pytest -n auto --dist loadfile --record-durations
 
-It writes the files that ran into ``tests/durations.json`` and keeps the others'
-figures (``--record-durations`` on one file re-measures only that one).
+It writes each file that ran (the setup, call and teardown of its tests, summed)
+into ``tests/durations.json`` and keeps the other files' figures; the same flag
+with one file re-measures only that one. On a machine busy with other work, wall
+time says little: there, measure each file's CPU seconds instead (``cpuacct``
+of its ``pytest FILE`` run) and write them in by hand.
 """
 
 from __future__ import annotations

@@ -19,7 +19,6 @@ from aluette_env.players import load_player
 from training.config import ConfigError
 from training.recipe import load_recipe, run_recipe
 
-pytestmark = pytest.mark.slow(seconds=40)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_TRAIN = ["total_timesteps=1024", "num_games=8", "ppo.n_steps=8", "ppo.batch_size=64",

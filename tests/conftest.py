@@ -173,10 +173,10 @@ def sb3_run(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def ray_cluster():
     """A local Ray cluster of two nodes (ray.cluster_utils): a head with no CPU for
-    actors, where the driver runs, and a worker node of 3 CPUs, so every actor of a
-    run goes to the worker. Started once for each worker process that asks (it is
-    these processes' own); a test joins it with ``address=ray_cluster.address``
-    and leaves it (ray.shutdown) when done."""
+    actors, where the driver runs, and a worker node of 3 CPUs (``.worker``), so
+    every actor of a run goes to the worker. Started once in each xdist worker that
+    asks (the cluster's processes are that worker's own); a test joins it with
+    ``address=ray_cluster.address`` and leaves it (ray.shutdown) when done."""
     pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
     from ray.cluster_utils import Cluster
     cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})

@@ -25,19 +25,19 @@ from training.sb3.checkpoints import load_model
 def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path, capsys):
     """``python -m training`` stopped by SIGINT inside model.learn saves a checkpoint
     and exits 0; a resume (here in this process) goes on from it."""
-    sets = [a for o in TINY[:4] + [f"output_dir={tmp_path}", "checkpoint.interval=100000000",
+    sets = [a for o in TINY[:5] + [f"output_dir={tmp_path}", "checkpoint.interval=100000000",
                                    "eval.interval=100000000"]
-            for a in ("--set", o)]  # small rollouts, tensorboard on
+            for a in ("--set", o)]  # small rollouts, a snapshot after each
     args = [sys.executable, "-m", "training", str(QUICK), *sets,
             "--set", "total_timesteps=100000000"]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     run = tmp_path / "quick"
     deadline = time.time() + 300
-    # SB3 opens its tensorboard file in model.learn, before the first rollout
-    while not list((run / "tb").rglob("events.out.tfevents.*")) and time.time() < deadline:
+    # the first snapshot: a rollout done, well inside model.learn
+    while not list((run / "pool").glob("snapshot_*")) and time.time() < deadline:
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
         time.sleep(0.2)
-    time.sleep(1)  # some rollouts into model.learn
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err

@@ -18,9 +18,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Tests spread over every core (pytest-xdist), a whole file to one worker: module
-# fixtures (a training run, Ray, a browser) are built once. Not --dist loadgroup:
-# with pytest 9.2 and xdist 3.8 its xdist_group marks are silently ignored.
-# --no-loadscope-reorder keeps tests/conftest.py's order: the slowest files first.
+# fixtures (a training run, Ray, a browser) are built once, and what several files
+# use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
+# loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently
+# ignored. --no-loadscope-reorder keeps tests/conftest.py's order: the files
+# measured slowest first (tests/durations.json, and how to measure them again).
 test: $(STAMP)
 	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
 

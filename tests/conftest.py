@@ -1,10 +1,39 @@
-"""Shared helpers for building Aluette deals by hand, and the order in which
-test files are handed to parallel workers."""
+"""Shared helpers for building Aluette deals by hand, the costly things several
+files use (built once a session: the wheel, a tiny trained SB3 run, a local Ray
+cluster), and the order in which test files are handed to parallel workers.
+
+The order: ``make test`` runs ``pytest -n auto --dist loadfile
+--no-loadscope-reorder``, which hands whole files to the workers in collection
+order. The files are sorted by their measured cost in ``tests/durations.json``
+(seconds of one core per file), the costliest first, so the workers start on the
+long files instead of meeting them last, one worker idle meanwhile; a file not
+in it comes after, in its usual order. To measure again after a change that
+moves a file's cost, on an otherwise idle machine::
+
+    .venv/bin/python -m pytest -n auto --dist loadfile --record-durations
+
+It writes each file that ran (the setup, call and teardown of its tests, summed)
+into ``tests/durations.json`` and keeps the other files' figures; the same flag
+with one file re-measures only that one. On a machine busy with other work, wall
+time says little: there, measure each file's CPU seconds instead (``cpuacct``
+of its ``pytest FILE`` run) and write them in by hand.
+"""
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+DURATIONS = Path(__file__).with_name("durations.json")
 
 from aluette_env.game.cards import STRENGTH
 
@@ -80,14 +109,121 @@ def rng():
     return np.random.default_rng(1234)
 
 
-def pytest_collection_modifyitems(config, items):
-    """Files marked ``slow(seconds=N)`` (they train, start Ray or a browser) first,
-    the costliest first, the rest in their usual order: with ``-n auto --dist
-    loadfile --no-loadscope-reorder`` (the Makefile's ``test``) the workers start
-    on the long files instead of meeting them last, one worker idle meanwhile."""
-    def cost(item) -> float:
-        mark = item.module.__dict__.get("pytestmark") if item.module else None
-        marks = mark if isinstance(mark, list) else [mark] if mark else []
-        return max((m.kwargs.get("seconds", 0) for m in marks if m.name == "slow"), default=0)
+# ------------------------------------------------------- built once a session
 
-    items.sort(key=lambda item: -cost(item))  # stable: the usual order within a cost
+
+def built_once(tmp_path_factory, name: str, build) -> Path:
+    """The folder ``name`` that ``build(folder)`` fills, built once for the whole
+    session: with pytest-xdist the workers share it (the first to ask builds it
+    under a lock, the others wait and reuse it). Tests read it and never change it;
+    a test that needs to change it works on a copy."""
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        base = base.parent  # the session's folder, above each worker's own
+    folder = base / "built-once" / name
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        done = folder.parent / f"{name}.done"
+        if not done.exists():
+            shutil.rmtree(folder, ignore_errors=True)  # a build that failed half-way
+            folder.mkdir()
+            build(folder)
+            done.touch()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def built_wheel(tmp_path_factory) -> Path:
+    """The project's wheel (``pip wheel --no-deps``), built once a session."""
+    def build(folder: Path) -> None:
+        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps",
+                        "--no-build-isolation", "-q", "-w", str(folder), str(ROOT)],
+                       check=True, capture_output=True)
+    return next(built_once(tmp_path_factory, "wheel", build).glob("aluette_rl-*.whl"))
+
+
+#: configs/quick.yaml made small enough to cross every kind of file write within a
+#: few seconds: a snapshot every rollout (pool of 2, so old ones get deleted),
+#: evaluation and checkpoint every second rollout (4 deals against random and
+#: heuristic), checkpoints kept 2 (so old ones get deleted).
+QUICK = ROOT / "configs" / "quick.yaml"
+TINY = ["num_games=4", "selfplay.opponents={latest: 1}", "ppo.n_steps=16", "ppo.batch_size=256",
+        "selfplay.snapshot_interval=256",
+        "checkpoint.interval=512", "eval.interval=512", "eval.deals=4", "checkpoint.keep=2",
+        "logging.tensorboard=false", "logging.progress_bar=false"]
+
+
+@pytest.fixture(scope="session")
+def sb3_run(tmp_path_factory) -> Path:
+    """A finished SB3 run of configs/quick.yaml at TINY sizes, 512 samples: two
+    snapshots in its pool, checkpoint_256 and checkpoint_512, latest.zip, one
+    evaluation (against random and heuristic) and so best.zip, its curve. Trained
+    once a session through the command line's ``main``; a test that resumes or
+    damages it works on a copy."""
+    def build(folder: Path) -> None:
+        from aluette_env.commands import main as cli_main
+        argv = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={folder}",
+                                                           "total_timesteps=512"]
+                                       for a in ("--set", o)]]
+        assert cli_main(argv) == 0
+    return built_once(tmp_path_factory, "sb3-run", build) / "quick"
+
+
+@pytest.fixture(scope="session")
+def ray_cluster():
+    """A local Ray cluster of two nodes (ray.cluster_utils): a head with no CPU for
+    actors, where the driver runs, and a worker node of 3 CPUs (``.worker``), so
+    every actor of a run goes to the worker. Started once in each xdist worker that
+    asks (the cluster's processes are that worker's own); a test joins it with
+    ``address=ray_cluster.address`` and leaves it (ray.shutdown) when done."""
+    pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
+    from ray.cluster_utils import Cluster
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    cluster.worker = cluster.add_node(num_cpus=3)
+    try:
+        yield cluster
+    finally:
+        cluster.shutdown()
+
+
+# ----------------------------------------------------------- the files' order
+
+
+def pytest_addoption(parser):
+    parser.addoption("--record-durations", action="store_true",
+                     help="write each file's measured seconds to tests/durations.json "
+                          "(the order in which files go to parallel workers)")
+
+
+#: Each file's seconds in this run (setup, call and teardown of its tests, summed).
+_FILE_SECONDS: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report):
+    """Counts every test phase (in xdist's controller too: the workers send it theirs)."""
+    path = report.nodeid.split("::")[0]
+    _FILE_SECONDS[path] = _FILE_SECONDS.get(path, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session):
+    """With --record-durations, in the controller (or a run without workers): the
+    files that ran replace their figures in tests/durations.json."""
+    if not session.config.getoption("--record-durations") or \
+            os.environ.get("PYTEST_XDIST_WORKER") or not _FILE_SECONDS:
+        return
+    known = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+    known.update({Path(path).name: round(seconds, 1) for path, seconds in _FILE_SECONDS.items()})
+    ordered = dict(sorted(known.items(), key=lambda item: (-item[1], item[0])))
+    DURATIONS.write_text(json.dumps(ordered, indent=1) + "\n")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The files measured costliest first (tests/durations.json), then the rest in
+    their usual order."""
+    seconds = json.loads(DURATIONS.read_text()) if DURATIONS.exists() else {}
+
+    def cost(item) -> float:
+        return seconds.get(item.path.name, 0.0)
+
+    items.sort(key=lambda item: -cost(item))  # stable: the usual order within a file

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.slow(seconds=60)
 
 ROOT = Path(__file__).resolve().parents[1]
 

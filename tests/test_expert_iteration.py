@@ -21,8 +21,6 @@ from aluette_env.players.search import VERSIONS, ExpertPlayer
 from training import expert_iteration as ei
 from training.config import ConfigError
 
-# The whole loop at toy sizes (two iterations with PPO) takes about 20 s.
-pytestmark = pytest.mark.slow(seconds=30)
 
 TINY = ei.DataConfig(shards=2, positions_per_shard=6, games_per_shard=2, num_deals=1,
                      worlds=4, workers=1, seed=3)

@@ -18,26 +18,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
-def trained_run(tmp_path_factory):
-    out = tmp_path_factory.mktemp("runs")
-    proc = subprocess.run([sys.executable, "-m", "training", str(ROOT / "configs" / "quick.yaml"),
-                           "--set", f"output_dir={out}", "--set", "total_timesteps=8192"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    return out / "quick"
-
-
-@pytest.fixture(scope="module")
-def exported(trained_run, tmp_path_factory):
+def exported(sb3_run, tmp_path_factory):
+    """The export of conftest.sb3_run (a tiny SB3 run, evaluated against random and
+    heuristic)."""
     path = tmp_path_factory.mktemp("onnx") / "policy.onnx"
-    assert cli_main(["export", str(trained_run), "--out", str(path)]) == 0
+    assert cli_main(["export", str(sb3_run), "--out", str(path)]) == 0
     return path
 
 
-def test_export_round_trip_matches_the_sb3_policy(trained_run, exported):
+def test_export_round_trip_matches_the_sb3_policy(sb3_run, exported):
     from training.sb3.checkpoints import load_model
     from training.export import learner_form, sample_positions
-    model = load_model(trained_run / "best.zip")
+    model = load_model(sb3_run / "best.zip")
     obs, masks = sample_positions(500, seed=7)
     ours = load_player(str(exported)).act_batch(obs, masks)
     # the learner read index lists (network.sparse): its sparse layer against the
@@ -48,7 +40,7 @@ def test_export_round_trip_matches_the_sb3_policy(trained_run, exported):
     assert all(masks[i, a] for i, a in enumerate(ours))
 
 
-def test_metadata_inside_the_file(trained_run, exported):
+def test_metadata_inside_the_file(sb3_run, exported):
     meta = {p.key: p.value for p in onnx.load(str(exported)).metadata_props}
     assert meta["obs_version"] == str(OBS_VERSION) and meta["num_actions"] == "48"
     assert int(meta["steps_trained"]) > 0 and "run_name: quick" in meta["training_config"]
@@ -78,7 +70,7 @@ def test_version_mismatch_is_refused_naming_both(exported, tmp_path):
 
 
 @pytest.mark.parametrize("content", [None, b"", b"not an onnx model at all", "truncate"])
-def test_missing_truncated_or_non_onnx_files(exported, tmp_path, content):
+def test_missing_truncated_or_non_onnx_files(exported, tmp_path, capsys, content):
     path = tmp_path / "m.onnx"
     if content == "truncate":
         path.write_bytes(exported.read_bytes()[:3000])
@@ -86,10 +78,10 @@ def test_missing_truncated_or_non_onnx_files(exported, tmp_path, content):
         path.write_bytes(content)
     with pytest.raises(ModelError, match=str(path)):
         load_player(str(path))
-    proc = subprocess.run([sys.executable, "-m", "aluette_env", "eval", "--team-a", str(path),
-                           "--team-b", "random"], capture_output=True, text=True, cwd=ROOT)
-    assert proc.returncode == 2 and len(proc.stderr.strip().splitlines()) == 1
-    assert str(path) in proc.stderr
+    capsys.readouterr()
+    assert cli_main(["eval", "--team-a", str(path), "--team-b", "random"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and str(path) in err
 
 
 def test_onnx_player_does_not_import_torch(exported):
@@ -121,10 +113,10 @@ def test_shipped_model_is_small_and_loads():
     assert v4.metadata["obs_version"] == "1" and v4.obs_width == obs_size(1) < OBS_SIZE
 
 
-def test_a_run_with_a_damaged_state_json_still_exports(trained_run, tmp_path, capsys):
+def test_a_run_with_a_damaged_state_json_still_exports(sb3_run, tmp_path, capsys):
     import shutil
     run = tmp_path / "run"
-    shutil.copytree(trained_run, run)
+    shutil.copytree(sb3_run, run)
     (run / "state.json").write_text((run / "state.json").read_text()[:60])
     assert cli_main(["export", str(run), "--out", str(tmp_path / "x.onnx"), "--verify", "10"]) == 0
     assert "verified on 10 positions" in capsys.readouterr().out

@@ -45,11 +45,8 @@ def test_onnx_player_loads_without_pettingzoo_numba_or_torch():
     assert "onnxruntime" in loaded
 
 
-def test_wheel_carries_the_shipped_model_and_entry_points(tmp_path):
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "-q", "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True)
-    wheel = next(tmp_path.glob("aluette_rl-*.whl"))
-    with zipfile.ZipFile(wheel) as z:
+def test_wheel_carries_the_shipped_model_and_entry_points(built_wheel):
+    with zipfile.ZipFile(built_wheel) as z:
         names = set(z.namelist())
         assert "aluette_env/models/aluette-ppo-v1.onnx" in names
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()

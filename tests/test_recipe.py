@@ -14,12 +14,12 @@ import numpy as np
 import pytest
 import yaml
 
+from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
 from training.config import ConfigError
 from training.recipe import load_recipe, run_recipe
 
-pytestmark = pytest.mark.slow(seconds=40)
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY_TRAIN = ["total_timesteps=1024", "num_games=8", "ppo.n_steps=8", "ppo.batch_size=64",
@@ -135,13 +135,14 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     ([{"name": "a", "kind": "search", "config": "configs/quick.yaml"}], "stages.0.kind"),
     ([], "stages"),
 ])
-def test_bad_recipes_are_refused_in_one_line_before_any_work(tmp_path, stages, message):
+def test_bad_recipes_are_refused_in_one_line_before_any_work(tmp_path, capsys, stages,
+                                                             message):
     path = recipe_file(tmp_path, stages)
     with pytest.raises(ConfigError, match=message):
         load_recipe(path)
-    res = subprocess.run([sys.executable, "-m", "aluette_env", "train", str(path)], cwd=ROOT,
-                         capture_output=True, text=True)
-    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "Traceback" not in res.stderr
+    assert cli_main(["train", str(path)]) == 2  # in this process: python -m aluette_env's main
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "out").exists()
 
 

@@ -33,8 +33,6 @@ from training.rllib.env import LockstepMatches, game_and_seat  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "rllib_quick.yaml"
 
-pytestmark = pytest.mark.slow(seconds=90)
-
 
 def train_cmd(*args: str) -> list[str]:
     return [sys.executable, "-m", "aluette_env", "train", str(QUICK), *args]

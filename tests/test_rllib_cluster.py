@@ -15,41 +15,33 @@ pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installe
 
 from training.config import load_config  # noqa: E402
 
-pytestmark = pytest.mark.slow(seconds=75)
-
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 
 
-def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(tmp_path):
-    """A local Ray cluster of two nodes: the head (where the driver is) has no CPU for
-    actors, so the env runner and both learners go to the worker node; then the run
-    resumes from its checkpoint on the same cluster."""
+def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(ray_cluster, tmp_path):
+    """A local Ray cluster of two nodes (conftest.ray_cluster): the head (where the
+    driver is) has no CPU for actors, so the env runner and both learners go to the
+    worker node; then the run resumes from its checkpoint on the same cluster."""
     import ray
-    from ray.cluster_utils import Cluster
 
     from training.rllib.train import train
 
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
-    worker = cluster.add_node(num_cpus=3)
-    try:
-        head = cluster.head_node.node_id
-        assert head != worker.node_id
-        cfg = load_config(QUICK, [
-            f"output_dir={tmp_path}", "num_games=8", "env.num_deals=1",
-            "rllib.num_env_runners=1", "rllib.num_learners=2",
-            "rllib.train_batch_size=128", "ppo.batch_size=32", "total_timesteps=150",
-            "eval.opponents=[random]", "eval.deals=20", "logging.tensorboard=false"])
-        lines: list[str] = []
-        run = train(cfg, address=cluster.address, log=lines.append)
-        placed = next(line for line in lines if "env runners on" in line)
-        assert placed == f"1 env runners on 1 Ray node(s): {worker.node_id[:12]}", placed
-        state = json.loads((run / "state.json").read_text())
-        assert state["timesteps"] == 180 and (run / state["checkpoint"]).is_dir()
-        assert not ray.is_initialized()  # the driver left the cluster; the cluster stays
-        cfg.total_timesteps = 300
-        lines.clear()
-        train(cfg, resume=run, address=cluster.address, log=lines.append)
-        assert f"resuming {run} at 180 samples" in "\n".join(lines)
-        assert json.loads((run / "state.json").read_text())["timesteps"] == 360
-    finally:
-        cluster.shutdown()
+    worker = ray_cluster.worker
+    assert ray_cluster.head_node.node_id != worker.node_id
+    cfg = load_config(QUICK, [
+        f"output_dir={tmp_path}", "num_games=8", "env.num_deals=1",
+        "rllib.num_env_runners=1", "rllib.num_learners=2",
+        "rllib.train_batch_size=128", "ppo.batch_size=32", "total_timesteps=150",
+        "eval.opponents=[random]", "eval.deals=20", "logging.tensorboard=false"])
+    lines: list[str] = []
+    run = train(cfg, address=ray_cluster.address, log=lines.append)
+    placed = next(line for line in lines if "env runners on" in line)
+    assert placed == f"1 env runners on 1 Ray node(s): {worker.node_id[:12]}", placed
+    state = json.loads((run / "state.json").read_text())
+    assert state["timesteps"] == 180 and (run / state["checkpoint"]).is_dir()
+    assert not ray.is_initialized()  # the driver left the cluster; the cluster stays
+    cfg.total_timesteps = 300
+    lines.clear()
+    train(cfg, resume=run, address=ray_cluster.address, log=lines.append)
+    assert f"resuming {run} at 180 samples" in "\n".join(lines)
+    assert json.loads((run / "state.json").read_text())["timesteps"] == 360

@@ -1,8 +1,9 @@
 """Run folders (training/runs.py) under faults: SIGINT and SIGKILL at every
 kind of file write, resuming a finished run, a forced resume with other
 opponents, damaged state.json rebuilt from the checkpoints, read-only runs,
-starts that never trained. Runs configs/quick.yaml with tiny overrides;
-nothing here depends on wall-clock speed."""
+starts that never trained. Runs configs/quick.yaml with tiny overrides
+(conftest.TINY; conftest.sb3_run is such a run, finished); nothing here depends
+on wall-clock speed."""
 
 import json
 import os
@@ -16,26 +17,27 @@ import numpy as np
 import pytest
 
 from aluette_env.commands import main as cli_main
+from conftest import QUICK, ROOT, TINY
 from training.config import ConfigError, load_config
 from training.sb3.checkpoints import load_model
 
-pytestmark = pytest.mark.slow(seconds=100)
 
-ROOT = Path(__file__).resolve().parents[1]
-QUICK = ROOT / "configs" / "quick.yaml"
-
-
-def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
-    args = [sys.executable, "-m", "training", str(QUICK), "--set", f"output_dir={tmp_path}",
-            "--set", "total_timesteps=100000000", "--set", "checkpoint.interval=100000000",
-            "--set", "eval.interval=100000000"]
+def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path, capsys):
+    """``python -m training`` stopped by SIGINT inside model.learn saves a checkpoint
+    and exits 0; a resume (here in this process) goes on from it."""
+    sets = [a for o in TINY[:5] + [f"output_dir={tmp_path}", "checkpoint.interval=100000000",
+                                   "eval.interval=100000000"]
+            for a in ("--set", o)]  # small rollouts, a snapshot after each
+    args = [sys.executable, "-m", "training", str(QUICK), *sets,
+            "--set", "total_timesteps=100000000"]
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True)
     run = tmp_path / "quick"
     deadline = time.time() + 300
-    while not list((run / "tb").rglob("events.out.tfevents.*")) and time.time() < deadline:
-        time.sleep(0.5)
-    time.sleep(3)  # well inside model.learn
+    # the first snapshot: a rollout done, well inside model.learn
+    while not list((run / "pool").glob("snapshot_*")) and time.time() < deadline:
+        assert proc.poll() is None, proc.communicate()[1][-3000:]
+        time.sleep(0.2)
     proc.send_signal(signal.SIGINT)
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 0, err
@@ -43,23 +45,13 @@ def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path):
     state = json.loads((run / "state.json").read_text())
     steps = state["timesteps"]
     assert steps > 0 and load_model(run / "latest.zip").num_timesteps == steps
-    proc = subprocess.run(args[:-6] + ["--set", f"total_timesteps={steps + 4096}",
-                                       "--resume", str(run), "--force"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, proc.stderr
-    assert f"at {steps:,} samples" in proc.stdout
-    assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 4096
+    assert cli_main(["train", str(QUICK), *sets, "--set", f"total_timesteps={steps + 512}",
+                     "--resume", str(run)]) == 0
+    assert f"at {steps:,} samples" in capsys.readouterr().out
+    assert json.loads((run / "state.json").read_text())["timesteps"] >= steps + 512
 
 
 # ------------------------------------------------------------------ crash safety
-
-#: A run small enough to cross every kind of file write within a few seconds:
-#: snapshots every rollout (pool of 2, so old ones get deleted), evaluation and
-#: checkpoint every second rollout, checkpoints kept 2 (so old ones get deleted).
-TINY = ["num_games=4", "selfplay.opponents={latest: 1}", "ppo.n_steps=16", "ppo.batch_size=256",
-        "selfplay.snapshot_interval=256",
-        "checkpoint.interval=512", "eval.interval=512", "eval.deals=4", "checkpoint.keep=2",
-        "logging.tensorboard=false", "logging.progress_bar=false"]
 
 
 def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
@@ -102,14 +94,23 @@ def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
         raise
 
 
-def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path):
+def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path,
+                                                                          monkeypatch):
     """SIGKILL a training process at each kind of file write and deletion, and at
     random moments, resuming the same run folder every time; it must resume
-    each time and end consistent. Children fork from a server that imported
-    torch and SB3 once, so each round costs seconds, not a fresh interpreter."""
+    each time and end consistent. Children fork from a server that trained a
+    tiny run once (warm_sb3.py), so each round costs a fraction of a second, not
+    a fresh interpreter and three seconds of first-run loading."""
     import multiprocessing
     ctx = multiprocessing.get_context("forkserver")
-    ctx.set_forkserver_preload(["training.sb3.train", "test_runs"])
+    # The server is started with this environment. Python 3.11's forkserver does
+    # not apply the parent's sys.path: PYTHONPATH finds this folder's modules.
+    # GNU OpenMP (numba's default layer for the learner's gather) is not
+    # fork-safe once used: the warm run uses numba's workqueue layer instead.
+    paths = [str(ROOT), str(ROOT / "tests"), os.environ.get("PYTHONPATH", "")]
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
+    monkeypatch.setenv("NUMBA_THREADING_LAYER", "workqueue")
+    ctx.set_forkserver_preload(["training.sb3.train", "test_runs", "warm_sb3"])
     run = tmp_path / "quick"
     report = tmp_path / "report.txt"
 
@@ -136,7 +137,7 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     for target, nth in points:
         round_(target, nth)
     rng = np.random.default_rng(0)
-    for after in rng.uniform(0.5, 4.0, size=3):
+    for after in rng.uniform(0.2, 1.5, size=3):  # a warm child writes often
         round_("", after=float(after))
     # A last resume runs to the end; the folder is then consistent.
     final = json.loads((run / "state.json").read_text())["timesteps"] + 1024
@@ -156,44 +157,12 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
 
 
-def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(tmp_path, capsys):
-    base = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={tmp_path}"]
-                                   for a in ("--set", o)]]
-
-    def train(*args: str) -> str:
-        assert cli_main([*base, *args]) == 0
-        return capsys.readouterr().out
-
-    train("--set", "total_timesteps=512")
-    run = tmp_path / "quick"
-    assert f"{run} is finished at 512 samples" in train("--set", "total_timesteps=512",
-                                                        "--resume", str(run))
-    more = train("--set", "total_timesteps=1024", "--resume", str(run))
-    assert "resuming" in more and "done: 1,024 samples" in more
-    # The checkpoint state.json names is gone (and latest.zip with it): resume falls
-    # back to the newest one that can be read, and says so.
-    (run / "checkpoint_1024.zip").unlink()
-    (run / "latest.zip").write_bytes(b"PK\x03\x04 truncated")
-    back = train("--set", "total_timesteps=1024", "--resume", str(run))
-    assert "falling back to checkpoint_512.zip (512 samples)" in back
-    assert json.loads((run / "state.json").read_text())["timesteps"] == 1024
-
-
-# ------------------------------------------------- resume faults (one tiny run, copied)
-
-@pytest.fixture(scope="module")
-def tiny_run(tmp_path_factory):
-    """A finished run of 512 samples (evaluated once, against heuristic and random),
-    trained once for the tests below; each test works on a copy."""
-    out = tmp_path_factory.mktemp("tiny")
-    argv = ["train", str(QUICK), *[a for o in TINY + [f"output_dir={out}",
-                                                       "total_timesteps=512"]
-                                   for a in ("--set", o)]]
-    assert cli_main(argv) == 0
-    return out / "quick"
+# ------------------------------------------- resume faults (one tiny run, copied)
 
 
 def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
+    """A copy of the finished run ``run`` (conftest.sb3_run), and the command line
+    that resumes the copy with the run's own settings."""
     import shutil
     copy = tmp_path / "quick"
     shutil.copytree(run, copy)
@@ -201,9 +170,29 @@ def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     return copy, ["train", str(QUICK), *base, "--resume", str(copy)]
 
 
-def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(tiny_run, tmp_path,
+def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(sb3_run, tmp_path,
+                                                                        capsys):
+    run, resume = _copy_run(sb3_run, tmp_path)
+
+    def train(*args: str) -> str:
+        assert cli_main([*resume, *args]) == 0
+        return capsys.readouterr().out
+
+    assert f"{run} is finished at 512 samples" in train("--set", "total_timesteps=512")
+    more = train("--set", "total_timesteps=1024")
+    assert "resuming" in more and "done: 1,024 samples" in more
+    # The checkpoint state.json names is gone (and latest.zip with it): resume falls
+    # back to the newest one that can be read, and says so.
+    (run / "checkpoint_1024.zip").unlink()
+    (run / "latest.zip").write_bytes(b"PK\x03\x04 truncated")
+    back = train("--set", "total_timesteps=1024")
+    assert "falling back to checkpoint_512.zip (512 samples)" in back
+    assert json.loads((run / "state.json").read_text())["timesteps"] == 1024
+
+
+def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(sb3_run, tmp_path,
                                                                              capsys):
-    run, resume = _copy_run(tiny_run, tmp_path)
+    run, resume = _copy_run(sb3_run, tmp_path)
     first = json.loads((run / "state.json").read_text())["best"]["opponent"]
     other = "heuristic" if first == "random" else "random"
     assert cli_main([*resume, "--force", "--set", f"eval.opponents=[{other}]",
@@ -219,8 +208,8 @@ def test_forced_resume_with_other_eval_opponents_compares_best_like_with_like(ti
 
 
 @pytest.mark.parametrize("damage", ["truncated", "missing"])
-def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(tiny_run, tmp_path, capsys, damage):
-    run, resume = _copy_run(tiny_run, tmp_path)
+def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(sb3_run, tmp_path, capsys, damage):
+    run, resume = _copy_run(sb3_run, tmp_path)
     before = json.loads((run / "state.json").read_text())
     if damage == "truncated":
         (run / "state.json").write_text((run / "state.json").read_text()[:40])
@@ -246,9 +235,9 @@ def _read_only(folder: Path):
 
 
 @pytest.mark.parametrize("folder", [".", "pool"])
-def test_resuming_a_read_only_run_is_refused_before_any_training(tiny_run, tmp_path, capsys,
+def test_resuming_a_read_only_run_is_refused_before_any_training(sb3_run, tmp_path, capsys,
                                                                 folder):
-    run, resume = _copy_run(tiny_run, tmp_path)
+    run, resume = _copy_run(sb3_run, tmp_path)
     state = (run / "state.json").read_text()
     undo = _read_only(run / folder)
     try:

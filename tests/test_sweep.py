@@ -30,7 +30,6 @@ import aluette_env
 from aluette_env.commands import build_parser, run_command
 from conftest import within
 
-pytestmark = pytest.mark.slow(seconds=30)
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"

@@ -262,14 +262,16 @@ def test_new_match_after_the_end_clears_scores():
     assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
 
 
-def test_bad_arguments_for_play_are_one_line():
+def test_bad_arguments_for_play_are_one_line(capsys):
+    """In this process: ``python -m aluette_env`` is ``sys.exit(main())``."""
+    from aluette_env.commands import main
     for args, message in ((["--left", "nobody"], "unknown player 'nobody'"),
                           (["--seed", "-5"], "--seed"), (["--delay", "-1"], "--delay"),
                           (["--lang", "xx"], "--lang"), (["--deal-pause", "nan"], "--deal-pause")):
-        proc = subprocess.run([sys.executable, "-m", "aluette_env", "play", *args],
-                              capture_output=True, text=True, input="", cwd=ROOT)
-        lines = proc.stderr.strip().splitlines()
-        assert proc.returncode == 2 and len(lines) == 1 and message in lines[0], proc.stderr
+        code = main(["play", *args])
+        err = capsys.readouterr().err
+        lines = err.strip().splitlines()
+        assert code == 2 and len(lines) == 1 and message in lines[0], err
 
 
 def test_the_renderer_shows_the_same_mordienne_line_as_the_games():

@@ -250,24 +250,25 @@ def run_train(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
-    out = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=8192"]
-    code, _, err = run_train(capsys, *out)
-    assert code == 0, err
+def test_quick_train_checkpoints_resumes_and_evaluates(sb3_run, tmp_path, capsys):
+    import shutil
+
+    from conftest import TINY
     run = tmp_path / "quick"
+    shutil.copytree(sb3_run, run)  # a finished tiny run (conftest), copied
     state = json.loads((run / "state.json").read_text())
-    assert state["timesteps"] == 8192 and len(state["evals"]) == 1
+    assert state["timesteps"] == 512 and len(state["evals"]) == 1
     assert set(state["evals"][0]["results"]) == {"heuristic", "random"}
     assert (run / "latest.zip").exists() and (run / "best.zip").exists()
     assert (run / "learning_curve.png").read_bytes()[:4] == b"\x89PNG"
-    assert list((run / "tb").rglob("events.out.tfevents.*"))
     assert (len(state["snapshots"]) == 2
             and all((run / "pool" / s).exists() for s in state["snapshots"]))
     # The same run again is refused; a changed config on resume too, unless forced.
-    code, _, err = run_train(capsys, *out)
+    out = [a for o in TINY + [f"output_dir={tmp_path}"] for a in ("--set", o)]
+    code, _, err = run_train(capsys, *out, "--set", "total_timesteps=512")
     assert code == 2 and "already holds a run" in err
-    more = ["--set", f"output_dir={tmp_path}", "--set", "total_timesteps=12288",
-            "--set", "ppo.n_epochs=3"]
+    more = [a for o in TINY + [f"output_dir={sb3_run.parent}", "total_timesteps=768",
+                               "ppo.n_epochs=3"] for a in ("--set", o)]
     code, _, err = run_train(capsys, *more, "--resume", str(run))
     assert code == 2 and "ppo.n_epochs: 2 -> 3" in err
     assert "total_timesteps" not in err  # where a run stops may change freely
@@ -275,10 +276,10 @@ def test_quick_train_checkpoints_resumes_and_evaluates(tmp_path, capsys):
                                   "--set", "ppo.learning_rate=0.001",
                                   "--set", "ppo.learning_rate_end=0.0001")
     assert code == 0, err
-    assert "resuming" in stdout and "at 8,192 samples (2 snapshots in the pool)" in stdout
+    assert "resuming" in stdout and "at 512 samples (2 snapshots in the pool)" in stdout
     state = json.loads((run / "state.json").read_text())
     resumed = load_model(run / "latest.zip")
-    assert state["timesteps"] == 12288 and resumed.num_timesteps == 12288
+    assert state["timesteps"] == 768 and resumed.num_timesteps == 768
     # A forced resume applies the new PPO settings: here a learning rate falling
     # linearly over the whole run, to its end value at the last update.
     assert resumed.lr_schedule(1.0) == pytest.approx(0.001)

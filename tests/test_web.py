@@ -31,7 +31,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx2
     from starlette.testclient import TestClient
 
-from aluette_env.apps.web.server import STATIC_DIR, ServerConfig, create_app, registered_players
+from aluette_env.apps.web.page import STATIC_DIR
+from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.workers import registered_players
 from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
@@ -55,9 +57,9 @@ def client(**config) -> TestClient:
 
 def session_of(c: TestClient, gid: str) -> GameSession:
     """The game as the server has it (read again if a failed move left it stale)."""
-    store = c.app.state.store
-    table = store.get(gid)
-    store.fresh(table)
+    service = c.app.state.service
+    table = service.table(gid)
+    service.cache.fresh(table)
     return table.game
 
 
@@ -318,14 +320,14 @@ def test_games_are_kept_beyond_the_ones_held_in_memory():
     c = client(max_games=1)  # one game held in memory; every game is in the database
     first = c.post("/api/games").json()
     second = c.post("/api/games").json()
-    assert len(c.app.state.store) == 1
+    assert len(c.app.state.service.cache) == 1
     for data in (first, second, first):
         state = data["state"]
         r = c.post(f"/api/games/{data['id']}/play",
                    json={"card": state["legal"][0], "version": state["version"]})
         assert r.status_code == 200, r.text
         data["state"] = r.json()["state"]
-    assert len(c.app.state.store) == 1
+    assert len(c.app.state.service.cache) == 1
 
 
 def test_each_seat_can_take_any_registered_player():
@@ -340,7 +342,7 @@ def test_each_seat_can_take_any_registered_player():
     assert c.get("/api/players?lang=vi").json()["labels"]["heuristic"] != "Heuristic"
     r = c.post(f"/api/games/{gid}/players", json={"right": "ai", "left": "random"})
     assert r.status_code == 200 and r.json()["state"]["players"]["3"] == "ai"
-    assert session_of(c, gid).players[3] is c.app.state.store.get(gid).game.players[3]
+    assert session_of(c, gid).players[3] is c.app.state.service.table(gid).game.players[3]
     before = c.get(f"/api/games/{gid}").json()
     r = c.post(f"/api/games/{gid}/players", json={"right": "random", "left": "nope"})
     assert r.status_code == 400 and "left: unknown AI 'nope'" in r.json()["error"]
@@ -607,7 +609,7 @@ def test_two_plays_sent_at_once_land_once():
 
     statuses, gid = asyncio.run(main())
     assert statuses == [200, 409]
-    game = app.state.store.get(gid).game
+    game = app.state.service.table(gid).game
     played = [c for t in game.deal.tricks for c in t.cards] + list(game.deal.trick_cards)
     assert game.deal.hands[0] and len(game.deal.hands[0]) == 8  # one card left the hand
     assert len(played) >= 1
@@ -640,7 +642,7 @@ def test_a_slow_ai_seat_delays_only_its_own_game():
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as ac:
             a = (await ac.post("/api/games")).json()["id"]
             b = (await ac.post("/api/games")).json()["id"]
-            game_a = app.state.store.get(a).game
+            game_a = app.state.service.table(a).game
             for seat in (1, 2, 3):
                 game_a.players[seat] = slow
             moving = asyncio.create_task(ac.post(f"/api/games/{a}/new-match"))
@@ -747,7 +749,7 @@ def raw_request(port: int, head: str, body: bytes) -> bytes:
 
 def test_a_huge_or_lying_content_length_gets_413_at_once(live_server):
     app, port = live_server
-    gid = app.state.store.add(session_of_new(app))[1][0]
+    gid = app.state.service.keep(session_of_new(app))[1][0]
     for length in (1_000_000_000, 5_000_000):
         head = (f"POST /api/games/{gid}/play HTTP/1.1\r\nHost: t\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {length}\r\n")
@@ -764,7 +766,7 @@ def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
     """The line names the request's path with its seat token cut short: a
     log must not hand out a link that plays the seat."""
     app = create_app(ServerConfig(**FAST, seed=2))
-    gid = app.state.store.add(session_of_new(app))[1][0]
+    gid = app.state.service.keep(session_of_new(app))[1][0]
     sent = []
     parts = [{"type": "http.request", "body": b'{"card": ', "more_body": True}]
 
@@ -804,7 +806,7 @@ def test_serve_warns_when_other_machines_can_reach_it():
 def test_slow_players_move_in_a_worker_process():
     import numpy as np
 
-    from aluette_env.apps.web.server import SLOW_PLAYERS, AiWorkers, PlayerPool, RemotePlayer
+    from aluette_env.apps.web.workers import SLOW_PLAYERS, AiWorkers, PlayerPool, RemotePlayer
     from aluette_env.observation import OBS_SIZE
 
     assert {"expert", "pimc"} <= SLOW_PLAYERS

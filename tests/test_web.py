@@ -211,6 +211,43 @@ def test_events_replay_the_deal_as_the_core_played_it():
     assert tricks[-1]["next_leader"] is None
 
 
+def test_each_event_carries_the_seats_view_just_after_it():
+    """The page draws these views and works nothing out: through a whole deal,
+    each event's view has the hand sizes, the trick's number and the cards on
+    the table as that event left them, and your cards to play only on your turn."""
+    c = client()
+    data = c.post("/api/games").json()
+    gid, played, tricks = data["id"], 0, 0
+    while True:
+        for e in data["events"]:
+            view = e["view"]
+            on_table = [p["card"] for p in (view["current_trick"] or {"plays": []})["plays"]]
+            if e["type"] == "play":
+                played += 1
+                assert e["card"] in on_table  # the trick's last card stays on the table too
+                assert e["card"] not in view["hand"]
+                assert view["deal"]["trick"] == tricks + 1
+            elif e["type"] == "trick":
+                tricks += 1
+                assert on_table == [p["card"] for p in e["plays"]]
+                assert view["deal"]["trick"] == e["index"] + 1 == tricks
+                assert view["text"]["trick"] == e["text"]  # the trick explained, as it ends
+            assert sum(view["hand_sizes"]) == 36 - played
+            assert view["hand_sizes"][0] == len(view["hand"]) and view["deal"]["tricks"] == 9
+            assert view["legal"] == (sorted(view["hand"]) if view["your_turn"] else [])
+            assert view["summary"] is None or e["type"] == "deal_over"
+        state = data["state"]
+        last = data["events"][-1] if data["events"] else None
+        if last is not None and (last["type"] == "deal_over" or "why" not in (
+                last["view"]["current_trick"] or {})):
+            assert last["view"] == state  # the last step is the game as it is
+        if state["deal"]["done"]:
+            break
+        data = c.post(f"/api/games/{gid}/play",
+                      json={"card": state["legal"][0], "version": state["version"]}).json()
+    assert played == 36 and tricks == 9
+
+
 def test_summary_says_why_the_deal_was_won():
     players = {s: load_player("random", seed=s) for s in (1, 2, 3)}
     reasons = set()
@@ -1012,3 +1049,24 @@ def test_serve_bounds_every_request_in_size_and_time():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_service_store_and_workers_import_no_web_framework():
+    """The service owns the game's every step and the store only persists:
+    neither they nor what they import of this package load Starlette (the
+    routes' modules do)."""
+    import ast
+    from pathlib import Path
+
+    import aluette_env.apps.web as web
+
+    root = Path(web.__file__).parent
+    for name in ("service", "store", "workers", "errors", "changes"):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module or "" for n in ast.walk(tree)
+                     if isinstance(n, ast.ImportFrom) and not n.level}
+        ours = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
+        assert not any(m.split(".")[0] in ("starlette", "uvicorn") for m in imported), name
+        assert not ours & {"server", "inputs", "page", "game_api", "tables", "coach_api",
+                           "limits"}, name

@@ -138,5 +138,3 @@ class CompressPage:
         if scope["type"] == "http" and (path == "/" or path.startswith("/static/")):
             return await self.gzip(scope, receive, send)
         return await self.app(scope, receive, send)
-
-

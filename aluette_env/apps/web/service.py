@@ -261,16 +261,25 @@ class GameService:
         #: game, with their tokens: marked as here together (:meth:`keep_seen`).
         self.here: dict[str, dict[int, dict[str, int]]] = {}
         self._seen_at = 0.0
-        self._threads = ThreadPoolExecutor(THREADS, thread_name_prefix="aluette-game")
+        self._threads: ThreadPoolExecutor | None = None
+        self._threads_lock = threading.Lock()
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in one of the service's threads (a move, a database call),
-        so the event loop never waits for it."""
+        so the event loop never waits for it; the threads start on first use."""
+        with self._threads_lock:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(THREADS, thread_name_prefix="aluette-game")
+            threads = self._threads
         return await asyncio.get_running_loop().run_in_executor(
-            self._threads, functools.partial(fn, *args))
+            threads, functools.partial(fn, *args))
 
     def close(self) -> None:
-        self._threads.shutdown(wait=False, cancel_futures=True)
+        """The threads end (a later call starts new ones)."""
+        with self._threads_lock:
+            threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
 
     def seed(self) -> int | None:
         return next(self.seeds) if self.seeds is not None else None

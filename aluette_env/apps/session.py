@@ -684,9 +684,3 @@ def _why(plays: list[dict[str, int]], winner: int | None) -> dict[str, Any]:
     others = [p["card"] for p in plays if p["seat"] != winner]
     beaten = max(others, key=lambda c: STRENGTH[c]) if others else None
     return {"card": card, "beats": beaten}
-
-
-def new_session(specs: Mapping[int, str], get_player: Callable[[str], Player],
-                seed: int | None = None) -> GameSession:
-    """A session whose AI seats are the players named by ``specs`` (seat -> spec)."""
-    return GameSession({s: get_player(spec) for s, spec in specs.items()}, specs, seed)

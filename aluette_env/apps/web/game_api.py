@@ -14,8 +14,9 @@ or a seat at a table of people): each reads the request, calls the service
 
 Every answer is ``{"events": [...], "state": {...}}``: ``state`` is the seat's
 view now; each event (cards played, tricks, the deal's end) carries the
-seat's view just after it (``view``), so the page shows the AI cards one at a
-time by showing those views, and works nothing out itself. Every view and
+seat's view just after it (``view``, less the deal's finished tricks), so the
+page shows the AI cards one at a time by showing those views, and works
+nothing out itself. Every view and
 event has its words in the language of ``?lang=`` (``text``).
 """
 

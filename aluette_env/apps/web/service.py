@@ -57,6 +57,9 @@ log = logging.getLogger("aluette.web")
 WORKER = secrets.token_hex(4)
 #: Threads that run the moves (and the database's calls): a slow AI seat holds one.
 THREADS = 40
+#: What an event's view leaves out, to keep a move's answer small: the deal's
+#: finished tricks (the answer's ``state`` has them; the page shows the last one).
+NOT_IN_STEPS = frozenset({"tricks_played"})
 
 Event = dict[str, Any]
 
@@ -402,9 +405,10 @@ class GameService:
 
     @staticmethod
     def seen(table: Table, events: list[Event], views: list[dict[str, Any]]) -> list[Event]:
-        """The public ``events`` as the seat sees them, each with its view after it."""
-        return [{**e, "view": v} for e, v in zip(table.game.events_for(events, table.seat),
-                                                  views, strict=True)]
+        """The public ``events`` as the seat sees them, each with its view after
+        it, less :data:`NOT_IN_STEPS`."""
+        return [{**e, "view": {k: x for k, x in v.items() if k not in NOT_IN_STEPS}}
+                for e, v in zip(table.game.events_for(events, table.seat), views, strict=True)]
 
     async def look(self, table: Table) -> dict[str, Any]:
         """The seat's view of the game as the database has it (at least at

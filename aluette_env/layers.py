@@ -116,15 +116,20 @@ LAYERS: tuple[Layer, ...] = (
              "runner (`main`, `run_command`); `python -m aluette_env`"),
         Part(("aluette_env.apps",), ("numpy", "rich", "babel"),
              "the `eval` and `league` subcommands (`cli`), the review (`review`), the coach "
-             "(`coach`), the one game flow for people (`session`: `GameSession` and the "
-             "`Narrator` that words it), the terminal game (`terminal`), the apps' message "
-             "catalog (`i18n`, `locales/`)"),
+             "(`coach`), the one game flow for people (`session`: `GameSession`, its views "
+             "and events with seats counted from the reader), the words of its events and "
+             "views (`narrator`: `Narrator`), the terminal game (`terminal`), the apps' "
+             "message catalog (`i18n`, `locales/`)"),
         Part(("aluette_env.apps.web",),
              ("starlette", "uvicorn", "h11", "sqlalchemy", "alembic", "psycopg"),
-             "the web game ([WEB.md](WEB.md)): the server and its static page (`server`), "
-             "seats, tables and moves (`tables`), the coach's routes (`coach_api`), request "
-             "reading (`inputs`) and limits (`limits`), the database (`store`, `migrations`), "
-             "pushes between processes (`changes`), worker processes (`workers`)"),
+             "the web game ([WEB.md](WEB.md)): the service, free of Starlette, that owns "
+             "seats, moves, the AI taking over, the games in memory and their locks "
+             "(`service`, its refusals in `errors`); the routes, one module per feature: the "
+             "page and its files (`page`), a seat's game (`game_api`), tables of people "
+             "(`tables`), the coach (`coach_api`); the app assembled (`server`); request "
+             "reading (`inputs`) and limits (`limits`); the database, rows only (`store`, "
+             "`migrations`); pushes between processes (`changes`); worker processes and "
+             "player pools (`workers`)"),
     )),
     Layer("training", (
         Part(("training",),

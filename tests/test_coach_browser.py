@@ -1,4 +1,4 @@
-"""The coach in a real browser (the fixtures and skips of test_web_browser):
+"""The coach in a real browser (the fixtures and skips of browser_fixtures.py):
 the Hint button and key on your turn, and a record opened from a file,
 replayed forwards and backwards with all four hands and the review beside
 each play, and all of it in the page's language. With
@@ -12,10 +12,10 @@ import re
 import pytest
 
 from tests.test_records import play_match
-from tests.test_web_browser import (  # noqa: F401 - the browser fixture
-    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, browser, open_table, serving, shoot, wait_ready,
-)
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
+from tests.test_web_browser import after_move, open_table, shoot, wait_ready
 
+pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
 
 
@@ -27,7 +27,7 @@ def server_url():
 
 
 @pytest.fixture
-def page(browser, server_url):  # noqa: F811 - the imported browser fixture
+def page(browser, server_url):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion="reduce")
     page = context.new_page()

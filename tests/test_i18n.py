@@ -114,7 +114,7 @@ def test_the_measured_wording_defects_are_fixed():
 
 
 def test_tied_players_are_named_as_a_list_with_you_inside_the_sentence():
-    from aluette_env.apps.session import Narrator
+    from aluette_env.apps.narrator import Narrator
     summary = {"reason": "first_to_reach", "winner": 3, "trick_counts": [3, 3, 0, 3],
                "tied_with": [0, 1], "mordienne": False, "team_points": [0, 1]}
     assert Narrator("en").summary(summary)[0] == \
@@ -144,7 +144,8 @@ def test_every_message_the_games_word_is_in_the_catalog():
     for: all must be in the template, so no sentence stays in English."""
     import random
 
-    from aluette_env.apps.session import GameSession, Narrator
+    from aluette_env.apps.narrator import Narrator
+    from aluette_env.apps.session import GameSession
     from aluette_env.players import load_player
 
     words = Narrator("fr")

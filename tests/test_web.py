@@ -31,7 +31,9 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx2
     from starlette.testclient import TestClient
 
-from aluette_env.apps.web.server import STATIC_DIR, ServerConfig, create_app, registered_players
+from aluette_env.apps.web.page import STATIC_DIR
+from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.workers import registered_players
 from aluette_env.apps.session import GameError, GameSession
 from aluette_env.game import NOBODY, NUM_CARDS, relative_seat, seat_at
 from aluette_env.players import load_player
@@ -55,9 +57,9 @@ def client(**config) -> TestClient:
 
 def session_of(c: TestClient, gid: str) -> GameSession:
     """The game as the server has it (read again if a failed move left it stale)."""
-    store = c.app.state.store
-    table = store.get(gid)
-    store.fresh(table)
+    service = c.app.state.service
+    table = service.table(gid)
+    service.cache.fresh(table)
     return table.game
 
 
@@ -209,6 +211,44 @@ def test_events_replay_the_deal_as_the_core_played_it():
     assert tricks[-1]["next_leader"] is None
 
 
+def test_each_event_carries_the_seats_view_just_after_it():
+    """The page draws these views and works nothing out: through a whole deal,
+    each event's view has the hand sizes, the trick's number and the cards on
+    the table as that event left them, and your cards to play only on your turn."""
+    c = client()
+    data = c.post("/api/games").json()
+    gid, played, tricks = data["id"], 0, 0
+    while True:
+        for e in data["events"]:
+            view = e["view"]
+            on_table = [p["card"] for p in (view["current_trick"] or {"plays": []})["plays"]]
+            if e["type"] == "play":
+                played += 1
+                assert e["card"] in on_table  # the trick's last card stays on the table too
+                assert e["card"] not in view["hand"]
+                assert view["deal"]["trick"] == tricks + 1
+            elif e["type"] == "trick":
+                tricks += 1
+                assert on_table == [p["card"] for p in e["plays"]]
+                assert view["deal"]["trick"] == e["index"] + 1 == tricks
+                assert view["text"]["trick"] == e["text"]  # the trick explained, as it ends
+            assert sum(view["hand_sizes"]) == 36 - played
+            assert view["hand_sizes"][0] == len(view["hand"]) and view["deal"]["tricks"] == 9
+            assert view["legal"] == (sorted(view["hand"]) if view["your_turn"] else [])
+            assert view["summary"] is None or e["type"] == "deal_over"
+        state = data["state"]
+        last = data["events"][-1] if data["events"] else None
+        if last is not None and (last["type"] == "deal_over" or "why" not in (
+                last["view"]["current_trick"] or {})):
+            # the last step is the game as it is (less the finished tricks, in the state)
+            assert last["view"] == {k: v for k, v in state.items() if k != "tricks_played"}
+        if state["deal"]["done"]:
+            break
+        data = c.post(f"/api/games/{gid}/play",
+                      json={"card": state["legal"][0], "version": state["version"]}).json()
+    assert played == 36 and tricks == 9
+
+
 def test_summary_says_why_the_deal_was_won():
     players = {s: load_player("random", seed=s) for s in (1, 2, 3)}
     reasons = set()
@@ -318,14 +358,14 @@ def test_games_are_kept_beyond_the_ones_held_in_memory():
     c = client(max_games=1)  # one game held in memory; every game is in the database
     first = c.post("/api/games").json()
     second = c.post("/api/games").json()
-    assert len(c.app.state.store) == 1
+    assert len(c.app.state.service.cache) == 1
     for data in (first, second, first):
         state = data["state"]
         r = c.post(f"/api/games/{data['id']}/play",
                    json={"card": state["legal"][0], "version": state["version"]})
         assert r.status_code == 200, r.text
         data["state"] = r.json()["state"]
-    assert len(c.app.state.store) == 1
+    assert len(c.app.state.service.cache) == 1
 
 
 def test_each_seat_can_take_any_registered_player():
@@ -340,7 +380,7 @@ def test_each_seat_can_take_any_registered_player():
     assert c.get("/api/players?lang=vi").json()["labels"]["heuristic"] != "Heuristic"
     r = c.post(f"/api/games/{gid}/players", json={"right": "ai", "left": "random"})
     assert r.status_code == 200 and r.json()["state"]["players"]["3"] == "ai"
-    assert session_of(c, gid).players[3] is c.app.state.store.get(gid).game.players[3]
+    assert session_of(c, gid).players[3] is c.app.state.service.table(gid).game.players[3]
     before = c.get(f"/api/games/{gid}").json()
     r = c.post(f"/api/games/{gid}/players", json={"right": "random", "left": "nope"})
     assert r.status_code == 400 and "left: unknown AI 'nope'" in r.json()["error"]
@@ -607,7 +647,7 @@ def test_two_plays_sent_at_once_land_once():
 
     statuses, gid = asyncio.run(main())
     assert statuses == [200, 409]
-    game = app.state.store.get(gid).game
+    game = app.state.service.table(gid).game
     played = [c for t in game.deal.tricks for c in t.cards] + list(game.deal.trick_cards)
     assert game.deal.hands[0] and len(game.deal.hands[0]) == 8  # one card left the hand
     assert len(played) >= 1
@@ -640,7 +680,7 @@ def test_a_slow_ai_seat_delays_only_its_own_game():
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as ac:
             a = (await ac.post("/api/games")).json()["id"]
             b = (await ac.post("/api/games")).json()["id"]
-            game_a = app.state.store.get(a).game
+            game_a = app.state.service.table(a).game
             for seat in (1, 2, 3):
                 game_a.players[seat] = slow
             moving = asyncio.create_task(ac.post(f"/api/games/{a}/new-match"))
@@ -747,7 +787,7 @@ def raw_request(port: int, head: str, body: bytes) -> bytes:
 
 def test_a_huge_or_lying_content_length_gets_413_at_once(live_server):
     app, port = live_server
-    gid = app.state.store.add(session_of_new(app))[1][0]
+    gid = app.state.service.keep(session_of_new(app))[1][0]
     for length in (1_000_000_000, 5_000_000):
         head = (f"POST /api/games/{gid}/play HTTP/1.1\r\nHost: t\r\n"
                 f"Content-Type: application/json\r\nContent-Length: {length}\r\n")
@@ -764,7 +804,7 @@ def test_a_client_disconnecting_mid_body_is_one_log_line(caplog):
     """The line names the request's path with its seat token cut short: a
     log must not hand out a link that plays the seat."""
     app = create_app(ServerConfig(**FAST, seed=2))
-    gid = app.state.store.add(session_of_new(app))[1][0]
+    gid = app.state.service.keep(session_of_new(app))[1][0]
     sent = []
     parts = [{"type": "http.request", "body": b'{"card": ', "more_body": True}]
 
@@ -804,7 +844,7 @@ def test_serve_warns_when_other_machines_can_reach_it():
 def test_slow_players_move_in_a_worker_process():
     import numpy as np
 
-    from aluette_env.apps.web.server import SLOW_PLAYERS, AiWorkers, PlayerPool, RemotePlayer
+    from aluette_env.apps.web.workers import SLOW_PLAYERS, AiWorkers, PlayerPool, RemotePlayer
     from aluette_env.observation import OBS_SIZE
 
     assert {"expert", "pimc"} <= SLOW_PLAYERS
@@ -1010,3 +1050,24 @@ def test_serve_bounds_every_request_in_size_and_time():
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_the_service_store_and_workers_import_no_web_framework():
+    """The service owns the game's every step and the store only persists:
+    neither they nor what they import of this package load Starlette (the
+    routes' modules do)."""
+    import ast
+    from pathlib import Path
+
+    import aluette_env.apps.web as web
+
+    root = Path(web.__file__).parent
+    for name in ("service", "store", "workers", "errors", "changes"):
+        tree = ast.parse((root / f"{name}.py").read_text(encoding="utf-8"))
+        imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {n.module or "" for n in ast.walk(tree)
+                     if isinstance(n, ast.ImportFrom) and not n.level}
+        ours = {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.level}
+        assert not any(m.split(".")[0] in ("starlette", "uvicorn") for m in imported), name
+        assert not ours & {"server", "inputs", "page", "game_api", "tables", "coach_api",
+                           "limits"}, name

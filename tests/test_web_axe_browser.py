@@ -1,5 +1,5 @@
 """The web game's accessibility, checked by axe-core in a real browser (the
-fixtures and skips of test_web_browser.py): a turn, a deal's end, the review,
+fixtures and skips of browser_fixtures.py): a turn, a deal's end, the review,
 the replay and the phone's menu, in English and Arabic, with no critical or
 serious violation. axe.min.js comes from the ``axe-playwright-python`` package
 (the ``dev`` extra); without it the tests are skipped with that reason.
@@ -13,9 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.test_records import play_match
-from tests.test_web_browser import (  # noqa: F401 - the browser fixture
-    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, browser, open_table, serving, wait_ready,
-)
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
+from tests.test_web_browser import after_move, open_table
 
 try:
     import axe_playwright_python
@@ -23,6 +22,7 @@ try:
 except ImportError:  # pragma: no cover - depends on the machine
     AXE = None
 
+pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=20),
               pytest.mark.skipif(AXE is None or not AXE.exists(),
                                  reason="axe checks skipped: axe-playwright-python (axe-core's "
@@ -61,7 +61,7 @@ def new_page(browser, server_url, size=(1280, 900)):  # noqa: F811
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_url, lang,  # noqa: F811
+def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_url, lang,
                                                                 tmp_path):
     from aluette_env.records import record_of
     context, page = new_page(browser, server_url)

@@ -1,7 +1,8 @@
 """The web game in a real browser: Debian's Chromium driven by Playwright
 (``executable_path``; nothing downloads a browser; one browser for the
-module). A whole match by mouse and one by keyboard (every trick explained,
-selection and focus told apart), the Arabic right-to-left layout, phone,
+session, :mod:`browser_fixtures`). A whole match by mouse and one by keyboard
+(every trick explained, selection and focus told apart), a deal whose every
+step shows what the server sent for it, the Arabic right-to-left layout, phone,
 tablet and laptop sizes in English and Arabic (no horizontal scrolling, your
 hand and Play in view on your turn), the notice for a game the server lost,
 the New-match confirmation, and the display settings surviving a reload.
@@ -13,63 +14,21 @@ tests also save the README's screenshots there.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import random
 import re
-import shutil
-import socket
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = next((p for p in (os.environ.get("ALUETTE_CHROMIUM"), "/usr/bin/chromium",
-                             shutil.which("chromium"), shutil.which("chromium-browser")) if p
-                 and Path(p).exists()), None)
-try:
-    from playwright.sync_api import expect, sync_playwright
-except ImportError:  # pragma: no cover - depends on the machine
-    expect = sync_playwright = None
+from browser_fixtures import (  # noqa: F401 - the skips, and what the other files import
+    CHROMIUM, MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving, sync_playwright,
+)
 
-#: the skips of every browser test file (test_coach_browser.py too)
-NEEDS_BROWSER = [
-    pytest.mark.skipif(sync_playwright is None,
-                       reason="browser tests skipped: the playwright package is not installed"),
-    pytest.mark.skipif(CHROMIUM is None,
-                       reason="browser tests skipped: no Chromium at /usr/bin/chromium "
-                              "(apt-get install chromium; .ci/run does it)"),
-]
+pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=70)]
 
 SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
-MATCH_TIMEOUT_MS = 60_000
-
-
-@contextlib.contextmanager
-def serving(**config):
-    """The web app of ``ServerConfig(**config)`` served by uvicorn in a thread on a
-    free port: (app, its URL)."""
-    import uvicorn
-
-    from aluette_env.apps.web.server import ServerConfig, create_app
-
-    app = create_app(ServerConfig(**config))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    try:
-        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +40,6 @@ def server():
 @pytest.fixture(scope="module")
 def server_url(server):
     return server[1]
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.fixture
@@ -195,6 +146,86 @@ def test_whole_match_by_mouse(page):
     page.click("#summary-new-match")
     wait_ready(page)
     assert scores(page) == [0, 0]  # R2: a new match clears the scores
+
+
+#: Installed before the page's own script: what the table shows, recorded each
+#: time the page draws a view (render() marks body's data-version and data-state
+#: first; the observer reads the table once the drawing is done).
+SHOWN = """
+window.__shown = [];
+document.addEventListener("DOMContentLoaded", () => {
+  const all = (selector) => [...document.querySelectorAll(selector)];
+  new MutationObserver(() => window.__shown.push({
+    state: document.body.dataset.state,
+    hand: all("#hand .hand-card").map((b) => Number(b.dataset.card)),
+    playable: all("#hand .hand-card").filter((b) => b.getAttribute("aria-disabled") === "false")
+      .map((b) => Number(b.dataset.card)),
+    backs: [1, 2, 3].map((s) => all(`.seat[data-seat="${s}"] .mini-back`).length),
+    table: [0, 1, 2, 3].map((s) => {
+      const card = document.querySelector(`.slot[data-seat="${s}"] .card`);
+      return card ? Number(card.dataset.card) : null;
+    }),
+    info: document.getElementById("deal-info").textContent,
+    status: document.getElementById("trick-status").textContent,
+    tally: all("#tally tr td:nth-of-type(1)").map((td) => Number(td.textContent)),
+  })).observe(document.body, {attributes: true, attributeFilter: ["data-version", "data-state"]});
+});
+"""
+
+
+def shows(shown: dict, view: dict) -> bool:
+    """The table as recorded shows ``view``, the server's view of this seat."""
+    table = [None] * 4
+    for play in (view["current_trick"] or {"plays": []})["plays"]:
+        table[play["seat"]] = play["card"]
+    return (shown["hand"] == view["hand"] and shown["backs"] == view["hand_sizes"][1:]
+            and shown["table"] == table and shown["tally"] == view["counts"]
+            and f"Trick {view['deal']['trick']} of {view['deal']['tricks']}" in shown["info"]
+            and shown["status"] == view["text"]["trick"])
+
+
+def check_shown(page, answer: dict) -> int:
+    """Every view of ``answer`` that stays on screen (after an AI's card, after a
+    trick, and the final one) was shown in order, with your cards playable
+    exactly when the server lists them; the number of views checked."""
+    expected = [e["view"] for e in answer["events"]
+                if (e["type"] == "play" and e["seat"] != 0) or e["type"] == "trick"]
+    expected.append(answer["state"])
+    shown = page.evaluate("window.__shown")
+    found = 0
+    for snapshot in shown:
+        if found < len(expected) and shows(snapshot, expected[found]):
+            found += 1
+    assert found == len(expected), (found, expected[found], shown)
+    last = shown[-1]
+    assert shows(last, answer["state"])
+    assert sorted(last["playable"]) == (answer["state"]["legal"] if last["state"] == "your-turn"
+                                        else [])
+    return len(expected)
+
+
+def test_whole_deal_shows_the_servers_views(page):
+    """A deal played through the page: after each card, every step the server
+    sent a view for is drawn from that view (your hand, the others' hand sizes,
+    the cards on the table, the trick's number, the tally and the trick's line),
+    and the cards the page offers are the server's ``legal``."""
+    page.add_init_script(SHOWN)
+    with page.expect_response(lambda r: r.request.method == "POST"
+                              and r.url.split("?")[0].endswith("/api/games")) as opened:
+        open_table(page)
+    checked = check_shown(page, opened.value.json())
+    plays = 0
+    while wait_ready(page) == "your-turn":
+        page.evaluate("window.__shown = []")
+        card = page.locator("#hand .hand-card[aria-disabled=false]").first
+        card.click()
+        with page.expect_response(lambda r: "/play" in r.url) as played:
+            after_move(page, lambda: page.click("#confirm"))
+        checked += check_shown(page, played.value.json())
+        plays += 1
+    assert wait_ready(page) == "deal-over" and plays == 9
+    assert checked >= 9 + 27  # your turns, and every AI card
+    assert "Trick 9 of 9" in page.locator("#deal-info").inner_text()
 
 
 def test_whole_deal_by_keyboard(page):

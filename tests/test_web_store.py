@@ -159,7 +159,7 @@ def test_any_malformed_row_is_damaged_on_every_route(tmp_path, edit, caplog):
     data = c.post("/api/games").json()
     token, version = data["id"], data["state"]["version"]
     _edit_row(url, edit)
-    c.app.state.store.forget(next(iter(c.app.state.store._cache)))  # read from the row
+    c.app.state.service.cache.forget(next(iter(c.app.state.service.cache._games)))  # read from the row
     caplog.clear()
     requests = [("GET", f"/api/games/{token}", None),
                 ("POST", f"/api/games/{token}/play", {"card": data["state"]["legal"][0],

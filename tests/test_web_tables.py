@@ -47,9 +47,9 @@ def table(c: TestClient, people: dict[str, str], **extra) -> dict:
 
 def game_of(c: TestClient, token: str):
     """The game as the server has it (read again if a failed move left it stale)."""
-    store = c.app.state.store
-    table = store.get(token)
-    store.fresh(table)
+    service = c.app.state.service
+    table = service.table(token)
+    service.cache.fresh(table)
     return table.game
 
 
@@ -190,7 +190,7 @@ def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(t
     now = [1000.0]
     servers = [client(db=url), client(db=url)]
     for c in servers:
-        c.app.state.tables.guard.clock = lambda: now[0]
+        c.app.state.service.guard.clock = lambda: now[0]
     token = servers[0].post("/api/games").json()["id"]
     for k in range(30):
         r = servers[k % 2].get(f"/api/games/guess{k:020d}")

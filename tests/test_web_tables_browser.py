@@ -20,22 +20,15 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from test_web_browser import (
-    CHROMIUM, MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving, shoot, sync_playwright,
-)
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
+from test_web_browser import shoot
 from test_web_store import Served, free_port
+
+pytest_plugins = ["browser_fixtures"]  # the session's one browser
 
 pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=90)]
 
 STATES = ("your-turn", "waiting", "deal-over", "match-over", "busy", "lost")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
-        b.close()
 
 
 @pytest.fixture

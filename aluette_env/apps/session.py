@@ -1,25 +1,23 @@
 """The one game flow for people: a five-deal match of :mod:`aluette_env.game`
-between a person (seat 0, south) and three AI players, and every word the
-person reads about it.
+between people (by default one, seat 0, south) and AI players.
 
-Both games for people run on it: the web server (:mod:`.web.server`) and the
+Both games for people run on it: the web server (:mod:`.web.service`) and the
 terminal (:mod:`.terminal`) feed the person's choices in (:meth:`GameSession.play`,
 :meth:`~GameSession.next_deal`, :meth:`~GameSession.new_match`) and show what
 comes out: the public events of each move (cards played, tricks with who took
 them and why, who leads next, the deal's end) and :meth:`GameSession.view`,
-everything seat 0 may know and nothing else. :class:`Narrator` words those
-facts in the person's language from the apps' one catalog, so the trick
-explanation, the deal's reason, the Mordienne line and the hand's order are
-stated here once. No rule is restated: dealing, tricks, the tally, scoring
-and when a Mordienne can still happen come from the game core.
+everything a seat may know and nothing else, with seats counted from it
+(:func:`seen_from`). :class:`~.narrator.Narrator` words those facts. No rule
+is restated: dealing, tricks, the tally, scoring and when a Mordienne can
+still happen come from the game core.
 """
 
 from __future__ import annotations
 
 import random
-import threading
+from contextlib import contextmanager
 from typing import Any
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -32,20 +30,10 @@ from aluette_env.observation import encode_observation
 from aluette_env.players import Player
 from aluette_env.render import hand_order
 
-from . import i18n
-from .i18n import N_
-
 #: In :attr:`GameSession.recent`, in a card's place: a person's next deal, and new match.
 NEXT_DEAL, NEW_MATCH = -1, -2
 HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner (R1)
 AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
-#: Seat names, south first, clockwise.
-SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
-#: A spectator's seat names (they sit nowhere): the compass, south first.
-COMPASS = (N_("South"), N_("West"), N_("North"), N_("East"))
-#: What a person reads for the registry's players; other specs show as typed.
-PLAYER_LABELS = {"random": N_("Random"), "heuristic": N_("Heuristic"), "ai": N_("Trained AI"),
-                 "pimc": N_("Search (PIMC)"), "expert": N_("Expert")}
 
 
 class GameError(ValueError):
@@ -98,8 +86,41 @@ class GameSession:
         self.recent: list[list] = []
         self.match_number = 0
         self.version = 0
+        #: The seat being followed and its views after each event (:meth:`following`).
+        self._follower: tuple[int | None, list[dict[str, Any]]] | None = None
         #: The events of dealing the first deal (the AIs before the person play).
         self.opening_events = self._new_match() if start else []
+
+    def start(self) -> list[dict[str, Any]]:
+        """The first match's first deal, of a game made with ``start=False``
+        (so that its opening can be followed: :meth:`following`)."""
+        return self._new_match()
+
+    @contextmanager
+    def following(self, seat: int | None) -> Iterator[list[dict[str, Any]]]:
+        """While open, the view of ``seat`` (:meth:`view`) after each event the
+        game makes, in order: one view per event, so a page shows each step as
+        the game had it. The last card of a trick and the trick itself leave
+        the finished trick on the table (``current_trick``, with its winner),
+        and its summary waits for the deal's end event."""
+        views: list[dict[str, Any]] = []
+        self._follower = (seat, views)
+        try:
+            yield views
+        finally:
+            self._follower = None
+
+    def _told(self, events: list[dict[str, Any]],
+              finished: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+              ) -> list[dict[str, Any]]:
+        """``events``, and the followed seat's view after each (``finished``: the
+        trick the play finished and the last trick before it)."""
+        if self._follower is not None:
+            seat, views = self._follower
+            for ev in events:
+                shown = finished if ev["type"] in ("play", "trick") else None
+                views.append(self.view(seat, shown))
+        return events
 
     # ---------------------------------------------------------------- the game
 
@@ -134,7 +155,7 @@ class GameSession:
         events = [{"type": "deal", "number": self.match.deal_index + 1,
                    "of": self.match.num_deals, "dealer": self.deal.dealer,
                    "leader": self.deal.leader}]
-        return events + self._play_ai()
+        return self._told(events) + self._play_ai()
 
     def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None) -> None:
         self.deal = self.match.start_deal(hands, unused)
@@ -168,6 +189,7 @@ class GameSession:
     def _play(self, card: int) -> list[dict[str, Any]]:
         deal = self.deal
         seat = deal.to_act
+        before = self.last_trick
         event = deal.play(card)
         self.version += 1
         trick = None if event == CARD_PLAYED else deal.tricks[-1]
@@ -189,7 +211,7 @@ class GameSession:
             if deal_over:
                 self.summary = self._summary(deal.record)
                 events.append({"type": "deal_over", "summary": self.summary})
-        return events
+        return self._told(events, None if trick is None else (self.last_trick, before))
 
     def _summary(self, record) -> dict[str, Any]:
         """Why the deal went as it did, from the core's score (R13-R16)."""
@@ -282,9 +304,9 @@ class GameSession:
         self.version += 1  # the others' pages show who is away, and it is kept
         if not away:
             self.away.discard(seat)
-            return [{"type": "back", "seat": seat}]
+            return self._told([{"type": "back", "seat": seat}])
         self.away.add(seat)
-        return [{"type": "away", "seat": seat}] + self._play_ai()
+        return self._told([{"type": "away", "seat": seat}]) + self._play_ai()
 
     def next_deal(self, version: int | None = None, seat: int = HUMAN) -> list[dict[str, Any]]:
         """The match's next deal. With ``version``, only if the game is still at
@@ -295,7 +317,7 @@ class GameSession:
         self._check_version(version)
         if not self.deal.done:
             raise GameError(f"the deal is still being played: "
-                            f"trick {self.deal.trick_index + 1} of 9")
+                            f"trick {self.deal.trick_index + 1} of {NUM_TRICKS}")
         if self.match.over:
             raise GameError("the match is over: start a new match")
         self._made(version, seat, NEXT_DEAL)
@@ -340,7 +362,7 @@ class GameSession:
         # A change of the game like a move: written, seen by every process, and
         # a move chosen before it is stale.
         self.version += 1
-        return [{"type": "player", "seat": seat, "spec": spec}]
+        return self._told([{"type": "player", "seat": seat, "spec": spec}])
 
     def record(self) -> dict[str, Any]:
         """The match record (:mod:`aluette_env.records`) of this match's finished
@@ -423,21 +445,32 @@ class GameSession:
         return not self.match.over and (bool(self.match.history) or bool(self.deal.tricks)
                                          or bool(self.deal.trick_cards))
 
-    def view(self, seat: int | None = HUMAN) -> dict[str, Any]:
-        """Everything ``seat`` may know now, and nothing else: its own hand,
-        cards played, trick results, the tally and the scores; ``None``: a
-        spectator's view, public information only. Seats are counted from
-        ``seat`` (:func:`seen_from`): the viewer is always seat 0, south."""
-        return seen_from(self._view(seat), seat or 0)
+    def view(self, seat: int | None = HUMAN,
+             finished: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+             ) -> dict[str, Any]:
+        """Everything ``seat`` may know now, and nothing else: its own hand and
+        what it may play, how many cards each seat holds, cards played, trick
+        results, the tally and the scores; ``None``: a spectator's view, public
+        information only. Seats are counted from ``seat`` (:func:`seen_from`):
+        the viewer is always seat 0, south. ``finished``: the view of a trick
+        just finished and still on the table (:meth:`following`)."""
+        return seen_from(self._view(seat, finished), seat or 0)
 
     def events_for(self, events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
         """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`)."""
         return [seen_from(e, seat or 0) for e in events]
 
-    def _view(self, seat: int | None) -> dict[str, Any]:
+    def _view(self, seat: int | None,
+              finished: tuple[dict[str, Any], dict[str, Any] | None] | None = None
+              ) -> dict[str, Any]:
         deal, match = self.deal, self.match
-        current = None
-        if deal.trick_cards:
+        current, last_trick, summary = None, self.last_trick, self.summary
+        trick_number = min(deal.trick_index + 1, NUM_TRICKS)
+        if finished is not None:  # on the table with its winner; the deal's end not told yet
+            trick, last_trick = finished
+            current, summary = {**trick, "winning": trick["winner"]}, None
+            trick_number = trick["index"] + 1
+        elif deal.trick_cards:
             cards = list(deal.trick_cards)
             current = {
                 "leader": deal.leader,
@@ -454,20 +487,22 @@ class GameSession:
                 "number": match.deal_index + (0 if deal.done else 1),
                 "of": match.num_deals,
                 "dealer": deal.dealer,
-                "trick": min(deal.trick_index + 1, NUM_TRICKS),
+                "trick": trick_number,
+                "tricks": NUM_TRICKS,
                 "leader": deal.leader,
                 "to_act": None if deal.done else deal.to_act,
                 "done": deal.done,
             },
             "hand": hand_order(deal.hands[seat]) if seat is not None else [],
+            "hand_sizes": [len(hand) for hand in deal.hands],
             "legal": sorted(deal.legal_cards()) if your_turn else [],
             "your_turn": your_turn,
             "in_progress": self.in_progress,
             "current_trick": current,
-            "last_trick": self.last_trick,
+            "last_trick": last_trick,
             "tricks_played": [_trick_view(t) for t in deal.tricks],
             **_tally(deal),
-            "summary": self.summary,
+            "summary": summary,
             "players": {str(s): self.specs[s] for s in sorted(self.specs)},
             "people": {str(s): name for s, name in sorted(self.people.items())},
             "host": self.host,
@@ -483,7 +518,7 @@ class GameSession:
 _SEAT = {"seat", "leader", "winning", "next", "dealer", "to_act", "next_leader", "leading",
          "winner", "host", "started_by"}
 _SEATS = {"tied_with", "trick_winners", "reach_order", "away"}
-_BY_SEAT = {"counts", "reached", "trick_counts"}
+_BY_SEAT = {"counts", "reached", "trick_counts", "hand_sizes"}
 _BY_TEAM = {"points", "team_points", "match_points"}
 _KEYED_BY_SEAT = {"players", "people"}
 
@@ -649,208 +684,3 @@ def _why(plays: list[dict[str, int]], winner: int | None) -> dict[str, Any]:
     others = [p["card"] for p in plays if p["seat"] != winner]
     beaten = max(others, key=lambda c: STRENGTH[c]) if others else None
     return {"card": card, "beats": beaten}
-
-
-def new_session(specs: Mapping[int, str], get_player: Callable[[str], Player],
-                seed: int | None = None) -> GameSession:
-    """A session whose AI seats are the players named by ``specs`` (seat -> spec)."""
-    return GameSession({s: get_player(spec) for s, spec in specs.items()}, specs, seed)
-
-
-class SharedPlayer:
-    """A player object shared by several games, used by one game at a time (a
-    player may keep scratch buffers between calls), so games can move in
-    worker threads."""
-
-    def __init__(self, player: Player):
-        self.player = player
-        self.lock = threading.Lock()
-        self.name = getattr(player, "name", "?")
-
-    def act(self, obs, mask):
-        with self.lock:
-            return self.player.act(obs, mask)
-
-    def reset(self, seed=None):
-        reset = getattr(self.player, "reset", None)
-        if reset is not None:
-            with self.lock:
-                reset(seed)
-
-
-# --------------------------------------------------------------------- the words
-
-
-class Narrator:
-    """Every sentence about the game that a person reads, in ``lang``, from the
-    apps' one catalog: both games show these, so they say the same thing.
-    ``spectator``: the words of a spectator, who sits nowhere (the compass's
-    seats, the sides south and north against west and east; never "you")."""
-
-    def __init__(self, lang: str = i18n.DEFAULT_LANGUAGE, spectator: bool = False):
-        self.lang = i18n.check_language(lang)
-        self.spectator = spectator
-        self._ = i18n.translator(lang).gettext
-        self.cards = i18n.card_names(lang)
-
-    def t(self, message: str, **fields: object) -> str:
-        text = self._(message)
-        return text.format(**fields) if fields else text
-
-    def seat(self, seat: int) -> str:
-        return self._((COMPASS if self.spectator else SEAT_NAMES)[seat])
-
-    def card(self, card: int) -> str:
-        return self.cards[card]
-
-    def seats_in_sentence(self, seats: Sequence[int]) -> str:
-        """Seats named inside a sentence, as a list: "you and West", "West, you
-        and East" (the reader is "you", never the capitalised seat name)."""
-        names = [self.t("you") if s == HUMAN and not self.spectator else self.seat(s)
-                 for s in seats]
-        if len(names) < 2:
-            return "".join(names)
-        # TRANSLATORS: between the items of a list but the last two ("West, you and East").
-        return self.t(", ").join(names[:-1]) + self.t(" and ") + names[-1]
-
-    def player(self, spec: str) -> str:
-        """A player's display name: ``Heuristic`` for ``heuristic:seed=3``."""
-        base = spec.split(":", 1)[0]
-        return self._(PLAYER_LABELS[base]) if base in PLAYER_LABELS else spec
-
-    def leader(self, seat: int) -> str:
-        return self.t("Leader: {seat}.", seat=self.seat(seat))
-
-    def trick_so_far(self, leader: int, winning: int | None) -> str:
-        """The trick in progress: who led it, who is winning it or that it is spoiled."""
-        status = (self.t("Spoiled so far: the highest cards are equal.") if winning is None
-                  else self.t("Winning now: {seat}.", seat=self.seat(winning)))
-        led = self.t("Led by {seat}.", seat=self.seat(leader))
-        return f"{led} {status}"
-
-    def why(self, why: dict[str, Any], winner: int | None) -> str:
-        """Which card won and what it beat, or which cards tied and spoiled it."""
-        if winner is None:
-            return self.t("Spoiled: {cards} are equal and highest, so nobody takes this trick.",
-                          cards=self.t(" and ").join(self.card(c) for c in why["tied"]))
-        if why.get("beats") is None:
-            return self.t("Trick taken by {seat}.", seat=self.seat(winner))
-        return self.t("Trick taken by {seat}: {card} beats {beaten}.", seat=self.seat(winner),
-                      card=self.card(why["card"]), beaten=self.card(why["beats"]))
-
-    def next_leader(self, seat: int | None) -> str:
-        if seat is None:
-            return ""
-        if seat == HUMAN and not self.spectator:
-            return self.t("You lead the next trick.")
-        return self.t("{seat} leads the next trick.", seat=self.seat(seat))
-
-    def trick_done(self, trick: dict[str, Any], next_leader: int | None) -> str:
-        """A finished trick, explained: who took it with which card over which, or
-        the tie that spoiled it, then who leads next."""
-        return " ".join(x for x in (self.why(trick["why"], trick["winner"]),
-                                    self.next_leader(next_leader)) if x)
-
-    def trick_heading(self, trick: dict[str, Any]) -> str:
-        n = trick["index"] + 1
-        return (self.t("Trick {n}: spoiled.", n=n) if trick["winner"] is None
-                else self.t("Trick {n}: taken by {seat}.", n=n, seat=self.seat(trick["winner"])))
-
-    def mordienne(self, chance: dict[str, Any] | None) -> str:
-        """The Mordienne line (R16), only for a run that can still score or scored."""
-        if chance is None:
-            return ""
-        if chance["done"]:
-            return self.t("Mordienne for {seat}: the last {n} tricks in a row and none before, "
-                          "so 2 points instead of 1.", seat=self.seat(chance["seat"]),
-                          n=chance["length"])
-        return self.t("Mordienne in reach for {seat}: {n} tricks in a row and none before. "
-                      "Taking every trick left would score 2 points instead of 1.",
-                      seat=self.seat(chance["seat"]), n=chance["length"])
-
-    def summary(self, s: dict[str, Any]) -> list[str]:
-        """Why the deal was won, in lines: the reason from the core's score and the points."""
-        if s["reason"] == "all_spoiled":
-            return [self.t("Every trick was spoiled: nobody scores.")]
-        who = self.seat(s["winner"])
-        n = s["trick_counts"][s["winner"]]
-        if s["tied_with"]:
-            lines = [self.t("Deal won by {seat}: tied on {n} tricks with {others}, but first to "
-                            "reach {n}.", seat=who, n=n,
-                            others=self.seats_in_sentence(s["tied_with"]))]
-        else:
-            lines = [self.t("Deal won by {seat}, with the most tricks ({n}).", seat=who, n=n)]
-        if s["mordienne"]:
-            lines.append(self.t("Mordienne! Nothing won before a closing run of {n} tricks: the "
-                                "points are doubled.", n=n))
-        ours, theirs = s["team_points"]
-        if self.spectator:
-            lines.append(self.t("South and north score {points}.", points=ours) if ours else
-                         self.t("West and east score {points}.", points=theirs))
-        else:
-            lines.append(self.t("Your side scores {points}.", points=ours) if ours else
-                         self.t("The opponents score {points}.", points=theirs))
-        return lines
-
-    def history(self, h: dict[str, Any]) -> str:
-        if h["winner"] is None:
-            return self.t("Deal {n}: nobody", n=h["deal"] + 1)
-        return self.t("Deal {n}: {seat} +{points}", n=h["deal"] + 1, seat=self.seat(h["winner"]),
-                      points=max(h["points"]))
-
-    def match_result(self, match: dict[str, Any]) -> str:
-        us, them = match["points"]
-        if self.spectator and match["winner"] is not None:
-            return (self.t("South and north win the match, {us} to {them}!", us=us, them=them)
-                    if match["winner"] == 0 else
-                    self.t("West and east win the match, {them} to {us}.", us=us, them=them))
-        if match["winner"] == 0:
-            return self.t("You and your partner win the match, {us} to {them}!", us=us, them=them)
-        if match["winner"] == 1:
-            return self.t("The opponents win the match, {them} to {us}.", us=us, them=them)
-        return self.t("The match is a draw, {us} to {them}.", us=us, them=them)
-
-    def event(self, ev: dict[str, Any]) -> dict[str, Any]:
-        """``ev`` with its words: ``text`` (what happened) and, for a card, ``status``."""
-        kind = ev["type"]
-        if kind == "deal":
-            return {**ev, "text": self.leader(ev["leader"])}
-        if kind == "play":
-            return {**ev, "text": self.t("{seat}: {card}", seat=self.seat(ev["seat"]),
-                                         card=self.card(ev["card"])),
-                    "status": self.trick_so_far(ev["leader"], ev["winning"])}
-        if kind == "trick":
-            return {**ev, "text": self.trick_done(ev, ev["next_leader"]),
-                    "leader_text": "" if ev["next_leader"] is None else
-                    self.leader(ev["next_leader"]),
-                    "mordienne_text": self.mordienne(ev["mordienne"])}
-        if kind == "deal_over":
-            return {**ev, "text": self.summary(ev["summary"])}
-        if kind == "player":
-            return {**ev, "text": self.player(ev["spec"])}
-        return ev
-
-    def view(self, v: dict[str, Any]) -> dict[str, Any]:
-        """The words of a view: the trick line, the Mordienne line, the deal's
-        summary, the match's history and result, the players' names (a
-        spectator's view in a spectator's words)."""
-        if v.get("spectator") and not self.spectator:
-            return Narrator(self.lang, spectator=True).view(v)
-        current = v["current_trick"]
-        if current is not None:
-            trick = self.trick_so_far(current["leader"], current["winning"])
-        elif v["deal"]["done"]:
-            trick = ""
-        else:
-            trick = self.leader(v["deal"]["leader"])
-        return {
-            "trick": trick,
-            # The last trick explained, with who leads now (R10-R11).
-            "last_trick": None if v["last_trick"] is None else
-            self.trick_done(v["last_trick"], None if v["deal"]["done"] else v["deal"]["leader"]),
-            "mordienne": self.mordienne(v["mordienne"]),
-            "summary": self.summary(v["summary"]) if v["summary"] else [],
-            "history": [self.history(h) for h in v["match"]["history"]],
-            "match_result": self.match_result(v["match"]) if v["match"]["over"] else "",
-            "players": {s: self.player(spec) for s, spec in v["players"].items()},
-        }

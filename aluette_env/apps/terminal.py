@@ -10,7 +10,7 @@ and why its winner won) and the match (deal by deal) are summed up. Every
 string comes from the apps' one message catalog (:mod:`.i18n`), so
 ``--lang`` changes all of it. Works with piped input: every prompt reads one
 line. The game runs on the web game's session (:mod:`.session`): the same
-events and view, and the same words (:class:`~.session.Narrator`) for each
+events and view, and the same words (:class:`~.narrator.Narrator`) for each
 trick's explanation, the deal's reason, the Mordienne line and the hand's
 order. No rule is restated here.
 
@@ -40,7 +40,8 @@ from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
 from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
 from .review import review_text, summary_text, worlds
-from .session import HUMAN, GameSession, Narrator, hand_order
+from .narrator import Narrator
+from .session import HUMAN, GameSession, hand_order
 
 # TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in
 # "3Co" for Coins 3; the four must differ. Keep them easy to type.
@@ -311,7 +312,7 @@ class TerminalGame:
         deal = view["deal"]
         title = " · ".join([self.t("Deal {n} of {total}", n=deal["number"], total=deal["of"]),
                             self.t("Dealer: {seat}", seat=self.seat(deal["dealer"])),
-                            self.t("Trick {n} of 9", n=deal["trick"])])
+                            self.t("Trick {n} of {total}", n=deal["trick"], total=deal["tricks"])])
         t = Table(title=title, caption=self.score_line(view["match"]["points"]),
                   show_header=True, header_style="bold", title_justify="left",
                   caption_justify="left")

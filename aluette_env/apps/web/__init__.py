@@ -1,10 +1,11 @@
 """``aluette serve``: play Aluette in the browser against AI players.
 
-The package holds the server (:mod:`.server`), which drives the game flow for
-people that the terminal game shares (:mod:`aluette_env.apps.session`), and
-the page (``static/``: HTML, CSS and JavaScript, no build step, nothing
-fetched from elsewhere). This module only adds the command, so
-that ``aluette --help`` imports no web library.
+The package holds the service (:mod:`.service`, no web framework), which
+drives the game flow for people that the terminal game shares
+(:mod:`aluette_env.apps.session`), the Starlette app over it (:mod:`.server`,
+with one route module per feature), and the page (``static/``: HTML, CSS and
+JavaScript, no build step, nothing fetched from elsewhere). This module only
+adds the command, so that ``aluette --help`` imports no web library.
 """
 
 from __future__ import annotations

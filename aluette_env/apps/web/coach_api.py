@@ -1,7 +1,7 @@
 """The coach's routes of the web game: hints, deal reviews, match records and
 their replay (:mod:`aluette_env.apps.coach`, :mod:`aluette_env.records`).
 
-The expert's searches run in two worker processes (:class:`CoachWorkers`:
+The expert's searches run in two worker processes (:class:`.workers.CoachWorkers`:
 the hint worker started as the server starts, the review worker on first
 use): one for hints, one for reviews, so a search never holds the server's
 interpreter lock and a hint never waits behind a review.
@@ -32,7 +32,6 @@ import logging
 import secrets
 from collections import OrderedDict
 from typing import Any
-from collections.abc import Callable
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect, Request
@@ -43,10 +42,12 @@ from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, Match, seat_at
 from aluette_env import records
 from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
 
-from .. import i18n
-from ..coach import Coach, ReviewQueue, match_summary, observe
+from ..coach import ReviewQueue, match_summary, observe
 from ..session import AI_SEATS, HUMAN
-from .workers import RestartingPool
+from .errors import ApiError
+from .inputs import narrator, seat_of
+from .service import GameService
+from .workers import CoachWorkers
 
 log = logging.getLogger("aluette.web")
 
@@ -60,48 +61,12 @@ def live_seats(seat: int) -> tuple[int, int]:
     return tuple(seat_at(seat, s) for s in LIVE_SEATS)
 
 
-_worker_coaches: dict[tuple[int, int], Coach] = {}
-
-
-def _in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
-    """``Coach(*efforts).method(*args)`` in a worker process (one coach per
-    process and effort, made on first use)."""
-    coach = _worker_coaches.get(efforts)
-    if coach is None:
-        coach = _worker_coaches[efforts] = Coach(*efforts)
-    return getattr(coach, method)(*args)
-
-
-class CoachWorkers:
-    """The coach's two worker processes (hints, reviews), spawned on first use
-    (the hint worker's is the server's start, :meth:`CoachRoutes.warm`); a
-    worker that dies is replaced and its job tried again (:class:`.workers.RestartingPool`)."""
-
-    def __init__(self, hint_worlds: int, review_worlds: int):
-        self.efforts = (hint_worlds, review_worlds)
-        self.pools = {"hint": RestartingPool(1, "hint worker"),
-                      "review": RestartingPool(1, "review worker")}
-
-    async def hint(self, obs, mask) -> dict[str, Any]:
-        return await self.pools["hint"].run_async(_in_worker, self.efforts, "hint_for", obs, mask)
-
-    def review(self, record: dict[str, Any], deal_index: int, seats: tuple) -> dict[str, Any]:
-        return self.pools["review"].run(_in_worker, self.efforts, "review_deal", record,
-                                        deal_index, seats)
-
-    def close(self) -> None:
-        for pool in self.pools.values():
-            pool.close(wait=False)
-
-
 class CoachRoutes:
     """The coach's state in the server: its worker processes, its review
     queue, and the uploaded records."""
 
-    def __init__(self, seat_of, error: Callable[..., Exception], hint_worlds: int,
-                 review_worlds: int):
-        self.seat_of = seat_of  # async (request, person=) -> the token's store.Table
-        self.error = error  # the server's ApiError(status, message)
+    def __init__(self, service: GameService, hint_worlds: int, review_worlds: int):
+        self.service = service
         self.workers = CoachWorkers(hint_worlds, review_worlds)
         # Uploaded records' reviews wait behind live games' and never evict them.
         self.queue = ReviewQueue(self.workers.review,
@@ -123,34 +88,22 @@ class CoachRoutes:
 
     # ----------------------------------------------------------- live games
 
-    def moved(self, gid: str, table, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        """After a move of the seat ``gid`` (a token; in its worker, under its
-        lock): queue the review of the deal the move finished. Returns the
-        move's ``events``."""
+    def moved(self, table, events: list[dict[str, Any]]) -> None:
+        """After a move of ``table``'s seat (in its thread, under its lock):
+        queue the review of the deal the move finished."""
         game = table.game
         if any(e["type"] == "deal_over" for e in events):
-            key = _key(gid, game)
-            self.queue.submit(key, game.record(), len(game.match.history) - 1,
-                              live_seats(table.seat))
-        return events
-
-    def check_lang(self, request: Request) -> None:
-        """``?lang=`` as every route takes it: a known language or a 400."""
-        lang = request.query_params.get("lang")
-        if lang is not None:
-            try:
-                i18n.check_language(lang)
-            except ValueError as err:
-                raise self.error(400, f"lang: {err}") from None
+            self.queue.submit(_key(table.token, game), game.record(),
+                              len(game.match.history) - 1, live_seats(table.seat))
 
     async def hint(self, request: Request) -> JSONResponse:
-        self.check_lang(request)
-        table = await self.seat_of(request, person=True)
+        narrator(request)
+        table = await seat_of(self.service, request, person=True)
         async with table.lock:  # a consistent view; the search runs after
             game = table.game
             deal = game.deal
             if deal.done or deal.to_act != table.seat:
-                raise self.error(409, "a hint is for your turn: it is not your turn now",
+                raise ApiError(409, "a hint is for your turn: it is not your turn now",
                                  "not_your_turn")
             obs, mask = observe(deal, game.match, table.seat)
             version = game.version
@@ -158,9 +111,9 @@ class CoachRoutes:
         return JSONResponse({"version": version, **hint})
 
     async def review(self, request: Request) -> JSONResponse:
-        self.check_lang(request)
+        narrator(request)
         gid = request.path_params["gid"]
-        table = await self.seat_of(request, person=True)
+        table = await seat_of(self.service, request, person=True)
         game = table.game
         key = _key(gid, game)
         seats = live_seats(table.seat)
@@ -174,8 +127,8 @@ class CoachRoutes:
                              "summary": match_summary([d for d in deals if d is not None])})
 
     async def record(self, request: Request) -> JSONResponse:
-        self.check_lang(request)
-        table = await self.seat_of(request, person=True)
+        narrator(request)
+        table = await seat_of(self.service, request, person=True)
         async with table.lock:
             record = table.game.record()
         name = f"aluette-match-{table.game.match_number}.json"
@@ -185,10 +138,10 @@ class CoachRoutes:
     # -------------------------------------------------------------- records
 
     async def upload(self, request: Request) -> JSONResponse:
-        self.check_lang(request)
+        narrator(request)
         announced = request.headers.get("content-length")
         if announced is not None and (not announced.isdigit() or int(announced) > MAX_BYTES):
-            raise self.error(413 if announced.isdigit() else 400,
+            raise ApiError(413 if announced.isdigit() else 400,
                              f"a record is at most {MAX_BYTES} bytes, the request announces "
                              f"{announced[:20]!r}", "bad_record")
         body = b""
@@ -196,13 +149,13 @@ class CoachRoutes:
             async for chunk in request.stream():
                 body += chunk
                 if len(body) > MAX_BYTES:
-                    raise self.error(413, f"a record is at most {MAX_BYTES} bytes", "bad_record")
+                    raise ApiError(413, f"a record is at most {MAX_BYTES} bytes", "bad_record")
         except ClientDisconnect:
-            raise self.error(400, "the upload was interrupted") from None
+            raise ApiError(400, "the upload was interrupted") from None
         try:
             record = await run_in_threadpool(load_record, body)
         except RecordError as err:
-            raise self.error(400, f"not a valid match record: {err}", "bad_record") from None
+            raise ApiError(400, f"not a valid match record: {err}", "bad_record") from None
         rid = secrets.token_urlsafe(12)
         seats = human_seats(record) or list(range(NUM_SEATS))
         # The reviews belong to what is reviewed: the same record opened again has them.
@@ -218,11 +171,11 @@ class CoachRoutes:
         return JSONResponse({"id": rid}, status_code=201)
 
     async def show_record(self, request: Request) -> JSONResponse:
-        self.check_lang(request)
+        narrator(request)
         rid = request.path_params["rid"]
         stored = self.records.get(rid)
         if stored is None:
-            raise self.error(404, f"no record {rid[:40]!r}: upload it again (records are kept "
+            raise ApiError(404, f"no record {rid[:40]!r}: upload it again (records are kept "
                                   f"in memory, {MAX_RECORDS} at most)", "no_record")
         record = stored["record"]
         deals = [self.queue.get(stored["key"], d) for d in range(len(record["deals"]))]

@@ -1,6 +1,6 @@
 """Reading an HTTP request of the web game: its JSON body, bounded as it
-arrives, and its fields, each checked with a JSON error naming it. The routes
-of :mod:`.server` and :mod:`.tables` share these.
+arrives, its fields, each checked with a JSON error naming it, its language
+and the seat its token reaches. The routes of every feature share these.
 
 May import: starlette and the standard library.
 """
@@ -11,21 +11,13 @@ import json
 import re
 from typing import Any
 
-from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import ClientDisconnect, HTTPConnection, Request
+
+from .. import i18n
+from ..narrator import Narrator
+from .errors import ApiError
 
 MAX_BODY = 4096
-
-
-class ApiError(HTTPException):
-    """An error answer with a JSON ``{"error": message}`` body: 4xx for a bad
-    request. ``code`` names a case the page acts on (``no_game``: an unknown
-    game or seat token); ``fields``, the values the page's words for it need."""
-
-    def __init__(self, status_code: int, detail: str, code: str | None = None,
-                 fields: dict[str, Any] | None = None):
-        super().__init__(status_code, detail)
-        self.code, self.fields = code, fields
 
 
 class ClientGone(Exception):
@@ -59,6 +51,23 @@ async def json_body(request: Request) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise ApiError(400, f"the body must be a JSON object, got {type(data).__name__}")
     return data
+
+
+def narrator(request: HTTPConnection) -> Narrator:
+    """The words of the request's ``?lang=`` (default English); a 400 for a
+    language the server does not have."""
+    lang = request.query_params.get("lang", i18n.DEFAULT_LANGUAGE)
+    try:
+        return Narrator(lang)
+    except ValueError as err:
+        raise ApiError(400, f"lang: {err}") from None
+
+
+async def seat_of(service, request: HTTPConnection, person: bool = False):
+    """The :class:`~.service.Table` the request's token (path ``gid``) reaches
+    (:meth:`.service.GameService.reach`)."""
+    client = request.client.host if request.client else "?"
+    return await service.reach(request.path_params["gid"], client, person)
 
 
 def logged_path(path: str) -> str:

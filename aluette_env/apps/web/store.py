@@ -8,11 +8,11 @@ A game is one row of ``games``: its :meth:`GameSession.snapshot
 game's move counter. Every accepted move is written before its answer is sent,
 with ``UPDATE ... WHERE version = <the version it was made on>``: of two
 moves made on one version, by two worker processes or two threads, one lands
-and the other changes nothing (:class:`Conflict`, a 409). Loading a game
-replays its snapshot through the rules (:meth:`GameSession.restore`), so a
-tampered row is refused like a tampered record file. Each process keeps the
-games it served lately in memory and reuses one while the database's version
-is the one it holds, so that a play costs one small read and one write.
+and the other changes nothing (:class:`.service.Conflict`, a 409). Loading a game
+replays its snapshot through the rules (:mod:`.service` does it, with
+:meth:`GameSession.restore`), so a tampered row is refused like a tampered
+record file. This module only reads and writes rows: the games a process holds
+in memory, their locks and what a row's JSON means are :mod:`.service`'s.
 
 A seat is reached by its token, never by the game's id: ``seats`` holds the
 SHA-256 of each token (at least 128 random bits from :mod:`secrets`), never
@@ -24,22 +24,16 @@ table's AI taking over from a person who left).
 from __future__ import annotations
 
 import hashlib
-import json
-import logging
 import math
 import os
 import secrets
 import threading
 import time
 import warnings
-from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import asyncio
+from typing import Any, NamedTuple
 
 from sqlalchemy import (
     Boolean, Float, ForeignKey, Integer, String, Text, create_engine, delete, event, func, select,
@@ -55,15 +49,12 @@ from sqlalchemy.pool import StaticPool
 
 from aluette_env.game import NUM_SEATS
 
-from ..session import GameSession
-
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: token_urlsafe(16): 128 random bits; the table tokens and the game ids alike.
 TOKEN_BYTES = 16
 #: How often a seat's ``last_seen`` is written at most, in seconds.
 SEEN_EVERY_S = 2.0
 
-log = logging.getLogger("aluette.web")
 
 
 def default_url() -> str:
@@ -130,11 +121,6 @@ class DamagedGame(ValueError):
     """A game's rows that this server cannot serve (edited, or written by
     something else): nothing is played on it. The message says why, for the
     server's log only: it may name the game's id and its hidden cards."""
-
-
-class Conflict(Exception):
-    """The game moved on since it was loaded (another request, maybe in another
-    worker process, wrote it first): nothing of this move was kept."""
 
 
 class Database:
@@ -266,163 +252,79 @@ def _sqlite_wal(connection, record) -> None:
     cursor.close()
 
 
-@dataclass
-class Table:
-    """A game as one seat reaches it: the game (shared by every seat of it in
-    this process), the seat (None: a spectator), and the lock that lets one
-    move at a time touch the game in this process. ``known``: the game's
-    version in the database when the seat was read; :meth:`Games.fresh`,
-    under the lock, brings the game up to it."""
+class SeatFound(NamedTuple):
+    """A seat token's row and its game's columns (:meth:`Games.seat`)."""
 
     game_id: str
-    seat: int | None
+    seat: int | None  # None: a spectator
     name: str
-    entry: CachedGame
+    last_seen: float
+    version: int  # the game's version in the database as read
     away_after: float
-    token: str = ""  # the token it was reached by (known to the request only)
-    last_seen: float = 0.0  # when the seat was last seen, as read
-    known: int = 0
-    #: The seat's view as of the last step taken under the lock (what is answered).
-    shown: dict[str, Any] | None = None
-
-    @property
-    def game(self) -> GameSession:
-        return self.entry.game
-
-    @property
-    def lock(self) -> asyncio.Lock:
-        return self.entry.lock
-
-    def look(self) -> dict[str, Any]:
-        """The seat's view now (the caller holds the lock): kept as :attr:`shown`."""
-        self.shown = self.game.view(self.seat)
-        return self.shown
-
-    def view(self) -> dict[str, Any]:
-        """The view taken under the lock at the request's last step (a game moving
-        in a worker thread is never read half-way through a move)."""
-        return self.shown if self.shown is not None else self.look()
-
-    def events(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        return self.game.events_for(events, self.seat)
-
-
-@dataclass
-class CachedGame:
-    """One game in this process's memory: one object per game, whoever reaches
-    it, so that its lock puts every move of this process in one line."""
-
-    game: GameSession
-    version: int  # the version in the database when it was read or written; -1: reload it
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
 class Games:
-    """Games in the database, reached by seat token; the games served lately
-    kept in memory (at most ``cache_size``). ``get_player`` makes the player
-    of a spec (the server's player pool; ValueError for a spec it does not
-    offer). ``notify``: PostgreSQL's channel that each write announces its
-    game on (:mod:`.changes`), or None.
+    """Games and their seats in the database, reached by seat token; this
+    class only reads and writes rows (the games in memory, their locks and
+    their replay are :mod:`.service`'s). ``notify``: PostgreSQL's channel
+    that each write announces its game on (:mod:`.changes`), or None.
 
-    Every read checks what it read as a whole: a row this server could not
-    have written (edited, or damaged) is :class:`DamagedGame`, never a game
-    half played on; a failure of the database itself is
-    :class:`StoreUnavailable`."""
+    Every read checks the columns it read: a row this server could not have
+    written (edited, or damaged) is :class:`DamagedGame`; a failure of the
+    database itself is :class:`StoreUnavailable`."""
 
-    def __init__(self, db: Database, get_player: Callable[[str], Any], cache_size: int = 1000,
-                 clock: Callable[[], float] = time.time, notify: str | None = None):
+    def __init__(self, db: Database, clock: Callable[[], float] = time.time,
+                 notify: str | None = None):
         self.db = db
-        self.get_player = get_player
-        self.cache_size = cache_size
         self.clock = clock
         self.notify = notify
-        self._cache: OrderedDict[str, CachedGame] = OrderedDict()
-        self._cache_lock = threading.Lock()
-        #: Games read from their rows (replayed through the rules), for the benchmark.
-        self.loads = 0
-
-    def __len__(self) -> int:
-        """Games kept in this process's memory."""
-        return len(self._cache)
 
     # ---------------------------------------------------------------- writing
 
-    def add(self, game: GameSession, away_after: float = 0.0,
-            names: dict[int, str] | None = None, spectator: bool = False
-            ) -> tuple[str, dict[int | None, str]]:
-        """Keep a new game; returns its id and a fresh token for each person's
-        seat (and ``None``: the spectators' token, if asked)."""
+    def add(self, version: int, state: str, finished: bool, seats: list[int],
+            away_after: float = 0.0, names: dict[int, str] | None = None,
+            spectator: bool = False) -> tuple[str, dict[int | None, str]]:
+        """Keep a new game (its snapshot ``state`` as JSON text, at ``version``);
+        returns its id and a fresh token for each person's seat of ``seats``
+        (and ``None``: the spectators' token, if asked)."""
         gid = secrets.token_urlsafe(TOKEN_BYTES)
         now = self.clock()
         tokens: dict[int | None, str] = {s: secrets.token_urlsafe(TOKEN_BYTES)
-                                         for s in sorted(game.people)}
+                                         for s in sorted(seats)}
         if spectator:
             tokens[None] = secrets.token_urlsafe(TOKEN_BYTES)
         names = names or {}
         with self.db.session() as s:
-            s.add(GameRow(id=gid, version=game.version, state=json.dumps(game.snapshot()),
-                          finished=game.match.over, away_after=away_after, created=now,
-                          updated=now))
+            s.add(GameRow(id=gid, version=version, state=state, finished=finished,
+                          away_after=away_after, created=now, updated=now))
             s.flush()
             for seat, token in tokens.items():
                 s.add(SeatRow(token_hash=token_hash(token), game_id=gid, seat=seat,
                               name=names.get(seat, "") if seat is not None else "",
                               last_seen=now))
-        self._remember(gid, CachedGame(game, game.version))
         return gid, tokens
 
-    def save(self, table: Table) -> bool:
-        """Write the game of ``table`` (the caller holds its lock) if the database
-        still has it at the version it was read at: one transaction, which on
-        PostgreSQL also announces the game (NOTIFY, sent at the commit).
-        :class:`Conflict` (the game to be read again) if another process wrote
-        it first. False when there was nothing to write."""
-        entry, game = table.entry, table.game
-        if game.version == entry.version:
-            return False
-        state = json.dumps(game.snapshot())
+    def save(self, gid: str, known: int, version: int, state: str, finished: bool) -> bool:
+        """Write game ``gid`` at ``version`` if the database still has it at
+        ``known``: one transaction, which on PostgreSQL also announces the game
+        (NOTIFY, sent at the commit). False, and nothing written, if another
+        process wrote it first."""
         with self.db.session() as s:
-            done = s.execute(update(GameRow).where(GameRow.id == table.game_id,
-                                                   GameRow.version == entry.version)
-                             .values(version=game.version, state=state,
-                                     finished=game.match.over, updated=self.clock()))
+            done = s.execute(update(GameRow).where(GameRow.id == gid, GameRow.version == known)
+                             .values(version=version, state=state, finished=finished,
+                                     updated=self.clock()))
             landed = done.rowcount == 1
             if landed and self.notify:
-                s.execute(select(func.pg_notify(self.notify,
-                                                f"{table.game_id} {game.version}")))
-        if not landed:
-            self.stale(table)
-            raise Conflict(f"the game moved on (it is past version {entry.version}); "
-                           f"nothing was changed: reload it")
-        entry.version = game.version
-        return True
-
-    def stale(self, table: Table) -> None:
-        """The game in memory is not the database's (a move failed half-way, or
-        another process wrote first): the next step under its lock reads it again."""
-        table.entry.version = -1
-
-    def forget(self, gid: str) -> None:
-        with self._cache_lock:
-            self._cache.pop(gid, None)
+                s.execute(select(func.pg_notify(self.notify, f"{gid} {version}")))
+        return landed
 
     # ---------------------------------------------------------------- reading
 
-    def seat(self, token: str) -> SeatRow | None:
-        """The seat of ``token``, or None."""
-        if not isinstance(token, str) or not 8 <= len(token) <= 128:
-            return None
-        with self.db.session() as s:
-            return s.get(SeatRow, token_hash(token))
-
-    def get(self, token: str) -> Table | None:
-        """The game and seat of ``token`` (one read of the seat and its game's
-        version; the game itself read only if this process does not hold it);
-        None for an unknown token. A person's seat is seen now (written at most
-        every :data:`SEEN_EVERY_S` seconds). Rows that are not what this
-        server writes (a seat where no person sits, a game that fails its
-        replay) raise :class:`DamagedGame`. Under the table's lock,
-        :meth:`fresh` brings the game up to the version read here."""
+    def seat(self, token: str) -> SeatFound | None:
+        """The seat of ``token`` and its game's version (one read); None for an
+        unknown token. A person's seat is seen now (written at most every
+        :data:`SEEN_EVERY_S` seconds). A seat row that is not what this server
+        writes raises :class:`DamagedGame`."""
         if not isinstance(token, str) or not 8 <= len(token) <= 128:
             return None
         with self.db.session() as s:
@@ -440,43 +342,10 @@ class Games:
                 s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token))
                           .values(last_seen=now))
                 last_seen = now
-        entry = self.entry(gid)
-        if seat is not None and seat not in entry.game.people:
-            raise DamagedGame(f"game {gid}: a seat row names seat {seat}, where no person "
-                              f"sits (people: {sorted(entry.game.people)})")
-        return Table(gid, seat, name, entry, away_after, last_seen=last_seen, known=version)
+        return SeatFound(gid, seat, name, last_seen, version, away_after)
 
-    def entry(self, gid: str) -> CachedGame:
-        """The game ``gid`` of this process (read from the database if it holds
-        none): one object per game, so one lock."""
-        with self._cache_lock:
-            entry = self._cache.get(gid)
-            if entry is not None:
-                self._cache.move_to_end(gid)
-                return entry
-        game, version = self._read(gid)
-        return self._remember(gid, CachedGame(game, version))
-
-    def behind(self, table: Table) -> bool:
-        """The game in memory is older than the version ``table`` knows of."""
-        return table.entry.version < table.known or table.entry.version < 0
-
-    def fresh(self, table: Table, version: int | None = None) -> bool:
-        """Under the table's lock: the game in memory brought up to ``version``
-        (the database's version as read since the request came; None: read it
-        now). A game this process wrote since then is already newer. True if
-        the game was read again."""
-        entry = table.entry
-        if version is None:
-            version = self.version(table.game_id)
-        if version is None or entry.version >= version >= 0:
-            return False
-        entry.game, entry.version = self._read(table.game_id)
-        return True
-
-    def _read(self, gid: str) -> tuple[GameSession, int]:
-        """The game ``gid`` from its row, replayed through the rules
-        (:meth:`GameSession.restore` checks the snapshot's every field first)."""
+    def read(self, gid: str) -> tuple[int, str]:
+        """Game ``gid``'s version and snapshot (JSON text) as its row has them."""
         with self.db.session() as s:
             row = s.get(GameRow, gid)
             if row is None:
@@ -485,29 +354,7 @@ class Games:
         _check_version(gid, version)
         if not isinstance(state, str):
             raise DamagedGame(f"game {gid}: games.state is {type(state).__name__}, not JSON text")
-        try:
-            game = GameSession.restore(json.loads(state), self.get_player)
-        except (ValueError, RecursionError) as err:  # its JSON, its shape, its replay
-            reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
-            raise DamagedGame(f"game {gid}: {reason}"[:500]) from None
-        self.loads += 1
-        if game.version != version:
-            raise DamagedGame(f"game {gid}: its row's version {version} is not its "
-                              f"snapshot's {game.version}")
-        return game, version
-
-    def _remember(self, gid: str, entry: CachedGame) -> CachedGame:
-        """Keep ``entry`` unless another thread kept one of ``gid`` first (that
-        one is returned); the oldest games not in use are let go."""
-        with self._cache_lock:
-            entry = self._cache.setdefault(gid, entry)
-            self._cache.move_to_end(gid)
-            while len(self._cache) > self.cache_size:
-                oldest, old = next(iter(self._cache.items()))
-                if old.lock.locked() or oldest == gid:
-                    break
-                del self._cache[oldest]
-        return entry
+        return version, state
 
     def version(self, gid: str) -> int | None:
         """The game's version in the database now (one indexed read); None if
@@ -559,8 +406,9 @@ class Games:
                 SeatRow.game_id == gid, SeatRow.seat.is_not(None))).all()
         return {seat: name for seat, name in rows}
 
-    def games_of(self, tokens: list[str]) -> list[dict[str, Any]]:
-        """What "My matches" shows of each token's game (unknown tokens left out)."""
+    def games_of(self, tokens: list[str]) -> list[tuple[str, int | None, Any, Any, Any, Any]]:
+        """The rows of each known token's game: (token, seat, state, finished,
+        created, updated), unknown tokens left out."""
         hashes = {token_hash(t): t for t in tokens if isinstance(t, str) and len(t) <= 128}
         if not hashes:
             return []
@@ -569,25 +417,7 @@ class Games:
                                     GameRow.finished, GameRow.created, GameRow.updated)
                              .join(GameRow, GameRow.id == SeatRow.game_id)
                              .where(SeatRow.token_hash.in_(list(hashes)))).all()
-        out = []
-        for digest, seat, state, finished, created, updated in rows:
-            try:  # a summary of the row, not its replay: a damaged one is left out
-                snapshot = json.loads(state)
-                record = snapshot["record"]
-                result = record["result"]["points"]
-                points = [int(result["team_0"]), int(result["team_1"])]
-                match = {"finished": bool(finished), "created": float(created),
-                         "updated": float(updated), "match": int(snapshot["match_number"]),
-                         "deals": len(record["deals"]), "of": int(record["num_deals"]),
-                         "people": len(snapshot["people"])}
-            except (ValueError, TypeError, KeyError, RecursionError) as err:
-                log.warning("My matches left out a damaged game: %s: %s", type(err).__name__,
-                            str(err)[:200])
-                continue
-            if seat is not None and seat % 2:
-                points.reverse()  # the viewer's team first
-            out.append({"token": hashes[digest], **match, "points": points})
-        return sorted(out, key=lambda g: -g["updated"])
+        return [(hashes[digest], *rest) for digest, *rest in rows]
 
 
 def _number(value: object) -> bool:

@@ -1,9 +1,11 @@
 // The Aluette table in the browser. The server holds the game and sends the
-// view of your seat (south, player_0) plus the events of each move, with their
-// words in your language (the same words as the terminal game); this script
-// only shows them and sends your choices. It states no rule of the game: who
-// wins a trick and why, who leads next, the tally, the Mordienne line and the
-// deal's result all come from the server.
+// view of your seat (south, player_0), and the events of each move each with
+// the view just after it, with their words in your language (the same words
+// as the terminal game); this script only shows those views and sends your
+// choices. It states no rule of the game and works nothing out: the cards you
+// may play, how many cards each seat holds, the trick's number, who wins a
+// trick and why, who leads next, the tally, the Mordienne line and the deal's
+// result all come from the server.
 "use strict";
 
 (() => {
@@ -21,7 +23,7 @@
   let languages = [];
   let labels = {}; // player spec -> display name, in the page's language
   let gameId = null;
-  let view = null; // what is on screen (the server's view, or one rebuilt from events)
+  let view = null; // what is on screen: a view the server sent
   // The newest view of this game the page was told of (an answer, a push), and
   // its game: what the page shows once it is not busy, so that a push that
   // arrives during an answer's animation is shown after it, never dropped.
@@ -200,7 +202,7 @@
   function renderSeats() {
     for (const seat of SEATS) {
       const box = document.querySelector(`.seat[data-seat="${seat}"]`);
-      const left = 9 - playedCount(seat);
+      const left = view.hand_sizes[seat];
       const badges = [];
       const acting = !view.deal.done && view.deal.to_act === seat;
       if (view.deal.dealer === seat) badges.push(`<span class="badge dealer">${t("Dealer")}</span>`);
@@ -217,13 +219,6 @@
     }
   }
 
-  function playedCount(seat) {
-    let n = view.tricks_played ? view.tricks_played.length : 0;
-    if (view.current_trick && view.current_trick.winner === undefined &&
-        view.current_trick.plays.some((p) => p.seat === seat)) n += 1;
-    return n;
-  }
-
   function renderTrick() {
     const trick = view.current_trick;
     const plays = trick ? trick.plays : [];
@@ -234,16 +229,16 @@
       // Keep a card already on the table, so that only new cards animate in.
       const el = shown && Number(shown.dataset.card) === play.card ? shown : cardElement(play.card, "played");
       el.classList.toggle("led", play.seat === trick.leader);
-      el.classList.toggle("winning", trick.winner !== undefined ? play.seat === trick.winner : play.seat === trick.winning);
+      el.classList.toggle("winning", play.seat === trick.winning);
       el.setAttribute("role", "img");
       el.tabIndex = 0; // its strength shows on focus
       el.setAttribute("aria-label", `${seatName(play.seat)}: ${cardName(play.card)}. ${levelText(play.card)}`);
       if (el !== shown) slot.replaceChildren(el);
     }
-    $("trick-status").textContent = view.trick_text !== undefined ? view.trick_text : (words().trick || "");
+    $("trick-status").textContent = words().trick || "";
     // The last finished trick stays explained on the table: which card won
     // over which (or the tie), and who leads now.
-    $("last-result").textContent = view.last_text !== undefined ? view.last_text : (words().last_trick || "");
+    $("last-result").textContent = words().last_trick || "";
   }
 
   function renderHand() {
@@ -251,7 +246,7 @@
     hand.setAttribute("aria-label", t("Your hand"));
     hand.replaceChildren();
     const playable = view.your_turn && !busy && !lost;
-    if (selected !== null && !view.hand.includes(selected)) selected = null;
+    if (selected !== null && !mayPlay(selected)) selected = null;
     if (!playable) selected = null; // nothing looks chosen when it cannot be played
     focusIndex = Math.min(focusIndex, Math.max(0, view.hand.length - 1));
     view.hand.forEach((card, i) => {
@@ -268,7 +263,7 @@
       button.dataset.tip = levelText(card);
       button.setAttribute("aria-pressed", String(selected === card));
       button.tabIndex = i === focusIndex ? 0 : -1;
-      button.setAttribute("aria-disabled", String(!playable));
+      button.setAttribute("aria-disabled", String(!mayPlay(card)));
       if (selected === card) button.classList.add("selected");
       button.addEventListener("click", () => onCardClick(card, i));
       button.addEventListener("contextmenu", (e) => { e.preventDefault(); button.classList.add("show-tip"); });
@@ -277,7 +272,7 @@
     });
     hand.classList.toggle("waiting", !playable);
     const confirm = $("confirm");
-    confirm.disabled = !(playable && selected !== null);
+    confirm.disabled = !mayPlay(selected);
     confirm.textContent = selected !== null ? t("Play {card}", {card: cardName(selected)}) : t("Play this card");
     let prompt = "";
     if (lost || view.match.over) prompt = "";
@@ -289,6 +284,9 @@
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
   }
+
+  // A card the server lists as yours to play now (and the page is free).
+  function mayPlay(card) { return view.your_turn && !busy && !lost && view.legal.includes(card); }
 
   function renderSide() {
     const m = view.match;
@@ -306,7 +304,7 @@
     });
     $("deal-info").innerHTML =
       `<span>${t("Deal {n} of {total}", {n: view.deal.number, total: view.deal.of})}</span>` +
-      `<span>${t("Trick {n} of 9", {n: view.deal.trick})}</span>` +
+      `<span>${t("Trick {n} of {total}", {n: view.deal.trick, total: view.deal.tricks})}</span>` +
       `<span>${t("Dealer: {seat}", {seat: seatName(view.deal.dealer)})}</span>`;
     const order = view.reach_order;
     const rows = [`<tr><th scope="col">${t("Player")}</th><th scope="col">${t("Tricks")}</th><th scope="col">${t("Place")}</th></tr>`];
@@ -318,7 +316,7 @@
         `<td>${view.counts[seat]}</td><td title="${title}">${place >= 0 ? place + 1 : "–"}</td></tr>`);
     }
     $("tally").innerHTML = `<caption class="visually-hidden">${t("Tricks this deal")}</caption>` + rows.join("");
-    $("mordienne").textContent = view.mordienne_text !== undefined ? view.mordienne_text : (w.mordienne || "");
+    $("mordienne").textContent = w.mordienne || "";
     const button = $("last-trick-button");
     button.disabled = !view.last_trick;
     button.textContent = showLastTrick ? t("Hide last trick") : t("Show last trick");
@@ -329,7 +327,7 @@
       const lt = view.last_trick;
       box.replaceChildren();
       const head = document.createElement("p");
-      head.textContent = lt.text || w.last_trick || "";
+      head.textContent = w.last_trick || "";
       box.append(head);
       const row = document.createElement("div");
       row.className = "last-cards";
@@ -355,7 +353,7 @@
     const h = document.createElement("h3");
     h.textContent = t("Deal {n} of {total} is over", {n: s.deal + 1, total: view.deal.of});
     box.append(h);
-    for (const line of view.summary_text || words().summary || []) {
+    for (const line of words().summary || []) {
       const p = document.createElement("p");
       p.textContent = line;
       box.append(p);
@@ -461,49 +459,18 @@
 
   // ------------------------------------------------------------------ events
 
-  // Show the events of a move one at a time, then the server's final view. The
-  // events carry their own words; nothing here works out who leads or wins.
+  // Show the events of a move one at a time, each by the view the server sent
+  // with it, then the server's final view. A finished trick stays in view
+  // longer, with its reason.
   async function playEvents(events, finalState) {
     busy = true;
-    const delay = () => sleep(pace);
     for (const ev of events) {
-      if (ev.type === "deal") {
-        view = Object.assign({}, finalState, {
-          current_trick: null, last_trick: null, trick_text: ev.text, mordienne_text: "", last_text: "",
-          tricks_played: [], counts: [0, 0, 0, 0], reached: [null, null, null, null], reach_order: [],
-          leading: null, summary: null, your_turn: false,
-          deal: Object.assign({}, finalState.deal, {number: ev.number, dealer: ev.dealer, leader: ev.leader, to_act: ev.leader, trick: 1, done: false}),
-        });
-        render();
-      } else if (ev.type === "play") {
-        const trick = view.current_trick && view.current_trick.winner === undefined ? view.current_trick :
-          {leader: ev.leader, plays: []};
-        view = Object.assign({}, view, {
-          current_trick: {leader: ev.leader, plays: trick.plays.concat([{seat: ev.seat, card: ev.card}]), winning: ev.winning},
-          hand: ev.seat === 0 ? view.hand.filter((c) => c !== ev.card) : view.hand,
-          your_turn: false, trick_text: ev.status,
-          deal: Object.assign({}, view.deal, {to_act: ev.next}),
-        });
-        render();
-        announce(ev.text);
-        if (ev.seat !== 0) await delay();
-      } else if (ev.type === "trick") {
-        const done = {index: ev.index, leader: ev.leader, plays: ev.plays, winner: ev.winner, text: ev.text};
-        view = Object.assign({}, view, {
-          current_trick: done, counts: ev.counts, reached: ev.reached, reach_order: ev.reach_order,
-          leading: ev.leading, mordienne_text: ev.mordienne_text, trick_text: ev.text,
-          tricks_played: (view.tricks_played || []).concat([done]),
-          deal: Object.assign({}, view.deal, {leader: ev.next_leader, to_act: ev.next_leader}),
-        });
-        render();
-        announce(ev.text);
-        await sleep(pace * 2.5); // a finished trick and its reason stay in view
-        view = Object.assign({}, view, {current_trick: null, last_trick: done, last_text: ev.text, trick_text: ev.leader_text,
-          deal: Object.assign({}, view.deal, {trick: Math.min(ev.index + 2, 9)})});
-      } else if (ev.type === "deal_over") {
-        view = Object.assign({}, view, {summary_text: ev.text});
-        announce(ev.text.join(" "));
-      }
+      view = ev.view;
+      render();
+      if (ev.type === "play" || ev.type === "trick") announce(ev.text);
+      else if (ev.type === "deal_over") announce(ev.text.join(" "));
+      if (ev.type === "play" && ev.seat !== 0) await sleep(pace);
+      else if (ev.type === "trick") await sleep(pace * 2.5);
     }
     busy = false;
     view = told(finalState); // or a newer view pushed meanwhile
@@ -670,7 +637,7 @@
   }
 
   function playSelected() {
-    if (selected === null || !view.your_turn || busy || lost) return;
+    if (!mayPlay(selected)) return;
     move("POST", `/api/games/${gameId}/play`, {card: selected, version: view.version});
   }
   function nextDeal() { move("POST", `/api/games/${gameId}/next-deal`, {version: view.version}); }
@@ -693,7 +660,7 @@
   // ------------------------------------------------------------------ hand input
   function onCardClick(card, index) {
     focusIndex = index;
-    if (!view.your_turn || busy || lost) return;
+    if (!mayPlay(card)) return;
     if (selected === card) { playSelected(); return; }
     selected = card;
     render();

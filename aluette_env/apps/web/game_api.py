@@ -1,0 +1,112 @@
+"""The routes of a game as its seat plays it (a one-person game against AIs,
+or a seat at a table of people): each reads the request, calls the service
+(:mod:`.service`) and sends its answer.
+
+===========================================  =========================================
+``POST /api/games``                          new match ``{"left", "partner", "right"}``:
+                                             its ``id`` is the person's seat token
+``GET  /api/games/{id}``                     the view of the token's seat
+``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
+``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
+``POST /api/games/{id}/new-match``           restart: scores cleared (``{"version": n}``)
+``POST /api/games/{id}/players``             ``{"left": spec, ...}``: change AI seats
+===========================================  =========================================
+
+Every answer is ``{"events": [...], "state": {...}}``: ``state`` is the seat's
+view now; each event (cards played, tricks, the deal's end) carries the
+seat's view just after it (``view``, less the deal's finished tricks), so the
+page shows the AI cards one at a time by showing those views, and works
+nothing out itself. Every view and
+event has its words in the language of ``?lang=`` (``text``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from aluette_env.game import NUM_CARDS
+
+from ..session import AI_SEATS
+from .inputs import check_keys, integer, json_body, narrator, seat_of
+from .service import WORKER, GameService, Table
+
+VERSION = "the game's version in the view you saw"
+
+
+class GameRoutes:
+    """``defaults``: the AI of each seat a new game gets unless it names one;
+    ``coach``: told of each play (:meth:`.coach_api.CoachRoutes.moved`)."""
+
+    def __init__(self, service: GameService, defaults: dict[str, str], coach):
+        self.service, self.defaults, self.coach = service, defaults, coach
+
+    @staticmethod
+    def answer(request: Request, table: Table, events: list[dict[str, Any]],
+               status: int = 200, **extra: Any) -> JSONResponse:
+        return JSONResponse({**extra, **GameService.answer(table, events, narrator(request))},
+                            status_code=status, headers={"x-aluette-worker": WORKER})
+
+    async def create(self, request: Request) -> JSONResponse:
+        narrator(request)
+        data = await json_body(request)
+        check_keys(data, set(AI_SEATS))
+        specs = {**self.defaults, **data}
+        for role, spec in data.items():
+            self.service.pool.get(spec, role)  # a 400 naming the seat, before any work
+        table, events = await self.service.start(specs)
+        return self.answer(request, table, events, 201, id=table.token)
+
+    async def show(self, request: Request) -> JSONResponse:
+        table = await seat_of(self.service, request)
+        narrator(request)
+        return self.answer(request, table, await self.service.show(table))
+
+    async def play(self, request: Request) -> JSONResponse:
+        table = await seat_of(self.service, request, person=True)
+        narrator(request)
+        data = await json_body(request)
+        check_keys(data, {"card", "version"})
+        card = integer(data, "card", 0, NUM_CARDS - 1, "a card id 0-47 from your hand")
+        version = integer(data, "version", 0, None, VERSION)
+        events = await self.service.play(table, card, version, then=self.coach.moved)
+        return self.answer(request, table, events)
+
+    async def version(self, request: Request, host: bool = False) -> tuple[Table, int | None]:
+        """The seat of a move that carries only the view's version (``host``: one
+        that only a table's host may make)."""
+        table = await seat_of(self.service, request, person=True)
+        narrator(request)
+        if host:
+            self.service.check_host(table)
+        data = await json_body(request)
+        check_keys(data, {"version"})
+        return table, integer(data, "version", 0, None, VERSION, required=False)
+
+    async def next_deal(self, request: Request) -> JSONResponse:
+        table, version = await self.version(request)
+        return self.answer(request, table, await self.service.next_deal(table, version))
+
+    async def new_match(self, request: Request) -> JSONResponse:
+        table, version = await self.version(request, host=True)
+        return self.answer(request, table, await self.service.new_match(table, version))
+
+    async def set_players(self, request: Request) -> JSONResponse:
+        table = await seat_of(self.service, request, person=True)
+        narrator(request)
+        data = await json_body(request)
+        check_keys(data, set(AI_SEATS))
+        return self.answer(request, table, await self.service.set_players(table, data))
+
+    def routes(self) -> list[Route]:
+        return [
+            Route("/api/games", self.create, methods=["POST"]),
+            Route("/api/games/{gid}", self.show),
+            Route("/api/games/{gid}/play", self.play, methods=["POST"]),
+            Route("/api/games/{gid}/next-deal", self.next_deal, methods=["POST"]),
+            Route("/api/games/{gid}/new-match", self.new_match, methods=["POST"]),
+            Route("/api/games/{gid}/players", self.set_players, methods=["POST"]),
+        ]

@@ -1,0 +1,140 @@
+"""The page and what it loads as it starts: ``/`` and its static files
+(``static/``: HTML, CSS and JavaScript, no build step, nothing fetched from
+elsewhere), the languages and their messages, the deck's order, the AI
+players a seat may take and the server's settings.
+
+===========================================  =========================================
+``GET  /``                                   the page
+``GET  /static/{file}``                      its files (``?v=`` its hash: kept a year)
+``GET  /api/players``                        the AI specs a seat may take, and defaults
+``GET  /api/server``                         games held in memory, the database's kind
+``GET  /api/languages``                      language codes and their own names
+``GET  /api/i18n/{lang}``                    messages, card names and text direction
+``GET  /api/deck``                           the rank order: card ids by strength level
+===========================================  =========================================
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from pathlib import Path
+from urllib.parse import parse_qsl
+
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
+
+from .. import i18n
+from .errors import ApiError
+from .inputs import narrator
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+
+
+class PageRoutes:
+    """``pool``: the AI players (:class:`.workers.PlayerPool`); ``defaults``:
+    each seat's AI; ``max_games`` and ``database``: what ``/api/server`` tells."""
+
+    def __init__(self, pool, defaults: dict[str, str], max_games: int, database: str,
+                 directory: Path = STATIC_DIR):
+        self.pool, self.defaults = pool, defaults
+        self.max_games, self.database = max_games, database
+        self.page = StaticPage(directory)
+
+    async def index(self, request: Request) -> HTMLResponse:
+        return HTMLResponse(self.page.html, headers={"cache-control": "no-cache"})
+
+    async def players(self, request: Request) -> JSONResponse:
+        words = narrator(request)
+        return JSONResponse({"players": self.pool.allowed, "defaults": self.defaults,
+                             "labels": {spec: words.player(spec) for spec in self.pool.allowed}})
+
+    async def server_info(self, request: Request) -> JSONResponse:
+        # idle_seconds: None, games are kept (the page says nothing of expiry)
+        return JSONResponse({"idle_seconds": None, "max_games": self.max_games,
+                             "database": self.database})
+
+    async def languages(self, request: Request) -> JSONResponse:
+        return JSONResponse({"languages": i18n.LANGUAGES, "default": i18n.DEFAULT_LANGUAGE,
+                             "rtl": sorted(i18n.RTL_LANGUAGES)})
+
+    async def catalog(self, request: Request) -> JSONResponse:
+        lang = request.path_params["lang"]
+        try:
+            return JSONResponse(i18n.browser_catalog(i18n.check_language(lang)))
+        except ValueError as err:
+            raise ApiError(404, str(err)) from None
+
+    async def deck(self, request: Request) -> JSONResponse:
+        return JSONResponse({
+            "num_cards": NUM_CARDS,
+            "levels": [list(cards) for cards in reversed(CARDS_BY_STRENGTH)],  # highest first
+            "named": [card for card, _ in NAMED_CARDS],
+        })
+
+    def routes(self) -> list:
+        return [
+            Route("/", self.index),
+            Route("/api/players", self.players),
+            Route("/api/server", self.server_info),
+            Route("/api/languages", self.languages),
+            Route("/api/i18n/{lang}", self.catalog),
+            Route("/api/deck", self.deck),
+            Mount("/static", self.page.files, name="static"),
+        ]
+
+
+class StaticPage:
+    """The page and its files, cached by content: the page (``/``) names each
+    file with a hash of its content (``/static/app.js?v=<sha256 prefix>``,
+    computed at start), so a browser keeps a file for a year and asks again
+    only when it changed (``immutable``); the page itself and a file asked
+    without its hash are checked on every load (``no-cache``)."""
+
+    def __init__(self, directory: Path):
+        self.versions = {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
+                         for path in sorted(directory.iterdir()) if path.is_file()}
+        html = (directory / "index.html").read_text(encoding="utf-8")
+        self.html = re.sub(r'"/static/([\w.-]+)"', self._versioned, html)
+        self.files = _HashedFiles(directory=directory, versions=self.versions)
+
+    def _versioned(self, m: re.Match) -> str:
+        name = m.group(1)
+        return f'"/static/{name}?v={self.versions[name]}"' if name in self.versions else m.group(0)
+
+
+class _HashedFiles(StaticFiles):
+    """Starlette's static files with :class:`StaticPage`'s caching headers."""
+
+    def __init__(self, *, directory: Path, versions: dict[str, str]):
+        super().__init__(directory=directory)
+        self.versions = versions
+
+    async def get_response(self, path: str, scope) -> Response:
+        response = await super().get_response(path, scope)
+        asked = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"))).get("v")
+        hashed = asked is not None and asked == self.versions.get(path)
+        response.headers["cache-control"] = ("public, max-age=31536000, immutable" if hashed
+                                             else "no-cache")
+        return response
+
+
+class CompressPage:
+    """Pure ASGI middleware: the page and its files go out gzipped to browsers
+    that take it (Starlette's GZipMiddleware); the API's answers are left as
+    they are."""
+
+    def __init__(self, app):
+        self.app = app
+        self.gzip = GZipMiddleware(app, minimum_size=500, compresslevel=6)
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "")
+        if scope["type"] == "http" and (path == "/" or path.startswith("/static/")):
+            return await self.gzip(scope, receive, send)
+        return await self.app(scope, receive, send)

@@ -1,0 +1,596 @@
+"""The web game's service, free of any web framework: it owns the seats (a game
+reached by a seat token, unknown tokens counted), the moves (one at a time per
+game, on the game as the database has it, written before they are answered),
+the table's AI taking over from a person who left, the people present, the
+games this process holds in memory and their locks, and what a seat is
+answered: its view and the public events of a move, each with the view after
+it (:meth:`GameSession.following <aluette_env.apps.session.GameSession.following>`),
+in the reader's words. The routes (:mod:`.game_api`, :mod:`.tables`,
+:mod:`.coach_api`) read a request, call this, and send what it returns;
+:mod:`.store` only reads and writes rows.
+
+Every game is reached through a seat token: the token of a one-person game is
+the ``id`` that ``POST /api/games`` answers, and a table has one token per
+person and one for its spectators (the database keeps only their SHA-256). A
+token shows its seat's view (its own hand and what is public, seats counted
+from it) and moves only for its seat; a spectator's token shows the public
+view and moves nothing. An unknown token gets 403; a client that sends
+:attr:`TokenGuard.max_failures` of them within :attr:`TokenGuard.window_s`
+seconds gets 429 until the window has passed.
+
+A person who is away on their turn for the table's ``away_after`` seconds (no
+request and no open update socket from their token) is played by the table's
+AI until they come back: any request with their token takes the seat back.
+
+May import: the game flow and its words (:mod:`aluette_env.apps`), this
+package's modules that import no web framework, and the standard library.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import json
+import logging
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from aluette_env.game import NUM_SEATS, seat_at
+
+from ..narrator import Narrator
+from ..session import AI_SEATS, GameError, GameSession, StaleMove
+from .changes import Changes
+from .errors import ApiError
+from .store import SEEN_EVERY_S, DamagedGame, Games, SeatFound
+
+log = logging.getLogger("aluette.web")
+
+#: Names this server process in the ``x-aluette-worker`` header (which of
+#: ``--workers N`` answered; random, so it tells nothing else).
+WORKER = secrets.token_hex(4)
+#: Threads that run the moves (and the database's calls): a slow AI seat holds one.
+THREADS = 40
+#: What an event's view leaves out, to keep a move's answer small: the deal's
+#: finished tricks (the answer's ``state`` has them; the page shows the last one).
+NOT_IN_STEPS = frozenset({"tricks_played"})
+
+Event = dict[str, Any]
+
+
+class Conflict(Exception):
+    """The game moved on since it was loaded (another request, maybe in another
+    worker process, wrote it first): nothing of this move was kept."""
+
+
+@dataclass
+class CachedGame:
+    """One game in this process's memory: one object per game, whoever reaches
+    it, so that its lock puts every move of this process in one line."""
+
+    game: GameSession
+    version: int  # the version in the database when it was read or written; -1: reload it
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+
+@dataclass
+class Table:
+    """A game as one seat reaches it: the game (shared by every seat of it in
+    this process), the seat (None: a spectator), and the lock that lets one
+    move at a time touch the game in this process. ``known``: the game's
+    version in the database when the seat was read; :meth:`GameCache.fresh`,
+    under the lock, brings the game up to it."""
+
+    game_id: str
+    seat: int | None
+    name: str
+    entry: CachedGame
+    away_after: float
+    token: str = ""  # the token it was reached by (known to the request only)
+    last_seen: float = 0.0  # when the seat was last seen, as read
+    known: int = 0
+    #: The seat's view as of the last step taken under the lock (what is answered).
+    shown: dict[str, Any] | None = None
+
+    @property
+    def game(self) -> GameSession:
+        return self.entry.game
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        return self.entry.lock
+
+    def look(self) -> dict[str, Any]:
+        """The seat's view now (the caller holds the lock): kept as :attr:`shown`."""
+        self.shown = self.game.view(self.seat)
+        return self.shown
+
+    def view(self) -> dict[str, Any]:
+        """The view taken under the lock at the request's last step (a game moving
+        in a worker thread is never read half-way through a move)."""
+        return self.shown if self.shown is not None else self.look()
+
+
+class GameCache:
+    """The games this process served lately (at most ``size``), each read from
+    its row once and reused while the database's version is the one it holds,
+    so that a play costs one small read and one write. Reading a row replays
+    its snapshot through the rules (:meth:`GameSession.restore`): a row that
+    fails is :class:`~.store.DamagedGame`, never a game half played on.
+    ``get_player`` makes the player of a spec (ValueError for one this server
+    does not offer)."""
+
+    def __init__(self, store: Games, get_player: Callable[[str], Any], size: int = 1000):
+        self.store, self.get_player, self.size = store, get_player, size
+        self._games: OrderedDict[str, CachedGame] = OrderedDict()
+        self._lock = threading.Lock()
+        #: Games read from their rows (replayed through the rules), for the benchmark.
+        self.loads = 0
+
+    def __len__(self) -> int:
+        return len(self._games)
+
+    def keep(self, gid: str, game: GameSession) -> CachedGame:
+        """A game just written at its version."""
+        return self._remember(gid, CachedGame(game, game.version))
+
+    def entry(self, gid: str) -> CachedGame:
+        """The game ``gid`` of this process (read from the database if it holds
+        none): one object per game, so one lock."""
+        with self._lock:
+            entry = self._games.get(gid)
+            if entry is not None:
+                self._games.move_to_end(gid)
+                return entry
+        game, version = self._read(gid)
+        return self._remember(gid, CachedGame(game, version))
+
+    def forget(self, gid: str) -> None:
+        with self._lock:
+            self._games.pop(gid, None)
+
+    def behind(self, table: Table) -> bool:
+        """The game in memory is older than the version ``table`` knows of."""
+        return table.entry.version < table.known or table.entry.version < 0
+
+    def fresh(self, table: Table, version: int | None = None) -> bool:
+        """Under the table's lock: the game in memory brought up to ``version``
+        (the database's version as read since the request came; None: read it
+        now). A game this process wrote since then is already newer. True if
+        the game was read again."""
+        entry = table.entry
+        if version is None:
+            version = self.store.version(table.game_id)
+        if version is None or entry.version >= version >= 0:
+            return False
+        entry.game, entry.version = self._read(table.game_id)
+        return True
+
+    def save(self, table: Table) -> bool:
+        """Write the game of ``table`` (the caller holds its lock) if the database
+        still has it at the version it was read at; :class:`Conflict` (the game
+        to be read again) if another process wrote it first. False when there
+        was nothing to write."""
+        entry, game = table.entry, table.game
+        if game.version == entry.version:
+            return False
+        if not self.store.save(table.game_id, entry.version, game.version,
+                               json.dumps(game.snapshot()), game.match.over):
+            self.stale(table)
+            raise Conflict(f"the game moved on (it is past version {entry.version}); "
+                           f"nothing was changed: reload it")
+        entry.version = game.version
+        return True
+
+    def stale(self, table: Table) -> None:
+        """The game in memory is not the database's (a move failed half-way, or
+        another process wrote first): the next step under its lock reads it again."""
+        table.entry.version = -1
+
+    def _read(self, gid: str) -> tuple[GameSession, int]:
+        """The game ``gid`` from its row, replayed through the rules
+        (:meth:`GameSession.restore` checks the snapshot's every field first)."""
+        version, state = self.store.read(gid)
+        try:
+            game = GameSession.restore(json.loads(state), self.get_player)
+        except (ValueError, RecursionError) as err:  # its JSON, its shape, its replay
+            reason = "nested too deeply" if isinstance(err, RecursionError) else str(err)
+            raise DamagedGame(f"game {gid}: {reason}"[:500]) from None
+        self.loads += 1
+        if game.version != version:
+            raise DamagedGame(f"game {gid}: its row's version {version} is not its "
+                              f"snapshot's {game.version}")
+        return game, version
+
+    def _remember(self, gid: str, entry: CachedGame) -> CachedGame:
+        """Keep ``entry`` unless another thread kept one of ``gid`` first (that
+        one is returned); the oldest games not in use are let go."""
+        with self._lock:
+            entry = self._games.setdefault(gid, entry)
+            self._games.move_to_end(gid)
+            while len(self._games) > self.size:
+                oldest, old = next(iter(self._games.items()))
+                if old.lock.locked() or oldest == gid:
+                    break
+                del self._games[oldest]
+        return entry
+
+
+class TokenGuard:
+    """Unknown tokens per client address, counted in the database
+    (:meth:`.store.Games.token_failures`), so that every worker process and
+    every server on it counts the same guesses: after ``max_failures`` within
+    ``window_s`` seconds, every request of that address gets 429 until the
+    failures in the window are fewer again. The calls read and write the
+    database: make them in a worker thread."""
+
+    def __init__(self, store: Games, max_failures: int = 30, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.time):
+        self.store = store
+        self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
+
+    def blocked(self, client: str) -> float:
+        """Seconds until ``client`` may try again (0: now)."""
+        now = self.clock()
+        failures = self.store.token_failures(client, now - self.window_s)
+        if len(failures) < self.max_failures:
+            return 0.0
+        return max(failures[-self.max_failures] + self.window_s - now, 0.001)
+
+    def failed(self, client: str) -> None:
+        now = self.clock()
+        self.store.token_failed(client, now, now - self.window_s)
+
+
+class GameService:
+    """Seats, moves, the AI taking over, presence and the games in memory (see
+    the module's documentation). ``pool`` makes the AI players
+    (:class:`.workers.PlayerPool`); ``changes`` is told of every move written;
+    ``seeds`` (tests) gives each new game its seed."""
+
+    def __init__(self, store: Games, pool, changes: Changes, cache_size: int = 1000,
+                 seeds: Iterator[int] | None = None, clock: Callable[[], float] = time.time):
+        self.store, self.pool, self.changes = store, pool, changes
+        self.cache = GameCache(store, pool.stored, cache_size)
+        self.guard = TokenGuard(store)
+        self.seeds, self.clock = seeds, clock
+        #: The people's seats whose update socket is open in this process, by
+        #: game, with their tokens: marked as here together (:meth:`keep_seen`).
+        self.here: dict[str, dict[int, dict[str, int]]] = {}
+        self._seen_at = 0.0
+        self._threads: ThreadPoolExecutor | None = None
+        self._threads_lock = threading.Lock()
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in one of the service's threads (a move, a database call),
+        so the event loop never waits for it; the threads start on first use."""
+        with self._threads_lock:
+            if self._threads is None:
+                self._threads = ThreadPoolExecutor(THREADS, thread_name_prefix="aluette-game")
+            threads = self._threads
+        return await asyncio.get_running_loop().run_in_executor(
+            threads, functools.partial(fn, *args))
+
+    def close(self) -> None:
+        """The threads end (a later call starts new ones)."""
+        with self._threads_lock:
+            threads, self._threads = self._threads, None
+        if threads is not None:
+            threads.shutdown(wait=False, cancel_futures=True)
+
+    def seed(self) -> int | None:
+        return next(self.seeds) if self.seeds is not None else None
+
+    # ------------------------------------------------------------ seats
+
+    def keep(self, game: GameSession, away_after: float = 0.0,
+             names: dict[int, str] | None = None, spectator: bool = False
+             ) -> tuple[str, dict[int | None, str]]:
+        """Write a new game and hold it; its id and a token for each person's
+        seat (and ``None``: the spectators', if asked)."""
+        gid, tokens = self.store.add(game.version, json.dumps(game.snapshot()), game.match.over,
+                                     list(game.people), away_after, names, spectator)
+        self.cache.keep(gid, game)
+        return gid, tokens
+
+    def add(self, game: GameSession) -> Table:
+        """Keep a one-person game; the person's seat (``.token``: its token)."""
+        _, tokens = self.keep(game)
+        token = tokens[min(game.people)]
+        table = self.table(token)
+        table.token = token
+        return table
+
+    def table(self, token: str) -> Table | None:
+        """The game and seat of ``token`` (one read of the seat and its game's
+        version; the game itself read only if this process does not hold it);
+        None for an unknown token. Rows that are not what this server writes
+        raise :class:`~.store.DamagedGame`. Under the table's lock,
+        :meth:`GameCache.fresh` brings the game up to the version read here."""
+        found: SeatFound | None = self.store.seat(token)
+        if found is None:
+            return None
+        entry = self.cache.entry(found.game_id)
+        if found.seat is not None and found.seat not in entry.game.people:
+            raise DamagedGame(f"game {found.game_id}: a seat row names seat {found.seat}, "
+                              f"where no person sits (people: {sorted(entry.game.people)})")
+        return Table(found.game_id, found.seat, found.name, entry, found.away_after,
+                     last_seen=found.last_seen, known=found.version)
+
+    async def reach(self, token: str, client: str, person: bool = False) -> Table:
+        """The game and seat of ``token``, asked by the address ``client``: 403
+        for an unknown token (429 after too many), 403 for a spectator where
+        ``person``. The game is brought up to the database's version; a person
+        who was away is back."""
+        def find() -> tuple[Table | None, float]:
+            wait = self.guard.blocked(client)  # before the token: a guess that hits gets 429
+            if wait > 0:
+                return None, wait
+            table = self.table(token)
+            if table is None:
+                self.guard.failed(client)
+            return table, 0.0
+        # A damaged row (store.DamagedGame) or a failing database (StoreUnavailable)
+        # raises through: the server answers them, as on every route.
+        table, wait = await self.run(find)
+        if wait > 0:
+            raise ApiError(429, f"too many unknown game links from this address; "
+                                f"try again in {max(wait, 1):.0f} s", "too_many")
+        if table is not None and self.cache.behind(table):
+            async with table.lock:
+                await self.run(self.cache.fresh, table, table.known)
+        if table is None:
+            raise ApiError(403, "no game has this link: check it, or ask for a new one",
+                           "no_game")
+        table.token = token
+        if person and table.seat is None:
+            raise ApiError(403, "a spectator's link shows the game but cannot play", "spectator")
+        if table.seat is not None and table.seat in table.game.away:
+            await self.move(table, lambda: table.game.set_away(table.seat, False), quiet=True)
+        await self.take_over(table)
+        return table
+
+    # ------------------------------------------------------------ moves
+
+    async def move(self, table: Table, step: Callable[[], list[Event]],
+                   quiet: bool = False) -> list[Event]:
+        """Run ``step`` (AI players included) in a thread, one move per game at
+        a time in this process, on the game as the database has it, and write
+        the game before answering: 409 if the move is refused, or if the game
+        moved on meanwhile (in another worker process) and nothing was kept. A
+        move whose write fails (a full disk, the database down:
+        :class:`~.store.StoreUnavailable`) is not kept in memory either: the
+        next step reads the game as the database has it. Returns the move's
+        events as the seat sees them, each with the seat's view after it
+        (``view``); the seat's view now is taken under the same lock
+        (:meth:`Table.view`). ``quiet``: a move of the server's own, given up
+        without an error."""
+        def run() -> tuple[list[Event], int | None]:
+            self.cache.fresh(table, table.known)
+            game, before = table.game, table.game.version
+            try:
+                with game.following(table.seat) as views:
+                    # A move stopped by a dead AI worker left an AI seat to play: it plays first.
+                    events = game.resume() if game.ai_to_move else []
+                    events += step()
+                wrote = self.cache.save(table)
+            except GameError:
+                if game.version != before:  # the AI seats played, then the move was refused
+                    self.cache.stale(table)
+                raise
+            except BaseException:  # a failed move or write: the database has the game as it was
+                self.cache.stale(table)
+                raise
+            table.look()
+            return self.seen(table, events, views), game.version if wrote else None
+
+        async with table.lock:
+            try:
+                events, written = await self.run(run)
+            except (GameError, Conflict) as err:
+                if quiet:
+                    return []
+                code = ("stale" if isinstance(err, StaleMove) else
+                        "conflict" if isinstance(err, Conflict) else "refused")
+                raise ApiError(409, str(err), code) from None
+        if written is not None:
+            self.changes.moved(table.game_id, written)
+        return events
+
+    @staticmethod
+    def seen(table: Table, events: list[Event], views: list[dict[str, Any]]) -> list[Event]:
+        """The public ``events`` as the seat sees them, each with its view after
+        it, less :data:`NOT_IN_STEPS`."""
+        return [{**e, "view": {k: x for k, x in v.items() if k not in NOT_IN_STEPS}}
+                for e, v in zip(table.game.events_for(events, table.seat), views, strict=True)]
+
+    async def look(self, table: Table) -> dict[str, Any]:
+        """The seat's view of the game as the database has it (at least at
+        ``table.known``), taken under the game's lock."""
+        async with table.lock:
+            if self.cache.behind(table):
+                await self.run(self.cache.fresh, table, table.known)
+            return table.look()
+
+    async def show(self, table: Table) -> list[Event]:
+        """A seat looks at its game: a move stopped by a dead AI worker left an
+        AI seat to play, and it plays now (its events)."""
+        events = await self.move(table, list) if table.game.ai_to_move else []
+        if not events:
+            await self.look(table)
+        return events
+
+    async def start(self, specs: dict[str, str]) -> tuple[Table, list[Event]]:
+        """A one-person match against the AIs ``specs`` names (role -> spec),
+        kept; its seat and the events of its opening (the AIs before the
+        person play)."""
+        def make() -> tuple[Table, list[Event]]:
+            players = {AI_SEATS[role]: self.pool.get(spec, "seat") for role, spec in specs.items()}
+            game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
+                               start=False)
+            with game.following(min(game.people)) as views:
+                events = game.start()
+            table = self.add(game)
+            table.look()
+            return table, self.seen(table, events, views)
+        return await self.run(make)
+
+    async def play(self, table: Table, card: int, version: int,
+                   then: Callable[[Table, list[Event]], Any] | None = None) -> list[Event]:
+        """The seat plays ``card`` on the view of ``version``; ``then(table,
+        events)`` runs after the move, under the game's lock (the coach's
+        review of a finished deal)."""
+        def step() -> list[Event]:
+            events = table.game.play(card, version, table.seat)
+            if then is not None:
+                then(table, events)
+            return events
+        return await self.move(table, step)
+
+    async def next_deal(self, table: Table, version: int | None) -> list[Event]:
+        return await self.move(table, lambda: table.game.next_deal(version, table.seat))
+
+    @staticmethod
+    def check_host(table: Table) -> None:
+        """A 403 unless the seat may start a new match (at a table of people,
+        only its host)."""
+        if not table.game.may_start_match(table.seat):
+            raise ApiError(403, "at a table of people only its host starts a new match",
+                           "host_only")
+
+    async def new_match(self, table: Table, version: int | None) -> list[Event]:
+        self.check_host(table)
+        return await self.move(table, lambda: table.game.new_match(version, table.seat))
+
+    async def set_players(self, table: Table, specs: dict[str, str]) -> list[Event]:
+        """The AI seats ``specs`` names (roles counted from the seat: "left" is
+        the seat on its left) take those players; all or nothing."""
+        if not specs:
+            raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
+        chosen = {role: self.pool.get(spec, role) for role, spec in specs.items()}
+        seats = {role: seat_at(table.seat, AI_SEATS[role]) for role in chosen}
+
+        def change() -> list[Event]:
+            return [e for role, player in chosen.items()
+                    for e in table.game.set_player(seats[role], specs[role], player)]
+        return await self.move(table, change)
+
+    # ------------------------------------------------------------ tables of people
+
+    async def open_table(self, names: dict[int, str], spec: str, away_after: float
+                         ) -> tuple[str, dict[int | None, str]]:
+        """A table of the people ``names`` (seat -> display name) and the AI
+        ``spec`` in the other seats: its id, a token per person and the
+        spectators' token."""
+        self.pool.get(spec, "ai")  # validates
+        ai_seats = [s for s in range(NUM_SEATS) if s not in names]
+        seed = self.seed()
+
+        def make() -> tuple[str, dict[int | None, str]]:
+            game = GameSession({s: self.pool.get(spec, "ai") for s in ai_seats},
+                               {s: spec for s in ai_seats}, seed, people=names,
+                               standin=self.pool.get(spec, "ai"), standin_spec=spec)
+            return self.keep(game, away_after, names, spectator=True)
+        return await self.run(make)
+
+    async def take_over(self, table: Table) -> None:
+        """The table's AI plays for the person to act if they have been away
+        for the table's ``away_after`` seconds."""
+        game = table.game  # a first look without the lock: the move checks again under it
+        deal = game.deal
+        seat = deal.to_act
+        if (table.away_after <= 0 or deal.done or seat not in game.people
+                or seat in game.away or seat == table.seat
+                or self.here.get(table.game_id, {}).get(seat)):  # their page is open here
+            return
+        seen = await self.run(self.store.last_seen, table.game_id)
+        if self.clock() - seen.get(seat, 0.0) < table.away_after:
+            return
+
+        def leave() -> list[Event]:
+            game = table.game
+            if game.deal.done or game.deal.to_act != seat:  # they played meanwhile
+                return []
+            return game.set_away(seat, True)
+        await self.move(table, leave, quiet=True)
+
+    @contextlib.contextmanager
+    def present(self, table: Table) -> Iterator[None]:
+        """A person's seat counts as here while its update socket is open."""
+        if table.seat is None:
+            yield
+            return
+        tokens = self.here.setdefault(table.game_id, {}).setdefault(table.seat, {})
+        tokens[table.token] = tokens.get(table.token, 0) + 1
+        try:
+            yield
+        finally:
+            tokens[table.token] -= 1
+            if not tokens[table.token]:
+                del tokens[table.token]
+            if not tokens:
+                del self.here[table.game_id][table.seat]
+            if not self.here[table.game_id]:
+                del self.here[table.game_id]
+
+    async def keep_seen(self) -> None:
+        """Every seat with an open socket in this process is marked as here,
+        in one write every :data:`~.store.SEEN_EVERY_S` seconds (whichever
+        socket comes first does it)."""
+        now = self.clock()
+        if now - self._seen_at < SEEN_EVERY_S:
+            return
+        self._seen_at = now
+        tokens = [t for seats in self.here.values() for held in seats.values() for t in held]
+        await self.run(self.store.seen, tokens)
+
+    async def version(self, gid: str) -> int | None:
+        return await self.run(self.store.version, gid)
+
+    async def matches(self, tokens: list[str]) -> list[dict[str, Any]]:
+        """What "My matches" shows of each token's game, latest first (unknown
+        tokens left out, and damaged rows with one log line)."""
+        rows = await self.run(self.store.games_of, tokens)
+        out = []
+        for token, seat, state, finished, created, updated in rows:
+            try:  # a summary of the row, not its replay
+                snapshot = json.loads(state)
+                record = snapshot["record"]
+                result = record["result"]["points"]
+                points = [int(result["team_0"]), int(result["team_1"])]
+                match = {"finished": bool(finished), "created": float(created),
+                         "updated": float(updated), "match": int(snapshot["match_number"]),
+                         "deals": len(record["deals"]), "of": int(record["num_deals"]),
+                         "people": len(snapshot["people"])}
+            except (ValueError, TypeError, KeyError, RecursionError) as err:
+                log.warning("My matches left out a damaged game: %s: %s", type(err).__name__,
+                            str(err)[:200])
+                continue
+            if seat is not None and seat % 2:
+                points.reverse()  # the viewer's team first
+            out.append({"token": token, **match, "points": points})
+        return sorted(out, key=lambda g: -g["updated"])
+
+    # ------------------------------------------------------------ answers
+
+    @staticmethod
+    def answer(table: Table, events: list[Event], words: Narrator) -> dict[str, Any]:
+        """What a seat is answered after a request: the move's events with their
+        words, each with the view after it, and the seat's view now."""
+        return {"events": [{**words.event(e), "view": worded(e["view"], words)} for e in events],
+                "state": worded(table.view(), words)}
+
+
+def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:
+    """A view with its words (``text``)."""
+    return {**view, "text": words.view(view)}
+
+
+__all__ = ["CachedGame", "Conflict", "GameCache", "GameService", "Table", "TokenGuard",
+           "WORKER", "worded"]

@@ -16,7 +16,7 @@ from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
 from tests.test_web_browser import after_move, open_table, shoot, wait_ready
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
-pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=15)]
+pytestmark = [*NEEDS_BROWSER]
 
 
 @pytest.fixture(scope="module")

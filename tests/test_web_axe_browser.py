@@ -23,7 +23,7 @@ except ImportError:  # pragma: no cover - depends on the machine
     AXE = None
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
-pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=20),
+pytestmark = [*NEEDS_BROWSER,
               pytest.mark.skipif(AXE is None or not AXE.exists(),
                                  reason="axe checks skipped: axe-playwright-python (axe-core's "
                                         "axe.min.js) is not installed: pip install -e .[dev]")]

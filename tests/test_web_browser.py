@@ -26,7 +26,7 @@ from browser_fixtures import (  # noqa: F401 - the skips, and what the other fil
 )
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
-pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=70)]
+pytestmark = [*NEEDS_BROWSER]
 
 SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 

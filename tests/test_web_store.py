@@ -41,7 +41,6 @@ with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx2
     from starlette.testclient import TestClient
 
-pytestmark = pytest.mark.slow(seconds=100)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
 

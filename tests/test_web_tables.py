@@ -29,7 +29,6 @@ with warnings.catch_warnings():
 
 from test_web import cards_in
 
-pytestmark = pytest.mark.slow(seconds=40)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic")
 ORIGIN = {"origin": "http://testserver"}

@@ -26,7 +26,7 @@ from test_web_store import Served, free_port
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 
-pytestmark = [*NEEDS_BROWSER, pytest.mark.slow(seconds=90)]
+pytestmark = [*NEEDS_BROWSER]
 
 STATES = ("your-turn", "waiting", "deal-over", "match-over", "busy", "lost")
 

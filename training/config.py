@@ -133,6 +133,12 @@ class NetworkConfig(NetworkSpec):
                             "policy; 'privileged' also the other three hands and the unused "
                             "cards (a critic that sees every hand; the policy still reads only "
                             "its seat). 'privileged' needs sparse")
+    belief: float = Field(
+        0.0, ge=0, le=100,
+        description="weight of an auxiliary loss (SB3 backend, critic privileged): a linear "
+                    "head on the policy's trunk predicts who holds each card its seat cannot "
+                    "see, from the privileged planes; players and exports never run it. "
+                    "0: no belief head")
 
 
 class PretrainConfig(BaseModel):
@@ -378,6 +384,9 @@ class TrainConfig(BaseModel):
         if net.critic == "privileged" and not net.sparse:
             raise ValueError("'network.critic' privileged reads the engine's index lists: set "
                              "'network.sparse' to true")
+        if net.belief > 0 and net.critic != "privileged":
+            raise ValueError(f"'network.belief' ({net.belief}) learns from the privileged "
+                             f"planes: set 'network.critic' to privileged, or belief to 0")
         if self.backend == "rllib" and (net.critic != "seat"):
             raise ValueError("'network.critic' privileged: not supported by backend rllib; "
                              "set it to seat")

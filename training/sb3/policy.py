@@ -63,6 +63,15 @@ SPARSE_INPUT = MAX_ACTIVE
 PRIVILEGED_INPUT = MAX_ACTIVE + MAX_HIDDEN
 
 
+def hidden_planes(obs: torch.Tensor) -> torch.Tensor:
+    """The privileged part of learner inputs ([B, MAX_ACTIVE + MAX_HIDDEN] index
+    lists) as 0/1 planes [B, HIDDEN_SIZE]: who holds each card the seat cannot see."""
+    lists = obs[:, MAX_ACTIVE:].long()
+    ones = torch.zeros(len(obs), HIDDEN_PAD + 1)
+    ones.scatter_(1, lists, 1.0)
+    return ones[:, :HIDDEN_PAD]
+
+
 class FeatureBlocks(tuple):
     """A privileged trunk's features: (the policy's block, the value's block), two
     tensors rather than one concatenated. A concatenation costs a copy forward,
@@ -120,10 +129,7 @@ class CardTrunk(BaseFeaturesExtractor):
             if self.privileged and obs.shape[-1] == PRIVILEGED_INPUT:
                 # The privileged part is narrow (192 entries, a third of them set):
                 # its layer is cheaper as one dense product than as a gather.
-                lists = obs[:, MAX_ACTIVE:].long()
-                ones = torch.zeros(len(obs), HIDDEN_PAD + 1, dtype=pre.dtype)
-                ones.scatter_(1, lists, 1.0)
-                hidden = self.hidden(ones[:, :HIDDEN_PAD])
+                hidden = self.hidden(hidden_planes(obs))
         else:
             raise ValueError(f"CardTrunk reads an observation ({OBS_SIZE} entries) or the "
                              f"engine's index lists ({SPARSE_INPUT} or {PRIVILEGED_INPUT}), got "
@@ -156,9 +162,47 @@ class SplitMlpExtractor(MlpExtractor):
         return self.value_net(features[1])
 
 
+class _WithLoss(torch.autograd.Function):
+    """``x`` unchanged, with ``loss``'s gradient added to any backward through it:
+    an auxiliary loss joins PPO's ``loss.backward()`` (SB3's update adds only its
+    own three terms) without restating MaskablePPO's update loop."""
+
+    @staticmethod
+    def forward(ctx, x, loss):
+        return x.view_as(x)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return grad, torch.ones((), dtype=grad.dtype)
+
+
 class CardPolicy(MaskableActorCriticPolicy):
     """MaskablePPO's actor-critic with the card trunk; with a privileged trunk the
-    heads split its two feature blocks (:class:`SplitMlpExtractor`)."""
+    heads split its two feature blocks (:class:`SplitMlpExtractor`).
+
+    ``belief_coef`` > 0 (a privileged trunk only) adds a belief head: a linear
+    layer on the *policy's* features that predicts who holds each card the seat
+    cannot see (the privileged planes, binary cross-entropy averaged over their
+    192 entries), weighted by ``belief_coef`` in the update. It shapes the layers
+    the policy uses towards what a player infers about the hidden hands, from
+    targets only training has; a player, the export and every opponent never run
+    it (its loss, ``losses/belief_loss``, is logged)."""
+
+    def __init__(self, *args, belief_coef: float = 0.0, **kwargs):
+        self.belief_coef = float(belief_coef)
+        self.belief_losses: list[float] = []
+        super().__init__(*args, **kwargs)
+
+    def _build(self, lr_schedule) -> None:
+        if self.belief_coef > 0:
+            if not getattr(self.features_extractor, "privileged", False):
+                raise ValueError("belief_coef needs a privileged trunk (its targets are the "
+                                 "privileged planes)")
+            self.belief_net = torch.nn.Linear(self.features_extractor.width, HIDDEN_SIZE)
+        super()._build(lr_schedule)  # the optimizer: after every layer exists
+
+    def _get_constructor_parameters(self) -> dict:
+        return dict(super()._get_constructor_parameters(), belief_coef=self.belief_coef)
 
     def _build_mlp_extractor(self) -> None:
         if getattr(self.features_extractor, "privileged", False):
@@ -167,14 +211,23 @@ class CardPolicy(MaskableActorCriticPolicy):
         else:
             super()._build_mlp_extractor()
 
-    def _heads(self, obs: torch.Tensor, action_masks) -> tuple[torch.Tensor, torch.Tensor]:
-        """(values [B, 1], log-probabilities [B, cards] of the masked policy)."""
-        latent_pi, latent_vf = self.mlp_extractor(self.extract_features(obs))
+    def _heads(self, obs: torch.Tensor, action_masks,
+               belief: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
+        """(values [B, 1], log-probabilities [B, cards] of the masked policy); with
+        ``belief``, the values carry the belief head's weighted loss backward."""
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
         logits = self.action_net(latent_pi)
         if action_masks is not None:
             legal = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
             logits = torch.where(legal, logits, MASKED_LOGIT)
-        return self.value_net(latent_vf), torch.log_softmax(logits, dim=-1)
+        values = self.value_net(latent_vf)
+        if belief and self.belief_coef > 0 and obs.shape[-1] == MAX_ACTIVE + MAX_HIDDEN:
+            loss = torch.nn.functional.binary_cross_entropy_with_logits(
+                self.belief_net(features[0]), hidden_planes(obs))
+            self.belief_losses.append(float(loss.detach()))
+            values = _WithLoss.apply(values, self.belief_coef * loss)
+        return values, torch.log_softmax(logits, dim=-1)
 
     def evaluate_actions(self, obs: torch.Tensor, actions: torch.Tensor,
                          action_masks: torch.Tensor | None = None):
@@ -182,7 +235,7 @@ class CardPolicy(MaskableActorCriticPolicy):
         same numbers as its masked categorical (illegal cards at -1e8, adding
         nothing to the entropy), from one log-softmax (profiled: building the
         distribution cost 14 ms of a 8,192-sample minibatch's 27 ms forward)."""
-        values, logp = self._heads(obs, action_masks)
+        values, logp = self._heads(obs, action_masks, belief=torch.is_grad_enabled())
         log_prob = logp.gather(1, actions.long().reshape(-1, 1)).squeeze(1)
         entropy = -(logp.exp() * logp).sum(-1)
         return values, log_prob, entropy

@@ -78,7 +78,10 @@ class AluettePPO(MaskablePPO):
         adv = self.rollout_buffer.advantages
         self.logger.record("train/advantage_variance", float(np.var(adv)))
         self.logger.record("train/return_variance", float(np.var(self.rollout_buffer.returns)))
+        self.policy.belief_losses.clear()
         super().train()
+        if self.policy.belief_losses:
+            self.logger.record("train/belief_loss", float(np.mean(self.policy.belief_losses)))
         for key, value in list(self.logger.name_to_value.items()):
             if key.startswith("train/") and "loss" in key:
                 self.logger.record("losses/" + key.removeprefix("train/"), value)
@@ -98,7 +101,7 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
                                activation=cfg.network.activation,
                                privileged=cfg.network.critic == "privileged"),
                            net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
-                           activation_fn=act),
+                           activation_fn=act, belief_coef=cfg.network.belief),
         **ppo_settings(cfg),
     )
 

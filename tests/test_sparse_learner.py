@@ -111,11 +111,11 @@ def test_gather_sum_refuses_lists_outside_the_layer():
             gather_sum(torch.tensor(bad), weight, 10)
 
 
-def model_of(tmp_path, critic):
+def model_of(tmp_path, critic, *settings):
     """A fresh model of configs/quick.yaml: critic 'seat' or 'privileged' (sparse
     layer), or 'dense' (network.sparse=false, as every run before the lists)."""
     settings = (["network.sparse=false"] if critic == "dense"
-                else [f"network.critic={critic}"])
+                else [f"network.critic={critic}"]) + list(settings)
     cfg = load_config("configs/quick.yaml", settings + ["num_games=8", f"output_dir={tmp_path}"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))
@@ -217,3 +217,44 @@ def test_rollout_sampling_draws_legal_cards_at_the_policy_s_rates(tmp_path, real
         freq[row] = torch.bincount(actions[:, row], minlength=probs.shape[1]) / n
     # 4,000 draws: the standard error of a rate is at most 0.008
     assert float((freq - probs).abs().max()) < 0.04
+
+
+def test_belief_head_adds_its_loss_to_the_update_and_stays_out_of_the_policy(tmp_path, real):
+    """network.belief: PPO's own loss, backward, also trains the belief head (its
+    gradient is the BCE's, times the weight); the policy's logits never run it."""
+    from training.sb3.policy import hidden_planes
+    _, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, "privileged", "network.belief=0.5")
+    policy = model.policy
+    x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:256], dtype=torch.float32)
+    m, actions = masks[:256], torch.as_tensor(masks[:256]).float().argmax(1)
+    planes = hidden_planes(x)
+    assert planes.shape == (256, HIDDEN_SIZE)
+    assert (planes.sum(1).numpy() == (hidden[:256] != HIDDEN_PAD).sum(1)).all()
+    values, _, _ = policy.evaluate_actions(x, actions, action_masks=m)
+    policy.zero_grad()
+    values.sum().backward()  # a loss that reads only the values
+    got = policy.belief_net.weight.grad.clone()
+    policy.zero_grad()
+    features = policy.extract_features(x)[0].detach()
+    bce = torch.nn.functional.binary_cross_entropy_with_logits(
+        policy.belief_net(features), planes)
+    (0.5 * bce).backward()
+    assert float(got.abs().max()) > 0
+    assert torch.allclose(got, policy.belief_net.weight.grad, atol=1e-6)
+    assert policy.belief_losses and abs(policy.belief_losses[-1] - float(bce.detach())) < 1e-6
+    # without gradients (rollouts, players) the head is not run
+    policy.belief_losses.clear()
+    with torch.no_grad():
+        policy.evaluate_actions(x, actions, action_masks=m)
+        policy_logits(policy, x)
+    assert policy.belief_losses == []
+    policy.zero_grad()
+    policy_logits(policy, x).sum().backward()
+    assert policy.belief_net.weight.grad is None
+
+
+def test_belief_needs_the_privileged_critic(tmp_path):
+    with pytest.raises(ValueError, match="network.belief"):
+        load_config("configs/quick.yaml", ["network.belief=1", "network.critic=seat",
+                                           f"output_dir={tmp_path}"])

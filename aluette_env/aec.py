@@ -265,7 +265,7 @@ class raw_env(AECEnv):
         return {"observation": vec, "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return encode_state(self.deal, self.match)[:self._state_width]
+        return encode_state(self.deal)[:self._state_width]
 
     # -- step -------------------------------------------------------------------
 

@@ -57,7 +57,7 @@ plays as it did.
 
 **One writer.** :func:`write_view` writes a seat's vector from the game's
 state record (:mod:`aluette_env.game.state`): the reference encoder
-(:func:`encode_observation`, from a ``Deal`` and ``Match``) and the batched
+(:func:`encode_observation`, from a ``Deal``) and the batched
 engine's kernel (compiled by numba) both call it. ``IncrementalObservations``
 keeps the four seats' vectors of the PettingZoo env equal to it play by play,
 rewriting from the state the fields that the step's event says changed;
@@ -78,7 +78,7 @@ import numpy as np
 
 from .game import (
     CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, NUM_UNUSED, TRICK_DONE,
-    Deal, Match, first_leader, relative_seat, team_of,
+    Deal, first_leader, relative_seat, team_of,
 )
 from .game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
 
@@ -215,18 +215,17 @@ def write_view(g, observer, row) -> None:
         row[_POINTS_OPP + k] = 1
 
 
-def encode_observation(deal: Deal, match: Match | None, observer: int,
+def encode_observation(deal: Deal, observer: int,
                        out: np.ndarray | None = None) -> np.ndarray:
     """Observation vector of ``observer`` for a deal in progress (or the last
-    deal once the match is over), built from scratch: the reference. The deal's
-    state record is its match's (``deal.match``), so the match fields come with
-    it; ``match`` is taken for callers that hold both, and not read."""
+    deal once the match is over), built from scratch: the reference. The deal is
+    a view of its match's one state record, so the match fields come with it."""
     v = np.zeros(OBS_SIZE, np.int8) if out is None else out
     write_view(deal.state, observer, v)
     return v
 
 
-def encode_state(deal: Deal, match: Match | None, out: np.ndarray | None = None) -> np.ndarray:
+def encode_state(deal: Deal, out: np.ndarray | None = None) -> np.ndarray:
     """The full-information global state (for centralised critics)."""
     v = np.zeros(STATE_SIZE, np.int8) if out is None else out
     hands = v[:NUM_SEATS * NUM_CARDS].reshape(NUM_SEATS, NUM_CARDS)
@@ -236,7 +235,7 @@ def encode_state(deal: Deal, match: Match | None, out: np.ndarray | None = None)
     unused = v[NUM_SEATS * NUM_CARDS:(NUM_SEATS + 1) * NUM_CARDS]
     unused[:] = 0
     unused[deal.unused] = 1
-    v[(NUM_SEATS + 1) * NUM_CARDS:] = encode_observation(deal, match, 0)[NUM_CARDS:]
+    v[(NUM_SEATS + 1) * NUM_CARDS:] = encode_observation(deal, 0)[NUM_CARDS:]
     return v
 
 

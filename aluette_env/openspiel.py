@@ -345,7 +345,7 @@ def observation_of(state: AluetteState, player: int) -> np.ndarray:
         vec = np.zeros(OBS_SIZE, np.int8)
         vec[SLICES["hand"]][state.hand_so_far(player)] = 1
         return vec
-    return encode_observation(state.deal, state.match, player)
+    return encode_observation(state.deal, player)
 
 
 def information_state_text(state: AluetteState, player: int) -> str:

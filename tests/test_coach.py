@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from aluette_env.game import Deal, Match, check_hands
+from aluette_env.game import Deal, check_hands
 from aluette_env.apps.coach import Coach, ReviewQueue, match_summary
 from aluette_env.records import load_record, record_of
 
@@ -32,14 +32,13 @@ FIRST_TRICKS = [  # cards in play order; winners 0, 0, 1, 1, 0, 3, 1
 ]
 
 
-def position(hands=HANDS) -> tuple[Deal, Match]:
-    match = Match(first_dealer=3, num_deals=1)
+def position(hands=HANDS) -> Deal:
     deal = Deal(check_hands(hands), 3)
     for trick in FIRST_TRICKS:
         for card in trick:
             deal.play(card)
     assert deal.to_act == 0 and sorted(deal.hands[0]) == [MONSIEUR, WEAK]
-    return deal, match
+    return deal
 
 
 @pytest.fixture(scope="module")
@@ -48,8 +47,8 @@ def coach():
 
 
 def test_hint_marks_the_clearly_best_card_of_the_last_two_tricks(coach):
-    deal, match = position()
-    hint = coach.hint(deal, match, 0)
+    deal = position()
+    hint = coach.hint(deal, 0)
     assert hint["best"] == MONSIEUR
     first, second = hint["cards"]
     assert first["card"] == MONSIEUR and first["best"] and first["delta"] == 0
@@ -65,14 +64,14 @@ def test_hint_is_identical_for_deals_that_differ_only_in_hidden_cards(coach):
     hidden[1][-1], hidden[2][-1] = 22, 47  # unused cards in place of the last ones
     hidden[3][-1] = 21  # and a card moved from player_1 to player_3
     a, b = position(HANDS), position(hidden)
-    assert a[0].hands[1] != b[0].hands[1]
-    assert coach.hint(*a, 0) == coach.hint(*b, 0)
+    assert a.hands[1] != b.hands[1]
+    assert coach.hint(a, 0) == coach.hint(b, 0)
 
 
 def test_hint_only_on_the_seats_turn(coach):
-    deal, match = position()
+    deal = position()
     with pytest.raises(ValueError, match="not that seat's turn"):
-        coach.hint(deal, match, 1)
+        coach.hint(deal, 1)
 
 
 def test_coach_options_are_checked():
@@ -81,7 +80,7 @@ def test_coach_options_are_checked():
 
 
 def _record(last_card: int) -> dict:
-    deal, match = position()
+    deal = position()
     deal.play(last_card)
     while not deal.done:  # every later card is forced
         deal.play(deal.legal_cards()[0])

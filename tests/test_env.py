@@ -138,7 +138,7 @@ def test_incremental_observations_equal_reference_encoder(seed):
 
     def check(env):
         for o in range(4):
-            assert np.array_equal(env._enc.obs[o], encode_observation(env.deal, env.match, o))
+            assert np.array_equal(env._enc.obs[o], encode_observation(env.deal, o))
 
     check(e)
     random_play(e, np.random.default_rng(seed), check)
@@ -298,7 +298,7 @@ def test_state_is_full_information():
     for seat in range(4):
         assert sorted(np.flatnonzero(hands[seat])) == sorted(e.deal.hands[seat])
     assert sorted(np.flatnonzero(s[192:240])) == sorted(e.deal.unused)
-    assert np.array_equal(s, encode_state(e.deal, e.match))
+    assert np.array_equal(s, encode_state(e.deal))
 
 
 def test_render_ansi_shows_hands_only_when_asked():

@@ -57,7 +57,7 @@ def _records_of_a_person(n: int) -> list[dict]:
                 return rng.choice(deal.legal_cards())
             mask = np.zeros(48, np.int8)
             mask[deal.hands[0]] = 1
-            return int(person.act(encode_observation(deal, match, 0), mask))
+            return int(person.act(encode_observation(deal, 0), mask))
 
         deals = play_match(choose, rng, seed % 4)
         out.append(load_record(record_of(deals, seed % 4, ["human", "random", "random",

@@ -75,7 +75,7 @@ def _random_histories(seed: int, n: int):
             card = rnd.choice(deal.legal_cards())
             deal.play(card)
             history.append((seat, card))
-            vectors = [encode_observation(deal, match, o) for o in range(4)]
+            vectors = [encode_observation(deal, o) for o in range(4)]
             yield tuple(history), vectors, deal
 
 

@@ -184,7 +184,7 @@ def test_observations_match_reference_encoder_on_random_states():
     e.reset(options={"deals": deals, "first_dealer": 2})
     while not e.match.over:
         seat = int(e.agent_selection[-1])
-        assert np.array_equal(encode_observation(e.deal, e.match, seat), game.obs[0])
+        assert np.array_equal(encode_observation(e.deal, seat), game.obs[0])
         card = int(np.flatnonzero(game.mask[0])[-1])
         game.step(np.array([card]))
         e.step(card)

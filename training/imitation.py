@@ -142,7 +142,7 @@ def record_demonstrations(records: str | os.PathLike | Iterable[dict],
         for pos in positions(record):
             if pos.seat not in keep:
                 continue
-            obs.append(encode_observation(pos.deal, pos.match, pos.seat))
+            obs.append(encode_observation(pos.deal, pos.seat))
             mask = np.zeros(NUM_CARDS, np.int8)
             mask[pos.deal.hands[pos.seat]] = 1
             masks.append(mask)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS, Deal, Match
+from aluette_env.game import NUM_CARDS, Deal
 from aluette_env.observation import encode_observation
 from aluette_env.records import positions
 
@@ -79,13 +79,13 @@ class Coach:
             values = self._hinter.card_values(observation, action_mask)
         return _estimates(values)
 
-    def hint(self, deal: Deal, match: Match, seat: int) -> dict[str, Any]:
+    def hint(self, deal: Deal, seat: int) -> dict[str, Any]:
         """The hint for ``seat``, which must be the seat to act in ``deal``:
         ``{"cards": [{"card", "value", "delta", "stderr", "best"}], "best",
         "worlds"}``, cards best first (``delta``: value minus the best card's)."""
         if deal.done or deal.to_act != seat:
             raise ValueError(f"no hint for player_{seat}: it is not that seat's turn")
-        obs, mask = observe(deal, match, seat)
+        obs, mask = observe(deal, seat)
         return self.hint_for(obs, mask)
 
     # ----------------------------------------------------------------- reviews
@@ -108,7 +108,7 @@ class Coach:
             entry: dict[str, Any] = {"seat": pos.seat, "card": pos.card,
                                      "trick": pos.play_index // 4, "review": None}
             if pos.seat in seats:
-                obs, mask = observe(pos.deal, pos.match, pos.seat)
+                obs, mask = observe(pos.deal, pos.seat)
                 with self._review_lock:
                     values = self._reviewer.card_values(obs, mask)
                 entry["review"] = judge(_estimates(values), pos.card)
@@ -116,9 +116,9 @@ class Coach:
         return {"deal": deal_index, "plays": plays}
 
 
-def observe(deal: Deal, match: Match, seat: int) -> tuple[np.ndarray, np.ndarray]:
+def observe(deal: Deal, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """``seat``'s observation and legal-card mask (what its AI would be given)."""
-    obs = encode_observation(deal, match, seat)
+    obs = encode_observation(deal, seat)
     mask = np.zeros(NUM_CARDS, np.int8)
     mask[deal.hands[seat]] = 1
     return obs, mask

@@ -179,7 +179,7 @@ class GameSession:
         deal = self.deal
         while not deal.done and (player := self._player_of(deal.to_act)) is not None:
             seat = deal.to_act
-            obs = encode_observation(deal, self.match, seat)
+            obs = encode_observation(deal, seat)
             mask = np.zeros(NUM_CARDS, np.int8)
             mask[deal.hands[seat]] = 1
             card = int(player.act(obs, mask))

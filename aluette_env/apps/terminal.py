@@ -397,7 +397,7 @@ class TerminalGame:
         if not view["your_turn"]:
             self.say("  " + self.t("A hint is for your turn."))
             return
-        hint = self.coach.hint(self.session.deal, self.session.match, HUMAN)
+        hint = self.coach.hint(self.session.deal, HUMAN)
         number = {c: k for k, c in enumerate(hand_order(view["hand"]), 1)}
         self.say(self.t("The expert's estimate ({worlds} sampled deals): points of the deal for "
                         "your side with its best card; the other cards relative to it, ± the "

@@ -38,7 +38,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, Match, seat_at
+from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, seat_at
 from aluette_env import records
 from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
 
@@ -82,7 +82,7 @@ class CoachRoutes:
         a hint of a fresh deal's first decision, thrown away."""
         deal = Deal.from_deck(list(range(NUM_CARDS)), 0)
         try:
-            await self.workers.hint(*observe(deal, Match(first_dealer=0), deal.to_act))
+            await self.workers.hint(*observe(deal, deal.to_act))
         except Exception as err:  # noqa: BLE001 - the first hint tries again, and says why
             log.warning("the coach could not warm up: %s", err)
 
@@ -105,7 +105,7 @@ class CoachRoutes:
             if deal.done or deal.to_act != table.seat:
                 raise ApiError(409, "a hint is for your turn: it is not your turn now",
                                  "not_your_turn")
-            obs, mask = observe(deal, game.match, table.seat)
+            obs, mask = observe(deal, table.seat)
             version = game.version
         hint = await self.workers.hint(obs, mask)
         return JSONResponse({"version": version, **hint})

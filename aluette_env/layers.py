@@ -116,8 +116,9 @@ LAYERS: tuple[Layer, ...] = (
              "runner (`main`, `run_command`); `python -m aluette_env`"),
         Part(("aluette_env.apps",), ("numpy", "rich", "babel"),
              "the `eval` and `league` subcommands (`cli`), the review (`review`), the coach "
-             "(`coach`), the one game flow for people (`session`: `GameSession`, its views "
-             "and events with seats counted from the reader), the words of its events and "
+             "(`coach`), the one game flow for people (`session`: `GameSession`, its moves "
+             "and events), what a seat may know (`views`: a seat's view, and views and events "
+             "with seats counted from the reader), the words of its events and "
              "views (`narrator`: `Narrator`), the terminal game (`terminal`), the apps' "
              "message catalog (`i18n`, `locales/`)"),
         Part(("aluette_env.apps.web",),

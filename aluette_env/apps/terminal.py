@@ -41,7 +41,8 @@ from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
 from .review import review_text, summary_text, worlds
 from .narrator import Narrator
-from .session import HUMAN, GameSession, hand_order
+from .session import HUMAN, GameSession
+from ..render import hand_order
 
 # TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in
 # "3Co" for Coins 3; the four must differ. Keep them easy to type.

@@ -67,12 +67,17 @@ from .game import (
     check_card, check_hands, deal_result, describe, match_result, seat_gain, seat_of,
 )
 from .observation import (
-    MAX_DEALS, SLICES, IncrementalObservations, encode_state, obs_size, state_size,
+    MAX_DEALS, IncrementalObservations, encode_state, obs_size, state_size,
 )
 from .render import render_table
 
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
-_HAND = SLICES["hand"]  # the seat's hand: its action mask when it is to act (R9)
+
+
+def _copy_result(result: dict) -> dict:
+    """A deal or match result with its lists and dicts copied (one level down:
+    their items are numbers, names or None)."""
+    return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in result.items()}
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -165,7 +170,7 @@ class raw_env(AECEnv):
         self._state_width = state_size(self.obs_version)
         self.state_space = spaces.Box(0, 1, (self._state_width,), np.int8)
         self.np_random, self.np_random_seed = None, None
-        self._enc = IncrementalObservations()
+        self._enc = IncrementalObservations(self._obs_width)
         self.match: Match | None = None
         self.deal: Deal | None = None
         self.last_trick = None
@@ -254,15 +259,13 @@ class raw_env(AECEnv):
         if seat is None:
             raise ValueError(f"observe({agent!r}): agent must be one of "
                              f"{', '.join(AGENTS)}"[:300])
-        if self.match is None:
+        match = self.match
+        if match is None:
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
-        vec = self._enc.obs[seat, :self._obs_width].copy()
-        g = self.match.state
-        if seat == g.to_act and not g.over:
-            mask = vec[_HAND].copy()
-        else:
-            mask = _EMPTY_MASK.copy()
-        return {"observation": vec, "action_mask": mask}
+        g = match.state
+        enc = self._enc
+        mask = (enc.hands[seat] if seat == g.to_act and not g.over else _EMPTY_MASK).copy()
+        return {"observation": enc.seats[seat].copy(), "action_mask": mask}
 
     def state(self) -> np.ndarray:
         return encode_state(self.deal)[:self._state_width]
@@ -326,10 +329,13 @@ class raw_env(AECEnv):
         rewards = self.rewards
         for a in AGENTS:
             rewards[a] = float(seat_gain(*record.team_points, SEAT[a]))
+        # One result, and a copy of it for each agent (theirs to change).
+        result = deal_result(record, self.numeric_infos)
+        final = match_result(match.points, self.numeric_infos) if match_over else None
         for a in AGENTS:
-            info = {"deal_result": deal_result(record, self.numeric_infos)}
-            if match_over:
-                info["match_result"] = match_result(match.points, self.numeric_infos)
+            info = {"deal_result": _copy_result(result)}
+            if final is not None:
+                info["match_result"] = _copy_result(final)
             self.infos[a] = info
         if match_over:
             self.terminations = dict.fromkeys(self.agents, True)

@@ -566,10 +566,19 @@ class IncrementalObservations:
     every call (tested at every step).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, width: int = OBS_SIZE) -> None:
         self.buf = bytearray(NUM_SEATS * OBS_SIZE)
-        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+        self.width = int(width)
+        self._views()
         self._forget()
+
+    def _views(self) -> None:
+        """``obs``, and per seat its vector's first ``width`` entries (``seats``)
+        and its hand's entries (``hands``): views of ``buf``, made once, so that
+        a seat's observation costs one copy."""
+        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+        self.seats = [self.obs[s, :self.width] for s in range(NUM_SEATS)]
+        self.hands = [self.obs[s, SLICES["hand"]] for s in range(NUM_SEATS)]
 
     def _forget(self) -> None:
         """What the fields say, as last written (-1: nothing; the values an
@@ -581,11 +590,11 @@ class IncrementalObservations:
         self.in_run = [0] * NUM_SEATS
 
     def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k != "obs"}
+        return {k: v for k, v in self.__dict__.items() if k not in ("obs", "seats", "hands")}
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
-        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
+        self._views()
 
     def start_deal(self, g) -> None:
         """The views of a deal just dealt into the state ``g``, nothing played:

@@ -104,7 +104,7 @@ def step(pages, deadline: float) -> str:
             page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
                                    timeout=MATCH_TIMEOUT_MS)
             return "dealt"
-        time.sleep(0.1)
+        time.sleep(0.02)
 
 
 def make_table(server, bob: str = "Bob", **extra) -> dict:
@@ -264,7 +264,7 @@ def play_deal(pages) -> None:
         if turn:
             play_first_card(turn[0])
         else:
-            time.sleep(0.1)
+            time.sleep(0.02)
 
 
 def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, quick):
@@ -375,7 +375,7 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, quick):
             play_first_card(ann)
             check()
         else:
-            time.sleep(0.1)
+            time.sleep(0.02)
     watcher.wait_for_selector("body[data-state=deal-over]", state="attached",
                               timeout=MATCH_TIMEOUT_MS)
     check()

@@ -6,9 +6,9 @@ other load slows it, and samples per CPU-second say what the code costs.
     python benchmarks/bench_train.py [--rollouts 6] [--config C] [--set key.path=value]
 
 Times the dense first layer (``network.sparse=false``) and the sparse one
-(the default: the layer sums the weights of the entries set to 1), and the
-critic that sees every hand, one after the other in the same run; prints a
-markdown table.
+(the layer sums the weights of the entries set to 1), the critic that sees
+every hand, and the config's belief head when it has one, one after the other
+in the same run; prints a markdown table.
 """
 
 from __future__ import annotations
@@ -53,10 +53,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     args = parser.parse_args(argv)
-    paths = [("dense first layer", ["network.sparse=false", "network.critic=seat"]),
-             ("sparse first layer", ["network.sparse=true", "network.critic=seat"]),
+    paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
+                                    "network.belief=0"]),
+             ("sparse first layer", ["network.sparse=true", "network.critic=seat",
+                                     "network.belief=0"]),
              ("sparse, critic sees every hand", ["network.sparse=true",
-                                                 "network.critic=privileged"])]
+                                                 "network.critic=privileged",
+                                                 "network.belief=0"])]
+    belief = load_config(args.config, args.set).network.belief
+    if belief > 0:  # the config's own belief head, on the privileged trunk it needs
+        paths.append((f"sparse, critic sees every hand, belief head ({belief:g})",
+                      ["network.sparse=true", "network.critic=privileged"]))
     rows = []
     for name, extra in paths:
         cfg = load_config(args.config, args.set + extra)

@@ -258,3 +258,23 @@ def test_belief_needs_the_privileged_critic(tmp_path):
     with pytest.raises(ValueError, match="network.belief"):
         load_config("configs/quick.yaml", ["network.belief=1", "network.critic=seat",
                                            f"output_dir={tmp_path}"])
+
+
+def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
+    """A run with a belief head resumes with it: saved and loaded, the head, its
+    weight and the optimizer's state for it come back."""
+    from training.sb3.checkpoints import load_model, save_model
+    _, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, "privileged", "network.belief=0.25")
+    torch.nn.init.normal_(model.policy.belief_net.weight, std=0.3)
+    x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:64], dtype=torch.float32)
+    loss = model.policy.evaluate_actions(x, torch.as_tensor(masks[:64]).float().argmax(1),
+                                         action_masks=masks[:64])[0].sum()
+    loss.backward()
+    model.policy.optimizer.step()  # an optimizer state for every layer
+    save_model(model, tmp_path / "m.zip")
+    back = load_model(tmp_path / "m.zip")
+    assert back.policy.belief_coef == 0.25
+    assert torch.equal(back.policy.belief_net.weight, model.policy.belief_net.weight)
+    assert len(back.policy.optimizer.state_dict()["state"]) == \
+        len(model.policy.optimizer.state_dict()["state"])

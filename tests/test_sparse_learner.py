@@ -142,7 +142,14 @@ def test_privileged_part_changes_the_value_never_the_policy(tmp_path, real):
         v1, v2 = policy.predict_values(x1), policy.predict_values(x2)
         d1 = policy.get_distribution(x1, action_masks=masks).distribution.logits
         d2 = policy.get_distribution(x2, action_masks=masks).distribution.logits
-    assert torch.equal(l1, l2) and torch.equal(d1, d2)
+        f1, f2 = policy.extract_features(x1)[0], policy.extract_features(x2)[0]
+    # The policy's features are the same numbers; its logits the same up to the
+    # float32 product's rounding, which MKL may take by another path for
+    # another buffer's alignment.
+    assert torch.equal(f1, f2)
+    legal = torch.as_tensor(masks) > 0
+    assert float((l1 - l2).abs().max()) < 1e-6
+    assert float((d1 - d2)[legal].abs().max()) < 1e-6
     assert float((v1 - v2).abs().mean()) > 1e-3
     # the value with the privileged part is not the value without it
     with torch.no_grad():
@@ -236,9 +243,10 @@ def test_belief_head_adds_its_loss_to_the_update_and_stays_out_of_the_policy(tmp
     values.sum().backward()  # a loss that reads only the values
     got = policy.belief_net.weight.grad.clone()
     policy.zero_grad()
+    rows = slice(None, None, policy.belief_every)  # the rows it learns from
     features = policy.extract_features(x)[0].detach()
     bce = torch.nn.functional.binary_cross_entropy_with_logits(
-        policy.belief_net(features), planes)
+        policy.belief_net(features[rows]), planes[rows])
     (0.5 * bce).backward()
     assert float(got.abs().max()) > 0
     assert torch.allclose(got, policy.belief_net.weight.grad, atol=1e-6)

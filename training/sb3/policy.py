@@ -183,10 +183,16 @@ class CardPolicy(MaskableActorCriticPolicy):
     ``belief_coef`` > 0 (a privileged trunk only) adds a belief head: a linear
     layer on the *policy's* features that predicts who holds each card the seat
     cannot see (the privileged planes, binary cross-entropy averaged over their
-    192 entries), weighted by ``belief_coef`` in the update. It shapes the layers
+    192 entries and a quarter of the minibatch's rows), weighted by
+    ``belief_coef`` in the update. It shapes the layers
     the policy uses towards what a player infers about the hidden hands, from
     targets only training has; a player, the export and every opponent never run
     it (its loss, ``losses/belief_loss``, is logged)."""
+
+    #: The belief loss is taken on every ``belief_every``-th row of a minibatch
+    #: (its rows come shuffled): on all 8,192 its layer added 35 ms to a 100 ms
+    #: update, on a quarter 10 ms, and 2,048 rows still pin a 192-entry average.
+    belief_every = 4
 
     def __init__(self, *args, belief_coef: float = 0.0, **kwargs):
         self.belief_coef = float(belief_coef)
@@ -223,8 +229,9 @@ class CardPolicy(MaskableActorCriticPolicy):
             logits = torch.where(legal, logits, MASKED_LOGIT)
         values = self.value_net(latent_vf)
         if belief and self.belief_coef > 0 and obs.shape[-1] == MAX_ACTIVE + MAX_HIDDEN:
+            rows = slice(None, None, self.belief_every)
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                self.belief_net(features[0]), hidden_planes(obs))
+                self.belief_net(features[0][rows]), hidden_planes(obs[rows]))
             self.belief_losses.append(float(loss.detach()))
             values = _WithLoss.apply(values, self.belief_coef * loss)
         return values, torch.log_softmax(logits, dim=-1)

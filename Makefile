@@ -17,14 +17,17 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[dev,distributed,openspiel,recipes]'
 	touch $(STAMP)
 
-# Tests spread over every core (pytest-xdist), a whole file to one worker: module
+# Tests spread over one worker more than there are cores (pytest-xdist): the
+# browser, server and Ray tests wait on other processes for about half their time,
+# so a third worker on 2 cores fills it (the whole suite back to back on 2 cores:
+# 590 s with 2 workers, 480 s with 3, 545 s with 4). A whole file to one worker: module
 # fixtures (a training run, Ray, a browser) are built once, and what several files
 # use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
 # loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently
 # ignored. --no-loadscope-reorder keeps tests/conftest.py's order: the files
 # measured slowest first (tests/durations.json, and how to measure them again).
 test: $(STAMP)
-	$(PY) -m pytest -n auto --dist loadfile --no-loadscope-reorder --durations=25
+	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
 
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
 # command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.

@@ -2,7 +2,7 @@
 files use (built once a session: the wheel, a tiny trained SB3 run, a local Ray
 cluster), and the order in which test files are handed to parallel workers.
 
-The order: ``make test`` runs ``pytest -n auto --dist loadfile
+The order: ``make test`` runs ``pytest -n CORES+1 --dist loadfile
 --no-loadscope-reorder``, which hands whole files to the workers in collection
 order. The files are sorted by their measured cost in ``tests/durations.json``
 (seconds of one core per file), the costliest first, so the workers start on the

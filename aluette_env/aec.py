@@ -74,12 +74,6 @@ from .render import render_table
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
 
 
-def _copy_result(result: dict) -> dict:
-    """A deal or match result with its lists and dicts copied (one level down:
-    their items are numbers, names or None)."""
-    return {k: v.copy() if isinstance(v, (list, dict)) else v for k, v in result.items()}
-
-
 def env(**kwargs: Any) -> AECEnv:
     """The newest version inside PettingZoo's standard classic wrappers."""
     return wrap(raw_env(**kwargs))
@@ -329,13 +323,10 @@ class raw_env(AECEnv):
         rewards = self.rewards
         for a in AGENTS:
             rewards[a] = float(seat_gain(*record.team_points, SEAT[a]))
-        # One result, and a copy of it for each agent (theirs to change).
-        result = deal_result(record, self.numeric_infos)
-        final = match_result(match.points, self.numeric_infos) if match_over else None
         for a in AGENTS:
-            info = {"deal_result": _copy_result(result)}
-            if final is not None:
-                info["match_result"] = _copy_result(final)
+            info = {"deal_result": deal_result(record, self.numeric_infos)}
+            if match_over:
+                info["match_result"] = match_result(match.points, self.numeric_infos)
             self.infos[a] = info
         if match_over:
             self.terminations = dict.fromkeys(self.agents, True)

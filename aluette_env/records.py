@@ -26,8 +26,8 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ._files import read_regular
 from .game import (
-    AGENTS, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT, Deal, Match,
-    check_card, deal_result, describe, match_result, seat_at,
+    AGENTS, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT,
+    Deal, Match, check_card, deal_result, describe, match_result, seat_at,
 )
 
 FORMAT = "aluette-match"
@@ -271,6 +271,38 @@ def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
                      "winner": None if t.winner < 0 else AGENTS[t.winner]}
                     for t in deal.tricks])
     return out
+
+
+def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Each deal as a replay shows it after each of its plays: ``steps[d][k]``
+    (``k`` plays made, 0 to 36) is ``{"hands": each player's cards still held,
+    in the order dealt; "trick": [[player, card], ...] on the table; "opened":
+    the last play led a trick; "done": that trick is complete; "winner": who
+    took it (None: spoiled, or not complete)}``. A complete trick stays on the
+    table until the next card (R9-R11, as the core plays them)."""
+    out: list[list[dict[str, Any]]] = []
+    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
+    for d in record["deals"]:
+        dealt = [list(h) for h in d["hands"]]
+        deal = match.start_deal(dealt)
+        steps = [_step(dealt, deal, [], False, None, False)]
+        for _, card in d["plays"]:
+            if deal.play(card) == CARD_PLAYED:  # the trick in progress
+                leader, cards, winner, done = deal.leader, deal.trick_cards, None, False
+            else:  # the trick just completed
+                trick = deal.tricks[-1]
+                leader, cards, winner, done = trick.leader, trick.cards, trick.winner, True
+            on_table = [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)]
+            steps.append(_step(dealt, deal, on_table, len(cards) == 1, winner, done))
+        out.append(steps)
+    return out
+
+
+def _step(dealt: list[list[int]], deal: Deal, trick: list, opened: bool, winner: int | None,
+          done: bool) -> dict[str, Any]:
+    return {"hands": [[c for c in hand if deal.holds(seat, c)] for seat, hand in enumerate(dealt)],
+            "trick": trick, "opened": opened, "done": done,
+            "winner": None if winner is None or winner < 0 else AGENTS[winner]}
 
 
 def human_seats(record: dict[str, Any]) -> list[int]:

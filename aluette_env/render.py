@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .game import (
-    AGENTS, NUM_SEATS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance, reach_order,
-    seat_at,
+    AGENTS, NUM_SEATS, NUM_TRICKS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance,
+    reach_order, seat_at,
 )
 
 
@@ -30,7 +30,7 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
         return "(no match: call reset())"
     lines = []
     deal_no = min(match.deal_index + 1, match.num_deals) if not match.over else match.num_deals
-    status = "match over" if match.over else f"trick {deal.trick_index + 1}/9"
+    status = "match over" if match.over else f"trick {deal.trick_number}/{NUM_TRICKS}"
     lines.append(f"Aluette · deal {deal_no}/{match.num_deals} · dealer {AGENTS[deal.dealer]} "
                  f"· {status}")
     lines.append(f"Match points: team_0 (player_0+player_2) {match.points[0]} — "

@@ -177,6 +177,8 @@ def test_web_reviews_record_download_and_replay(client):
     shown = client.get(f"/api/records/{rid}").json()
     assert shown["record"] == record and len(shown["tricks"]) == 5
     assert all(len(t) == 9 for t in shown["tricks"])
+    assert [len(steps) for steps in shown["steps"]] == [37] * 5  # the replay's snapshots
+    assert [len(h) for h in shown["steps"][0][4]["hands"]] == [8] * 4
     bad = dict(record, result={"points": {"team_0": 99, "team_1": 0}, "winner": "team_0"})
     r = client.post("/api/records", json=bad)
     assert r.status_code == 400 and "result.points.team_0" in r.json()["error"]

@@ -59,9 +59,10 @@ def test_hint_button_and_key_mark_the_experts_card(page):
 
 
 def test_a_record_opened_from_a_file_replays_both_ways_with_its_review(page, tmp_path):
-    from aluette_env.records import record_of
+    from aluette_env.records import record_of, replay_steps
     path = tmp_path / "match.json"
-    path.write_text(json.dumps(record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])))
+    record = record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])
+    path.write_text(json.dumps(record))
     open_table(page)
     page.set_input_files("#coach-file", str(path))
     page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
@@ -78,6 +79,10 @@ def test_a_record_opened_from_a_file_replays_both_ways_with_its_review(page, tmp
     page.keyboard.press("ArrowLeft")
     page.wait_for_selector("body[data-replay-step='0:3']", state="attached")
     assert page.locator(".replay-hand .card").count() == 33
+    # The page draws the server's snapshot, card for card (it computes no rule).
+    shown = [page.locator(f".replay-seat-{seat} .card").evaluate_all(
+        "cards => cards.map((c) => Number(c.dataset.card))") for seat in range(4)]
+    assert shown == replay_steps(record)[0][3]["hands"]
     # The review arrives from the background: every human play gets its line.
     page.wait_for_selector(".replay-plays li .coach-value:has-text('expert')",
                            timeout=MATCH_TIMEOUT_MS)

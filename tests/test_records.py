@@ -16,7 +16,8 @@ from aluette_env.aec import raw_env
 from aluette_env import game
 from aluette_env.game import AGENTS, Deal
 from aluette_env.records import (
-    RecordError, human_seats, load_record, positions, read_record, record_of, save_record,
+    RecordError, human_seats, load_record, positions, read_record, record_of, replay_steps,
+    save_record, tricks,
 )
 from conftest import within
 
@@ -59,6 +60,27 @@ def test_positions_replay_every_play_in_order(record):
     assert seen == [(i, k, a, c) for i, d in enumerate(record["deals"])
                     for k, (a, c) in enumerate(d["plays"])]
     assert human_seats(record) == [0]
+
+
+def test_replay_steps_show_each_play_as_the_core_played_it(record):
+    """The replay's snapshots (what the web replay draws): after k plays, each
+    hand less the cards played (R9), the trick on the table since the last
+    fourth card and, once complete, who took it (R10-R11, from the core's tricks)."""
+    steps, taken = replay_steps(record), tricks(record)
+    assert len(steps) == len(record["deals"])
+    for d, deal in enumerate(record["deals"]):
+        plays = deal["plays"]
+        assert len(steps[d]) == len(plays) + 1
+        for k, snap in enumerate(steps[d]):
+            gone = {c for _, c in plays[:k]}
+            assert snap["hands"] == [[c for c in h if c not in gone] for h in deal["hands"]]
+            start = k - (4 if k and k % 4 == 0 else k % 4)
+            assert snap["trick"] == [list(p) for p in plays[start:k]]
+            assert snap["opened"] == (k > 0 and k % 4 == 1)
+            assert snap["done"] == (k > 0 and k % 4 == 0)
+            assert snap["winner"] == (taken[d][k // 4 - 1]["winner"] if snap["done"] else None)
+        assert any(s["done"] and s["winner"] is None for s in steps[d]) or \
+            all(t["winner"] for t in taken[d])  # a spoiled trick shows as such
 
 
 def test_a_record_of_unfinished_match_keeps_its_finished_deals():

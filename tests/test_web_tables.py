@@ -285,6 +285,7 @@ def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():
     assert set(matches) == set(mine[:2])
     assert matches[solo]["people"] == 1 and matches[mine[1]]["people"] == 2
     assert all(m["finished"] is False and m["of"] == 5 for m in matches.values())
+    assert all(m["deals"] == 0 and m["deal"] == 1 for m in matches.values())  # shown as is
     assert c.post("/api/my-matches", json={"tokens": "x"}).status_code == 400
 
 

@@ -60,15 +60,14 @@ def learner_form(obs: np.ndarray, width: int) -> np.ndarray:
 def run_backend(spec: str) -> str | None:
     """The backend of a run folder (from its ``config.yaml``), None for a file; a
     CheckpointError when the folder has nothing trained to export yet."""
-    import yaml
-
+    from .config import ConfigError, read_yaml
     from .runs import CheckpointError
     p = Path(spec)
     if not p.is_dir():
         return None
-    try:
-        saved = yaml.safe_load((p / "config.yaml").read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+    try:  # the run's saved config, read as every config is
+        saved = read_yaml(p / "config.yaml", str(p / "config.yaml"))
+    except ConfigError:
         saved = None
     backend = saved.get("backend", "sb3") if isinstance(saved, dict) else None
     models = [*p.glob("*.zip"), *p.glob("*.pt")]

@@ -24,7 +24,7 @@ def game_view(game: Any, seat: int | None,
     (:meth:`~.session.GameSession.view` turns them with :func:`seen_from`)."""
     deal, match = game.deal, game.match
     current, last_trick, summary = None, game.last_trick, game.summary
-    trick_number = min(deal.trick_index + 1, NUM_TRICKS)
+    trick_number = deal.trick_number
     if finished is not None:  # on the table with its winner; the deal's end not told yet
         trick, last_trick = finished
         current, summary = {**trick, "winning": trick["winner"]}, None

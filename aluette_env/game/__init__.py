@@ -31,8 +31,8 @@ from .deal import (
 )
 from .rules import (
     DEFAULT_NUM_DEALS, HAND_SIZE, NUM_TRICKS, NUM_UNUSED, PLAYS_PER_DEAL, card_beats,
-    cards_in_trick, check_hands, deal_cards, deal_order, deal_points, dealer_of, end_trick,
-    first_dealer_of, first_leader, first_to_reach, hand_size, is_ahead, mordienne_chance,
+    cards_before, cards_in_trick, check_hands, deal_cards, deal_order, deal_points, dealer_of,
+    end_trick, first_dealer_of, first_leader, first_to_reach, hand_size, is_ahead, mordienne_chance,
     next_leader, plays_left, reach_order, record_trick, seat_gain, team_points, trick_so_far,
     trick_winner, trick_winner_of_levels, tricks_left, winning_team,
 )
@@ -48,14 +48,14 @@ from .state import (
 __all__ = [
     "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_NUM_DEALS", "HAND_SIZE",
     "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TEAMS",
-    "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "TRICK_DONE",
-    "Deal", "DealRecord", "DealScore", "GameState", "Match", "Trick", "card_beats", "card_name",
-    "cards_in_trick", "check_card", "check_hands", "deal_cards", "deal_order", "deal_points",
-    "deal_result", "dealer_of", "describe", "end_trick", "first_dealer_of", "first_leader",
-    "first_to_reach", "hand_size", "is_ahead", "is_legal", "match_result", "mordienne_chance",
-    "next_leader", "next_seat", "order_of_play", "other_team", "partner_of", "play_match",
-    "played_by", "plays_left", "reach_order", "record_trick", "relative_seat", "score_deal",
-    "seat_at", "seat_gain", "seat_of", "short_name", "start_deal", "step", "team_of",
+    "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "TRICK_DONE", "Deal",
+    "DealRecord", "DealScore", "GameState", "Match", "Trick", "card_beats", "card_name",
+    "cards_before", "cards_in_trick", "check_card", "check_hands", "deal_cards", "deal_order",
+    "deal_points", "deal_result", "dealer_of", "describe", "end_trick", "first_dealer_of",
+    "first_leader", "first_to_reach", "hand_size", "is_ahead", "is_legal", "match_result",
+    "mordienne_chance", "next_leader", "next_seat", "order_of_play", "other_team", "partner_of",
+    "play_match", "played_by", "plays_left", "reach_order", "record_trick", "relative_seat",
+    "score_deal", "seat_at", "seat_gain", "seat_of", "short_name", "start_deal", "step", "team_of",
     "team_points", "trick_so_far", "trick_winner", "trick_winner_of_levels", "tricks_left",
     "winning_team",
 ]

@@ -67,7 +67,7 @@ class Deal:
     latest; a finished deal keeps a copy of it when the next deal starts.
     """
 
-    __slots__ = ("hands", "match", "record", "state", "tricks", "unused")
+    __slots__ = ("match", "record", "state", "tricks", "unused")
 
     def __init__(self, hands: Sequence[Sequence[int]], dealer: int,
                  unused: Sequence[int] | None = None):
@@ -122,6 +122,12 @@ class Deal:
         return self.state.trick_index
 
     @property
+    def trick_number(self) -> int:
+        """The trick in progress, counted from 1 (R9: nine a deal); the ninth once
+        the deal is over."""
+        return min(self.state.trick_index + 1, NUM_TRICKS)
+
+    @property
     def done(self) -> bool:
         return self.record is not None
 
@@ -129,9 +135,19 @@ class Deal:
         """``card`` (an id 0-47) is in ``seat``'s hand."""
         return self.state.card_state[card] == seat
 
+    def hand(self, seat: int) -> list[int]:
+        """The cards ``seat`` holds, by id (the state's ``card_state``)."""
+        card_state = self.state.card_state
+        return [c for c in range(NUM_CARDS) if card_state[c] == seat]
+
+    @property
+    def hands(self) -> list[list[int]]:
+        """The four hands, seat order, each by card id."""
+        return [self.hand(seat) for seat in range(NUM_SEATS)]
+
     def legal_cards(self) -> list[int]:
         """R9: every card in the hand of the seat to act."""
-        return sorted(self.hands[self.state.to_act]) if self.record is None else []
+        return self.hand(self.state.to_act) if self.record is None else []
 
     def play(self, card: int) -> int:
         """Play ``card`` for the seat to act (ValueError if it is not in that
@@ -143,7 +159,6 @@ class Deal:
         if not (0 <= card < NUM_CARDS) or g.card_state[card] != seat:
             raise ValueError(f"card {_describe_any(card)} is not in player_{seat}'s hand; "
                              f"legal: {self.legal_cards()}")
-        self.hands[seat].remove(card)
         leader = g.leader
         event = step(g, card, STRENGTH)
         if event == CARD_PLAYED:
@@ -261,7 +276,7 @@ class Match:
                                  f"tricks played")
             last.state = g.copy()  # the finished deal keeps its own record
         start_deal(g, hands)
-        deal.hands, deal.state, deal.match, deal.tricks, deal.record = hands, g, self, [], None
+        deal.state, deal.match, deal.tricks, deal.record = g, self, [], None
         deal.unused = sorted(unused) if unused is not None else \
             [c for c in range(NUM_CARDS) if g.card_state[c] == UNUSED]
         self.deals.append(deal)

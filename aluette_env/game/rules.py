@@ -181,6 +181,16 @@ def cards_in_trick(trick, leader: int) -> int:
     return n
 
 
+def cards_before(trick, seat: int) -> int:
+    """R9: at ``seat``'s turn, how many cards the trick in progress already
+    holds (``trick[s]``: each seat's card, -1 none yet): the seats before it,
+    counterclockwise, that have played. Its leader is ``seat_at(seat, -n)``."""
+    n = 0
+    while n < NUM_SEATS - 1 and trick[seat_at(seat, -1 - n)] >= 0:
+        n += 1
+    return n
+
+
 def trick_so_far(trick, leader: int, n: int, levels) -> tuple[int, int, bool]:
     """R10-R11 on the first ``n`` cards of the trick led by ``leader``
     (``trick[seat]``: each seat's card; ``levels[card]``: its strength,

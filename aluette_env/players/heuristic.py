@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ..game import STRENGTH, cards_in_trick, seat_at, trick_so_far, tricks_left
+from ..game import STRENGTH, cards_before, cards_in_trick, seat_at, trick_so_far, tricks_left
 from ..observation import IN_TRICK, UNSEEN, read_view
 from . import SEED, BatchPlayer, Option, check_batch
 
@@ -208,10 +208,7 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
         if hand[c] == 1 and strength[c] > unseen_max:
             n_sure += 1
     remaining = tricks_left(t)
-    n_in = 0
-    for r in range(1, 4):
-        if trick[r] >= 0:
-            n_in += 1
+    n_in = cards_before(trick, 0)
     choice = weakest
     if n_in == 0:
         if n_sure >= remaining:  # rule 1

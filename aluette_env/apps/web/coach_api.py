@@ -20,7 +20,7 @@ first hint is as quick as the next.
 ``GET  /api/games/{id}/review``              this match's deal reviews (``null``: not ready)
 ``GET  /api/games/{id}/record``              this match's record (a JSON download)
 ``POST /api/records``                        upload a record: checked, answers ``{"id"}``
-``GET  /api/records/{rid}``                  the record, its tricks, deal reviews, summary
+``GET  /api/records/{rid}``                  the record, its tricks, replay steps, reviews, summary
 ===========================================  =========================================
 """
 
@@ -40,7 +40,9 @@ from starlette.routing import Route
 
 from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, seat_at
 from aluette_env import records
-from aluette_env.records import MAX_BYTES, RecordError, human_seats, load_record, tricks
+from aluette_env.records import (
+    MAX_BYTES, RecordError, human_seats, load_record, replay_steps, tricks,
+)
 
 from ..coach import ReviewQueue, match_summary, observe
 from ..session import AI_SEATS, HUMAN
@@ -165,7 +167,8 @@ class CoachRoutes:
             _, old = self.records.popitem(last=False)
             if all(kept["key"] != old["key"] for kept in self.records.values()):
                 self.queue.forget(old["key"])
-        self.records[rid] = {"record": record, "tricks": tricks(record), "key": key}
+        self.records[rid] = {"record": record, "tricks": tricks(record),
+                             "steps": replay_steps(record), "key": key}
         for d in range(len(record["deals"])):
             self.queue.submit(key, record, d, seats, background=True)
         return JSONResponse({"id": rid}, status_code=201)
@@ -180,6 +183,7 @@ class CoachRoutes:
         record = stored["record"]
         deals = [self.queue.get(stored["key"], d) for d in range(len(record["deals"]))]
         return JSONResponse({"record": record, "tricks": stored["tricks"],
+                             "steps": stored["steps"],
                              "seats": human_seats(record) or
                              list(range(NUM_SEATS)), "deals": deals,
                              "summary": match_summary([d for d in deals if d is not None])})

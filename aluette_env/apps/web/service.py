@@ -42,7 +42,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from aluette_env.game import NUM_SEATS, seat_at
+from aluette_env.game import NUM_SEATS, seat_at, team_of
 
 from ..narrator import Narrator
 from ..session import AI_SEATS, GameError, GameSession, StaleMove
@@ -568,11 +568,13 @@ class GameService:
                          "updated": float(updated), "match": int(snapshot["match_number"]),
                          "deals": len(record["deals"]), "of": int(record["num_deals"]),
                          "people": len(snapshot["people"])}
+                # The deal being played (the last one once the match is over).
+                match["deal"] = min(match["deals"] + 1, match["of"])
             except (ValueError, TypeError, KeyError, RecursionError) as err:
                 log.warning("My matches left out a damaged game: %s: %s", type(err).__name__,
                             str(err)[:200])
                 continue
-            if seat is not None and seat % 2:
+            if seat is not None and team_of(seat):
                 points.reverse()  # the viewer's team first
             out.append({"token": token, **match, "points": points})
         return sorted(out, key=lambda g: -g["updated"])

@@ -560,7 +560,7 @@
     for (const match of data.matches) {
       const item = document.createElement("li");
       const text = match.finished ? t("Match over: {us} to {them}", {us: match.points[0], them: match.points[1]}) :
-        t("Deal {deal} of {of}: {us} to {them}", {deal: Math.min(match.deals + 1, match.of), of: match.of, us: match.points[0], them: match.points[1]});
+        t("Deal {deal} of {of}: {us} to {them}", {deal: match.deal, of: match.of, us: match.points[0], them: match.points[1]});
       const when = new Date(match.updated * 1000).toLocaleString(catalog.lang);
       const button = document.createElement("button");
       button.type = "button";

@@ -198,9 +198,10 @@
     $("replay-title").textContent = t("Deal {n} of {total} · play {step} of {plays}",
       {n: replay.deal + 1, total: data.record.num_deals, step, plays: plays.length});
     document.body.dataset.replayStep = `${replay.deal}:${step}`;
-    // Hands: every seat's cards not yet played at this step.
-    const gone = new Set(plays.slice(0, step).map((p) => p[1]));
-    const trickStart = step - (step % 4 === 0 && step > 0 ? 4 : step % 4);
+    // The server's snapshot after `step` plays: the hands left, the trick on the
+    // table and who took it (the page computes none of it).
+    const steps = data.steps[replay.deal];
+    const snap = steps[step];
     const hands = $("replay-hands");
     hands.replaceChildren();
     for (let seat = 0; seat < 4; seat++) {
@@ -211,8 +212,7 @@
       box.append(el("h3", "", spec === "human" ? words.agent(agent) :
         `${words.agent(agent)} (${window.AluetteText.playerLabel(spec)})`));
       const row = el("div", "replay-cards");
-      for (const c of deal.hands[seat]) {
-        if (gone.has(c)) continue;
+      for (const c of snap.hands[seat]) {
         const card = el("span", "card mini");
         card.innerHTML = AluetteCards.cardSvg(c, null, []);
         card.dataset.card = c;
@@ -222,20 +222,17 @@
       box.append(row);
       hands.append(box);
     }
-    // The trick on the table, and who took it (from the server).
     const trick = $("replay-trick");
     trick.replaceChildren();
-    const shown = plays.slice(trickStart, step);
-    for (const [agent, c] of shown) trick.append(el("span", "replay-play", `${words.agent(agent)}: ${cardName(c)}`));
-    const done = step > 0 && step % 4 === 0 ? data.tricks[replay.deal][step / 4 - 1] : null;
-    if (done) trick.append(el("strong", "", done.winner ? t("Taken by {seat}", {seat: words.agent(done.winner)}) : t("Spoiled")));
+    for (const [agent, c] of snap.trick) trick.append(el("span", "replay-play", `${words.agent(agent)}: ${cardName(c)}`));
+    if (snap.done) trick.append(el("strong", "", snap.winner ? t("Taken by {seat}", {seat: words.agent(snap.winner)}) : t("Spoiled")));
     // Every play with the review beside it.
     const review = data.deals[replay.deal];
     const list = $("replay-plays");
     list.replaceChildren();
     plays.forEach(([agent, c], k) => {
       const item = el("li", k === step - 1 ? "current" : "");
-      if (k % 4 === 0) item.classList.add("trick-start");
+      if (steps[k + 1].opened) item.classList.add("trick-start");
       const r = review ? review.plays[k] : null;
       if (r && r.review && r.review.mistake) item.classList.add("coach-mistake");
       item.append(el("span", "", `${words.agent(agent)}: ${cardName(c)}`));
@@ -271,13 +268,14 @@
 
   function stepReplay(delta) {
     if (!replay) return;
-    const n = replay.data.record.deals.length;
+    const deals = replay.data.record.deals;
+    const last = (d) => deals[d].plays.length; // the plays the record holds
     let {deal, step} = replay;
     step += delta;
-    if (step < 0 && deal > 0) { deal -= 1; step = 36; }
-    if (step > 36 && deal < n - 1) { deal += 1; step = 0; }
+    if (step < 0 && deal > 0) { deal -= 1; step = last(deal); }
+    if (step > last(deal) && deal < deals.length - 1) { deal += 1; step = 0; }
     replay.deal = deal;
-    replay.step = Math.max(0, Math.min(36, step));
+    replay.step = Math.max(0, Math.min(last(deal), step));
     drawReplay();
   }
 

@@ -286,3 +286,54 @@ def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
     assert torch.equal(back.policy.belief_net.weight, model.policy.belief_net.weight)
     assert len(back.policy.optimizer.state_dict()["state"]) == \
         len(model.policy.optimizer.state_dict()["state"])
+
+
+@pytest.mark.parametrize("critic", ["seat", "privileged"])
+def test_bfloat16_products_give_the_float32_numbers_to_bfloat16_s_precision(tmp_path, real,
+                                                                            critic):
+    """network.precision=bfloat16: the same weights give the float32 values and
+    log-probabilities to within bfloat16's rounding (8 bits of mantissa), and the
+    gradient points the same way; players still compute in float32."""
+    obs, idx, hidden, masks, _, _ = real
+    model = model_of(tmp_path, critic, "network.precision=bfloat16")
+    policy = model.policy
+    assert policy.precision == "bfloat16"
+    torch.nn.init.normal_(policy.action_net.weight, std=0.3)
+    x = torch.as_tensor(np.concatenate([idx, hidden], 1) if critic == "privileged" else idx,
+                        dtype=torch.float32)[:512]
+    m = masks[:512]
+    actions = torch.as_tensor(m).float().argmax(1)
+    out = {}
+    for precision in ("float32", "bfloat16"):
+        policy.precision = precision
+        policy.zero_grad()
+        values, log_prob, entropy = policy.evaluate_actions(x, actions, action_masks=m)
+        assert values.dtype == log_prob.dtype == torch.float32
+        (values.sum() + log_prob.sum()).backward()
+        out[precision] = (values.detach(), log_prob.detach(),
+                          policy.features_extractor.net[0].weight.grad.clone())
+    (v32, lp32, g32), (v16, lp16, g16) = out["float32"], out["bfloat16"]
+    assert float((v32 - v16).abs().max()) < 0.05 * max(1.0, float(v32.abs().max()))
+    assert float((lp32 - lp16).abs().max()) < 0.05
+    cosine = torch.nn.functional.cosine_similarity(g32.flatten(), g16.flatten(), dim=0)
+    assert float(cosine) > 0.99
+    with torch.no_grad():  # a player's logits: float32 whatever the learner's precision
+        policy.precision = "bfloat16"
+        a = policy_logits(policy, torch.as_tensor(obs[:512]))
+        policy.precision = "float32"
+        b = policy_logits(policy, torch.as_tensor(obs[:512]))
+    assert torch.equal(a, b) and a.dtype == torch.float32
+
+
+def test_precision_auto_follows_the_cpu_and_a_checkpoint_keeps_it(tmp_path, monkeypatch):
+    from training.sb3 import train as sb3_train
+    from training.sb3.checkpoints import load_model, save_model
+    for native, expect in ((True, "bfloat16"), (False, "float32")):
+        monkeypatch.setattr(sb3_train, "native_bfloat16", lambda native=native: native)
+        assert sb3_train.learner_precision("auto") == expect
+        assert sb3_train.learner_precision("float32") == "float32"
+    model = model_of(tmp_path, "privileged", "network.precision=bfloat16")
+    save_model(model, tmp_path / "m.zip")
+    assert load_model(tmp_path / "m.zip").policy.precision == "bfloat16"
+    with pytest.raises(ValueError, match="network.precision"):
+        load_config("configs/quick.yaml", ["network.precision=half", f"output_dir={tmp_path}"])

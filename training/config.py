@@ -139,6 +139,12 @@ class NetworkConfig(NetworkSpec):
                     "head on the policy's trunk predicts who holds each card its seat cannot "
                     "see, from the privileged planes; players and exports never run it. "
                     "0: no belief head")
+    precision: Literal["float32", "bfloat16", "auto"] = Field(
+        "float32", description="the learner's products (SB3 backend): 'bfloat16' computes the "
+                               "network's matrix products in bfloat16 under torch.autocast "
+                               "(weights, optimizer and losses stay float32); 'auto' does so "
+                               "where the CPU multiplies bfloat16 natively (AMX or AVX512-BF16) "
+                               "and is float32 elsewhere. Players and exports are float32")
 
 
 class PretrainConfig(BaseModel):

@@ -63,13 +63,17 @@ SPARSE_INPUT = MAX_ACTIVE
 PRIVILEGED_INPUT = MAX_ACTIVE + MAX_HIDDEN
 
 
+def index_planes(lists: torch.Tensor, pad: int, dtype=torch.float32) -> torch.Tensor:
+    """Padded index lists [B, K] (entries ``pad``: none) as 0/1 planes [B, pad]."""
+    ones = torch.zeros(len(lists), pad + 1, dtype=dtype)
+    ones.scatter_(1, lists.long(), 1.0)
+    return ones[:, :pad]
+
+
 def hidden_planes(obs: torch.Tensor) -> torch.Tensor:
     """The privileged part of learner inputs ([B, MAX_ACTIVE + MAX_HIDDEN] index
     lists) as 0/1 planes [B, HIDDEN_SIZE]: who holds each card the seat cannot see."""
-    lists = obs[:, MAX_ACTIVE:].long()
-    ones = torch.zeros(len(obs), HIDDEN_PAD + 1)
-    ones.scatter_(1, lists, 1.0)
-    return ones[:, :HIDDEN_PAD]
+    return index_planes(obs[:, MAX_ACTIVE:], HIDDEN_PAD)
 
 
 class FeatureBlocks(tuple):
@@ -124,6 +128,12 @@ class CardTrunk(BaseFeaturesExtractor):
         hidden = None
         if obs.shape[-1] == first.in_features:
             pre = first(obs.float())
+        elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT) and torch.is_autocast_enabled("cpu"):
+            # In bfloat16 the whole product of the 0/1 planes is cheaper than the
+            # gather (AMX: 4 ms against 19 ms forward and backward on 8,192 rows).
+            pre = first(index_planes(obs[:, :MAX_ACTIVE], ACTIVE_PAD, torch.bfloat16))
+            if self.privileged and obs.shape[-1] == PRIVILEGED_INPUT:
+                hidden = self.hidden(hidden_planes(obs))
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
             pre = gather_sum(obs[:, :MAX_ACTIVE], first.weight, ACTIVE_PAD) + first.bias
             if self.privileged and obs.shape[-1] == PRIVILEGED_INPUT:
@@ -194,8 +204,11 @@ class CardPolicy(MaskableActorCriticPolicy):
     #: update, on a quarter 10 ms, and 2,048 rows still pin a 192-entry average.
     belief_every = 4
 
-    def __init__(self, *args, belief_coef: float = 0.0, **kwargs):
+    def __init__(self, *args, belief_coef: float = 0.0, precision: str = "float32", **kwargs):
+        if precision not in ("float32", "bfloat16"):
+            raise ValueError(f"precision: 'float32' or 'bfloat16', got {precision!r}")
         self.belief_coef = float(belief_coef)
+        self.precision = precision
         self.belief_losses: list[float] = []
         super().__init__(*args, **kwargs)
 
@@ -208,7 +221,8 @@ class CardPolicy(MaskableActorCriticPolicy):
         super()._build(lr_schedule)  # the optimizer: after every layer exists
 
     def _get_constructor_parameters(self) -> dict:
-        return dict(super()._get_constructor_parameters(), belief_coef=self.belief_coef)
+        return dict(super()._get_constructor_parameters(), belief_coef=self.belief_coef,
+                    precision=self.precision)
 
     def _build_mlp_extractor(self) -> None:
         if getattr(self.features_extractor, "privileged", False):
@@ -221,17 +235,22 @@ class CardPolicy(MaskableActorCriticPolicy):
                belief: bool = False) -> tuple[torch.Tensor, torch.Tensor]:
         """(values [B, 1], log-probabilities [B, cards] of the masked policy); with
         ``belief``, the values carry the belief head's weighted loss backward."""
-        features = self.extract_features(obs)
-        latent_pi, latent_vf = self.mlp_extractor(features)
-        logits = self.action_net(latent_pi)
+        # bfloat16: the products under autocast; what comes out is float32 again.
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bfloat16"):
+            features = self.extract_features(obs)
+            latent_pi, latent_vf = self.mlp_extractor(features)
+            logits = self.action_net(latent_pi).float()
+            values = self.value_net(latent_vf).float()
+            beliefs = None
+            if belief and self.belief_coef > 0 and obs.shape[-1] == MAX_ACTIVE + MAX_HIDDEN:
+                rows = slice(None, None, self.belief_every)
+                beliefs = self.belief_net(features[0][rows]).float()
         if action_masks is not None:
             legal = torch.as_tensor(action_masks, dtype=torch.bool).reshape(logits.shape)
             logits = torch.where(legal, logits, MASKED_LOGIT)
-        values = self.value_net(latent_vf)
-        if belief and self.belief_coef > 0 and obs.shape[-1] == MAX_ACTIVE + MAX_HIDDEN:
-            rows = slice(None, None, self.belief_every)
+        if beliefs is not None:
             loss = torch.nn.functional.binary_cross_entropy_with_logits(
-                self.belief_net(features[0][rows]), hidden_planes(obs[rows]))
+                beliefs, hidden_planes(obs[rows]))
             self.belief_losses.append(float(loss.detach()))
             values = _WithLoss.apply(values, self.belief_coef * loss)
         return values, torch.log_softmax(logits, dim=-1)

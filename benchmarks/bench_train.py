@@ -16,6 +16,9 @@ prints a markdown table.
 from __future__ import annotations
 
 import argparse
+import json
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -49,12 +52,29 @@ def warm_model(cfg, run_dir: Path):
     return model, per_rollout
 
 
+def time_one(cfg, rollouts: int) -> tuple[float, float, float, int, int]:
+    """(learner samples/s, CPUs busy, samples per CPU-second, samples per
+    rollout, learner seats) of ``rollouts`` rollouts after a warm-up."""
+    torch.set_num_threads(cfg.torch_threads)
+    with tempfile.TemporaryDirectory() as tmp:
+        model, per_rollout = warm_model(cfg, Path(tmp))
+        start, cpu = time.perf_counter(), time.process_time()
+        model.learn(per_rollout * rollouts, reset_num_timesteps=False)
+        dt, cpu = time.perf_counter() - start, time.process_time() - cpu
+    n = per_rollout * rollouts
+    return n / dt, cpu / dt, n / cpu, per_rollout, model.n_envs
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rollouts", type=int, default=6)
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
+    parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.one:  # one path, its settings in --set: prints its figures as JSON
+        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts)))
+        return
     f32 = "network.precision=float32"
     paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
                                     "network.belief=0", f32]),
@@ -73,23 +93,21 @@ def main(argv: list[str] | None = None) -> None:
         paths.append(("dense first layer, bfloat16 products",
                       paths[0][1][:-1] + ["network.precision=bfloat16"]))
     rows = []
-    for name, extra in paths:
-        cfg = load_config(args.config, args.set + extra)
-        torch.set_num_threads(cfg.torch_threads)
-        with tempfile.TemporaryDirectory() as tmp:
-            model, per_rollout = warm_model(cfg, Path(tmp))
-            start, cpu = time.perf_counter(), time.process_time()
-            model.learn(per_rollout * args.rollouts, reset_num_timesteps=False)
-            dt, cpu = time.perf_counter() - start, time.process_time() - cpu
-        n = per_rollout * args.rollouts
-        rows.append((name, n / dt, cpu / dt, n / cpu))
-    print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {model.n_envs:,} learner seats, "
+    for name, extra in paths:  # each in a fresh process: no path inherits another's state
+        sets = [x for v in args.set + extra for x in ("--set", v)]
+        out = subprocess.run([sys.executable, __file__, "--one", "--rollouts", str(args.rollouts),
+                              "--config", args.config, *sets],
+                             capture_output=True, text=True, check=True).stdout
+        rows.append((name, *json.loads(out.strip().splitlines()[-1])))
+    cfg = load_config(args.config, args.set)
+    per_rollout = int(rows[0][4])
+    print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {rows[0][5]:,} learner seats, "
           f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
           f"threads; {args.rollouts} × {per_rollout:,} samples timed per path, after a warm-up "
-          f"rollout, the paths one after the other.\n")
+          f"rollout, the paths one after the other, each in its own process.\n")
     print("| path | learner samples/s (wall) | CPUs busy | learner samples per CPU-second | "
           "vs dense |\n|---|---:|---:|---:|---:|")
-    for name, rate, busy, per_cpu in rows:
+    for name, rate, busy, per_cpu, _, _ in rows:
         print(f"| {name} | {rate:,.0f} | {busy:.2f} | {per_cpu:,.0f} | {rate / rows[0][1]:.2f}× |")
 
 

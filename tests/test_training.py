@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -100,11 +101,21 @@ def test_config_cli_error_exit_code_2(tmp_path, capsys):
 
 
 def test_torch_threads_sleep_only_when_other_processes_hold_the_cores():
-    from training import omp_wait_policy
+    from training import busy_elsewhere, omp_wait_policy
     assert omp_wait_policy(load=4.2, cpus=2) == "PASSIVE"
     assert omp_wait_policy(load=2.0, cpus=2) == "PASSIVE"
     assert omp_wait_policy(load=1.4, cpus=2) is None  # idle, or our own last run
     assert omp_wait_policy(load=0.1, cpus=16) is None
+    if busy_elsewhere() is not None:  # Linux: the runnable tasks now, not a minute's average
+        spin = "import time\nend = time.time() + 20\nwhile time.time() < end: pass"
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(2)]
+        try:
+            time.sleep(0.5)
+            assert busy_elsewhere() >= 2
+        finally:
+            for hog in hogs:
+                hog.kill()
+                hog.wait()
     code = "import os, training; print(os.environ['OMP_WAIT_POLICY'])"
     mine = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           env={**os.environ, "OMP_WAIT_POLICY": "ACTIVE"},

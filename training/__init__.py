@@ -29,17 +29,41 @@ the commands, players and loaders through entry points).
 import os
 
 
+def busy_elsewhere(reads: int = 3, gap: float = 0.005) -> float | None:
+    """How many other processes are running or ready to run now: the median of
+    ``reads`` reads of Linux's count of runnable tasks (``/proc/loadavg``'s
+    fourth field), ``gap`` seconds apart, less this process. None where there
+    is no such count."""
+    import time
+    counts = []
+    for k in range(reads):
+        try:
+            with open("/proc/loadavg", encoding="ascii") as f:
+                counts.append(int(f.read().split()[3].split("/")[0]) - 1)
+        except (OSError, ValueError, IndexError):
+            return None
+        if k + 1 < reads:
+            time.sleep(gap)
+    return float(sorted(counts)[len(counts) // 2])
+
+
 def omp_wait_policy(load: float | None = None, cpus: int | None = None) -> str | None:
     """``PASSIVE`` when other processes already keep every core busy, else None
     (OpenMP's default: waiting threads spin a while before they sleep).
 
-    Measured with the default config's 2 torch threads: on a machine shared
-    with two busy processes (load about 4, ``benchmarks/bench_train.py``),
-    2,356 learner samples/s spinning against 26,784 sleeping, because a
-    spinning thread burns the core its sibling needs; on the idle machine,
-    ``aluette train configs/default.yaml`` for 90 s reached 3.98 M samples
-    spinning against 3.04 M sleeping. So sleep only when the cores are taken.
+    ``load`` is how many other processes want a core now (:func:`busy_elsewhere`;
+    the 1-minute load average where that cannot be read). Not the load average
+    first: it trails the machine by minutes, so a run started just after another
+    finished would sleep on cores that have become free, and sleeping costs the
+    default config's learner about a fifth of its speed on an idle machine
+    (``python benchmarks/bench_train.py``: 28,676 and 26,114 learner samples/s
+    sleeping against 34,693 and 33,596 spinning, alternated). Spinning costs far
+    more when the cores are taken: on a machine shared with two busy processes
+    (load about 4), 2,356 learner samples/s spinning against 26,784 sleeping,
+    because a spinning thread burns the core its sibling needs.
     """
+    if load is None:
+        load = busy_elsewhere()
     if load is None:
         try:
             load = os.getloadavg()[0]

@@ -231,7 +231,7 @@ def encode_state(deal: Deal, out: np.ndarray | None = None) -> np.ndarray:
     hands = v[:NUM_SEATS * NUM_CARDS].reshape(NUM_SEATS, NUM_CARDS)
     hands[:] = 0
     for seat in range(NUM_SEATS):
-        hands[seat, deal.hands[seat]] = 1
+        hands[seat, deal.hand(seat)] = 1
     unused = v[NUM_SEATS * NUM_CARDS:(NUM_SEATS + 1) * NUM_CARDS]
     unused[:] = 0
     unused[deal.unused] = 1

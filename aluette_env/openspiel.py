@@ -261,7 +261,7 @@ class AluetteState(pyspiel.State):
         else:
             for s in range(NUM_SEATS):
                 lines.append(f"{AGENTS[s]}: " + ", ".join(card_name(c) for c in
-                                                         sorted(self.deal.hands[s])))
+                                                         self.deal.hand(s)))
             lines.append("trick: " + ", ".join(card_name(c) for c in self.deal.trick_cards))
             lines.append(f"tricks: {len(self.deal.tricks)}, winners "
                          f"{[AGENTS[w] if w >= 0 else None for w in self.deal.trick_winners]}")

@@ -236,7 +236,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
             if seat != deal.to_act:
                 raise RecordError(f"{at}: {AGENTS[seat]} plays out of turn; "
                                   f"{AGENTS[deal.to_act]} is to play")
-            if card not in deal.hands[seat]:
+            if not deal.holds(seat, card):
                 raise RecordError(f"{at}: {describe(card)} is not in {AGENTS[seat]}'s hand")
             deal.play(card)
             played[card] = k

@@ -61,6 +61,6 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             lines.append(f"  {AGENTS[seat_at(deal.leader, k)]}: {card_name(c, lang)}")
         lines.append(f"To play: {AGENTS[deal.to_act]}")
     for a in show_hands:
-        hand = hand_order(deal.hands[SEAT[a]])
+        hand = hand_order(deal.hand(SEAT[a]))
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)

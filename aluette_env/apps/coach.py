@@ -120,7 +120,7 @@ def observe(deal: Deal, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """``seat``'s observation and legal-card mask (what its AI would be given)."""
     obs = encode_observation(deal, seat)
     mask = np.zeros(NUM_CARDS, np.int8)
-    mask[deal.hands[seat]] = 1
+    mask[deal.hand(seat)] = 1
     return obs, mask
 
 

@@ -181,7 +181,7 @@ class GameSession:
             seat = deal.to_act
             obs = encode_observation(deal, seat)
             mask = np.zeros(NUM_CARDS, np.int8)
-            mask[deal.hands[seat]] = 1
+            mask[deal.hand(seat)] = 1
             card = int(player.act(obs, mask))
             events.extend(self._play(card))
         return events

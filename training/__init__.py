@@ -56,8 +56,10 @@ def omp_wait_policy(load: float | None = None, cpus: int | None = None) -> str |
     first: it trails the machine by minutes, so a run started just after another
     finished would sleep on cores that have become free, and sleeping costs the
     default config's learner about a fifth of its speed on an idle machine
-    (``python benchmarks/bench_train.py``: 28,676 and 26,114 learner samples/s
-    sleeping against 34,693 and 33,596 spinning, alternated). Spinning costs far
+    (three rollouts of ``benchmarks/bench_train.py``'s model in a fresh process
+    each, alternated: 28,676 and 26,114 learner samples/s sleeping against
+    34,693 and 33,596 spinning; a whole ``make train`` run, 45 s against 35 s a
+    million samples). Spinning costs far
     more when the cores are taken: on a machine shared with two busy processes
     (load about 4), 2,356 learner samples/s spinning against 26,784 sleeping,
     because a spinning thread burns the core its sibling needs.

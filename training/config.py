@@ -396,6 +396,9 @@ class TrainConfig(BaseModel):
         if self.backend == "rllib" and (net.critic != "seat"):
             raise ValueError("'network.critic' privileged: not supported by backend rllib; "
                              "set it to seat")
+        if self.backend == "rllib" and net.precision == "bfloat16":
+            raise ValueError("'network.precision' bfloat16: not supported by backend rllib; "
+                             "set it to float32 or auto (float32 there)")
         if self.backend == "rllib" and self.ppo.target_kl is not None:
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")

@@ -315,6 +315,9 @@ def test_display_settings_apply_live_and_survive_a_reload(page):
     filter_before = page.evaluate("getComputedStyle(document.getElementById('app')).filter")
     for slider in ("contrast", "grain", "warmth"):
         assert page.locator(f"#{slider}").input_value() == "50"  # default 50 %
+    # At the neutral point the page is neither filtered nor tinted (a filter or a
+    # blended layer over the whole window costs a full redraw at every change).
+    assert filter_before == "none" and page.locator(".tint").is_hidden()
     page.click("#open-settings")
     page.locator("#contrast").fill("80")
     page.locator("#grain").fill("10")
@@ -322,6 +325,7 @@ def test_display_settings_apply_live_and_survive_a_reload(page):
     after = page.evaluate(f"[{root}('--contrast'), {root}('--grain'), {root}('--tint')]")
     assert all(a != b for a, b in zip(after, before))  # applied at once
     assert page.evaluate("getComputedStyle(document.getElementById('app')).filter") != filter_before
+    assert page.locator(".tint").is_hidden() is False
     assert page.locator("#contrast-out").inner_text() == "80%"
     page.locator("#pace").fill("300")
     page.keyboard.press("Escape")

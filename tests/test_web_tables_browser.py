@@ -12,6 +12,7 @@ screenshot of the table of four people there.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import time
@@ -48,11 +49,26 @@ def quick(tmp_path_factory):
         yield SimpleNamespace(url=url.rstrip("/"))
 
 
+#: The browser contexts the running test opened (``seat_page``): closed when it
+#: ends, so no page of a finished test goes on following its game (or asking a
+#: stopped server every 1.5 s) beside the tests that come after it.
+_CONTEXTS: list = []
+
+
+@pytest.fixture(autouse=True)
+def _close_pages():
+    yield
+    while _CONTEXTS:
+        with contextlib.suppress(Exception):  # one the test closed itself
+            _CONTEXTS.pop().close()
+
+
 def seat_page(browser, url: str, lang: str | None = None, before=None):
-    """A page of its own (a browser context) at ``url``; ``before(page)`` runs
-    before it loads."""
+    """A page of its own (a browser context) at ``url``, closed when the test
+    ends; ``before(page)`` runs before it loads."""
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion="reduce")
+    _CONTEXTS.append(context)
     context.add_init_script("localStorage.setItem('aluette.pace', '0');" + (
         f"localStorage.setItem('aluette.lang', '{lang}');" if lang else ""))
     page = context.new_page()

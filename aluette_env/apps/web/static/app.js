@@ -706,6 +706,9 @@
     root.setProperty("--grain", String((d.grain / 100) * 0.5)); // grain layer opacity 0 - 0.5
     const w = (d.warmth - 50) / 50; // -1 cool ... +1 warm
     root.setProperty("--tint", w >= 0 ? `rgba(255, 140, 40, ${0.22 * w})` : `rgba(60, 130, 255, ${-0.22 * w})`);
+    $("app").classList.toggle("contrasted", d.contrast !== DISPLAY_DEFAULT.contrast);
+    document.querySelector(".grain").hidden = d.grain === 0;
+    document.querySelector(".tint").hidden = w === 0;
     for (const key of Object.keys(DISPLAY_DEFAULT)) {
       $(key).value = d[key];
       $(`${key}-out`).textContent = t("{n}%", {n: number(d[key])});

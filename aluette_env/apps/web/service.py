@@ -48,7 +48,7 @@ from ..narrator import Narrator
 from ..session import AI_SEATS, GameError, GameSession, StaleMove
 from .changes import Changes
 from .errors import ApiError
-from .store import SEEN_EVERY_S, DamagedGame, Games, SeatFound
+from .store import DamagedGame, Games, SeatFound
 
 log = logging.getLogger("aluette.web")
 
@@ -57,6 +57,9 @@ log = logging.getLogger("aluette.web")
 WORKER = secrets.token_hex(4)
 #: Threads that run the moves (and the database's calls): a slow AI seat holds one.
 THREADS = 40
+#: How often a seat's ``last_seen`` is written at most, in seconds: a person
+#: is here while their page asks or holds a socket, one write per interval.
+SEEN_EVERY_S = 2.0
 #: What an event's view leaves out, to keep a move's answer small: the deal's
 #: finished tricks (the answer's ``state`` has them; the page shows the last one).
 NOT_IN_STEPS = frozenset({"tricks_played"})
@@ -313,7 +316,7 @@ class GameService:
         None for an unknown token. Rows that are not what this server writes
         raise :class:`~.store.DamagedGame`. Under the table's lock,
         :meth:`GameCache.fresh` brings the game up to the version read here."""
-        found: SeatFound | None = self.store.seat(token)
+        found: SeatFound | None = self.store.seat(token, seen_after=SEEN_EVERY_S)
         if found is None:
             return None
         entry = self.cache.entry(found.game_id)
@@ -541,7 +544,7 @@ class GameService:
 
     async def keep_seen(self) -> None:
         """Every seat with an open socket in this process is marked as here,
-        in one write every :data:`~.store.SEEN_EVERY_S` seconds (whichever
+        in one write every :data:`SEEN_EVERY_S` seconds (whichever
         socket comes first does it)."""
         now = self.clock()
         if now - self._seen_at < SEEN_EVERY_S:

@@ -52,8 +52,6 @@ from aluette_env.game import NUM_SEATS
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: token_urlsafe(16): 128 random bits; the table tokens and the game ids alike.
 TOKEN_BYTES = 16
-#: How often a seat's ``last_seen`` is written at most, in seconds.
-SEEN_EVERY_S = 2.0
 
 
 
@@ -320,11 +318,12 @@ class Games:
 
     # ---------------------------------------------------------------- reading
 
-    def seat(self, token: str) -> SeatFound | None:
+    def seat(self, token: str, seen_after: float | None = None) -> SeatFound | None:
         """The seat of ``token`` and its game's version (one read); None for an
-        unknown token. A person's seat is seen now (written at most every
-        :data:`SEEN_EVERY_S` seconds). A seat row that is not what this server
-        writes raises :class:`DamagedGame`."""
+        unknown token. With ``seen_after``, a person's seat whose ``last_seen``
+        is that many seconds old or more is seen now, in the same transaction
+        (how often is the caller's policy). A seat row that is not what this
+        server writes raises :class:`DamagedGame`."""
         if not isinstance(token, str) or not 8 <= len(token) <= 128:
             return None
         with self.db.session() as s:
@@ -338,7 +337,7 @@ class Games:
             gid, seat, name, last_seen, version, away_after = row
             _check_seat_row(gid, seat, name, last_seen, version, away_after)
             now = self.clock()
-            if seat is not None and now - last_seen >= SEEN_EVERY_S:  # the person is here
+            if seen_after is not None and seat is not None and now - last_seen >= seen_after:
                 s.execute(update(SeatRow).where(SeatRow.token_hash == token_hash(token))
                           .values(last_seen=now))
                 last_seen = now

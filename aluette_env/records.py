@@ -260,17 +260,7 @@ def positions(record: dict[str, Any]) -> Iterator[Position]:
 def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Each deal's tricks as the core plays them: ``{"index", "leader",
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
-    out: list[list[dict[str, Any]]] = []
-    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
-    for d in record["deals"]:
-        deal = match.start_deal(d["hands"])
-        for _, card in d["plays"]:
-            deal.play(card)
-        out.append([{"index": t.index, "leader": AGENTS[t.leader],
-                     "plays": [[AGENTS[seat_at(t.leader, k)], c] for k, c in enumerate(t.cards)],
-                     "winner": None if t.winner < 0 else AGENTS[t.winner]}
-                    for t in deal.tricks])
-    return out
+    return replay(record)[0]
 
 
 def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -280,7 +270,15 @@ def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     the last play led a trick; "done": that trick is complete; "winner": who
     took it (None: spoiled, or not complete)}``. A complete trick stays on the
     table until the next card (R9-R11, as the core plays them)."""
-    out: list[list[dict[str, Any]]] = []
+    return replay(record)[1]
+
+
+def replay(record: dict[str, Any]) -> tuple[list[list[dict[str, Any]]],
+                                            list[list[dict[str, Any]]]]:
+    """(:func:`tricks`, :func:`replay_steps`) of ``record`` from one replay of
+    its plays through the core."""
+    all_tricks: list[list[dict[str, Any]]] = []
+    all_steps: list[list[dict[str, Any]]] = []
     match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
     for d in record["deals"]:
         dealt = [list(h) for h in d["hands"]]
@@ -294,8 +292,13 @@ def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
                 leader, cards, winner, done = trick.leader, trick.cards, trick.winner, True
             on_table = [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)]
             steps.append(_step(dealt, deal, on_table, len(cards) == 1, winner, done))
-        out.append(steps)
-    return out
+        all_steps.append(steps)
+        all_tricks.append([{"index": t.index, "leader": AGENTS[t.leader],
+                            "plays": [[AGENTS[seat_at(t.leader, k)], c]
+                                      for k, c in enumerate(t.cards)],
+                            "winner": None if t.winner < 0 else AGENTS[t.winner]}
+                           for t in deal.tricks])
+    return all_tricks, all_steps
 
 
 def _step(dealt: list[list[int]], deal: Deal, trick: list, opened: bool, winner: int | None,

@@ -41,7 +41,7 @@ from starlette.routing import Route
 from aluette_env.game import NUM_CARDS, NUM_SEATS, Deal, seat_at
 from aluette_env import records
 from aluette_env.records import (
-    MAX_BYTES, RecordError, human_seats, load_record, replay_steps, tricks,
+    MAX_BYTES, RecordError, human_seats, load_record, replay,
 )
 
 from ..coach import ReviewQueue, match_summary, observe
@@ -167,8 +167,8 @@ class CoachRoutes:
             _, old = self.records.popitem(last=False)
             if all(kept["key"] != old["key"] for kept in self.records.values()):
                 self.queue.forget(old["key"])
-        self.records[rid] = {"record": record, "tricks": tricks(record),
-                             "steps": replay_steps(record), "key": key}
+        played, steps = replay(record)
+        self.records[rid] = {"record": record, "tricks": played, "steps": steps, "key": key}
         for d in range(len(record["deals"])):
             self.queue.submit(key, record, d, seats, background=True)
         return JSONResponse({"id": rid}, status_code=201)

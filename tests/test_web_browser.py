@@ -33,7 +33,9 @@ SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 
 @pytest.fixture(scope="module")
 def server():
-    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11) as served:
+    # A coach that only has to answer (every finished deal is reviewed in the background).
+    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
+                 hint_worlds=8, review_worlds=4) as served:
         yield served
 
 

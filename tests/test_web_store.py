@@ -347,7 +347,9 @@ class Served:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
              "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
-             "--left", "random", "--right", "heuristic"],
+             "--left", "random", "--right", "heuristic",
+             # The coach's effort is test_coach.py's: here it only has to answer.
+             "--hint-worlds", "8", "--review-worlds", "4"],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         line = self.proc.stdout.readline()
         assert re.search(r"http://127\.0\.0\.1:\d+/", line), (line, self.proc.stderr.read())

@@ -22,18 +22,21 @@ import argparse
 import time
 
 import numpy as np
-import pyspiel
-from open_spiel.python import rl_environment
-from open_spiel.python.algorithms import ismcts, mcts
-from open_spiel.python.pytorch.policy_gradient import PolicyGradient
 
 from aluette_env.commands import seed_int
-from aluette_env.openspiel import GAME_NAME, seeded_resampler
-from aluette_env.players.spiel import player_bot
+
+# OpenSpiel (and with it torch) loads in the functions that use it, once the
+# arguments are checked: a bad one is refused at once.
 
 
 def ismcts_against_ai(deals: int, simulations: int, seed: int) -> list[float]:
     """Team 0's points per deal, ISMCTS on seats 0 and 2, ``ai`` on 1 and 3."""
+    import pyspiel
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    from aluette_env.openspiel import GAME_NAME, seeded_resampler
+    from aluette_env.players.spiel import player_bot
+
     rs = np.random.RandomState(seed)
     points = []
     for k in range(deals):
@@ -56,6 +59,12 @@ def ismcts_against_ai(deals: int, simulations: int, seed: int) -> list[float]:
 
 def policy_gradient(episodes: int, seed: int) -> tuple[float, int]:
     """A2C agents on every seat for ``episodes`` one-deal matches: (seconds, steps)."""
+    import pyspiel
+    from open_spiel.python import rl_environment
+    from open_spiel.python.pytorch.policy_gradient import PolicyGradient
+
+    from aluette_env.openspiel import GAME_NAME
+
     game = pyspiel.load_game(GAME_NAME, {"num_deals": 1})
     env = rl_environment.Environment(game, seed=seed)
     size = env.observation_spec()["info_state"][0]

@@ -18,32 +18,36 @@ import argparse
 import time
 
 import numpy as np
-import torch
-from tianshou.algorithm import (
-    DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm,
-)
-from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
-from tianshou.algorithm.optim import AdamOptimizerFactory
-from tianshou.data import Collector, CollectStats, VectorReplayBuffer
-from tianshou.env import DummyVectorEnv
-from tianshou.env.pettingzoo_env import PettingZooEnv
-from tianshou.trainer import OffPolicyTrainerParams
-from tianshou.utils.net.common import Net
 
 import aluette_env
 from aluette_env.commands import seed_int
 
 
-def make_env() -> PettingZooEnv:
-    return PettingZooEnv(aluette_env.env(num_deals=1, numeric_infos=True))
-
-
 def main(argv: list[str] | None = None) -> dict:
-    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own,
+    # and before Tianshou and torch load (seconds)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="a few hundred steps")
     parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
-    args = parser.parse_args(argv)
+    return train(parser.parse_args(argv))
+
+
+def train(args: argparse.Namespace) -> dict:
+    import torch
+    from tianshou.algorithm import (
+        DQN, MARLRandomDiscreteMaskedOffPolicyAlgorithm, MultiAgentOffPolicyAlgorithm,
+    )
+    from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
+    from tianshou.algorithm.optim import AdamOptimizerFactory
+    from tianshou.data import Collector, CollectStats, VectorReplayBuffer
+    from tianshou.env import DummyVectorEnv
+    from tianshou.env.pettingzoo_env import PettingZooEnv
+    from tianshou.trainer import OffPolicyTrainerParams
+    from tianshou.utils.net.common import Net
+
+    def make_env() -> PettingZooEnv:
+        return PettingZooEnv(aluette_env.env(num_deals=1, numeric_infos=True))
+
     epochs, steps_per_epoch, envs = (1, 100, 1) if args.quick else (5, 5000, 8)
     torch.manual_seed(args.seed)
     np.random.seed(args.seed)

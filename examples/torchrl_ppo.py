@@ -22,17 +22,6 @@ from __future__ import annotations
 import argparse
 import time
 
-import torch
-from tensordict import TensorDict
-from tensordict.nn import TensorDictModule
-from torch import nn
-from torchrl.collectors import Collector
-from torchrl.envs.libs.pettingzoo import PettingZooWrapper
-from torchrl.envs.utils import check_env_specs
-from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
-from torchrl.objectives import ClipPPOLoss
-from torchrl.objectives.value import GAE
-
 import aluette_env
 from aluette_env.commands import seed_int
 from aluette_env.game import AGENTS
@@ -40,17 +29,31 @@ from aluette_env.game import AGENTS
 GROUP = "players"
 
 
-def make_env(seed: int) -> PettingZooWrapper:
-    return PettingZooWrapper(env=aluette_env.env(num_deals=1), use_mask=True,
-                             group_map={GROUP: list(AGENTS)}, seed=seed)
-
-
 def main(argv: list[str] | None = None) -> dict:
-    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own
+    # usage suppressed: a bad argument is one line on stderr (exit 2), as aluette's own,
+    # and before TorchRL and torch load (seconds)
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0], usage=argparse.SUPPRESS)
     parser.add_argument("--quick", action="store_true", help="two small batches")
     parser.add_argument("--seed", type=seed_int, default=0, help="0 to 2**32 - 1")
-    args = parser.parse_args(argv)
+    return train(parser.parse_args(argv))
+
+
+def train(args: argparse.Namespace) -> dict:
+    import torch
+    from tensordict import TensorDict
+    from tensordict.nn import TensorDictModule
+    from torch import nn
+    from torchrl.collectors import Collector
+    from torchrl.envs.libs.pettingzoo import PettingZooWrapper
+    from torchrl.envs.utils import check_env_specs
+    from torchrl.modules import MaskedCategorical, ProbabilisticActor, ValueOperator
+    from torchrl.objectives import ClipPPOLoss
+    from torchrl.objectives.value import GAE
+
+    def make_env(seed: int) -> PettingZooWrapper:
+        return PettingZooWrapper(env=aluette_env.env(num_deals=1), use_mask=True,
+                                 group_map={GROUP: list(AGENTS)}, seed=seed)
+
     batches, frames = (2, 72) if args.quick else (20, 2304)
     torch.manual_seed(args.seed)
 

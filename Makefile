@@ -17,8 +17,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -e '.[dev,distributed,openspiel,recipes]'
 	# numba compiles the engine's, the heuristics' and the search's kernels once, here,
 	# into its cache beside the sources (else each test worker compiles them again)
-	$(PY) -m aluette_env eval --team-a expert:worlds=2 --team-b pimc:worlds=2 --deals 5 >/dev/null 2>&1
-	$(PY) -m aluette_env eval --team-a heuristic:version=1 --team-b heuristic --deals 5 >/dev/null 2>&1
+	$(PY) -m aluette_env eval --team-a expert:worlds=2 --team-b pimc:worlds=2 --deals 5 --quiet >/dev/null
+	$(PY) -m aluette_env eval --team-a heuristic:version=1 --team-b heuristic --deals 5 --quiet >/dev/null
 	touch $(STAMP)
 
 # Tests spread over one worker more than there are cores (pytest-xdist): the

@@ -260,7 +260,7 @@ def positions(record: dict[str, Any]) -> Iterator[Position]:
 def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Each deal's tricks as the core plays them: ``{"index", "leader",
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
-    return replay(record)[0]
+    return replay(record, with_steps=False)[0]
 
 
 def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
@@ -273,26 +273,30 @@ def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     return replay(record)[1]
 
 
-def replay(record: dict[str, Any]) -> tuple[list[list[dict[str, Any]]],
-                                            list[list[dict[str, Any]]]]:
+def replay(record: dict[str, Any], with_steps: bool = True
+           ) -> tuple[list[list[dict[str, Any]]], list[list[dict[str, Any]]]]:
     """(:func:`tricks`, :func:`replay_steps`) of ``record`` from one replay of
-    its plays through the core."""
+    its plays through the core; without ``with_steps``, the second is empty."""
     all_tricks: list[list[dict[str, Any]]] = []
     all_steps: list[list[dict[str, Any]]] = []
     match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
     for d in record["deals"]:
         dealt = [list(h) for h in d["hands"]]
         deal = match.start_deal(dealt)
-        steps = [_step(dealt, deal, [], False, None, False)]
+        steps = [_step(dealt, deal, [], False, None, False)] if with_steps else []
         for _, card in d["plays"]:
-            if deal.play(card) == CARD_PLAYED:  # the trick in progress
+            event = deal.play(card)
+            if not with_steps:
+                continue
+            if event == CARD_PLAYED:  # the trick in progress
                 leader, cards, winner, done = deal.leader, deal.trick_cards, None, False
             else:  # the trick just completed
                 trick = deal.tricks[-1]
                 leader, cards, winner, done = trick.leader, trick.cards, trick.winner, True
             on_table = [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)]
             steps.append(_step(dealt, deal, on_table, len(cards) == 1, winner, done))
-        all_steps.append(steps)
+        if with_steps:
+            all_steps.append(steps)
         all_tricks.append([{"index": t.index, "leader": AGENTS[t.leader],
                             "plays": [[AGENTS[seat_at(t.leader, k)], c]
                                       for k, c in enumerate(t.cards)],

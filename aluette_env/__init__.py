@@ -29,8 +29,9 @@ table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
    registered for compiled code; :mod:`aluette_env._workers`, process pools
    whose workers end with their parent.
 6. render: :mod:`aluette_env.render`, text rendering of a table.
-7. aec: :mod:`aluette_env.aec`, the PettingZoo AEC environment, and its
-   versions :mod:`aluette_env.aluette_v0` and :mod:`aluette_env.aluette_v1`.
+7. aec: :mod:`aluette_env.aec`, the PettingZoo AEC environment, its
+   versions :mod:`aluette_env.aluette_v0` and :mod:`aluette_env.aluette_v1`,
+   and the signs variant :mod:`aluette_env.aluette_signs_v0`.
 8. vector: :mod:`aluette_env.vector`, the batched engine (numba kernels).
 9. players: :mod:`aluette_env.players`, the player protocol, spec registry and
    players (the search players roll out on the batched engine).

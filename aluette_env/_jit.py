@@ -16,7 +16,7 @@ May import: numba, :mod:`aluette_env.game`, :mod:`aluette_env.observation`.
 from __future__ import annotations
 
 from . import observation
-from .game import rules, seats, state
+from .game import rules, seats, signs, state
 
 try:
     from numba import config as _numba_config
@@ -42,9 +42,10 @@ SHARED = (
     rules.end_trick, rules.plays_left, rules.is_ahead, rules.first_to_reach, rules.deal_points,
     rules.team_points, rules.seat_gain, rules.dealer_of, rules.first_dealer_of,
     rules.first_leader, rules.tricks_left, rules.hand_size, rules.cards_in_trick,
-    rules.cards_before, rules.trick_so_far,
+    rules.cards_before, rules.trick_so_far, signs.sees_sign,
     state.start_deal, state.is_legal, state.step, state.played_by, state.order_of_play,
-    observation.write_view, observation.write_active, observation.write_hidden,
+    observation.write_view, observation.write_signs, observation.write_active,
+    observation.write_hidden,
     observation.read_view, observation.read_state,
 )
 for _fn in SHARED:

@@ -42,6 +42,19 @@ agents and teams (``"player_2"``, None for a spoiled trick or no winner);
 none), for libraries whose replay buffers take numbers only (Tianshou; see
 :func:`aluette_env.game.deal_result`).
 
+**The signs variant** (``env(signs=True, catch=0.25)``, registered as
+``aluette_signs_v0``; docs/RULES.md S1-S5): each turn is two steps. The seat to
+act first makes a sign or none (a sign action, ``48 + sign``: 48 silence,
+49-57 the nine signs of ``aluette_env.game.SIGNS``), then plays its card;
+``Discrete(58)`` actions, a 58-entry mask (the ten sign actions in the sign
+phase, the hand in the card phase). The partner always sees a sign; each
+opponent catches it with probability ``catch``, drawn from ``np_random`` when a
+deal is dealt; ``reset(options={"catches": [...]})`` fixes them (per deal, 9
+tricks x 4 signers x 4 observers of 0/1; only the signer's opponents' entries
+count), so duplicate evaluation replays the same catches. The observation is
+OBS_VERSION 3 (1,395 entries): version 2's, then the signs the seat saw
+(``observation.write_signs``); ``state()`` adds every sign made.
+
 Version history (PettingZoo's: a new suffix whenever the observations or the
 dynamics change; every version stays loadable, so old experiments repeat):
     v1 (:mod:`aluette_env.aluette_v1`): the perfect-recall observation,
@@ -63,15 +76,19 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import (
-    AGENTS, CARD_PLAYED, DEAL_DONE, MATCH_DONE, NUM_CARDS, NUM_SEATS, SEAT, Deal, Match,
-    check_card, check_hands, deal_result, describe, match_result, seat_gain, seat_of,
+    AGENTS, CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, MATCH_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS,
+    NUM_SIGN_ACTIONS, NUM_TRICKS, SEAT, SIGN_BASE, Deal, Match, catch_bits, check_card,
+    check_hands, deal_result, describe, match_result, seat_gain, seat_of,
 )
 from .observation import (
-    MAX_DEALS, IncrementalObservations, encode_state, obs_size, state_size,
+    MAX_DEALS, SIGNS_OBS_SIZE, SIGNS_OBS_VERSION, IncrementalObservations, encode_state,
+    obs_size, state_size, write_signs, write_view,
 )
 from .render import render_table
 
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
+_SIGN_MASK = np.zeros(NUM_ACTIONS, np.int8)
+_SIGN_MASK[SIGN_BASE:] = 1
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -104,7 +121,8 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
                 try:
                     check_card(action)
                 except ValueError as err:
-                    raise ValueError(f"{agent}'s action: {err}") from None
+                    if not (self.unwrapped.signs and _is_sign_action(action)):
+                        raise ValueError(f"{agent}'s action: {err}") from None
         super().step(action)
 
 
@@ -125,7 +143,8 @@ class raw_env(AECEnv):
 
     def __init__(self, num_deals: int = 5, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
-                 numeric_infos: bool = False):
+                 numeric_infos: bool = False, signs: bool = False,
+                 catch: float = DEFAULT_CATCH):
         """
         Args:
             num_deals: deals in a match (R2 says five); 1 to ``MAX_DEALS``.
@@ -136,6 +155,10 @@ class raw_env(AECEnv):
                 none by default, as a player sees the table.
             numeric_infos: the deal and match results in ``infos`` with seats
                 and teams as numbers (-1: none) instead of names.
+            signs: the signs variant (S1-S5, see the module docstring): a sign
+                step before each card, OBS_VERSION 3, 58 actions.
+            catch: with signs, the chance that each opponent catches a sign
+                (S4), 0 to 1.
         """
         super().__init__()
         if isinstance(num_deals, bool) or not isinstance(num_deals, (int, np.integer)) \
@@ -147,6 +170,21 @@ class raw_env(AECEnv):
         hands = _render_hands(render_hands)
         if not isinstance(numeric_infos, bool):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
+        if not isinstance(signs, (bool, np.bool_)):
+            raise ValueError(f"signs must be True or False, got {signs!r}")
+        if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
+                or not 0.0 <= float(catch) <= 1.0:
+            raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}")
+        if not signs and catch != DEFAULT_CATCH:
+            raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass "
+                             f"signs=True too")
+        self.signs = bool(signs)
+        self.catch = float(catch)
+        if self.signs:
+            if self.obs_version != type(self).obs_version or self.obs_version < 2:
+                raise ValueError("the signs variant extends the version-2 observation")
+            self.metadata = {**self.metadata, "name": "aluette_signs_v0"}
+            self.obs_version = SIGNS_OBS_VERSION
         self.numeric_infos = numeric_infos
         self.num_deals = int(num_deals)
         self.render_mode = render_mode
@@ -154,14 +192,16 @@ class raw_env(AECEnv):
         self.possible_agents = list(AGENTS)
         self.agents = []
         self._obs_width = obs_size(self.obs_version)
+        self._num_actions = NUM_ACTIONS if self.signs else NUM_CARDS
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (self._obs_width,), np.int8),
-            "action_mask": spaces.Box(0, 1, (NUM_CARDS,), np.int8),
+            "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
         })
-        self._act_space = spaces.Discrete(NUM_CARDS)
+        self._act_space = spaces.Discrete(self._num_actions)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
-        self._state_width = state_size(self.obs_version)
+        self._state_width = state_size(2) + SIGNS_OBS_SIZE - obs_size(2) if self.signs \
+            else state_size(self.obs_version)
         self.state_space = spaces.Box(0, 1, (self._state_width,), np.int8)
         self.np_random, self.np_random_seed = None, None
         self._enc = IncrementalObservations(self._obs_width)
@@ -184,13 +224,14 @@ class raw_env(AECEnv):
                                  or seed < 0):
             raise ValueError(f"seed must be None or an integer >= 0, got {seed!r}"[:200])
         seed = None if seed is None else int(seed)  # gymnasium's seeding takes Python ints
-        first_dealer, deals = self._parse_options(options)
+        first_dealer, deals, catches = self._parse_options(options)
         if seed is not None or self.np_random is None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
         if first_dealer is None:
             first_dealer = int(self.np_random.integers(NUM_SEATS))
         self._fixed_deals = deals
-        self.match = Match(first_dealer=first_dealer, num_deals=self.num_deals)
+        self._fixed_catches = catches
+        self.match = Match(first_dealer=first_dealer, num_deals=self.num_deals, signs=self.signs)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -201,15 +242,17 @@ class raw_env(AECEnv):
         self.last_trick = None
         self._start_deal()
 
-    def _parse_options(self, options: dict | None) -> tuple[int | None, list | None]:
+    def _parse_options(self, options: dict | None
+                       ) -> tuple[int | None, list | None, list | None]:
         if options is None:
-            return None, None
+            return None, None, None
         if not isinstance(options, dict):
             raise ValueError(f"options must be a dict, got {type(options).__name__}")
-        unknown = set(options) - {"first_dealer", "deals"}
+        known = {"first_dealer", "deals", "catches"} if self.signs else {"first_dealer", "deals"}
+        unknown = set(options) - known
         if unknown:
             logger.warn(f"reset() ignores unknown option(s) {sorted(map(str, unknown))}; "
-                        f"known: 'first_dealer', 'deals'")
+                        f"known: {', '.join(repr(k) for k in sorted(known))}")
         first_dealer = options.get("first_dealer")
         if first_dealer is not None:
             try:
@@ -234,15 +277,53 @@ class raw_env(AECEnv):
                 except ValueError as err:
                     raise ValueError(f"options['deals'][{i}]: {err}") from None
             deals = checked
-        return first_dealer, deals
+        catches = options.get("catches") if self.signs else None
+        if catches is not None:
+            catches = self._check_catches(catches)
+        return first_dealer, deals, catches
+
+    def _check_catches(self, catches: Any) -> list[list[int]]:
+        """``options["catches"]`` (per deal, [9, 4, 4] 0/1: trick, signer, observer)
+        as each deal's ``caught`` bits (S4)."""
+        try:
+            arr = np.asarray(catches)
+        except ValueError:
+            arr = None
+        shape = (NUM_TRICKS, NUM_SEATS, NUM_SEATS)
+        if arr is None or arr.ndim != 4 or arr.shape[1:] != shape \
+                or not 1 <= arr.shape[0] <= self.num_deals \
+                or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_) \
+                or not np.isin(arr, (0, 1)).all():
+            got = getattr(arr, "shape", None)
+            raise ValueError(f"options['catches'] must be 1 to {self.num_deals} deals of "
+                             f"9 x 4 x 4 0/1 (trick, signer, observer), got "
+                             f"{'shape ' + str(got) if got is not None else 'ragged lists'}")
+        return [[catch_bits(s, bool(d[t, s, (s + 1) % NUM_SEATS]),
+                            bool(d[t, s, (s + 3) % NUM_SEATS]))
+                 for t in range(NUM_TRICKS) for s in range(NUM_SEATS)] for d in arr]
+
+    def _draw_catches(self) -> list[int] | None:
+        """S4: the deal's catches, fixed by ``options["catches"]`` or drawn from
+        ``np_random`` (two opponents for each of the 36 signs)."""
+        if not self.signs:
+            return None
+        k = self.match.deal_index
+        if self._fixed_catches is not None and k < len(self._fixed_catches):
+            return self._fixed_catches[k]
+        draws = self.np_random.random((NUM_TRICKS * NUM_SEATS, 2)) < self.catch
+        return [catch_bits(i % NUM_SEATS, bool(left), bool(right))
+                for i, (left, right) in enumerate(draws)]
 
     def _start_deal(self) -> None:
         match = self.match
         k = match.deal_index
         if self._fixed_deals is not None and k < len(self._fixed_deals):
-            self.deal = match.start_deal([list(h) for h in self._fixed_deals[k]])
+            hands, deck = [list(h) for h in self._fixed_deals[k]], None
         else:
-            self.deal = match.deal_deck(self.np_random.permutation(NUM_CARDS).tolist())
+            hands, deck = None, self.np_random.permutation(NUM_CARDS).tolist()
+        caught = self._draw_catches()
+        self.deal = match.start_deal(hands, caught=caught) if deck is None else \
+            match.deal_deck(deck, caught=caught)
         self._enc.start_deal(self.deal.state)
         self.agent_selection = AGENTS[self.deal.to_act]
 
@@ -258,11 +339,32 @@ class raw_env(AECEnv):
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         g = match.state
         enc = self._enc
+        if self.signs:
+            return self._observe_signs(g, seat)
         mask = (enc.hands[seat] if seat == g.to_act and not g.over else _EMPTY_MASK).copy()
         return {"observation": enc.seats[seat].copy(), "action_mask": mask}
 
+    def _observe_signs(self, g, seat: int) -> dict[str, np.ndarray]:
+        """The signs variant's observation (OBS_VERSION 3) and 58-entry mask, from the
+        state (:func:`write_view`, :func:`write_signs`)."""
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_view(g, seat, row)
+        write_signs(g, seat, row)
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        if seat == g.to_act and not g.over:
+            if self.deal.signing:
+                mask[SIGN_BASE:] = 1
+            else:
+                mask[:NUM_CARDS] = row[:NUM_CARDS]
+        return {"observation": row, "action_mask": mask}
+
     def state(self) -> np.ndarray:
-        return encode_state(self.deal)[:self._state_width]
+        base = encode_state(self.deal)
+        if not self.signs:
+            return base[:self._state_width]
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_signs(self.match.state, -1, row)
+        return np.concatenate([base[:state_size(2)], row[obs_size(2):]])
 
     # -- step -------------------------------------------------------------------
 
@@ -279,6 +381,9 @@ class raw_env(AECEnv):
         deal = self.deal
         g = deal.state
         seat = g.to_act
+        if self.signs and deal.signing:
+            self._sign(agent, seat, action)
+            return
         # The common case, an int card id in the hand to act, in one test; anything
         # else is checked and refused, naming the reason, by _check_action.
         if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat:
@@ -302,6 +407,20 @@ class raw_env(AECEnv):
                     self.render()
                 return
         self.agent_selection = AGENTS[g.to_act]
+        if self.render_mode == "human":
+            self.render()
+
+    def _sign(self, agent: str, seat: int, action: Any) -> None:
+        """S1: the seat to act makes its sign (or none); it plays its card next."""
+        if not _is_sign_action(action):
+            raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
+                             f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
+        if self._dirty:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {a: {} for a in self.agents}
+            self._dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        self.deal.sign(int(action) - SIGN_BASE)
         if self.render_mode == "human":
             self.render()
 
@@ -352,6 +471,11 @@ class raw_env(AECEnv):
         pass
 
 
+def _is_sign_action(action: Any) -> bool:
+    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
+        and SIGN_BASE <= action < NUM_ACTIONS
+
+
 def _is_sequence(x: Any) -> bool:
     return isinstance(x, (list, tuple, np.ndarray))
 
@@ -381,6 +505,8 @@ def _register() -> None:
         if f"aluette-v{version}" not in aec_registry:  # ids as the registry spells them
             register("aec", f"aluette_v{version}",
                      entry_point=f"aluette_env.aluette_v{version}:env")
+    if "aluette_signs-v0" not in aec_registry:
+        register("aec", "aluette_signs_v0", entry_point="aluette_env.aluette_signs_v0:env")
 
 
 _register()

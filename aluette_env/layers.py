@@ -44,7 +44,8 @@ LAYERS: tuple[Layer, ...] = (
              "seat arithmetic and `NOBODY`), the rules as small functions (`rules`: dealing, "
              "tricks, the tally and its scoring, team points), the game's one step over a flat "
              "state record (`state`: `STATE_FIELDS`, `start_deal`, `step`), `Deal` and `Match` "
-             "for Python callers and the result dicts (`deal`) — every rule stated once "
+             "for Python callers and the result dicts (`deal`), the signs variant (`signs`: "
+             "S1–S5, its phase part of the one step) — every rule stated once "
              "([where](RULES.md#where-each-rule-lives-in-the-code))"),
         Part(("aluette_env.models",), (), "the shipped ONNX policies (package data)"),
         Part(("aluette_env._files",), (),
@@ -82,12 +83,14 @@ LAYERS: tuple[Layer, ...] = (
         Part(("aluette_env.render",), (), "the table as text for `render()`"),
     )),
     Layer("aec", (
-        Part(("aluette_env.aec", "aluette_env.aluette_v0", "aluette_env.aluette_v1"),
+        Part(("aluette_env.aec", "aluette_env.aluette_v0", "aluette_env.aluette_v1",
+              "aluette_env.aluette_signs_v0"),
              ("numpy", "gymnasium", "pettingzoo"),
-             "the PettingZoo AEC environment (`raw_env`, `env`, registered as `aluette_v0` and "
-             "`aluette_v1`); one module per version, PettingZoo's way: `aluette_v1` (perfect "
-             "recall, the one to use), `aluette_v0` (the version-1 observation, kept so old "
-             "experiments repeat)"),
+             "the PettingZoo AEC environment (`raw_env`, `env`, registered as `aluette_v0`, "
+             "`aluette_v1` and `aluette_signs_v0`); one module per version, PettingZoo's way: "
+             "`aluette_v1` (perfect recall, the one to use), `aluette_v0` (the version-1 "
+             "observation, kept so old experiments repeat), `aluette_signs_v0` (the signs "
+             "variant)"),
     )),
     Layer("vector", (
         Part(("aluette_env.vector",), ("numpy",),

@@ -77,12 +77,14 @@ from typing import Any
 import numpy as np
 
 from .game import (
-    CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, NUM_UNUSED, TRICK_DONE,
-    Deal, first_leader, relative_seat, team_of,
+    CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, NUM_UNUSED,
+    SIGN_PHASE, TRICK_DONE, Deal, first_leader, relative_seat, sees_sign, team_of,
 )
 from .game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
 
 OBS_VERSION = 2
+#: The signs variant's observation (S5): version 2's, then the signs block.
+SIGNS_OBS_VERSION = 3
 MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
 MAX_POINTS = 2 * MAX_DEALS
 
@@ -126,10 +128,13 @@ SLICES, SHAPES, OBS_SIZE = _layout()
 
 def obs_size(version: int) -> int:
     """Length of an observation of ``version`` (1 to OBS_VERSION): the prefix of
-    today's vector that a model of that version reads."""
+    today's vector that a model of that version reads; ``SIGNS_OBS_VERSION``
+    (3): the signs variant's vector, version 2's followed by the signs block."""
+    if version == SIGNS_OBS_VERSION:
+        return SIGNS_OBS_SIZE
     if version not in VERSION_ENDS_BEFORE:
         raise ValueError(f"no observation version {version!r}; versions are "
-                         f"{sorted(VERSION_ENDS_BEFORE)}")
+                         f"{sorted(VERSION_ENDS_BEFORE) + [SIGNS_OBS_VERSION]}")
     end = VERSION_ENDS_BEFORE[version]
     return OBS_SIZE if end is None else SLICES[end].start
 
@@ -152,6 +157,28 @@ STATE_SIZE = state_size(OBS_VERSION)
 
 #: A spoiled trick in ``trick_winners``: the field's last column (R11).
 SPOILED_COLUMN = NUM_SEATS
+
+#: The signs variant's observation (S5): version 2's vector (OBS_SIZE entries),
+#: then this block (SIGNS_OBS_VERSION). The default game's vector never has it.
+_SIGN_FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
+    # 1: someone is making a sign (the seat to act, before its card; S1)
+    ("signing", (1,)),
+    # one-hot sign 1-9 (column sign - 1) that each relative seat made in each
+    # trick of this deal, where the observer saw it: its own, its partner's,
+    # and the opponents' it caught (S5). Zeros: silence, not yet, or unseen.
+    ("signs", (NUM_TRICKS, NUM_SEATS, NUM_SIGNS)),
+)
+SIGN_SLICES: dict[str, slice] = {}
+SIGN_SHAPES: dict[str, tuple[int, ...]] = {}
+_start = OBS_SIZE
+for _name, _shape in _SIGN_FIELDS:
+    SIGN_SLICES[_name] = slice(_start, _start + int(np.prod(_shape)))
+    SIGN_SHAPES[_name] = _shape
+    _start = SIGN_SLICES[_name].stop
+#: Length of the signs variant's observation.
+SIGNS_OBS_SIZE = _start
+_SIGNING = SIGN_SLICES["signing"].start
+_SIGNS = SIGN_SLICES["signs"].start
 
 # Each field's offset and row length, as module constants (numba folds them).
 _HAND = OFFSET["hand"]
@@ -213,6 +240,26 @@ def write_view(g, observer, row) -> None:
         row[_POINTS_OWN + k] = 1
     for k in range(min(int(g.points[1 - team]), MAX_POINTS)):
         row[_POINTS_OPP + k] = 1
+
+
+def write_signs(g, observer, row) -> None:
+    """S5: the signs block of ``observer``'s vector (SIGNS_OBS_VERSION) from the
+    state ``g`` into ``row`` (int8 [SIGNS_OBS_SIZE]; :func:`write_view` writes the
+    rest): every sign of the deal the observer saw, by trick and relative seat,
+    and whether the seat to act is making its sign. Never a sign it did not see,
+    nor who caught its own. ``observer`` -1: every sign, by absolute seat (the
+    global state of a central critic)."""
+    for k in range(_SIGNING, SIGNS_OBS_SIZE):
+        row[k] = 0
+    if g.phase == SIGN_PHASE and not g.over:
+        row[_SIGNING] = 1
+    for t in range(NUM_TRICKS):
+        for s in range(NUM_SEATS):
+            sign = int(g.signs[t * NUM_SEATS + s])
+            if sign > 0 and (observer < 0
+                             or sees_sign(observer, s, int(g.caught[t * NUM_SEATS + s]))):
+                r = s if observer < 0 else relative_seat(s, observer)
+                row[_SIGNS + (t * NUM_SEATS + r) * NUM_SIGNS + sign - 1] = 1
 
 
 def encode_observation(deal: Deal, observer: int,

@@ -111,9 +111,10 @@ def test_the_declaration_keeps_the_heavy_packages_in_their_layers():
                           for m in part.modules)
              for name in ("pettingzoo", "gymnasium", "torch", "starlette", "sqlalchemy")}
     assert where == {
-        "pettingzoo": ["aluette_env.aec", "aluette_env.aluette_v0", "aluette_env.aluette_v1"],
-        "gymnasium": ["aluette_env.aec", "aluette_env.aluette_v0", "aluette_env.aluette_v1",
-                      "training"],
+        "pettingzoo": ["aluette_env.aec", "aluette_env.aluette_signs_v0",
+                       "aluette_env.aluette_v0", "aluette_env.aluette_v1"],
+        "gymnasium": ["aluette_env.aec", "aluette_env.aluette_signs_v0",
+                      "aluette_env.aluette_v0", "aluette_env.aluette_v1", "training"],
         "torch": ["training"],
         "starlette": ["aluette_env.apps.web"],
         "sqlalchemy": ["aluette_env.apps.web"],

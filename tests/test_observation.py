@@ -109,12 +109,14 @@ def test_version_1_is_a_prefix_and_versions_are_named():
     assert obs_size(1) == SLICES["history"].start == 638
     fields_v1 = [name for name, s in SLICES.items() if s.stop <= obs_size(1)]
     assert fields_v1[0] == "hand" and fields_v1[-1] == "points_opp"
+    # Version 3 is the signs variant's: version 2's vector, then the signs block.
+    assert obs_size(3) == OBS_SIZE + 1 + 9 * 4 * 9
     try:
-        obs_size(3)
+        obs_size(4)
     except ValueError as err:
-        assert "versions are [1, 2]" in str(err)
+        assert "versions are [1, 2, 3]" in str(err)
     else:
-        raise AssertionError("obs_size(3) did not raise")
+        raise AssertionError("obs_size(4) did not raise")
 
 
 def _reader_arrays():

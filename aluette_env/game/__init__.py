@@ -18,6 +18,8 @@ anywhere. Everything else builds on it:
 - :mod:`.deal`: ``Deal`` and ``Match`` for Python callers, views of one
   :class:`~.state.GameState` (``Deal.play`` returns the step's event), the
   records of finished deals and the result dicts every part reports.
+- :mod:`.signs`: the signs variant (S1-S5): the lexicon of signs, the sign
+  actions, who sees a sign. Its phase is part of the one step.
 
 May import: the standard library only.
 """
@@ -40,15 +42,22 @@ from .seats import (
     AGENTS, NOBODY, NUM_SEATS, NUM_TEAMS, SEAT, TEAMS, next_seat, other_team, partner_of,
     relative_seat, seat_at, seat_of, team_of,
 )
+from .signs import (
+    DEFAULT_CATCH, NO_SIGN, NUM_ACTIONS, NUM_SIGN_ACTIONS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD,
+    SIGNS, catch_bits, check_sign, is_sign_action, sees_sign, sign_name,
+)
 from .state import (
-    CARD_PLAYED, DEAL_DONE, MATCH_DONE, TRICK_DONE, GameState, is_legal, order_of_play,
-    played_by, start_deal, step,
+    CARD_PLAYED, DEAL_DONE, MATCH_DONE, PLAY_PHASE, SIGN_MADE, SIGN_PHASE, TRICK_DONE, GameState,
+    is_legal, order_of_play, played_by, start_deal, step,
 )
 
 __all__ = [
-    "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_NUM_DEALS", "HAND_SIZE",
-    "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NUM_CARDS", "NUM_SEATS", "NUM_STRENGTHS", "NUM_TEAMS",
-    "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "SEAT", "STRENGTH", "TEAMS", "TRICK_DONE", "Deal",
+    "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
+    "DEFAULT_NUM_DEALS", "HAND_SIZE", "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NO_SIGN",
+    "NUM_ACTIONS", "NUM_CARDS", "NUM_SEATS", "NUM_SIGNS", "NUM_SIGN_ACTIONS", "NUM_STRENGTHS",
+    "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "PLAY_PHASE", "SEAT", "SIGNS",
+    "SIGN_BASE", "SIGN_MADE", "SIGN_OF_CARD", "SIGN_PHASE", "STRENGTH", "TEAMS", "TRICK_DONE",
+    "Deal", "catch_bits", "check_sign", "is_sign_action", "sees_sign", "sign_name",
     "DealRecord", "DealScore", "GameState", "Match", "Trick", "card_beats", "card_name",
     "cards_before", "cards_in_trick", "check_card", "check_hands", "deal_cards", "deal_order",
     "deal_points", "deal_result", "dealer_of", "describe", "end_trick", "first_dealer_of",

@@ -24,7 +24,10 @@ from .rules import (
     record_trick, team_points, winning_team,
 )
 from .seats import AGENTS, NUM_SEATS, TEAMS
-from .state import CARD_PLAYED, DEAL_DONE, TRICK_DONE, UNUSED, GameState, start_deal, step
+from .signs import SIGN_BASE, check_sign, sign_name
+from .state import (
+    CARD_PLAYED, DEAL_DONE, SIGN_PHASE, TRICK_DONE, UNUSED, GameState, start_deal, step,
+)
 
 
 class DealScore(NamedTuple):
@@ -146,8 +149,34 @@ class Deal:
         return [self.hand(seat) for seat in range(NUM_SEATS)]
 
     def legal_cards(self) -> list[int]:
-        """R9: every card in the hand of the seat to act."""
-        return self.hand(self.state.to_act) if self.record is None else []
+        """R9: every card in the hand of the seat to act (none while it makes its sign)."""
+        if self.record is not None or self.state.phase == SIGN_PHASE:
+            return []
+        return self.hand(self.state.to_act)
+
+    @property
+    def signing(self) -> bool:
+        """With signs: the seat to act makes its sign (:meth:`sign`) before its card (S1)."""
+        return self.record is None and self.state.phase == SIGN_PHASE
+
+    def sign(self, sign: int) -> int:
+        """With signs (S1, S3): the seat to act makes ``sign`` (1-9, or NO_SIGN);
+        any sign is legal whatever the hand. Returns the step's event, SIGN_MADE;
+        the same seat plays its card next."""
+        sign = check_sign(sign)
+        if not self.signing:
+            what = "the deal is over" if self.record is not None else \
+                f"player_{self.state.to_act} plays a card now" if self.state.signs_on else \
+                "this match is played without signs"
+            raise ValueError(f"no sign to make ({sign_name(sign)}): {what}")
+        return step(self.state, SIGN_BASE + sign, STRENGTH)
+
+    def sign_of(self, trick: int, seat: int) -> int:
+        """The sign ``seat`` made in ``trick`` (0-8): 1-9, NO_SIGN, or -1 not yet (or
+        no signs in this match). Every seat's, as the table's record keeps them."""
+        if not self.state.signs_on:
+            return -1
+        return self.state.signs[trick * NUM_SEATS + seat]
 
     def play(self, card: int) -> int:
         """Play ``card`` for the seat to act (ValueError if it is not in that
@@ -156,6 +185,8 @@ class Deal:
         seat = g.to_act
         if self.record is not None:
             raise ValueError("the deal is over: all nine tricks have been played")
+        if g.phase == SIGN_PHASE:
+            raise ValueError(f"player_{seat} makes a sign (or none) before playing a card (S1)")
         if not (0 <= card < NUM_CARDS) or g.card_state[card] != seat:
             raise ValueError(f"card {_describe_any(card)} is not in player_{seat}'s hand; "
                              f"legal: {self.legal_cards()}")
@@ -208,12 +239,13 @@ class Match:
 
     __slots__ = ("deals", "state")
 
-    def __init__(self, first_dealer: int = 0, num_deals: int = DEFAULT_NUM_DEALS):
+    def __init__(self, first_dealer: int = 0, num_deals: int = DEFAULT_NUM_DEALS,
+                 signs: bool = False):
         if not 0 <= first_dealer < NUM_SEATS:
             raise ValueError(f"first_dealer must be a seat 0-3, got {first_dealer}")
         if num_deals < 1:
             raise ValueError(f"num_deals must be at least 1, got {num_deals}")
-        self.state = GameState(first_dealer=first_dealer, num_deals=num_deals)
+        self.state = GameState(first_dealer=first_dealer, num_deals=num_deals, signs=signs)
         self.deals: list[Deal] = []
 
     # The state's fields under the names people-facing code reads.
@@ -255,17 +287,23 @@ class Match:
         return [d.record for d in self.deals if d.record is not None]
 
     def start_deal(self, hands: Sequence[Sequence[int]],
-                   unused: Sequence[int] | None = None) -> Deal:
-        """Deal the match's next deal with these hands (checked; seat order)."""
-        return self._open(Deal.__new__(Deal), check_hands(hands), unused)
+                   unused: Sequence[int] | None = None,
+                   caught: Sequence[int] | None = None) -> Deal:
+        """Deal the match's next deal with these hands (checked; seat order).
+        With signs, ``caught`` is the deal's catches (S4): 36 bitmasks, the
+        sign of trick t by seat s at t * 4 + s (:func:`.signs.catch_bits`);
+        none caught if omitted."""
+        return self._open(Deal.__new__(Deal), check_hands(hands), unused, caught)
 
-    def deal_deck(self, deck: Sequence[int]) -> Deal:
+    def deal_deck(self, deck: Sequence[int], caught: Sequence[int] | None = None) -> Deal:
         """Deal the match's next deal from a shuffled deck (a permutation of the
-        48 card ids), dealt by the match's dealer (R5-R6)."""
+        48 card ids), dealt by the match's dealer (R5-R6); ``caught`` as in
+        :meth:`start_deal`."""
         hands, unused = deal_cards(deck, self.dealer)
-        return self._open(Deal.__new__(Deal), hands, unused)
+        return self._open(Deal.__new__(Deal), hands, unused, caught)
 
-    def _open(self, deal: Deal, hands: list[list[int]], unused: Sequence[int] | None) -> Deal:
+    def _open(self, deal: Deal, hands: list[list[int]], unused: Sequence[int] | None,
+              caught: Sequence[int] | None = None) -> Deal:
         if self.over:
             raise ValueError("the match is over: all deals have been played")
         g = self.state
@@ -275,7 +313,11 @@ class Match:
                 raise ValueError(f"the deal in progress is not over: {len(last.tricks)} of 9 "
                                  f"tricks played")
             last.state = g.copy()  # the finished deal keeps its own record
+        if caught is not None:
+            caught = _check_caught(caught, g.signs_on)
         start_deal(g, hands)
+        if caught is not None:
+            g.caught[:] = caught
         deal.state, deal.match, deal.tricks, deal.record = g, self, [], None
         deal.unused = sorted(unused) if unused is not None else \
             [c for c in range(NUM_CARDS) if g.card_state[c] == UNUSED]
@@ -289,6 +331,17 @@ class Match:
     def result(self) -> dict[str, Any]:
         """The ``infos[a]["match_result"]`` dict: points by team and the winning team."""
         return match_result(self.state.points)
+
+
+def _check_caught(caught: Sequence[int], signs_on: bool) -> list[int]:
+    if not signs_on:
+        raise ValueError("catches (caught) belong to a match played with signs")
+    out = list(caught)
+    if len(out) != NUM_TRICKS * NUM_SEATS or not all(
+            isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 16 for b in out):
+        raise ValueError(f"caught must be {NUM_TRICKS * NUM_SEATS} ints 0-15 (bit o: seat o "
+                         f"caught that sign), got {caught!r}"[:200])
+    return out
 
 
 def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_dealer: int = 0,

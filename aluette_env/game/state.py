@@ -43,6 +43,7 @@ from .rules import (
     next_leader, team_points,
 )
 from .seats import NOBODY, NUM_SEATS, next_seat, seat_at
+from .signs import NUM_ACTIONS, SIGN_BASE
 
 UNUSED = NUM_SEATS  # 4
 IN_TRICK = UNUSED + 1  # 5-8
@@ -51,6 +52,13 @@ PLAYED = IN_TRICK + NUM_SEATS  # 9-12
 #: What :func:`step` did: the card joined a trick; it completed a trick; it
 #: completed the deal (scored, match points added); it completed the match.
 CARD_PLAYED, TRICK_DONE, DEAL_DONE, MATCH_DONE = 0, 1, 2, 3
+#: The signs variant (S1): the seat to act made its sign (or none); it plays
+#: its card next. Below CARD_PLAYED, so ``event >= DEAL_DONE`` still reads
+#: "a deal ended".
+SIGN_MADE = -1
+#: ``phase``: the seat to act plays a card (always, without signs), or first
+#: makes its sign (S1).
+PLAY_PHASE, SIGN_PHASE = 0, 1
 
 #: The record: (name, kind, shape, meaning); kinds "i1" int8, "i2" int16, "u1"
 #: a 0/1 flag, "b1" bool. The engine's numpy dtype and GameState follow from it.
@@ -78,6 +86,12 @@ STATE_FIELDS: tuple[tuple[str, str, tuple[int, ...], str], ...] = (
     ("deal_score", "i1", (), "its points for the winner's team: 0, 1 or 2"),
     ("mordienne", "b1", (), "it was won by Mordienne (R16)"),
     ("over", "b1", (), "the match is finished"),
+    ("signs_on", "b1", (), "the signs variant (S1): each turn is a sign, then a card"),
+    ("phase", "i1", (), "PLAY_PHASE, or SIGN_PHASE: the seat to act makes its sign first"),
+    ("signs", "i1", (NUM_TRICKS * NUM_SEATS,),
+     "sign made in trick t by seat s, at t * 4 + s: NO_SIGN (0) or 1-9; -1 not yet (S1)"),
+    ("caught", "u1", (NUM_TRICKS * NUM_SEATS,),
+     "bit o set: opponent o catches the sign of trick t by seat s, at t * 4 + s (S4)"),
 )
 STATE_NAMES = tuple(name for name, _, _, _ in STATE_FIELDS)
 
@@ -88,12 +102,14 @@ class GameState:
 
     __slots__ = STATE_NAMES
 
-    def __init__(self, first_dealer: int = 0, num_deals: int = 1) -> None:
+    def __init__(self, first_dealer: int = 0, num_deals: int = 1, signs: bool = False) -> None:
         for name, _, shape, _ in STATE_FIELDS:
             setattr(self, name, [0] * shape[0] if shape else 0)
         self.card_state = [UNUSED] * NUM_CARDS
         self.first_dealer, self.num_deals = first_dealer, num_deals
         self.deal_winner = NOBODY
+        self.signs_on = bool(signs)
+        self.signs = [-1] * (NUM_TRICKS * NUM_SEATS)
 
     def copy(self) -> GameState:
         other = GameState.__new__(GameState)
@@ -106,7 +122,10 @@ class GameState:
 def start_deal(g, hands) -> None:
     """Deal ``hands`` (four hands of nine card ids, seat order) as deal
     ``g.deal_index`` of the match: the dealer rotates from the first dealer
-    (R6), the player on the dealer's left leads (R6), nothing is played yet."""
+    (R6), the player on the dealer's left leads (R6), nothing is played yet.
+    With signs the leader first makes its sign (S1), and no sign is made yet;
+    the deal's catches (``caught``, S4) are chance the caller draws with the
+    hands and writes after this call."""
     for c in range(NUM_CARDS):
         g.card_state[c] = UNUSED
         g.card_trick[c] = -1
@@ -125,6 +144,11 @@ def start_deal(g, hands) -> None:
     g.n_in_trick = 0
     g.trick_index = 0
     g.best, g.best_seat, g.tied = -1, -1, False
+    if g.signs_on:
+        for k in range(NUM_TRICKS * NUM_SEATS):
+            g.signs[k] = -1
+            g.caught[k] = 0
+        g.phase = SIGN_PHASE
 
 
 def played_by(code: int) -> int:
@@ -158,9 +182,14 @@ def order_of_play(card_state, card_trick, trick_winners, leader: int, trick_inde
     return n
 
 
-def is_legal(g, card: int) -> bool:
-    """R9: ``card`` is in the hand of the seat to act (any card in hand may be played)."""
-    return not g.over and 0 <= card < NUM_CARDS and g.card_state[card] == g.to_act
+def is_legal(g, action: int) -> bool:
+    """R9: ``action`` is a card in the hand of the seat to act (any card in hand
+    may be played); with signs, in the sign phase, any sign action (S1, S3)."""
+    if g.over:
+        return False
+    if g.phase == SIGN_PHASE:
+        return SIGN_BASE <= action < NUM_ACTIONS
+    return 0 <= action < NUM_CARDS and g.card_state[action] == g.to_act
 
 
 def step(g, card: int, strength: Sequence[int]) -> int:
@@ -168,14 +197,23 @@ def step(g, card: int, strength: Sequence[int]) -> int:
     the event (``CARD_PLAYED``, ``TRICK_DONE``, ``DEAL_DONE``, ``MATCH_DONE``).
     ``strength`` is the cards' strength levels (``cards.STRENGTH``).
 
+    With signs (S1), in the sign phase ``card`` is the sign action (``SIGN_BASE
+    + sign``): the sign is kept for the trick and the seat, and the same seat
+    plays its card next (``SIGN_MADE``); after each card the next seat to act
+    starts with its sign.
+
     R9 the card joins the trick; R10-R11 after the fourth card the trick goes to
     the single strongest card or is spoiled; R13-R14, R16 the tally; R10-R11 its
     winner (or, spoiled, the same leader) leads next; after the ninth trick
     R13-R16 score the deal and R2 adds the points to the match, which is over
     after ``num_deals`` deals. The next deal is dealt by :func:`start_deal`."""
     seat = g.to_act
-    n = g.n_in_trick
     t = g.trick_index
+    if g.phase == SIGN_PHASE:
+        g.signs[t * NUM_SEATS + seat] = card - SIGN_BASE
+        g.phase = PLAY_PHASE
+        return SIGN_MADE
+    n = g.n_in_trick
     g.card_state[card] = IN_TRICK + seat
     g.card_trick[card] = t
     g.trick_cards[n] = card
@@ -184,6 +222,8 @@ def step(g, card: int, strength: Sequence[int]) -> int:
     if n + 1 < NUM_SEATS:
         g.n_in_trick = n + 1
         g.to_act = next_seat(seat)
+        if g.signs_on:
+            g.phase = SIGN_PHASE
         return CARD_PLAYED
     leader = g.leader
     for k in range(NUM_SEATS):
@@ -195,6 +235,8 @@ def step(g, card: int, strength: Sequence[int]) -> int:
     g.n_in_trick = 0
     g.trick_index = t + 1
     if t + 1 < NUM_TRICKS:
+        if g.signs_on:
+            g.phase = SIGN_PHASE
         return TRICK_DONE
     winner, points, mordienne = deal_points(g.counts, g.reached, g.in_run)
     g.deal_winner, g.deal_score, g.mordienne = winner, points, mordienne

@@ -30,6 +30,12 @@ game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
 decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
+With ``signs=True`` every game is the signs variant (docs/RULES.md S1-S5, the
+AEC env's ``aluette_signs_v0``, bit for bit): each turn is a sign action
+(48-57) and then a card, ``obs`` is OBS_VERSION 3 ([N, SIGNS_OBS_SIZE]) and
+``mask`` [N, 58]; each deal's catches (S4) are drawn with ``catch`` from
+``rng`` or fixed by ``reset(options={"catches": ...})``.
+
 The state of all games is one record array of the named structure
 :data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]),
 stepped by the numba kernels of :mod:`.kernels`, which apply the game core's
@@ -47,10 +53,14 @@ from typing import Any
 import numpy as np
 
 from ..game import (
+    DEFAULT_CATCH,
     HAND_SIZE,
     NOBODY,
+    NUM_ACTIONS,
     NUM_CARDS,
     NUM_SEATS,
+    NUM_TRICKS,
+    SIGN_BASE,
     DealRecord,
     DealScore,
     check_hands,
@@ -61,7 +71,10 @@ from ..game import (
     seat_of,
     team_points,
 )
-from ..observation import ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE
+from ..game.state import SIGN_PHASE
+from ..observation import (
+    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, SIGNS_OBS_SIZE,
+)
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
 
@@ -83,7 +96,8 @@ class VectorGame:
     """N Aluette matches stepped together; see the module docstring."""
 
     def __init__(self, num_games: int, num_deals: int = 5, seed: int | None = None,
-                 auto_reset: bool = True, sparse: bool = False):
+                 auto_reset: bool = True, sparse: bool = False, signs: bool = False,
+                 catch: float = DEFAULT_CATCH):
         if not _is_int(num_games) or not 1 <= num_games <= 1_000_000:
             raise ValueError(f"num_games must be an int from 1 to 1,000,000, got {num_games!r}")
         if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
@@ -92,19 +106,31 @@ class VectorGame:
             raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
         if not isinstance(sparse, (bool, np.bool_)):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
+        if not isinstance(signs, (bool, np.bool_)):
+            raise TypeError(f"signs must be True or False, got {signs!r}")
+        if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
+                or not 0.0 <= float(catch) <= 1.0:
+            raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}")
+        if signs and sparse:
+            raise ValueError("sparse index lists are written for the default game only, not "
+                             "with signs=True")
+        if not signs and catch != DEFAULT_CATCH:
+            raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass "
+                             f"signs=True too")
+        self.signs, self.catch = bool(signs), float(catch)
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
         self.auto_reset = bool(auto_reset)
         self.rng = np.random.default_rng(_check_seed(seed))
         self._started = False
-        self.state = kernels.new_state(n, self.num_deals)
+        self.state = kernels.new_state(n, self.num_deals, self.signs)
         self.results = kernels.new_results(n)
         self._st, self._res = kernels.kernel_view(self.state), kernels.kernel_view(self.results)
         self.rewards = np.zeros((n, NUM_SEATS), np.float32)
         self.deal_done = np.zeros(n, np.bool_)
         self.match_done = np.zeros(n, np.bool_)
-        self.obs = np.zeros((n, OBS_SIZE), np.int8)
-        self.mask = np.zeros((n, NUM_CARDS), np.int8)
+        self.obs = np.zeros((n, SIGNS_OBS_SIZE if signs else OBS_SIZE), np.int8)
+        self.mask = np.zeros((n, NUM_ACTIONS if signs else NUM_CARDS), np.int8)
         self.sparse = bool(sparse)
         self.obs_indices = np.full((n, MAX_ACTIVE) if sparse else (n, 0), ACTIVE_PAD, np.int16)
         self.hidden_indices = np.full((n, MAX_HIDDEN) if sparse else (n, 0), HIDDEN_PAD,
@@ -112,6 +138,7 @@ class VectorGame:
         self.final_points = np.zeros((n, 2), np.int16)
         self._fixed_deals: np.ndarray | None = None  # [N, D, 4, 9] for the first match
         self._fixed_dealer: np.ndarray | None = None
+        self._fixed_catches: np.ndarray | None = None  # [N, D, 36] caught bits
         self._in_fixed_match = np.zeros(n, np.bool_)
         self._all = np.arange(n)
         self._everyone = np.ones(n, np.bool_)
@@ -126,10 +153,11 @@ class VectorGame:
         if options is not None and not isinstance(options, dict):
             raise TypeError(f"options must be a dict or None, got {type(options).__name__}")
         options = dict(options or {})
-        unknown = set(options) - {"first_dealer", "deals"}
+        known = {"first_dealer", "deals", "catches"} if self.signs else {"first_dealer", "deals"}
+        unknown = set(options) - known
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(map(str, unknown))}; "
-                             f"allowed: 'first_dealer', 'deals'")
+                             f"allowed: {', '.join(repr(k) for k in sorted(known))}")
         n = self.num_games
         fixed_dealer = None
         if options.get("first_dealer") is not None:
@@ -146,10 +174,14 @@ class VectorGame:
         fixed_deals = None
         if options.get("deals") is not None:
             fixed_deals = self._check_deals(options["deals"])
+        fixed_catches = None
+        if options.get("catches") is not None:
+            fixed_catches = self._check_catches(options["catches"])
         # Only once every option is known good: a refused reset changes nothing.
         if seed is not None:
             self.rng = np.random.default_rng(_check_seed(seed))
         self._fixed_dealer, self._fixed_deals = fixed_dealer, fixed_deals
+        self._fixed_catches = fixed_catches
         self._started = True
         self._new_matches(self._all, first=True)
         self._observe()
@@ -178,6 +210,31 @@ class VectorGame:
         # it, and the caller may reuse its buffer meanwhile.
         return np.array(arr, dtype=np.int8, order="C", copy=True)
 
+    def _check_catches(self, catches: Any) -> np.ndarray:
+        """``catches`` ([N, D, 9, 4, 4] or [D, 9, 4, 4] 0/1: trick, signer,
+        observer; only the signer's opponents count) as caught bits [N, D, 36]."""
+        try:
+            arr = np.asarray(catches)
+        except ValueError:
+            arr = None
+        if arr is not None and arr.ndim == 4:
+            arr = np.broadcast_to(arr, (self.num_games,) + arr.shape)
+        shape = (NUM_TRICKS, NUM_SEATS, NUM_SEATS)
+        if arr is None or arr.ndim != 5 or arr.shape[0] != self.num_games \
+                or arr.shape[2:] != shape or not 1 <= arr.shape[1] <= self.num_deals \
+                or not (np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_) \
+                or not np.isin(arr, (0, 1)).all():
+            got = getattr(arr, "shape", None)
+            raise ValueError(f"catches must be 0/1 of shape [num_games={self.num_games}, D, 9, "
+                             f"4, 4] or [D, 9, 4, 4] (trick, signer, observer), 1 <= D <= "
+                             f"{self.num_deals}; got "
+                             f"{'shape ' + str(got) if got is not None else 'ragged lists'}")
+        seats = np.arange(NUM_SEATS)
+        left = arr[..., seats, (seats + 1) % NUM_SEATS].astype(np.uint8)  # [N, D, 9, 4]
+        right = arr[..., seats, (seats + 3) % NUM_SEATS].astype(np.uint8)
+        bits = (left << ((seats + 1) % NUM_SEATS)) | (right << ((seats + 3) % NUM_SEATS))
+        return np.ascontiguousarray(bits.reshape(arr.shape[0], arr.shape[1], -1), np.uint8)
+
     def _new_matches(self, games: np.ndarray, first: bool = False) -> None:
         if len(games) == 0:
             return
@@ -191,7 +248,8 @@ class VectorGame:
         st.over[games] = False
         # Fixed deals belong to the match started by reset(); auto-reset matches
         # are dealt at random.
-        self._in_fixed_match[games] = first and self._fixed_deals is not None
+        self._in_fixed_match[games] = first and (self._fixed_deals is not None
+                                                 or self._fixed_catches is not None)
         self._deal(games)
 
     def _deal(self, games: np.ndarray) -> None:
@@ -210,6 +268,25 @@ class VectorGame:
             dealers = dealer_of(st.first_dealer[games[rand]], deal_idx[rand]).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
         kernels.start_deals(self._st, games.astype(np.int64), hands)
+        if self.signs:
+            self._deal_catches(games, deal_idx, use_fixed)
+
+    def _deal_catches(self, games: np.ndarray, deal_idx: np.ndarray,
+                      use_fixed: np.ndarray) -> None:
+        """S4: each new deal's catches, fixed where ``options["catches"]`` names
+        the deal (in the match reset() started), else drawn with ``catch``."""
+        if len(games) == 0:
+            return
+        seats = np.arange(NUM_SEATS)
+        draws = self.rng.random((len(games), NUM_TRICKS, NUM_SEATS, 2)) < self.catch
+        bits = (draws[..., 0].astype(np.uint8) << ((seats + 1) % NUM_SEATS)) \
+            | (draws[..., 1].astype(np.uint8) << ((seats + 3) % NUM_SEATS))
+        caught = bits.reshape(len(games), -1)
+        fixed = self._fixed_catches
+        if fixed is not None:
+            mine = self._in_fixed_match[games] & (deal_idx < fixed.shape[1])
+            caught[mine] = fixed[games[mine], deal_idx[mine]]
+        self.state.caught[games] = caught
 
     # -- step -------------------------------------------------------------------
 
@@ -255,13 +332,18 @@ class VectorGame:
 
     def _raise_illegal(self, game: int, card: int) -> None:
         seat = int(self.state.to_act[game])
+        if self.signs and self.state.phase[game] == SIGN_PHASE:
+            raise ValueError(f"game {game}: player_{seat} makes a sign first: an action "
+                             f"{SIGN_BASE} (no sign) to {NUM_ACTIONS - 1}, got {card}")
         legal = np.flatnonzero(self.state.card_state[game] == seat).tolist()
         what = describe(card) if 0 <= card < NUM_CARDS else str(card)
         raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
                          f"legal: {legal}")
 
     def _observe(self) -> None:
-        if self.sparse:
+        if self.signs:
+            kernels.observe_signs(self._st, self.obs, self.mask)
+        elif self.sparse:
             kernels.observe_sparse(self._st, self.obs, self.mask, self.obs_indices,
                                    self.hidden_indices)
         else:

@@ -26,11 +26,11 @@ import numpy as np
 from .._jit import COMPILED as _COMPILED
 from .._jit import HAVE_NUMBA, njit  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
-    HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, deal_order, seat_gain,
-    start_deal, step, team_points,
+    HAND_SIZE, NOBODY, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, STRENGTH,
+    deal_order, is_legal, seat_gain, start_deal, step, team_points,
 )
-from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, STATE_FIELDS, UNUSED
-from ..observation import SLICES, write_active, write_hidden, write_view
+from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, SIGN_PHASE, STATE_FIELDS, UNUSED
+from ..observation import SLICES, write_active, write_hidden, write_signs, write_view
 
 __all__ = ["DEAL_RESULT", "GAME_STATE", "IN_TRICK", "NOBODY", "PLAYED", "UNUSED"]
 
@@ -68,8 +68,9 @@ def kernel_view(records: np.ndarray) -> np.ndarray:
     return records.view(np.ndarray) if _COMPILED else records
 
 
-def new_state(n: int, num_deals: int = 1) -> np.ndarray:
-    """N games before their first deal: a ``GAME_STATE`` record array."""
+def new_state(n: int, num_deals: int = 1, signs: bool = False) -> np.ndarray:
+    """N games before their first deal: a ``GAME_STATE`` record array (``signs``:
+    the signs variant, S1)."""
     # A recarray: attribute access (``state.counts``) from Python too, and its
     # records stay writable views when the kernels run as plain Python.
     st = np.zeros(n, GAME_STATE).view(np.recarray)
@@ -80,6 +81,8 @@ def new_state(n: int, num_deals: int = 1) -> np.ndarray:
     st["reached"] = -1
     st["deal_winner"] = NOBODY
     st["num_deals"] = num_deals
+    st["signs_on"] = signs
+    st["signs"] = -1
     return st
 
 
@@ -92,13 +95,14 @@ def new_results(n: int) -> np.ndarray:
 
 @njit(cache=True)
 def find_illegal(st, actions, active):
-    """Index of the first live, active game whose action is not in the hand to act, or -1."""
+    """Index of the first live, active game whose action is not legal (the game's
+    :func:`~aluette_env.game.state.is_legal`: a card in the hand to act, or with
+    signs a sign action in the sign phase), or -1."""
     for i in range(actions.shape[0]):
         g = st[i]
         if g.over or not active[i]:
             continue
-        a = actions[i]
-        if a < 0 or a >= NUM_CARDS or g.card_state[a] != g.to_act:
+        if not is_legal(g, actions[i]):
             return i
     return -1
 
@@ -167,6 +171,25 @@ def observe(st, obs, mask):
         live = not g.over
         for c in range(NUM_CARDS):
             mask[i, c] = row[_HAND + c] if live else 0
+
+
+@njit(cache=True)
+def observe_signs(st, obs, mask):
+    """The signs variant's :func:`observe`: the OBS_VERSION 3 vector (the signs
+    the seat to act saw, S5) and a mask of NUM_ACTIONS: the ten sign actions in
+    the sign phase, the hand in the card phase."""
+    for i in range(obs.shape[0]):
+        g = st[i]
+        row = obs[i]
+        seat = int(g.to_act)
+        write_view(g, seat, row)
+        write_signs(g, seat, row)
+        live = not g.over
+        signing = live and g.phase == SIGN_PHASE
+        for c in range(NUM_CARDS):
+            mask[i, c] = row[_HAND + c] if live and not signing else 0
+        for a in range(SIGN_BASE, NUM_ACTIONS):
+            mask[i, a] = 1 if signing else 0
 
 
 @njit(cache=True)

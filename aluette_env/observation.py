@@ -369,11 +369,13 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     the first leader, R10-R11 each next leader): one dict per trick started,
     ``{"trick": k, "leader": r, "plays": [(r, card), ...], "winner": r | None}``
     (winner None: spoiled, or the trick is in progress). A vector whose history
-    names a card no seat played is a ValueError."""
+    names a card no seat played is a ValueError. A vector of the signs variant
+    (``SIGNS_OBS_SIZE``) adds ``signing`` and ``signs``, the signs the seat saw:
+    ``[(trick, relative seat, sign 1-9), ...]`` in the order of play."""
     v = np.asarray(vec)
-    if v.shape != (OBS_SIZE,):
+    if v.shape not in ((OBS_SIZE,), (SIGNS_OBS_SIZE,)):
         raise ValueError(f"an observation has shape ({OBS_SIZE},) for OBS_VERSION "
-                         f"{OBS_VERSION}, got {v.shape}")
+                         f"{OBS_VERSION} (or ({SIGNS_OBS_SIZE},) with signs), got {v.shape}")
     f = {name: v[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
 
     def one(field: np.ndarray) -> int | None:
@@ -419,6 +421,19 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         if not trick["plays"]:
             trick["leader"] = played_by(codes[c])
         trick["plays"].append((played_by(codes[c]), c))
+    extra: dict[str, Any] = {}
+    if len(v) == SIGNS_OBS_SIZE:
+        seen = v[SIGN_SLICES["signs"]].reshape(SIGN_SHAPES["signs"])
+        signs = []
+        for k in range(NUM_TRICKS):
+            lead = history[k]["leader"] if k < len(history) and history[k]["leader"] >= 0 \
+                else 0
+            for i in range(NUM_SEATS):  # in the trick's order of play, from its leader
+                r = (lead + i) % NUM_SEATS
+                sign = one(seen[k, r])
+                if sign is not None:
+                    signs.append((k, r, sign + 1))
+        extra = {"signing": bool(v[_SIGNING]), "signs": signs}
     return {
         "hand": [int(c) for c in np.flatnonzero(f["hand"])],
         "trick": {r: int(np.flatnonzero(f["trick"][r])[0])
@@ -439,6 +454,7 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
         "points_opp": int(f["points_opp"].sum()),
         "history": history,
         "seat_names": [_rel_name(r) for r in range(NUM_SEATS)],
+        **extra,
     }
 
 

@@ -7,7 +7,10 @@ Load                       ``import aluette_env.openspiel`` then
                            ``pyspiel.load_game("python_aluette(num_deals=1)")``
 Parameters                 ``num_deals`` (1 to ``MAX_DEALS``, default 5, R2),
                            ``first_dealer`` (seat 0-3 dealing the first deal,
-                           default 0; the dealer then moves clockwise, R6)
+                           default 0; the dealer then moves clockwise, R6),
+                           ``signs`` (the signs variant, S1-S5, default
+                           False) and ``catch`` (its chance that an opponent
+                           catches a sign, default 0.25)
 Type                       sequential, imperfect information, explicit
                            chance, zero-sum (by team), terminal rewards
 Players                    4: player ``k`` is the PettingZoo agent ``player_k``;
@@ -31,6 +34,14 @@ Returns                    match points by team: own team's points minus the
                            seat was dealt and every card played, in order,
                            with their names, deal by deal
 ``observation_string``     the observation in words (card names)
+With ``signs``             each turn is a sign action (48 + sign: 48
+                           silence, 49-57 the signs) then a card (58
+                           actions); after a sign (not silence) a chance
+                           node draws who catches it: outcome ``left + 2 *
+                           right`` (each opponent's catch, probability
+                           ``catch`` each; outcomes of probability 0 are not
+                           listed). The tensors are OBS_VERSION 3 (the signs
+                           the seat saw); the strings name the signs it saw
 Resampling                 ``resample_from_infostate(player, sampler)``: a
                            state with the same information state for
                            ``player``, the other hands drawn at random from the
@@ -64,11 +75,13 @@ except ImportError:  # one line, not a traceback into a missing wheel
                       "'aluette-rl[openspiel]' (open-spiel==2.0.2)") from None
 
 from .game import (
-    AGENTS, DEAL_DONE, HAND_SIZE, MATCH_DONE, NUM_CARDS, NUM_SEATS, Deal, Match, card_name,
-    deal_order, seat_at, team_of,
+    AGENTS, DEAL_DONE, DEFAULT_CATCH, HAND_SIZE, MATCH_DONE, NO_SIGN, NUM_ACTIONS, NUM_CARDS,
+    NUM_SEATS, NUM_TRICKS, SIGN_BASE, SIGNS, Deal, Match, card_name, catch_bits, deal_order,
+    sees_sign, seat_at, sign_name, team_of,
 )
 from .observation import (
-    MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SLICES, decode_observation, encode_observation,
+    MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SIGN_SHAPES, SIGN_SLICES, SIGNS_OBS_SIZE, SLICES,
+    decode_observation, encode_observation, write_signs,
 )
 
 GAME_NAME = "python_aluette"
@@ -76,9 +89,9 @@ GAME_NAME = "python_aluette"
 #: observation, perfect recall from OBS_VERSION 2 on.
 PERFECT_RECALL = OBS_VERSION >= 2
 DEALT = NUM_SEATS * HAND_SIZE  # chance nodes per deal (R5)
-_NEW_DEAL, _DEALT, _PLAYED, _SCORED = range(4)  # AluetteState.events
+_NEW_DEAL, _DEALT, _PLAYED, _SCORED, _SIGNED = range(5)  # AluetteState.events
 
-_DEFAULTS = {"num_deals": 5, "first_dealer": 0}
+_DEFAULTS = {"num_deals": 5, "first_dealer": 0, "signs": False, "catch": DEFAULT_CATCH}
 
 _GAME_TYPE = pyspiel.GameType(
     short_name=GAME_NAME,
@@ -98,13 +111,18 @@ _GAME_TYPE = pyspiel.GameType(
 )
 
 
-def _check_params(params: dict[str, Any]) -> tuple[int, int]:
+def _check_params(params: dict[str, Any]) -> tuple[int, int, bool, float]:
     num_deals, first_dealer = params["num_deals"], params["first_dealer"]
     if not 1 <= num_deals <= MAX_DEALS:
         raise ValueError(f"{GAME_NAME}: num_deals must be 1 to {MAX_DEALS}, got {num_deals}")
     if not 0 <= first_dealer < NUM_SEATS:
         raise ValueError(f"{GAME_NAME}: first_dealer must be a seat 0-3, got {first_dealer}")
-    return num_deals, first_dealer
+    signs, catch = params["signs"], params["catch"]
+    if not isinstance(signs, bool):
+        raise ValueError(f"{GAME_NAME}: signs must be true or false, got {signs!r}")
+    if isinstance(catch, bool) or not isinstance(catch, (int, float)) or not 0 <= catch <= 1:
+        raise ValueError(f"{GAME_NAME}: catch must be a probability from 0 to 1, got {catch!r}")
+    return num_deals, first_dealer, signs, float(catch)
 
 
 class AluetteGame(pyspiel.Game):
@@ -112,15 +130,15 @@ class AluetteGame(pyspiel.Game):
 
     def __init__(self, params: dict[str, Any] | None = None):
         values = {**_DEFAULTS, **(params or {})}
-        self.num_deals, self.first_dealer = _check_params(values)
+        self.num_deals, self.first_dealer, self.signs, self.catch = _check_params(values)
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_CARDS,
+            num_distinct_actions=NUM_ACTIONS if self.signs else NUM_CARDS,
             max_chance_outcomes=NUM_CARDS,
             num_players=NUM_SEATS,
             min_utility=-2.0 * self.num_deals,
             max_utility=2.0 * self.num_deals,
             utility_sum=0.0,
-            max_game_length=DEALT * self.num_deals)
+            max_game_length=DEALT * self.num_deals * (2 if self.signs else 1))
         super().__init__(_GAME_TYPE, info, values)
 
     def new_initial_state(self) -> AluetteState:
@@ -128,7 +146,7 @@ class AluetteGame(pyspiel.Game):
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> AluetteObserver:
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return AluetteObserver(perfect_recall, params)
+        return AluetteObserver(perfect_recall, params, self.signs)
 
 
 class AluetteState(pyspiel.State):
@@ -137,11 +155,17 @@ class AluetteState(pyspiel.State):
 
     def __init__(self, game: AluetteGame):
         super().__init__(game)
-        self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals)
+        self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals,
+                           signs=game.signs)
+        self.catch = game.catch
         self.dealt: list[int] = []  # this deal's chance outcomes so far
         # What happened, in order, for information_state_string: (DEALT, seat, card),
-        # (PLAYED, seat, card), (NEW_DEAL, deal index, dealer), (SCORED, points 0, 1).
+        # (PLAYED, seat, card), (NEW_DEAL, deal index, dealer), (SCORED, points 0, 1),
+        # (SIGNED, seat, sign + 16 * the caught bits drawn after it).
         self.events: list[tuple[int, int, int]] = []
+        # With signs: the seat whose sign (not silence) waits for its catch draw, -1 none.
+        self.catching = -1
+        self.deal_steps = 0  # this deal's actions after its dealing: cards, signs, catches
         self._rewards = [0.0] * NUM_SEATS  # of the last action: a deal's points at its end
         self._begin_deal()
 
@@ -157,20 +181,45 @@ class AluetteState(pyspiel.State):
     def current_player(self) -> int:
         if self.match.over:
             return pyspiel.PlayerId.TERMINAL
-        if self.deal is None:
+        if self.deal is None or self.catching >= 0:
             return pyspiel.PlayerId.CHANCE
         return self.deal.to_act
 
     def _legal_actions(self, player: int) -> list[int]:
         if player == pyspiel.PlayerId.CHANCE:
-            return self._undealt() if self.deal is None and not self.match.over else []
-        if self.match.over or self.deal is None or player != self.deal.to_act:
+            if self.match.over:
+                return []
+            if self.catching >= 0:
+                return [a for a, _ in self._catch_outcomes()]
+            return self._undealt() if self.deal is None else []
+        if self.match.over or self.deal is None or self.catching >= 0 \
+                or player != self.deal.to_act:
             return []
+        return self._legal_moves()
+
+    def _legal_moves(self) -> list[int]:
+        """The seat to act's actions: the ten sign actions in its sign phase (S1,
+        S3), else its cards (R9)."""
+        if self.deal.signing:
+            return list(range(SIGN_BASE, NUM_ACTIONS))
         return self.deal.legal_cards()
+
+    def _catch_outcomes(self) -> list[tuple[int, float]]:
+        """S4: who catches the sign just made: outcome left + 2 * right, each
+        opponent with probability ``catch``; outcomes of probability 0 left out."""
+        p = self.catch
+        out = []
+        for outcome in range(4):
+            prob = (p if outcome & 1 else 1 - p) * (p if outcome & 2 else 1 - p)
+            if prob > 0:
+                out.append((outcome, prob))
+        return out
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance_node():
             raise ValueError("chance_outcomes() called on a node that is not a chance node")
+        if self.catching >= 0:
+            return self._catch_outcomes()
         left = self._undealt()
         return [(card, 1.0 / len(left)) for card in left]
 
@@ -178,17 +227,27 @@ class AluetteState(pyspiel.State):
         # Checked before anything changes: a refused action leaves the state as it was.
         if self.match.over:
             raise ValueError(f"the match is over: no action applies, got {action!r}")
-        legal = self._undealt() if self.deal is None else self.deal.legal_cards()
+        if self.catching >= 0:
+            legal = [a for a, _ in self._catch_outcomes()]
+        else:
+            legal = self._undealt() if self.deal is None else self._legal_moves()
         if action not in legal:
-            kind = "chance outcome" if self.deal is None else \
-                f"card for player_{self.deal.to_act}"
+            kind = "chance outcome" if self.deal is None or self.catching >= 0 else \
+                f"action for player_{self.deal.to_act}"
             raise ValueError(f"action {str(action)[:40]} is not a legal {kind}; legal: {legal}")
         if self.deal is None:
             self._deal_one(int(action))
             return
+        if self.catching >= 0:
+            self._caught(int(action))
+            return
+        if self.deal.signing:
+            self._sign(int(action) - SIGN_BASE)
+            return
         self._rewards = [0.0] * NUM_SEATS
         seat = self.deal.to_act
         event = self.deal.play(int(action))
+        self.deal_steps += 1
         self.events.append((_PLAYED, seat, int(action)))
         if event >= DEAL_DONE:
             self._rewards = _by_seat(self.deal.record.team_points)
@@ -196,9 +255,35 @@ class AluetteState(pyspiel.State):
             if event != MATCH_DONE:
                 self._begin_deal()
 
+    def _sign(self, sign: int) -> None:
+        seat = self.deal.to_act
+        self.deal_steps += 1
+        self._rewards = [0.0] * NUM_SEATS
+        self.deal.sign(sign)
+        self.events.append((_SIGNED, seat, sign))
+        if sign != NO_SIGN:
+            self.catching = seat
+
+    def _caught(self, outcome: int) -> None:
+        """S4: the chance node after a sign: who catches it, as the deal's bits."""
+        seat = self.catching
+        self.deal_steps += 1
+        g = self.match.state
+        bits = catch_bits(seat, bool(outcome & 1), bool(outcome & 2))
+        g.caught[g.trick_index * NUM_SEATS + seat] = bits
+        kind, who, sign = self.events[-1]
+        self.events[-1] = (kind, who, sign + 16 * bits)
+        self.catching = -1
+
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
+            if self.catching >= 0:
+                caught = [AGENTS[(self.catching + k) % NUM_SEATS]
+                          for bit, k in ((1, 1), (2, 3)) if action & bit]
+                return "caught by " + (", ".join(caught) if caught else "nobody")
             return f"deal {card_name(action)}"
+        if action >= SIGN_BASE:
+            return _sign_text(action - SIGN_BASE)
         return card_name(action)
 
     def is_terminal(self) -> bool:
@@ -230,9 +315,10 @@ class AluetteState(pyspiel.State):
             raise ValueError(f"probability_sampler must return a number in [0, 1), got "
                              f"{str(draw)[:40]!r} ({type(draw).__name__})")
         rng = random.Random(int(draw * 2 ** 53))
-        actions = [int(a) for a in self.history()]
-        start = len(actions) - len(self.dealt) - \
-            (0 if self.deal is None else len(self.deal_plays))
+        seen = self._history_seen_by(player_id)
+        # Where this deal's dealing starts in the true history: after it, the deal's
+        # cards, its signs and their catch draws.
+        start = len(self.history()) - len(self.dealt) - self.deal_steps
         dealt = list(self.dealt)
         order = deal_order(self.match.dealer)
         played_by = [set() for _ in range(NUM_SEATS)]
@@ -247,9 +333,34 @@ class AluetteState(pyspiel.State):
             if seat != player_id and dealt[k] not in played_by[seat]:
                 dealt[k] = unseen.pop()
         state = self.get_game().new_initial_state()
-        for a in actions[:start] + dealt + actions[start + len(dealt):]:
+        before = [a for k, a in seen if k < start]
+        after = [a for k, a in seen if k >= start + len(dealt)]
+        for a in before + dealt + after:
             state.apply_action(a)
         return state
+
+    def _history_seen_by(self, player: int) -> list[tuple[int, int]]:
+        """(index, action) of the action history, with every opponent's sign that
+        ``player`` did not catch made silence and its catch draw dropped: a
+        history ``player`` cannot tell from the true one, and that tells nothing
+        it did not see (S5). Only sign actions are 48 or more."""
+        actions = [int(a) for a in self.history()]
+        signed = iter([e for e in self.events if e[0] == _SIGNED])
+        out = []
+        skip = False
+        for k, a in enumerate(actions):
+            if skip:  # the catch draw of a sign made silence
+                skip = False
+                continue
+            if a >= SIGN_BASE:
+                _, seat, code = next(signed)
+                sign, bits = code % 16, code // 16
+                if sign != NO_SIGN and not sees_sign(player, seat, bits):
+                    out.append((k, SIGN_BASE + NO_SIGN))
+                    skip = True
+                    continue
+            out.append((k, a))
+        return out
 
     def __str__(self) -> str:
         m = self.match
@@ -289,6 +400,7 @@ class AluetteState(pyspiel.State):
 
     def _begin_deal(self) -> None:
         self.dealt = []
+        self.deal_steps = 0
         self._order = deal_order(self.match.dealer)
         self.events.append((_NEW_DEAL, self.match.deal_index, self.match.dealer))
 
@@ -319,15 +431,18 @@ def _by_seat(team_points) -> list[float]:
 
 class AluetteObserver:
     """OpenSpiel's observer (PyObserver protocol) over the env's observation:
-    one flat ``tensor`` of ``OBS_SIZE`` values and its named views in ``dict``
-    (the slices of :mod:`aluette_env.observation`)."""
+    one flat ``tensor`` of ``OBS_SIZE`` values (``SIGNS_OBS_SIZE`` with signs)
+    and its named views in ``dict`` (the slices of :mod:`aluette_env.observation`)."""
 
-    def __init__(self, perfect_recall: bool, params: dict | None):
+    def __init__(self, perfect_recall: bool, params: dict | None, signs: bool = False):
         if params:
             raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(OBS_SIZE, np.float32)
+        self.tensor = np.zeros(SIGNS_OBS_SIZE if signs else OBS_SIZE, np.float32)
         self.dict = {name: self.tensor[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
+        if signs:
+            self.dict.update({name: self.tensor[s].reshape(SIGN_SHAPES[name])
+                              for name, s in SIGN_SLICES.items()})
 
     def set_from(self, state: AluetteState, player: int) -> None:
         self.tensor[:] = observation_of(state, player)
@@ -339,13 +454,18 @@ class AluetteObserver:
 
 
 def observation_of(state: AluetteState, player: int) -> np.ndarray:
-    """The env's observation vector of ``player`` (int8, ``OBS_SIZE``); while a
-    deal is being dealt, the cards dealt to it so far in the ``hand`` slice."""
+    """The env's observation vector of ``player`` (int8, ``OBS_SIZE``; with signs
+    ``SIGNS_OBS_SIZE``, the signs it saw); while a deal is being dealt, the cards
+    dealt to it so far in the ``hand`` slice."""
+    signs = state.match.state.signs_on
+    vec = np.zeros(SIGNS_OBS_SIZE if signs else OBS_SIZE, np.int8)
     if state.deal is None:
-        vec = np.zeros(OBS_SIZE, np.int8)
         vec[SLICES["hand"]][state.hand_so_far(player)] = 1
         return vec
-    return encode_observation(state.deal, player)
+    encode_observation(state.deal, player, vec)
+    if signs:
+        write_signs(state.match.state, player, vec)
+    return vec
 
 
 def information_state_text(state: AluetteState, player: int) -> str:
@@ -360,9 +480,19 @@ def information_state_text(state: AluetteState, player: int) -> str:
                 lines.append(f"dealt {card_name(b)}")
         elif kind == _PLAYED:
             lines.append(f"{AGENTS[a]} {card_name(b)}")
+        elif kind == _SIGNED:
+            sign, bits = b % 16, b // 16
+            if sees_sign(player, a, bits) and (sign != NO_SIGN or (a - player) % 2 == 0):
+                lines.append(f"{AGENTS[a]} {_sign_text(sign)}")
         else:
             lines.append(f"deal over: points {[a, b]}")
     return "\n".join(lines)
+
+
+def _sign_text(sign: int) -> str:
+    if sign == NO_SIGN:
+        return "makes no sign"
+    return f"signs {sign_name(sign)} ({SIGNS[sign - 1][1]})"
 
 
 _CARD_FIELDS = ("hand", "trick", "played")

@@ -1,7 +1,7 @@
 """Aluette in OpenSpiel (aluette_env.openspiel): OpenSpiel's own random
 simulation test with serialisation, 200 random matches played next to the
 PettingZoo env on the same deals, the information states, resampling and
-OpenSpiel's ISMCTS bot on the game."""
+OpenSpiel's ISMCTS bot on the game; the signs variant (S1-S5) the same way."""
 
 from __future__ import annotations
 
@@ -271,3 +271,88 @@ def test_import_without_openspiel_says_how_to_install():
     how = "aluette_env.openspiel needs OpenSpiel: pip install 'aluette-rl[openspiel]' " \
           "(open-spiel==2.0.2)"
     assert out == [how, f"player spec 'ismcts:simulations=5': {how}"]
+
+
+# ---------------------------------------------------------------------------- the signs variant
+
+
+def test_signs_random_sim_test_with_serialisation():
+    """S1-S5: a sign action then a card each turn, the catch a chance node."""
+    for params in ({"signs": True, "num_deals": 1}, {"signs": True, "num_deals": 2, "catch": 0.0},
+                   {"signs": True, "num_deals": 1, "catch": 1.0}):
+        game = pyspiel.load_game(GAME_NAME, params)
+        assert game.num_distinct_actions() == 58
+        pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_signs_matches_match_the_signs_env():
+    """The same deals, signs, catches and cards through OpenSpiel and
+    ``aluette_signs_v0``: every legal-action list, every actor's tensor (the
+    signs it saw included) and the returns agree."""
+    from aluette_env import aluette_signs_v0
+    from aluette_env.game import SIGN_BASE
+    rng = np.random.default_rng(5)
+    for match in range(6):
+        game = pyspiel.load_game(GAME_NAME, {"num_deals": 2, "signs": True, "catch": 0.5,
+                                             "first_dealer": match % 4})
+        state = game.new_initial_state()
+        deals, steps = [], []
+        catches = np.zeros((2, 9, 4, 4), np.int8)
+        signer = None
+        while not state.is_terminal():
+            if state.is_chance_node():
+                actions, probs = zip(*state.chance_outcomes())
+                outcome = int(rng.choice(actions, p=probs))
+                if signer is not None:  # who caught the sign just made
+                    g = state.match.state
+                    deal, t = state.match.deal_index, g.trick_index
+                    catches[deal, t, signer, (signer + 1) % 4] = outcome & 1
+                    catches[deal, t, signer, (signer + 3) % 4] = outcome >> 1
+                    signer = None
+                state.apply_action(outcome)
+                if state.deal is not None and len(deals) < len(state.match.deals):
+                    deals.append([list(h) for h in state.deal.hands])
+                continue
+            player = state.current_player()
+            legal = state.legal_actions()
+            action = int(rng.choice(legal))
+            steps.append((player, legal, np.array(state.information_state_tensor(player)),
+                          action))
+            if action > SIGN_BASE:
+                signer = player
+            state.apply_action(action)
+        env = aluette_signs_v0.raw_env(num_deals=2, catch=0.5)
+        env.reset(seed=0, options={"deals": deals, "catches": catches,
+                                   "first_dealer": match % 4})
+        for player, legal, tensor, action in steps:
+            assert env.agent_selection == AGENTS[player]
+            obs = env.observe(env.agent_selection)
+            assert np.flatnonzero(obs["action_mask"]).tolist() == legal
+            np.testing.assert_array_equal(obs["observation"], tensor)
+            env.step(action)
+        assert all(env.terminations.values())
+        assert env.match.points == [int(p) for p in state.match.points]
+
+
+def test_signs_resampling_keeps_the_information_state_and_hides_unseen_signs():
+    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1, "signs": True, "catch": 0.5})
+    rng = np.random.default_rng(8)
+    state = play_random(game.new_initial_state(), rng,
+                        until=lambda s: len(s.history()) > 36 + 40 and not s.is_chance_node())
+    player = state.current_player()
+    for k in range(5):
+        other = state.resample_from_infostate(player, np.random.RandomState(k).uniform)
+        assert other.information_state_string(player) == \
+            state.information_state_string(player)
+        assert other.information_state_tensor(player) == state.information_state_tensor(player)
+        # Only signs the player saw survive: every other opponent sign is silence.
+        for t in range(9):
+            for seat in ((player + 1) % 4, (player + 3) % 4):
+                g = other.match.state
+                if g.signs[t * 4 + seat] > 0:
+                    assert (g.caught[t * 4 + seat] >> player) & 1
+
+
+def test_signs_bad_parameters_are_one_line_errors():
+    with pytest.raises(ValueError, match="catch must be a probability from 0 to 1"):
+        pyspiel.load_game(GAME_NAME, {"signs": True, "catch": 2.0})

@@ -115,6 +115,17 @@ def positive_int(text: str) -> int:
     return value
 
 
+def probability(text: str) -> float:
+    """An argument type: a number from 0 to 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number from 0 to 1, got {text!r}") from None
+    if not 0.0 <= value <= 1.0:  # NaN fails too
+        raise argparse.ArgumentTypeError(f"must be from 0 to 1, got {text!r}")
+    return value
+
+
 #: An argument type: deal pairs of an evaluation, 1 to MAX_EVAL_DEALS.
 deal_pairs = bounded_int(1, MAX_EVAL_DEALS)
 #: An argument type: a seed, 0 to MAX_SEED.

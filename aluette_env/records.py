@@ -26,14 +26,16 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ._files import read_regular
 from .game import (
-    AGENTS, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SEAT,
-    Deal, Match, check_card, deal_result, describe, match_result, seat_at,
+    AGENTS, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_SIGNS,
+    NUM_TRICKS, SEAT, Deal, Match, catch_bits, check_card, deal_result, describe, match_result,
+    seat_at,
 )
 
 FORMAT = "aluette-match"
-#: The newest version; a record without display names is written as version 1.
-VERSION = 2
-READS = (1, 2)
+#: The newest version: 3 for a match with signs (``signs``), 2 with display names,
+#: 1 otherwise, so that older readers read what they can.
+VERSION = 3
+READS = (1, 2, 3)
 MAX_NAME = 40
 HUMAN = "human"
 #: Largest record file read (a five-deal match is about 10 KB).
@@ -42,10 +44,21 @@ MAX_DEALS = 100
 PLAYS_PER_DEAL = NUM_SEATS * NUM_TRICKS
 _TOP_KEYS = {"format", "version", "num_deals", "first_dealer", "players", "deals", "result"}
 _DEAL_KEYS = {"hands", "plays", "result"}
+#: What a seat saw of a sign (S4-S5): the signer and its partner always, then the
+#: opponents listed as catching it.
 
 
 class RecordError(ValueError):
     """A record that cannot be loaded: the message names the field and why."""
+
+
+def _sign_entry(deal: Deal, trick: int, seat: int) -> list[Any]:
+    """A play's sign as a record keeps it: [sign 0-9, [opponents who caught it]]."""
+    g = deal.state
+    sign = deal.sign_of(trick, seat)
+    bits = g.caught[trick * NUM_SEATS + seat] if sign > 0 else 0  # silence: nothing to catch
+    return [sign, [AGENTS[o] for o in ((seat + 1) % NUM_SEATS, (seat + 3) % NUM_SEATS)
+                   if (bits >> o) & 1]]
 
 
 @dataclass(frozen=True)
@@ -77,22 +90,27 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
     points after the last one)."""
     out = []
     points = [0, 0]
+    signs = bool(deals) and bool(deals[0].state.signs_on)
     for deal in deals[:num_deals]:
         if deal.record is None:
             break
         hands: list[list[int]] = [[] for _ in range(NUM_SEATS)]
-        plays = []
+        plays, made = [], []
         for trick in deal.tricks:
             for k, card in enumerate(trick.cards):
                 seat = seat_at(trick.leader, k)
                 hands[seat].append(card)
                 plays.append([AGENTS[seat], card])
+                made.append(_sign_entry(deal, trick.index, seat))
         out.append({"hands": [sorted(h) for h in hands], "plays": plays,
+                    **({"signs": made} if signs else {}),
                     "result": deal_result(deal.record)})
         points = deal.state.points
     named = {"names": {AGENTS[s]: names[s] for s in sorted(names)}} if names else {}
+    version = 3 if signs else 2 if named else 1
     return {
-        "format": FORMAT, "version": VERSION if named else 1, "num_deals": num_deals,
+        "format": FORMAT, "version": version, "num_deals": num_deals,
+        **({"signs": True} if signs else {}),
         "first_dealer": AGENTS[first_dealer],
         "players": {AGENTS[s]: str(players[s]) for s in range(NUM_SEATS)},
         **named,
@@ -181,7 +199,14 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         raise RecordError(f"version: this program reads versions "
                           f"{', '.join(map(str, READS))} (an integer), "
                           f"got {rec.get('version')!r}"[:300])
-    _keys(rec, _TOP_KEYS | ({"names"} if rec["version"] >= 2 else set()), "")
+    if rec["version"] == 3 and "signs" not in rec:
+        raise RecordError("signs: missing (version 3 is a match with signs)")
+    signs = rec.get("signs", False) if rec["version"] >= 3 else False
+    if signs is not True and signs is not False:
+        raise RecordError(f"signs: true (a match with signs) or false, got {signs!r}"[:300])
+    optional = ({"names"} if rec["version"] >= 2 else set()) \
+        | ({"signs"} if rec["version"] >= 3 else set())
+    _keys(rec, _TOP_KEYS | (optional & set(rec)), "")
     num_deals = rec["num_deals"]
     if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
         raise RecordError(f"num_deals: an integer from 1 to {MAX_DEALS}, got {num_deals!r}")
@@ -197,7 +222,9 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         if _has_surrogate(spec):
             raise RecordError(f"players.{agent}: not valid Unicode text (a lone surrogate), "
                               f"got {spec!r}"[:300])
-    names = rec.get("names", {})  # version 2: required (checked above), version 1: none
+    names = rec.get("names", {})  # from version 2, with people's seats; version 1: none
+    if rec["version"] == 2 and "names" not in rec:
+        raise RecordError("names: missing")
     if not isinstance(names, dict) or (not names and "names" in rec):
         raise RecordError("names: an object of the people's seats to their display names")
     for agent, name in names.items():
@@ -212,17 +239,19 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(deals, list) or len(deals) > num_deals:
         raise RecordError(f"deals: a list of at most num_deals ({num_deals}) deals, "
                           f"got {_kind(deals)}")
-    match = Match(first_dealer=first, num_deals=num_deals)
+    match = Match(first_dealer=first, num_deals=num_deals, signs=signs)
     for i, d in enumerate(deals):
         where = f"deals[{i}]"
         if not isinstance(d, dict):
             raise RecordError(f"{where}: a deal is an object, got {_kind(d)}")
-        _keys(d, _DEAL_KEYS, where + ".")
-        deal = match.start_deal(_hands(d["hands"], where))
+        _keys(d, _DEAL_KEYS | ({"signs"} if signs else set()), where + ".")
+        hands = _hands(d["hands"], where)
         plays = d["plays"]
         if not isinstance(plays, list) or len(plays) != PLAYS_PER_DEAL:
             raise RecordError(f"{where}.plays: a list of the deal's {PLAYS_PER_DEAL} plays, "
                               f"got {_kind(plays)}")
+        made = _signs(d["signs"], plays, where) if signs else None
+        deal = match.start_deal(hands)
         played: dict[int, int] = {}
         for k, play in enumerate(plays):
             at = f"{where}.plays[{k}]"
@@ -238,6 +267,8 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
                                   f"{AGENTS[deal.to_act]} is to play")
             if not deal.holds(seat, card):
                 raise RecordError(f"{at}: {describe(card)} is not in {AGENTS[seat]}'s hand")
+            if made is not None:
+                _make_sign(deal, seat, made[k])
             deal.play(card)
             played[card] = k
         _same(d["result"], deal_result(deal.record), where + ".result")
@@ -245,21 +276,67 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
+def _signs(signs: object, plays: list, where: str) -> list[tuple[int, list[int]]]:
+    """A deal's ``signs`` (one per play: [sign 0-9, [opponents who caught it]]),
+    checked; the catchers as seats."""
+    if not isinstance(signs, list) or len(signs) != PLAYS_PER_DEAL:
+        raise RecordError(f"{where}.signs: a list of the deal's {PLAYS_PER_DEAL} signs, one "
+                          f"per play, got {_kind(signs)}")
+    out = []
+    for k, entry in enumerate(signs):
+        at = f"{where}.signs[{k}]"
+        if not isinstance(entry, list) or len(entry) != 2 or not _is_int(entry[0]) \
+                or not 0 <= entry[0] <= NUM_SIGNS or not isinstance(entry[1], list):
+            raise RecordError(f"{at}: a sign is [0-{NUM_SIGNS} (0: none), [players who caught "
+                              f"it]], got {entry!r}"[:300])
+        seat = SEAT.get(plays[k][0]) if isinstance(plays[k], list) and plays[k] \
+            and isinstance(plays[k][0], str) else None
+        if entry[0] == 0 and entry[1]:
+            raise RecordError(f"{at}[1]: no sign (0) is made, so nobody catches one; got "
+                              f"{entry[1]!r}"[:300])
+        caught = []
+        for j, agent in enumerate(entry[1]):
+            who = _agent(agent, f"{at}[1][{j}]")
+            if seat is not None and (who - seat) % 2 == 0:
+                raise RecordError(f"{at}[1][{j}]: {agent} is {AGENTS[seat]}'s own team: only "
+                                  f"opponents catch a sign (the partner always sees it)")
+            if who in caught:
+                raise RecordError(f"{at}[1][{j}]: {agent} is named twice")
+            caught.append(who)
+        out.append((entry[0], caught))
+    return out
+
+
+def _make_sign(deal: Deal, seat: int, made: tuple[int, list[int]]) -> None:
+    """Replay a recorded sign: its catches into the deal's record, then the sign."""
+    sign, caught = made
+    g = deal.state
+    g.caught[g.trick_index * NUM_SEATS + seat] = catch_bits(
+        seat, (seat + 1) % NUM_SEATS in caught, (seat + 3) % NUM_SEATS in caught)
+    deal.sign(sign)
+
+
 def positions(record: dict[str, Any]) -> Iterator[Position]:
     """Every decision of a loaded record, in order, with the core's deal and
     match as they stood before it (one replay, no copies: the objects move on)."""
     first = SEAT[record["first_dealer"]]
-    match = Match(first_dealer=first, num_deals=record["num_deals"])
+    signs = record.get("signs", False)
+    match = Match(first_dealer=first, num_deals=record["num_deals"], signs=signs)
     for i, d in enumerate(record["deals"]):
         deal = match.start_deal(d["hands"])
+        made = _signs(d["signs"], d["plays"], "") if signs else None
         for k, (agent, card) in enumerate(d["plays"]):
+            if made is not None:
+                _make_sign(deal, SEAT[agent], made[k])
             yield Position(i, k, SEAT[agent], card, deal, match)
             deal.play(card)
 
 
 def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
     """Each deal's tricks as the core plays them: ``{"index", "leader",
-    "plays": [[player, card], ...], "winner": player or None}`` (R10-R11)."""
+    "plays": [[player, card], ...], "winner": player or None}`` (R10-R11); in a
+    match with signs also ``"signs": [[player, sign, [who caught it]], ...]``,
+    each play's sign (0: none) in the same order."""
     return replay(record, with_steps=False)[0]
 
 
@@ -279,12 +356,17 @@ def replay(record: dict[str, Any], with_steps: bool = True
     its plays through the core; without ``with_steps``, the second is empty."""
     all_tricks: list[list[dict[str, Any]]] = []
     all_steps: list[list[dict[str, Any]]] = []
-    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"])
+    signs = record.get("signs", False)
+    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"],
+                  signs=signs)
     for d in record["deals"]:
         dealt = [list(h) for h in d["hands"]]
         deal = match.start_deal(dealt)
+        made = _signs(d["signs"], d["plays"], "") if signs else None
         steps = [_step(dealt, deal, [], False, None, False)] if with_steps else []
-        for _, card in d["plays"]:
+        for k, (agent, card) in enumerate(d["plays"]):
+            if made is not None:
+                _make_sign(deal, SEAT[agent], made[k])
             event = deal.play(card)
             if not with_steps:
                 continue
@@ -295,12 +377,20 @@ def replay(record: dict[str, Any], with_steps: bool = True
                 leader, cards, winner, done = trick.leader, trick.cards, trick.winner, True
             on_table = [[AGENTS[seat_at(leader, k)], c] for k, c in enumerate(cards)]
             steps.append(_step(dealt, deal, on_table, len(cards) == 1, winner, done))
+            if made is not None:  # the signs made in the trick on the table
+                first = k + 1 - len(cards)
+                steps[-1]["signs"] = [[d["plays"][j][0], made[j][0],
+                                       [AGENTS[o] for o in made[j][1]]]
+                                      for j in range(first, k + 1)]
         if with_steps:
             all_steps.append(steps)
         all_tricks.append([{"index": t.index, "leader": AGENTS[t.leader],
                             "plays": [[AGENTS[seat_at(t.leader, k)], c]
                                       for k, c in enumerate(t.cards)],
-                            "winner": None if t.winner < 0 else AGENTS[t.winner]}
+                            "winner": None if t.winner < 0 else AGENTS[t.winner],
+                            **({"signs": [[AGENTS[seat_at(t.leader, k)],
+                                           *_sign_entry(deal, t.index, seat_at(t.leader, k))]
+                                          for k in range(len(t.cards))]} if signs else {})}
                            for t in deal.tricks])
     return all_tricks, all_steps
 

@@ -262,3 +262,146 @@ def test_the_default_game_is_unchanged_by_the_variant():
     game = VectorGame(2, seed=0)
     game.reset()
     assert game.obs.shape == (2, OBS_SIZE) and game.mask.shape == (2, NUM_CARDS)
+
+
+# ---------------------------------------------------------------------------- players
+
+
+def _sign_phase_row(hand: list[int], partner_signs=(), own_signs=()) -> tuple:
+    """A signs-variant observation and mask of a seat to sign holding ``hand``,
+    its partner's and its own earlier signs (trick 0) set."""
+    row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+    row[hand] = 1
+    block = SIGN_SLICES["signs"].start
+    for sign in partner_signs:
+        row[block + (0 * 4 + 2) * NUM_SIGNS + sign - 1] = 1
+    for sign in own_signs:
+        row[block + (0 * 4 + 0) * NUM_SIGNS + sign - 1] = 1
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask[SIGN_BASE:] = 1
+    return row, mask
+
+
+def test_heuristic_signs_its_strongest_unsigned_named_card():
+    from aluette_env.players.heuristic import HeuristicPlayer
+    monsieur, borgne = NAMED_CARDS[0][0], NAMED_CARDS[2][0]
+    ace = SIGNS[-1][2][0]
+    player = HeuristicPlayer()
+    row, mask = _sign_phase_row([borgne, monsieur, ace, 40])
+    assert player.act(row, mask) == SIGN_BASE + 1  # Monsieur, the strongest
+    row, mask = _sign_phase_row([borgne, monsieur, ace, 40], own_signs=[1])
+    assert player.act(row, mask) == SIGN_BASE + 3  # then Le Borgne
+    row, mask = _sign_phase_row([ace, 40], own_signs=[9])
+    assert player.act(row, mask) == SIGN_BASE  # nothing left to sign: silence
+    silent = HeuristicPlayer(signs=False)
+    row, mask = _sign_phase_row([borgne, monsieur])
+    assert silent.act(row, mask) == SIGN_BASE
+
+
+def test_players_that_do_not_sign_sit_silent_at_a_table_with_signs():
+    from aluette_env.players import Silent, for_signs, load_player
+    player = for_signs(load_player("random:seed=1"))
+    assert isinstance(player, Silent)
+    env = aluette_signs_v0.raw_env(num_deals=1)
+    env.reset(seed=2)
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        ob = env.observe(agent)
+        action = player.act(ob["observation"], ob["action_mask"])
+        assert ob["action_mask"][action] == 1
+        assert action < NUM_CARDS or action == SIGN_BASE
+        env.step(action)
+
+
+def test_the_heuristic_reads_its_partners_sign():
+    """Second to play against a 4, the heuristic takes the trick with its 5 (the
+    default game's rule); when its partner, still to play, has signed Monsieur
+    and not played it, it throws its weakest card and leaves the trick to it."""
+    from aluette_env.game import STRENGTH
+    from aluette_env.players.heuristic import HeuristicPlayer
+    monsieur = NAMED_CARDS[0][0]
+    coins4, coins5, batons3 = 3, 4, 2 * 12 + 2
+    mids = [c for c in range(NUM_CARDS) if 4 <= STRENGTH[c] <= 8]  # 6s to Valets
+    reader = [coins5, batons3] + mids[:7]
+    leader = [coins4] + mids[7:15]
+    taken = set(reader) | set(leader) | {monsieur}
+    pool = [c for c in range(NUM_CARDS) if c not in taken]
+    hands = [[monsieur] + pool[:8], leader, reader, pool[8:17]]
+    chosen = {}
+    for partner_sign in (0, 1):
+        m = Match(first_dealer=0, num_deals=1, signs=True)
+        deal = m.start_deal(hands)  # dealer 0: seat 1 leads, seat 0 plays last
+        deal.sign(0)
+        deal.play(coins4)
+        m.state.signs[0 * 4 + 0] = partner_sign  # seat 0's sign of this trick, made earlier
+        deal.sign(0)
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_view(m.state, 2, row)
+        write_signs(m.state, 2, row)
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        mask[deal.hand(2)] = 1
+        chosen[partner_sign] = HeuristicPlayer().act(row, mask)
+    assert chosen == {0: coins5, 1: batons3}
+
+
+def test_duplicate_evaluation_with_signs_replays_the_same_catches():
+    from aluette_env.evaluation.duplicate import duplicate_eval, evaluation_catches
+    res = duplicate_eval("heuristic", "heuristic", deals=40, seed=3, signs=True, catch=0.5)
+    assert res.points_per_deal == 0.0 and (res.pair_points == 0).all()
+    a = evaluation_catches(40, 3, 0.5)
+    assert a.shape == (40, 9, 4, 4) and (a == evaluation_catches(40, 3, 0.5)).all()
+    with pytest.raises(ValueError, match="pass signs=True"):
+        duplicate_eval("heuristic", "random", deals=2, catch=0.5)
+
+
+def test_a_record_keeps_the_signs_and_who_caught_them():
+    import json
+
+    from aluette_env.players.heuristic import HeuristicPlayer
+    from aluette_env.records import RecordError, load_record, record_of, replay
+    env = aluette_signs_v0.raw_env(num_deals=1, catch=0.5)
+    env.reset(seed=3)
+    player = HeuristicPlayer()
+    while env.agents:
+        agent = env.agent_selection
+        if env.terminations[agent]:
+            env.step(None)
+            continue
+        ob = env.observe(agent)
+        env.step(player.act(ob["observation"], ob["action_mask"]))
+    rec = json.loads(json.dumps(record_of(env.match.deals, env.match.first_dealer,
+                                          ["heuristic"] * 4, num_deals=1)))
+    assert rec["version"] == 3 and rec["signs"] is True
+    load_record(rec)
+    g = env.match.state
+    for k, ((agent, _), (sign, caught)) in enumerate(zip(rec["deals"][0]["plays"],
+                                                         rec["deals"][0]["signs"])):
+        seat = int(agent[-1])
+        t = k // 4
+        assert sign == g.signs[t * 4 + seat]
+        assert sorted(caught) == sorted(f"player_{o}" for o in range(4)
+                                        if sign and (o - seat) % 2 and (g.caught[t * 4 + seat]
+                                                                        >> o) & 1)
+    tricks, steps = replay(rec)
+    assert [s[1] for s in tricks[0][0]["signs"]] == [s[0] for s in rec["deals"][0]["signs"][:4]]
+    assert len(steps[0][1]["signs"]) == 1
+    rec["deals"][0]["signs"][0] = [0, ["player_1"]]
+    with pytest.raises(RecordError, match="nobody catches"):
+        load_record(rec)
+
+
+def test_aluette_eval_plays_the_signs_variant_and_refuses_bad_flags(capsys):
+    from aluette_env.commands import main
+    assert main(["eval", "--team-a", "heuristic", "--team-b", "heuristic:signs=false",
+                 "--signs", "--catch", "0.5", "--deals", "20", "--quiet"]) == 0
+    assert "heuristic:signs=false" in capsys.readouterr().out
+    for argv, message in ((["--catch", "0.5"], "--catch: only with --signs"),
+                          (["--signs", "--catch", "1.5"], "must be from 0 to 1"),
+                          (["--signs", "--catch", "nan"], "must be from 0 to 1")):
+        assert main(["eval", "--team-a", "heuristic", "--team-b", "random", "--deals", "2",
+                     "--quiet", *argv]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1

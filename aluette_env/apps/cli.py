@@ -16,7 +16,7 @@ import argparse
 
 from ..commands import (
     MAX_EVAL_DEALS, MAX_SEED, Command, CommandFailed, UsageError, bounded_int, check_not_input,
-    deal_pairs, printable, seed_int, writable_file, write_json,
+    deal_pairs, printable, probability, seed_int, writable_file, write_json,
 )
 from ..players import load_player
 
@@ -86,7 +86,13 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     from ..evaluation.duplicate import WorkerDied, duplicate_eval, result_table
 
+    if args.catch is not None and not args.signs:
+        raise UsageError("--catch: only with --signs")
+    signs = {"signs": True, "catch": 0.25 if args.catch is None else args.catch} \
+        if args.signs else {}
     if args.panel:
+        if args.signs:
+            raise UsageError("--signs: not with --panel (the panel plays the default game)")
         evaluate, table = _panel_evaluation(args)
     else:
         for option, value in (("--panel-members", args.panel_members),
@@ -99,7 +105,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         _check_specs(args.team_a, args.team_b, *seats.values())
         evaluate, table = (lambda: duplicate_eval(
             args.team_a, args.team_b, deals=args.deals, seed=args.seed, seats=seats,
-            progress=not args.quiet, jobs=args.jobs)), result_table
+            progress=not args.quiet, jobs=args.jobs, **signs)), result_table
     try:
         res = evaluate()
     except WorkerDied as err:
@@ -175,6 +181,12 @@ def eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --panel: at most PAIRS deal pairs against MEMBER (a search player "
                         "is slow), e.g. pimc:worlds=64=200; repeatable (default: --deals for "
                         "every member)")
+    p.add_argument("--signs", action="store_true",
+                   help="play the signs variant (docs/RULES.md S1-S5), the same catches on "
+                        "both tables; players that do not sign sit silent (default: no signs)")
+    p.add_argument("--catch", type=probability, metavar="P",
+                   help="with --signs: the chance that an opponent catches a sign, 0 to 1 "
+                        "(default: 0.25)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

@@ -7,6 +7,12 @@ second. Each side plays each hand once; the deal-pair difference cancels most
 of the luck. Deals run as consecutive five-deal matches (R2) on the batched
 engine, each seat's decisions for all games batched per step.
 
+With ``signs=True`` the deals are played in the signs variant (docs/RULES.md
+S1-S5) with the same catches on both tables: who catches each sign is drawn
+from the seed per deal, trick, signer and watcher seat, so a seat's luck in
+catching is the same whichever team sits there. Players that do not play
+signs sit silent (:func:`~aluette_env.players.for_signs`).
+
 Seat overrides make mixed teams: ``{"player_2": "random"}`` puts ``random``
 in team A's second chair (player_2 on the first table, player_3 on the
 second); ``player_1`` / ``player_3`` are team B's chairs in the same way.
@@ -35,8 +41,11 @@ from collections.abc import Callable
 import numpy as np
 
 from .._workers import spawn_pool
-from ..game import DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, PLAYS_PER_DEAL, team_of
-from ..players import Player, act_batch, load_player
+from ..game import (
+    DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, NUM_TRICKS, PLAYS_PER_DEAL,
+    team_of,
+)
+from ..players import Player, act_batch, for_signs, load_player
 from ..vector import VectorGame
 
 Z95 = 1.959963984540054
@@ -112,6 +121,14 @@ def evaluation_deals(num_deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     return hands, dealers
 
 
+def evaluation_catches(num_deals: int, seed: int, catch: float) -> np.ndarray:
+    """The signs variant's catches of an evaluation (S4): [num_deals, 9, 4, 4]
+    0/1 by trick, signer and watcher, drawn from ``seed`` in a stream of their
+    own (the deals of the seed stay those of :func:`evaluation_deals`)."""
+    rng = np.random.default_rng([seed, 4])
+    return (rng.random((num_deals, NUM_TRICKS, NUM_SEATS, NUM_SEATS)) < catch).astype(np.int8)
+
+
 @dataclass
 class TableRecord:
     """Per deal of one table: team points, winner seat, Mordienne, spoiled tricks."""
@@ -140,10 +157,15 @@ class TableRecord:
 
 def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarray,
                progress: Callable[[int], None] | None = None,
-               chunk: int = 4096) -> TableRecord:
+               chunk: int = 4096, catches: np.ndarray | None = None) -> TableRecord:
     """Play the deals as consecutive five-deal matches with ``seat_players[s]``
-    in seat s; records every deal."""
+    in seat s; records every deal. ``catches`` ([deals, 9, 4, 4]): the signs
+    variant, with these catches."""
     num_deals = len(hands)
+    signs = catches is not None
+    if signs:
+        seat_players = [for_signs(p) for p in seat_players]
+    steps_per_deal = PLAYS_PER_DEAL * (2 if signs else 1)
     rec = TableRecord.empty(hands)
     full, rest = divmod(num_deals, DEFAULT_NUM_DEALS)
     groups = [(DEFAULT_NUM_DEALS, m0, min(chunk, full - m0)) for m0 in range(0, full, chunk)]
@@ -152,13 +174,17 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
     for per_match, m0, n_matches in groups:
         first = m0 * DEFAULT_NUM_DEALS
         block = hands[first:first + n_matches * per_match].reshape(n_matches, per_match, 4, 9)
-        game = VectorGame(n_matches, num_deals=per_match, auto_reset=False)
-        game.reset(options={"deals": block, "first_dealer": dealers[m0:m0 + n_matches]})
+        game = VectorGame(n_matches, num_deals=per_match, auto_reset=False, signs=signs)
+        options = {"deals": block, "first_dealer": dealers[m0:m0 + n_matches]}
+        if signs:
+            options["catches"] = catches[first:first + n_matches * per_match].reshape(
+                (n_matches, per_match) + catches.shape[1:])
+        game.reset(options=options)
         for p in seat_players:
             if hasattr(p, "reset"):
                 p.reset()
         actions = np.zeros(n_matches, np.int64)
-        for _ in range(PLAYS_PER_DEAL * per_match):
+        for _ in range(steps_per_deal * per_match):
             for s in range(NUM_SEATS):
                 idx = np.flatnonzero(game.to_act == s)
                 if len(idx):
@@ -185,7 +211,7 @@ _WORKER_PLAYERS: dict[tuple[str, int], Player] = {}
 
 
 def _play_slice(chairs: list[tuple[str, int]], hands: np.ndarray,
-                dealers: np.ndarray) -> TableRecord:
+                dealers: np.ndarray, catches: np.ndarray | None = None) -> TableRecord:
     """A worker's share of a table: whole matches, each seat's player from its spec."""
     players = []
     for spec, player_seed in chairs:
@@ -193,12 +219,13 @@ def _play_slice(chairs: list[tuple[str, int]], hands: np.ndarray,
         if key not in _WORKER_PLAYERS:
             _WORKER_PLAYERS[key] = load_player(spec, seed=player_seed)
         players.append(_WORKER_PLAYERS[key])
-    return play_table(players, hands, dealers)
+    return play_table(players, hands, dealers, catches=catches)
 
 
 def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.ndarray,
                               dealers: np.ndarray, jobs: int,
-                              tick: Callable[[int], None] | None) -> list[TableRecord]:
+                              tick: Callable[[int], None] | None,
+                              catches: np.ndarray | None = None) -> list[TableRecord]:
     """Each table's deals split into slices of whole matches, played by ``jobs``
     processes and put back together in order."""
     num_deals = len(hands)
@@ -213,7 +240,8 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
         for t, chairs in enumerate(tables):
             for m0, m1 in bounds:
                 d0, d1 = m0 * DEFAULT_NUM_DEALS, min(m1 * DEFAULT_NUM_DEALS, num_deals)
-                job = pool.submit(_play_slice, chairs, hands[d0:d1], dealers[m0:m1])
+                job = pool.submit(_play_slice, chairs, hands[d0:d1], dealers[m0:m1],
+                                  None if catches is None else catches[d0:d1])
                 futures[job] = (t, d0, d1)
         for job in as_completed(futures):
             t, d0, d1 = futures[job]
@@ -253,10 +281,20 @@ def check_deals(deals: object, name: str = "deals") -> int:
 
 def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000,
                    seed: int = 0, seats: dict[str, str | Player] | None = None,
-                   progress: bool = False, jobs: int = 1) -> EvalResult:
+                   progress: bool = False, jobs: int = 1, signs: bool = False,
+                   catch: float = DEFAULT_CATCH) -> EvalResult:
     """Team A against team B over ``deals`` deal pairs (see the module docstring);
-    ``jobs`` worker processes (player specs only, not player objects)."""
+    ``jobs`` worker processes (player specs only, not player objects); ``signs``
+    the signs variant, each opponent catching a sign with probability ``catch``."""
     check_deals(deals)
+    if not isinstance(signs, (bool, np.bool_)):
+        raise ValueError(f"signs must be True or False, got {signs!r}"[:200])
+    if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
+            or not 0.0 <= float(catch) <= 1.0:
+        raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}"[:200])
+    if not signs and catch != DEFAULT_CATCH:
+        raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass signs=True "
+                         f"too"[:200])
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}"[:200])
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 1024:
@@ -295,6 +333,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
         for spec in set(chairs.values()):
             load_player(spec)  # a bad spec fails here, not in every worker
     hands, dealers = evaluation_deals(deals, seed)
+    catches = evaluation_catches(deals, seed, float(catch)) if signs else None
     bar = None
     if progress:
         from tqdm import tqdm
@@ -305,9 +344,10 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     if jobs > 1:
         table1, table2 = _play_tables_in_processes(
             [[(spec, seed * 8 + k) for spec, k in t] for t in tables], hands, dealers,
-            jobs, tick)
+            jobs, tick, catches)
     else:
-        table1, table2 = (play_table([make(spec, k) for spec, k in t], hands, dealers, tick)
+        table1, table2 = (play_table([make(spec, k) for spec, k in t], hands, dealers, tick,
+                                     catches=catches)
                           for t in tables)
     if bar:
         bar.close()

@@ -41,8 +41,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..game import NUM_CARDS
-from ..observation import OBS_SIZE
+from ..game import NUM_ACTIONS, NUM_CARDS, SIGN_BASE
+from ..observation import OBS_SIZE, SIGNS_OBS_SIZE
 
 
 @runtime_checkable
@@ -81,17 +81,56 @@ def act_batch(player: Player, observations: np.ndarray, masks: np.ndarray) -> np
     return np.array([player.act(o, m) for o, m in zip(observations, masks)], np.int64)
 
 
-def check_batch(observations: np.ndarray, masks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def check_batch(observations: np.ndarray, masks: np.ndarray,
+                signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Contiguous int8 ``[N, OBS_SIZE]`` / ``[N, 48]`` arrays, every mask with a legal
-    card; ValueError naming the problem otherwise."""
+    card; ValueError naming the problem otherwise. ``signs``: a player of the
+    signs variant also takes its ``[N, SIGNS_OBS_SIZE]`` / ``[N, 58]`` arrays."""
     obs = np.ascontiguousarray(observations, np.int8)
     masks = np.ascontiguousarray(masks, np.int8)
-    if obs.ndim != 2 or obs.shape[1] != OBS_SIZE or masks.shape != (len(obs), NUM_CARDS):
-        raise ValueError(f"observations must be [N, {OBS_SIZE}] and masks [N, {NUM_CARDS}], "
-                         f"got {obs.shape} and {masks.shape}")
+    shapes = ((OBS_SIZE, NUM_CARDS), (SIGNS_OBS_SIZE, NUM_ACTIONS)) if signs else \
+        ((OBS_SIZE, NUM_CARDS),)
+    if obs.ndim != 2 or masks.ndim != 2 or len(masks) != len(obs) \
+            or (obs.shape[1], masks.shape[1]) not in shapes:
+        wanted = " or ".join(f"[N, {o}] and [N, {m}]" for o, m in shapes)
+        raise ValueError(f"observations and masks must be {wanted}, got {obs.shape} and "
+                         f"{masks.shape}")
     if len(masks) and not masks.any(axis=1).all():
         raise ValueError("every action mask needs at least one legal card")
     return obs, masks
+
+
+class Silent(BatchPlayer):
+    """A player of the default game at a table with signs (docs/RULES.md S1-S5):
+    it makes no sign, and plays its cards from the version-2 part of the
+    observation (it reads no sign). A player whose ``plays_signs`` is True
+    takes the signs variant's arrays itself and is not wrapped
+    (:func:`for_signs`)."""
+
+    def __init__(self, player: Player):
+        self.player = player
+        self.name = getattr(player, "name", "player")
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs, masks = check_batch(observations, masks, signs=True)
+        out = np.full(len(obs), SIGN_BASE, np.int64)  # silence in the sign phase
+        if masks.shape[1] == NUM_CARDS:
+            return act_batch(self.player, obs, masks)
+        cards = masks[:, :NUM_CARDS].any(axis=1)
+        if cards.any():
+            out[cards] = act_batch(self.player, obs[cards, :OBS_SIZE], masks[cards, :NUM_CARDS])
+        return out
+
+    def reset(self, seed: int | None = None) -> None:
+        reset = getattr(self.player, "reset", None)
+        if reset is not None:
+            reset(seed)
+
+
+def for_signs(player: Player) -> Player:
+    """``player`` at a table with signs: itself if it plays signs
+    (``plays_signs``), else :class:`Silent` around it."""
+    return player if getattr(player, "plays_signs", False) else Silent(player)
 
 
 # ---------------------------------------------------------------------------- options
@@ -332,5 +371,5 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
 
 
 __all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError",
-           "act_batch", "check_batch", "load_player", "parse_options", "player_names",
-           "player_options", "register_loader", "register_player"]
+           "Silent", "act_batch", "check_batch", "for_signs", "load_player", "parse_options",
+           "player_names", "player_options", "register_loader", "register_player"]

@@ -6,6 +6,19 @@
 :func:`decide_v2` works on a compact view of one seat (its hand, the cards
 gone, the trick, the trick counts) so that the search players can run it in
 their rollouts without building observation vectors.
+
+At a table with signs (docs/RULES.md S1-S5) ``heuristic`` keeps a truthful
+convention (:func:`_signs_v2`): each turn it signs the strongest card it holds
+that a sign names and that it has not signed yet this deal (silence when there
+is none), and it reads its partner's signs: a named card its partner signed
+and has not played is in its partner's hand, so no opponent can play it, and
+when that card beats everything the opponents may hold and the partner has
+still to play in the trick, it leaves the trick to the partner
+(:func:`decide_with_signs`). With ``signs=false`` it makes no sign and reads
+as before (the silent baseline: the same player, silent). It makes no use of
+the opponents' signs it catches: a rule that declined to spend a card on a
+trick an opponent still to play was known to beat cost its user
+(docs/SIGNS.md).
 """
 
 from __future__ import annotations
@@ -13,11 +26,16 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import njit
-from ..game import STRENGTH, cards_before, cards_in_trick, seat_at, trick_so_far, tricks_left
-from ..observation import IN_TRICK, UNSEEN, read_view
-from . import SEED, BatchPlayer, Option, check_batch
+from ..game import (
+    NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, STRENGTH, cards_before, cards_in_trick, seat_at,
+    trick_so_far, tricks_left,
+)
+from ..observation import IN_TRICK, OBS_SIZE, SIGN_SLICES, UNSEEN, read_view
+from . import SEED, BatchPlayer, Option, Silent, check_batch
 
 _STRENGTH = np.array(STRENGTH, np.int8)
+_SIGN_OF_CARD = np.array(SIGN_OF_CARD, np.int8)
+_SIGNS_AT = SIGN_SLICES["signs"].start
 
 
 @njit(cache=True)
@@ -278,6 +296,88 @@ def _heuristic_v2(obs, mask, strength, out):
         out[i] = decide_v2(hand, gone, trick, counts, in_run, t, strength, work)
 
 
+@njit(cache=True)
+def decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work, partner_top):
+    """:func:`decide_v2` knowing a card of the partner's from its signs (S5):
+    ``partner_top`` is its strength (-1: none known; ``gone`` already counts
+    it). When the partner still plays in this trick after this seat (this seat
+    leads or plays second), and its card beats every card an opponent may hold
+    and the trick so far, throw the weakest card: the partner takes the trick.
+    Otherwise :func:`decide_v2`'s card."""
+    n_in = cards_before(trick, 0)
+    unseen_max = -1
+    weakest = -1
+    for c in range(48):
+        if hand[c] == 0 and gone[c] == 0 and strength[c] > unseen_max:
+            unseen_max = strength[c]
+        if hand[c] == 1 and (weakest < 0 or strength[c] < strength[weakest]):
+            weakest = c
+    if partner_top >= 0 and n_in <= 1:
+        lead = trick[3] if n_in == 1 else -1
+        if partner_top > unseen_max and (lead < 0 or partner_top > strength[lead]) \
+                and tricks_left(t) > 1:
+            return weakest
+    return decide_v2(hand, gone, trick, counts, in_run, t, strength, work)
+
+
+@njit(cache=True)
+def _signs_v2(obs, mask, strength, sign_of_card, sign, out):
+    """``heuristic`` v2 at a table with signs (S1-S5): in the sign phase, the
+    truthful convention's sign (silence unless ``sign``); in the card phase
+    :func:`decide_with_signs`, with the named cards its partner signed and has
+    not played counted as gone (they are in its partner's hand: no opponent
+    holds them)."""
+    hand = np.zeros(48, np.int8)
+    gone = np.zeros(48, np.int8)
+    cards = np.empty(48, np.int64)
+    trick = np.zeros(4, np.int64)
+    winners = np.empty(9, np.int64)
+    counts = np.zeros(4, np.int64)
+    reached = np.zeros(4, np.int64)
+    in_run = np.zeros(4, np.bool_)
+    work = np.zeros(WORK_SIZE, np.int64)
+    card_trick = np.empty(48, np.int64)
+    signed = np.zeros(NUM_SIGNS + 1, np.bool_)
+    for i in range(obs.shape[0]):
+        row = obs[i]
+        # The signs this seat (relative seat 0) and its partner (2) made this deal.
+        partner = np.zeros(NUM_SIGNS + 1, np.bool_)
+        for k in range(NUM_SIGNS + 1):
+            signed[k] = False
+        for t in range(9):
+            for k in range(NUM_SIGNS):
+                if row[_SIGNS_AT + (t * 4 + 0) * NUM_SIGNS + k] != 0:
+                    signed[k + 1] = True
+                if row[_SIGNS_AT + (t * 4 + 2) * NUM_SIGNS + k] != 0:
+                    partner[k + 1] = True
+        if mask[i, SIGN_BASE] != 0:
+            if not sign:
+                out[i] = SIGN_BASE
+                continue
+            # The sign phase: the strongest signed-for card held, not signed yet.
+            best = -1
+            for c in range(48):
+                k = sign_of_card[c]
+                if row[c] != 0 and k > 0 and not signed[k] \
+                        and (best < 0 or strength[c] > strength[best]):
+                    best = c
+            out[i] = SIGN_BASE + (sign_of_card[best] if best >= 0 else 0)
+            continue
+        t, leader = read_view(row, cards, trick, winners, counts, reached, in_run, card_trick)
+        partner_top = -1
+        for c in range(48):
+            hand[c] = mask[i, c]
+            gone[c] = 1 if cards[c] >= IN_TRICK else 0
+            k = sign_of_card[c]
+            # A named card (one card per sign: not the Aces) the partner signed
+            # and has not played: in the partner's hand.
+            if k > 0 and k < NUM_SIGNS and partner[k] and hand[c] == 0 and gone[c] == 0:
+                gone[c] = 1
+                partner_top = max(partner_top, strength[c])
+        out[i] = decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work,
+                                   partner_top)
+
+
 class HeuristicPlayer(BatchPlayer):
     """Rule-based play: ``version=2`` (default) the strategy of :func:`decide_v2`;
     ``version=1`` the first rule set:
@@ -297,23 +397,61 @@ class HeuristicPlayer(BatchPlayer):
 
     Both are deterministic (equal cards: the lowest id), so ``seed`` changes
     nothing; it is accepted for the common player interface.
+
+    At a table with signs (the signs variant's arrays) version 2 signs and reads
+    its partner's signs (the module docstring); ``signs=false`` reads them but
+    makes none. Version 1 plays there silent, from the default game's part of
+    the observation.
     """
 
     OPTIONS = {
         "version": Option(int, 2, "rule set: 2 (the stronger, default) or 1 (the first)",
                           check=lambda v: v in (1, 2), allowed="1 or 2"),
+        "signs": Option(bool, True, "at a table with signs (version 2): sign truthfully "
+                        "(it always reads the signs it sees); false: make no sign"),
         "seed": SEED,
     }
 
-    def __init__(self, version: int = 2, seed: int | None = None):
+    def __init__(self, version: int = 2, seed: int | None = None, signs: bool = True):
         if version not in (1, 2):
             raise ValueError(f"heuristic version must be 1 or 2, got {version!r}")
+        if not isinstance(signs, bool):
+            raise ValueError(f"heuristic signs must be True or False, got {signs!r}")
         self.version = version
+        self.signs = signs and version == 2
         self.name = "heuristic" if version == 2 else "heuristic:version=1"
+        if version == 2 and not signs:
+            self.name += ":signs=false"
         self.seed = seed
+        self._silent = Silent(_Plain(self))
+
+    @property
+    def plays_signs(self) -> bool:
+        """It takes the signs variant's arrays itself (see :func:`~.for_signs`)."""
+        return True
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        obs, masks = check_batch(observations, masks, signs=True)
+        if obs.shape[1] != OBS_SIZE:
+            if self.version == 1:
+                return self._silent.act_batch(obs, masks)
+            out = np.empty(len(obs), np.int64)
+            _signs_v2(obs, masks, _STRENGTH, _SIGN_OF_CARD, self.signs, out)
+            return out
+        out = np.empty(len(obs), np.int64)
+        (_heuristic_v2 if self.version == 2 else _heuristic)(obs, masks, _STRENGTH, out)
+        return out
+
+
+class _Plain(BatchPlayer):
+    """A heuristic's play of the default game (for :class:`~.Silent`)."""
+
+    def __init__(self, player: HeuristicPlayer):
+        self.player = player
+        self.name = player.name
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(observations, masks)
         out = np.empty(len(obs), np.int64)
-        (_heuristic_v2 if self.version == 2 else _heuristic)(obs, masks, _STRENGTH, out)
+        (_heuristic_v2 if self.player.version == 2 else _heuristic)(obs, masks, _STRENGTH, out)
         return out

@@ -298,12 +298,9 @@ def test_heuristic_signs_its_strongest_unsigned_named_card():
     assert silent.act(row, mask) == SIGN_BASE
 
 
-def test_players_that_do_not_sign_sit_silent_at_a_table_with_signs():
-    from aluette_env.players import Silent, for_signs, load_player
-    player = for_signs(load_player("random:seed=1"))
-    assert isinstance(player, Silent)
-    env = aluette_signs_v0.raw_env(num_deals=1)
-    env.reset(seed=2)
+def _play_out(env, player):
+    """Play ``env`` to its end with ``player`` at every seat, yielding each
+    (observation, action) before the action is taken."""
     while env.agents:
         agent = env.agent_selection
         if env.terminations[agent]:
@@ -311,9 +308,19 @@ def test_players_that_do_not_sign_sit_silent_at_a_table_with_signs():
             continue
         ob = env.observe(agent)
         action = player.act(ob["observation"], ob["action_mask"])
+        yield ob, action
+        env.step(action)
+
+
+def test_players_that_do_not_sign_sit_silent_at_a_table_with_signs():
+    from aluette_env.players import Silent, for_signs, load_player
+    player = for_signs(load_player("random:seed=1"))
+    assert isinstance(player, Silent)
+    env = aluette_signs_v0.raw_env(num_deals=1)
+    env.reset(seed=2)
+    for ob, action in _play_out(env, player):
         assert ob["action_mask"][action] == 1
         assert action < NUM_CARDS or action == SIGN_BASE
-        env.step(action)
 
 
 def test_the_heuristic_reads_its_partners_sign():
@@ -364,14 +371,8 @@ def test_a_record_keeps_the_signs_and_who_caught_them():
     from aluette_env.records import RecordError, load_record, record_of, replay
     env = aluette_signs_v0.raw_env(num_deals=1, catch=0.5)
     env.reset(seed=3)
-    player = HeuristicPlayer()
-    while env.agents:
-        agent = env.agent_selection
-        if env.terminations[agent]:
-            env.step(None)
-            continue
-        ob = env.observe(agent)
-        env.step(player.act(ob["observation"], ob["action_mask"]))
+    for _ in _play_out(env, HeuristicPlayer()):
+        pass
     rec = json.loads(json.dumps(record_of(env.match.deals, env.match.first_dealer,
                                           ["heuristic"] * 4, num_deals=1)))
     assert rec["version"] == 3 and rec["signs"] is True

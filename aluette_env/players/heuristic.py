@@ -8,7 +8,7 @@ gone, the trick, the trick counts) so that the search players can run it in
 their rollouts without building observation vectors.
 
 At a table with signs (docs/RULES.md S1-S5) ``heuristic`` keeps a truthful
-convention (:func:`_signs_v2`): each turn it signs the strongest card it holds
+convention (:func:`_heuristic_v2`): each turn it signs the strongest card it holds
 that a sign names and that it has not signed yet this deal (silence when there
 is none), and it reads its partner's signs: a named card its partner signed
 and has not played is in its partner's hand, so no opponent can play it, and
@@ -276,27 +276,6 @@ def decide_v2(hand, gone, trick, counts, in_run, t, strength, work):
 
 
 @njit(cache=True)
-def _heuristic_v2(obs, mask, strength, out):
-    hand = np.zeros(48, np.int8)
-    gone = np.zeros(48, np.int8)
-    cards = np.empty(48, np.int64)
-    trick = np.zeros(4, np.int64)
-    winners = np.empty(9, np.int64)
-    counts = np.zeros(4, np.int64)
-    reached = np.zeros(4, np.int64)
-    in_run = np.zeros(4, np.bool_)
-    work = np.zeros(WORK_SIZE, np.int64)
-    card_trick = np.empty(48, np.int64)
-    for i in range(obs.shape[0]):
-        t, leader = read_view(obs[i], cards, trick, winners, counts, reached, in_run,
-                              card_trick)
-        for c in range(48):
-            hand[c] = mask[i, c]
-            gone[c] = 1 if cards[c] >= IN_TRICK else 0
-        out[i] = decide_v2(hand, gone, trick, counts, in_run, t, strength, work)
-
-
-@njit(cache=True)
 def decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work, partner_top):
     """:func:`decide_v2` knowing a card of the partner's from its signs (S5):
     ``partner_top`` is its strength (-1: none known; ``gone`` already counts
@@ -305,14 +284,14 @@ def decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work, part
     and the trick so far, throw the weakest card: the partner takes the trick.
     Otherwise :func:`decide_v2`'s card."""
     n_in = cards_before(trick, 0)
-    unseen_max = -1
-    weakest = -1
-    for c in range(48):
-        if hand[c] == 0 and gone[c] == 0 and strength[c] > unseen_max:
-            unseen_max = strength[c]
-        if hand[c] == 1 and (weakest < 0 or strength[c] < strength[weakest]):
-            weakest = c
     if partner_top >= 0 and n_in <= 1:
+        unseen_max = -1
+        weakest = -1
+        for c in range(48):
+            if hand[c] == 0 and gone[c] == 0 and strength[c] > unseen_max:
+                unseen_max = strength[c]
+            if hand[c] == 1 and (weakest < 0 or strength[c] < strength[weakest]):
+                weakest = c
         lead = trick[3] if n_in == 1 else -1
         if partner_top > unseen_max and (lead < 0 or partner_top > strength[lead]) \
                 and tricks_left(t) > 1:
@@ -321,12 +300,14 @@ def decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work, part
 
 
 @njit(cache=True)
-def _signs_v2(obs, mask, strength, sign_of_card, sign, out):
-    """``heuristic`` v2 at a table with signs (S1-S5): in the sign phase, the
-    truthful convention's sign (silence unless ``sign``); in the card phase
+def _heuristic_v2(obs, mask, strength, sign_of_card, sign, out):
+    """``heuristic`` v2's cards (:func:`decide_v2`). At a table with signs
+    (S1-S5: the signs variant's observations) in the sign phase the truthful
+    convention's sign (silence unless ``sign``); in the card phase
     :func:`decide_with_signs`, with the named cards its partner signed and has
     not played counted as gone (they are in its partner's hand: no opponent
     holds them)."""
+    signs = obs.shape[1] > OBS_SIZE
     hand = np.zeros(48, np.int8)
     gone = np.zeros(48, np.int8)
     cards = np.empty(48, np.int64)
@@ -344,13 +325,13 @@ def _signs_v2(obs, mask, strength, sign_of_card, sign, out):
         partner = np.zeros(NUM_SIGNS + 1, np.bool_)
         for k in range(NUM_SIGNS + 1):
             signed[k] = False
-        for t in range(9):
+        for t in range(9 if signs else 0):
             for k in range(NUM_SIGNS):
                 if row[_SIGNS_AT + (t * 4 + 0) * NUM_SIGNS + k] != 0:
                     signed[k + 1] = True
                 if row[_SIGNS_AT + (t * 4 + 2) * NUM_SIGNS + k] != 0:
                     partner[k + 1] = True
-        if mask[i, SIGN_BASE] != 0:
+        if signs and mask[i, SIGN_BASE] != 0:
             if not sign:
                 out[i] = SIGN_BASE
                 continue
@@ -432,26 +413,24 @@ class HeuristicPlayer(BatchPlayer):
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(observations, masks, signs=True)
-        if obs.shape[1] != OBS_SIZE:
-            if self.version == 1:
-                return self._silent.act_batch(obs, masks)
-            out = np.empty(len(obs), np.int64)
-            _signs_v2(obs, masks, _STRENGTH, _SIGN_OF_CARD, self.signs, out)
-            return out
+        if self.version == 1 and obs.shape[1] != OBS_SIZE:
+            return self._silent.act_batch(obs, masks)
         out = np.empty(len(obs), np.int64)
-        (_heuristic_v2 if self.version == 2 else _heuristic)(obs, masks, _STRENGTH, out)
+        if self.version == 2:
+            _heuristic_v2(obs, masks, _STRENGTH, _SIGN_OF_CARD, self.signs, out)
+        else:
+            _heuristic(obs, masks, _STRENGTH, out)
         return out
 
 
 class _Plain(BatchPlayer):
-    """A heuristic's play of the default game (for :class:`~.Silent`)."""
+    """Version 1's play of the default game (for :class:`~.Silent`)."""
 
     def __init__(self, player: HeuristicPlayer):
-        self.player = player
         self.name = player.name
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         obs, masks = check_batch(observations, masks)
         out = np.empty(len(obs), np.int64)
-        (_heuristic_v2 if self.player.version == 2 else _heuristic)(obs, masks, _STRENGTH, out)
+        _heuristic(obs, masks, _STRENGTH, out)
         return out

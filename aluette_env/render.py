@@ -2,7 +2,8 @@
 
 Shows the match score, dealer, trick counts in first-to-reach order, the
 Mordienne run, the last trick, the trick in progress and only the hands it is
-asked for (a seat's render shows no other hand). Standard library only; the
+asked for (a seat's render shows no other hand). With signs (S1-S5) it shows
+the signs of this trick that the seats of ``show_hands`` saw, and no other. Standard library only; the
 facts come from :mod:`aluette_env.game`.
 """
 
@@ -11,8 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .game import (
-    AGENTS, NUM_SEATS, NUM_TRICKS, SEAT, STRENGTH, Deal, Match, Trick, card_name, mordienne_chance,
-    reach_order, seat_at,
+    AGENTS, NUM_SEATS, NUM_TRICKS, SEAT, SIGNS, STRENGTH, Deal, Match, Trick, card_name,
+    mordienne_chance, reach_order, seat_at, sees_sign, sign_name,
 )
 
 
@@ -59,8 +60,30 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
             lines.append("  (no card yet)")
         for k, c in enumerate(deal.trick_cards):
             lines.append(f"  {AGENTS[seat_at(deal.leader, k)]}: {card_name(c, lang)}")
-        lines.append(f"To play: {AGENTS[deal.to_act]}")
+        lines.append(f"To {'sign' if deal.signing else 'play'}: {AGENTS[deal.to_act]}")
+        lines += _signs_seen(deal, show_hands)
     for a in show_hands:
         hand = hand_order(deal.hand(SEAT[a]))
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)
+
+
+def _signs_seen(deal: Deal, show_hands: Sequence[str]) -> list[str]:
+    """With signs: the signs made in the trick in progress that one of the seats
+    of ``show_hands`` saw (S5), one line each; nothing for a spectator."""
+    g = deal.state
+    if not g.signs_on or not show_hands:
+        return []
+    watchers = [SEAT[a] for a in show_hands]
+    out = []
+    t = deal.trick_index
+    for k in range(NUM_SEATS):
+        seat = seat_at(deal.leader, k)
+        sign = deal.sign_of(t, seat)
+        if sign < 0:
+            break
+        bits = g.caught[t * NUM_SEATS + seat]
+        if any(sees_sign(w, seat, bits) for w in watchers):
+            what = "no sign" if sign == 0 else f"{SIGNS[sign - 1][1]}: {sign_name(sign)}"
+            out.append(f"  sign of {AGENTS[seat]}: {what}")
+    return out

@@ -406,3 +406,20 @@ def test_aluette_eval_plays_the_signs_variant_and_refuses_bad_flags(capsys):
                      "--quiet", *argv]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_a_seats_render_shows_the_signs_it_saw_and_no_other():
+    env = aluette_signs_v0.raw_env(render_mode="ansi", render_hands=["player_0"])
+    env.reset(seed=1, options={"catches": _catches(0), "first_dealer": 1})  # player_2 leads
+    for action in (SIGN_BASE + 9, None, SIGN_BASE + 1):  # player_2, then player_3 sign
+        if action is None:
+            env.step(env.deal.hand(2)[0])
+        else:
+            env.step(action)
+    text = env.render()
+    assert "sign of player_2: the mouth opened: an Ace" in text
+    assert "player_3" in text and "sign of player_3" not in text  # not caught
+    spectator = aluette_signs_v0.raw_env(render_mode="ansi")
+    spectator.reset(seed=1, options={"first_dealer": 1})
+    spectator.step(SIGN_BASE + 9)
+    assert "sign of" not in spectator.render()

@@ -3,8 +3,8 @@
 Shows the match score, dealer, trick counts in first-to-reach order, the
 Mordienne run, the last trick, the trick in progress and only the hands it is
 asked for (a seat's render shows no other hand). With signs (S1-S5) it shows
-the signs of this trick that the seats of ``show_hands`` saw, and no other. Standard library only; the
-facts come from :mod:`aluette_env.game`.
+the signs of this trick that the seats of ``show_hands`` saw, and no other.
+Standard library only; the facts come from :mod:`aluette_env.game`.
 """
 
 from __future__ import annotations

@@ -184,7 +184,7 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:confidence=nan", "option 'confidence' got 'nan'"),
     ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, infer, "
                        "infer_rows, max_seconds, min_ess, min_prob, policy, rollout, seed, "
-                       "solve_tricks, solve_worlds, version, worlds"),
+                       "signs, solve_tricks, solve_worlds, version, worlds"),
     ("expert:infer=game", "option 'infer' got 'game'; allowed: deal or trick"),
     ("expert:min_ess=2", "option 'min_ess' got '2'; allowed: a number from 0 to 1"),
     ("expert:policy=none", "policy=none plays its rollouts by the heuristic: set "
@@ -194,7 +194,7 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:policy=nobody.onnx", "policy 'nobody.onnx': nobody.onnx: no such model file"),
     ("pimc:worlds=0", "option 'worlds' got '0'; allowed: an integer from 1 to 4096"),
     ("pimc:depth_tricks=1", "unknown option 'depth_tricks'; options: max_seconds, seed, "
-                            "solve_tricks, worlds"),
+                            "signs, solve_tricks, worlds"),
     ("pimc:solve_tricks=9", "option 'solve_tricks' got '9'; allowed: an integer from 0"),
 ])
 def test_expert_spec_options_are_checked(spec, message):

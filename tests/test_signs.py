@@ -423,3 +423,40 @@ def test_a_seats_render_shows_the_signs_it_saw_and_no_other():
     spectator.reset(seed=1, options={"first_dealer": 1})
     spectator.step(SIGN_BASE + 9)
     assert "sign of" not in spectator.render()
+
+
+def test_worlds_put_the_signed_cards_where_the_signs_say():
+    from aluette_env.players.search.worlds import constrain_keys, deal_world
+    n_unseen, n_left = 27, np.array([0, 9, 9, 9])
+    known = np.zeros(48, np.int64)
+    known[[0, 5, 10]] = [2, 1, 3]
+    keys = rng0(0).random((3000, 48))
+    constrain_keys(keys, n_unseen, n_left, known)
+    owner = np.empty(48, np.int64)
+    seats = np.zeros((len(keys), n_unseen), np.int64)
+    for w in range(len(keys)):
+        deal_world(keys[w], np.arange(48), n_unseen, n_left, owner)
+        seats[w] = owner[:n_unseen]
+    assert (seats[:, 0] == 2).all() and (seats[:, 5] == 1).all() and (seats[:, 10] == 3).all()
+    free = np.delete(seats, [0, 5, 10], axis=1)
+    share = np.array([(free == r).mean() for r in (1, 2, 3)])
+    assert np.allclose(share, 8 / 24, atol=0.01)  # the rest uniform over the 8 places left
+    for card in (1, 20):  # each free card alike
+        assert np.allclose([(seats[:, card] == r).mean() for r in (1, 2, 3)], 1 / 3, atol=0.04)
+
+
+def test_the_search_signs_and_plays_at_a_table_with_signs():
+    from aluette_env.players import load_player
+    player = load_player("pimc:worlds=4")
+    silent = load_player("pimc:worlds=4,signs=false")
+    assert player.plays_signs and silent.name.endswith("signs=false")
+    env = aluette_signs_v0.raw_env(num_deals=1, catch=1.0)
+    env.reset(seed=4)
+    made = []
+    for ob, action in _play_out(env, player):
+        assert ob["action_mask"][action] == 1
+        if action >= SIGN_BASE:
+            made.append(action - SIGN_BASE)
+            row, mask = ob["observation"], ob["action_mask"]
+            assert silent.act(row, mask) == SIGN_BASE
+    assert any(made)  # it signs

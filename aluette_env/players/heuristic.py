@@ -300,6 +300,34 @@ def decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work, part
 
 
 @njit(cache=True)
+def signs_seen(row, seen):
+    """``seen[r, k]``: relative seat ``r`` made sign ``k`` (1-9) this deal, as
+    the seat of the signs variant's observation ``row`` saw it (S5)."""
+    for r in range(4):
+        for k in range(NUM_SIGNS + 1):
+            seen[r, k] = False
+    for t in range(9):
+        for r in range(4):
+            for k in range(NUM_SIGNS):
+                if row[_SIGNS_AT + (t * 4 + r) * NUM_SIGNS + k] != 0:
+                    seen[r, k + 1] = True
+
+
+@njit(cache=True)
+def truthful_sign(row, strength, sign_of_card, seen) -> int:
+    """The truthful convention's sign action (S2-S3): the strongest card in the
+    hand (``row``'s ``hand`` slice) that a sign names and that this seat has not
+    signed yet this deal (``seen[0]``, :func:`signs_seen`); silence when none."""
+    best = -1
+    for c in range(48):
+        k = sign_of_card[c]
+        if row[c] != 0 and k > 0 and not seen[0, k] \
+                and (best < 0 or strength[c] > strength[best]):
+            best = c
+    return SIGN_BASE + (sign_of_card[best] if best >= 0 else 0)
+
+
+@njit(cache=True)
 def _heuristic_v2(obs, mask, strength, sign_of_card, sign, out):
     """``heuristic`` v2's cards (:func:`decide_v2`). At a table with signs
     (S1-S5: the signs variant's observations) in the sign phase the truthful
@@ -318,31 +346,13 @@ def _heuristic_v2(obs, mask, strength, sign_of_card, sign, out):
     in_run = np.zeros(4, np.bool_)
     work = np.zeros(WORK_SIZE, np.int64)
     card_trick = np.empty(48, np.int64)
-    signed = np.zeros(NUM_SIGNS + 1, np.bool_)
+    seen = np.zeros((4, NUM_SIGNS + 1), np.bool_)
     for i in range(obs.shape[0]):
         row = obs[i]
-        # The signs this seat (relative seat 0) and its partner (2) made this deal.
-        partner = np.zeros(NUM_SIGNS + 1, np.bool_)
-        for k in range(NUM_SIGNS + 1):
-            signed[k] = False
-        for t in range(9 if signs else 0):
-            for k in range(NUM_SIGNS):
-                if row[_SIGNS_AT + (t * 4 + 0) * NUM_SIGNS + k] != 0:
-                    signed[k + 1] = True
-                if row[_SIGNS_AT + (t * 4 + 2) * NUM_SIGNS + k] != 0:
-                    partner[k + 1] = True
+        if signs:
+            signs_seen(row, seen)
         if signs and mask[i, SIGN_BASE] != 0:
-            if not sign:
-                out[i] = SIGN_BASE
-                continue
-            # The sign phase: the strongest signed-for card held, not signed yet.
-            best = -1
-            for c in range(48):
-                k = sign_of_card[c]
-                if row[c] != 0 and k > 0 and not signed[k] \
-                        and (best < 0 or strength[c] > strength[best]):
-                    best = c
-            out[i] = SIGN_BASE + (sign_of_card[best] if best >= 0 else 0)
+            out[i] = truthful_sign(row, strength, sign_of_card, seen) if sign else SIGN_BASE
             continue
         t, leader = read_view(row, cards, trick, winners, counts, reached, in_run, card_trick)
         partner_top = -1
@@ -352,7 +362,8 @@ def _heuristic_v2(obs, mask, strength, sign_of_card, sign, out):
             k = sign_of_card[c]
             # A named card (one card per sign: not the Aces) the partner signed
             # and has not played: in the partner's hand.
-            if k > 0 and k < NUM_SIGNS and partner[k] and hand[c] == 0 and gone[c] == 0:
+            if signs and k > 0 and k < NUM_SIGNS and seen[2, k] and hand[c] == 0 \
+                    and gone[c] == 0:
                 gone[c] = 1
                 partner_top = max(partner_top, strength[c])
         out[i] = decide_with_signs(hand, gone, trick, counts, in_run, t, strength, work,

@@ -2,14 +2,16 @@
 play as they did in each, the guiding policy from each player's own view mixed
 with a uniform choice among its legal cards (:class:`Belief`).
 
-``infer=deal`` (version 5) replays each drawn world from the deal's start by the
-game's step (:func:`fill_deal_views`: the observation's perfect recall gives
-the order of play) and judges every play of the other seats this deal from its
-player's view at the time; the likelihoods are tempered (:func:`tempered`) so
-that the policy, a model of the other players and not the players, cannot bet
-every world on one or two draws. ``infer=trick`` (versions 1-4) weighs only the
-plays of the trick in progress (:func:`~.worlds.fill_before_plays`). The weighed
-draws are resampled (:func:`resample`) to the worlds searched.
+Every draw is first put where the seat's signs place cards, if any
+(:meth:`~.worlds.View.constrain`). ``infer=deal`` (version 5) replays each
+drawn world from the deal's start by the game's step (:func:`fill_deal_views`:
+the observation's perfect recall gives the order of play) and judges every
+play of the other seats this deal from its player's view at the time; the
+likelihoods are tempered (:func:`tempered`) so that the policy, a model of the
+other players and not the players, cannot bet every world on one or two draws.
+``infer=trick`` (versions 1-4) weighs only the plays of the trick in progress
+(:func:`~.worlds.fill_before_plays`). The weighed draws are resampled
+(:func:`resample`) to the worlds searched.
 """
 
 from __future__ import annotations
@@ -78,7 +80,7 @@ def draw_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
                                    rows)
         elif view.info[I_N_IN] > 0:
             return (*trick_worlds(rng, n_worlds, view, context, belief, rows), None)
-    return rng.random((n_worlds, 48)), np.ones(n_worlds), None
+    return view.constrain(rng.random((n_worlds, 48))), np.ones(n_worlds), None
 
 
 def _modelled(belief: Belief, obs: np.ndarray, mask: np.ndarray,
@@ -101,7 +103,7 @@ def deal_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
     its likelihood as its weight. Also (effective sample size, tempering power)."""
     others = len(theirs)
     n_draws = max(n_worlds, min(n_worlds * belief.draws, belief.infer_rows // others))
-    keys = rng.random((n_draws, 48))
+    keys = view.constrain(rng.random((n_draws, 48)))
     n_rows = n_draws * others
     st, obs, mask = rows.get(n_rows)
     written = fill_deal_views(keys, view.info, view.cards, view.unseen, view.n_left, order,
@@ -126,7 +128,7 @@ def trick_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: n
     proportion to how likely the modelled seats were to play this trick's
     cards in it, each from its own view."""
     n_in = int(view.info[I_N_IN])
-    keys = rng.random((n_worlds * belief.draws, 48))
+    keys = view.constrain(rng.random((n_worlds * belief.draws, 48)))
     n_rows = len(keys) * n_in
     st, obs, mask = rows.get(n_rows)
     fill_before_plays(keys, view.info, view.cards, view.card_trick, view.trick, view.winners,

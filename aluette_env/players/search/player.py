@@ -1,7 +1,13 @@
 """The ``expert`` player (:class:`ExpertPlayer`) and its ``pimc`` preset: a
 decision read from the observation (:mod:`.worlds`), its worlds drawn and
 weighed (:mod:`.belief`), each searched play valued in each world
-(:mod:`.rollouts`) and the move chosen (:mod:`.choice`)."""
+(:mod:`.rollouts`) and the move chosen (:mod:`.choice`).
+
+At a table with signs (S1-S5) it makes the truthful convention's signs (as
+``heuristic``) and reads every sign it sees as truthful: a named card its
+partner signed, or an opponent it caught signing, and not played since, is in
+that seat's hand in every world it searches (:meth:`~.worlds.View.constrain`).
+Its rollouts and its guiding policy play the default game."""
 
 from __future__ import annotations
 
@@ -10,10 +16,11 @@ from typing import Any
 
 import numpy as np
 
-from ...game import tricks_left
-from ...observation import OBS_SIZE
+from ...game import NUM_CARDS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, tricks_left
+from ...observation import OBS_SIZE, SHAPES, SLICES
 from ...vector.kernels import kernel_view, new_results, new_state
 from .. import BatchPlayer, PlayerSpecError, check_batch, load_player
+from ..heuristic import signs_seen, truthful_sign
 from ..solver import Solver
 from .belief import Belief, Rows, draw_worlds
 from .choice import CardValues, choose, classes, paired_gain, searched_plays
@@ -67,6 +74,7 @@ class ExpertPlayer(BatchPlayer):
         #: likelihoods were tempered by (1: none).
         self.last_ess, self.last_temper = 0.0, 1.0
         self.max_seconds = float(values["max_seconds"])
+        self.signs = bool(values["signs"])
         self.seed = 0 if seed is None else int(seed)
         # The name is the spec: the options that differ from their defaults.
         changed = [f"{k}={v:g}" if isinstance(v, float) else f"{k}={v}"
@@ -84,13 +92,59 @@ class ExpertPlayer(BatchPlayer):
         self._rows = Rows()  # the belief's policy evaluations, grown on demand
         self._class_prob = np.zeros(19)
         self._card_class = np.zeros(48, np.int64)
+        self._holders: np.ndarray | None = None  # this decision's cards placed by signs
+        self._seen = np.zeros((4, NUM_SIGNS + 1), np.bool_)
+
+    #: It takes the signs variant's arrays itself (see :func:`~aluette_env.players.for_signs`).
+    plays_signs = True
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(observations, masks)
+        obs, masks = check_batch(observations, masks, signs=True)
         if len(obs) == 0:
             return np.zeros(0, np.int64)
+        if obs.shape[1] != OBS_SIZE:
+            return self._act_with_signs(obs, masks)
         probs = self._probabilities(obs, masks)
         return np.array([self._decide(o, m, p) for o, m, p in zip(obs, masks, probs)], np.int64)
+
+    def _act_with_signs(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """The signs variant's rows: a sign (the truthful convention, or silence),
+        or a card searched in worlds that put the signed cards where the signs say."""
+        out = np.full(len(obs), SIGN_BASE, np.int64)
+        cards = np.flatnonzero(masks[:, :NUM_CARDS].any(axis=1))
+        for i in np.flatnonzero(~masks[:, :NUM_CARDS].any(axis=1)):
+            if self.signs:
+                signs_seen(obs[i], self._seen)
+                out[i] = truthful_sign(obs[i], STRENGTH_ARRAY, _SIGN_OF_CARD, self._seen)
+        if not len(cards):
+            return out
+        plain, plain_masks = obs[cards, :OBS_SIZE], masks[cards, :NUM_CARDS]
+        probs = self._probabilities(plain, plain_masks)
+        for i, row, mask, p in zip(cards, plain, plain_masks, probs):
+            self._holders = self._signed_holders(obs[i])
+            try:
+                out[i] = self._decide(row, mask, p)
+            finally:
+                self._holders = None
+        return out
+
+    def _signed_holders(self, row: np.ndarray) -> np.ndarray:
+        """[48] by card: the relative seat (1-3) that a sign it saw puts the card
+        with (a named card signed and not seen played or in its hand), 0 none."""
+        signs_seen(row, self._seen)
+        holders = np.zeros(48, np.int64)
+        # Cards this seat has seen: its hand and every card played this deal.
+        seen = (row[SLICES["hand"]] != 0) | \
+            row[SLICES["history"]].reshape(SHAPES["history"]).any(axis=0)
+        for card in range(NUM_CARDS):
+            k = _SIGN_OF_CARD[card]
+            if not 0 < k < NUM_SIGNS or seen[card]:  # an Ace sign names no one card
+                continue
+            for r in (2, 1, 3):  # the partner's word first
+                if self._seen[r, k]:
+                    holders[card] = r
+                    break
+        return holders
 
     def card_values(self, observation: np.ndarray, action_mask: np.ndarray) -> CardValues:
         """The search's estimate for every legal card of this decision (every play
@@ -158,7 +212,7 @@ class ExpertPlayer(BatchPlayer):
         worth searching: (values [worlds, plays], world weights, the policy's play
         among them, the plays' cards, the policy's card)."""
         view = self._view
-        view.read(row, mask)
+        view.read(row, mask, self._holders)
         info, plays = view.info, view.plays
         favourite = int(np.argmax(probs))
         n_plays = int(info[I_PLAYS])
@@ -223,6 +277,9 @@ class ExpertPlayer(BatchPlayer):
         return keys, weights
 
 
+_SIGN_OF_CARD = np.array(SIGN_OF_CARD, np.int8)
+
+
 def guiding_policy(spec: str):
     """The ONNX policy named by ``spec`` (its card probabilities guide the search);
     ValueError with one line when ``spec`` names no such policy."""
@@ -248,8 +305,9 @@ def pimc(**options: Any) -> ExpertPlayer:
     player = ExpertPlayer(worlds=v["worlds"], solve_worlds=v["worlds"],
                           solve_tricks=v["solve_tricks"], policy="none", rollout="heuristic",
                           min_prob=0.0, confidence=0.0, belief=0.0,
-                          max_seconds=v["max_seconds"], seed=v["seed"])
-    player.name = f"pimc:worlds={v['worlds']},solve_tricks={v['solve_tricks']}"
+                          max_seconds=v["max_seconds"], signs=v["signs"], seed=v["seed"])
+    player.name = f"pimc:worlds={v['worlds']},solve_tricks={v['solve_tricks']}" + \
+        ("" if v["signs"] else ",signs=false")
     return player
 
 

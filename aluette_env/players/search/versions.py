@@ -84,6 +84,10 @@ OPTIONS: dict[str, Option] = {
                          "decision spends weighing drawn worlds (fewer draws when the "
                          "deal has many plays, never fewer than worlds)",
                          lambda v: 1 <= v <= 1 << 20, "an integer from 1 to 1048576"),
+    "signs": Option(bool, True, "at a table with signs (docs/SIGNS.md): make the truthful "
+                    "convention's signs (it always reads the signs it sees and puts the "
+                    "signed cards where the signs say); false: make no sign",
+                    lambda v: isinstance(v, bool), "true or false"),
     "seed": SEED,
 }
 
@@ -94,6 +98,7 @@ PIMC_OPTIONS: dict[str, Option] = {
     "solve_tricks": Option(int, 4, "solve exactly once this many tricks remain (0: never)",
                            lambda v: 0 <= v <= 7, "an integer from 0 (never) to 7"),
     "max_seconds": OPTIONS["max_seconds"],
+    "signs": OPTIONS["signs"],
     "seed": SEED,
 }
 

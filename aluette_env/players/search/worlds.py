@@ -7,6 +7,11 @@ before this trick's plays, for the belief (:func:`fill_before_plays`).
 A decision's keys come from the player's seed and the observation
 (:func:`decision_rng`), never from the call order, so the same position gets
 the same worlds in any process. Relative seats throughout: the observer is 0.
+
+With signs (S5) a seat may know where some unseen cards are (a named card its
+partner signed, or an opponent it caught signing one): :meth:`View.constrain`
+repairs each drawn world so that those cards are where the signs put them
+(:func:`constrain_keys`).
 """
 
 from __future__ import annotations
@@ -95,12 +100,27 @@ class View:
         self.plays = np.zeros(19, np.int64)
         self.trick = np.zeros(4, np.int64)
         self.info = np.zeros(8, np.int64)
+        #: known[k]: the relative seat (1-3) known to hold the k-th unseen card, 0: none.
+        self.known = np.zeros(48, np.int64)
 
-    def read(self, row: np.ndarray, mask: np.ndarray) -> None:
-        """Fill every array from one observation and its legal cards."""
+    def read(self, row: np.ndarray, mask: np.ndarray,
+             holders: np.ndarray | None = None) -> None:
+        """Fill every array from one observation and its legal cards; ``holders``
+        ([48] by card: the relative seat known to hold it, 0 none) from signs."""
         prepare(row, mask, STRENGTH_ARRAY, self.cards, self.winners, self.counts, self.reached,
                 self.in_run, self.card_trick, self.unseen, self.n_left, self.plays, self.trick,
                 self.info)
+        n_unseen = int(self.info[I_UNSEEN])
+        self.known[:] = 0
+        if holders is not None:
+            self.known[:n_unseen] = holders[self.unseen[:n_unseen]]
+
+    def constrain(self, keys: np.ndarray) -> np.ndarray:
+        """``keys`` (drawn worlds) with every card the seat knows the place of put
+        there (:func:`constrain_keys`), in place; returned for chaining."""
+        if self.known.any():
+            constrain_keys(keys, int(self.info[I_UNSEEN]), self.n_left, self.known)
+        return keys
 
     @property
     def tally(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -144,6 +164,36 @@ def deal_world(keys, unseen, n_unseen, n_left, owner):
     while k < n_unseen:
         owner[order[k]] = UNUSED
         k += 1
+
+
+@njit(cache=True)
+def constrain_keys(keys, n_unseen, n_left, known):
+    """Each world of ``keys`` repaired so that the k-th unseen card is dealt to
+    seat ``known[k]`` (1-3; 0: free): a misplaced card trades keys with a card of
+    that seat that is not itself known there, picked by the misplaced card's own
+    key (a uniform pick). A seat known to hold more cards than it has keeps as
+    many as fit."""
+    owner = np.empty(48, np.int64)
+    for w in range(keys.shape[0]):
+        deal_world(keys[w], np.arange(48), n_unseen, n_left, owner)
+        for k in range(n_unseen):
+            r = known[k]
+            if r <= 0 or owner[k] == r:
+                continue
+            m = 0
+            for j in range(n_unseen):
+                if owner[j] == r and known[j] != r:
+                    m += 1
+            if m == 0:
+                continue
+            pick = int(keys[w, k] * 1e6) % m
+            for j in range(n_unseen):
+                if owner[j] == r and known[j] != r:
+                    if pick == 0:
+                        keys[w, k], keys[w, j] = keys[w, j], keys[w, k]
+                        owner[j], owner[k] = owner[k], r
+                        break
+                    pick -= 1
 
 
 @njit(cache=True)

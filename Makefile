@@ -19,6 +19,7 @@ $(STAMP): pyproject.toml
 	# into its cache beside the sources (else each test worker compiles them again)
 	$(PY) -m aluette_env eval --team-a expert:worlds=2 --team-b pimc:worlds=2 --deals 5 --quiet >/dev/null
 	$(PY) -m aluette_env eval --team-a heuristic:version=1 --team-b heuristic --deals 5 --quiet >/dev/null
+	$(PY) -m aluette_env eval --team-a pimc:worlds=2 --team-b heuristic --signs --deals 2 --quiet >/dev/null
 	touch $(STAMP)
 
 # Tests spread over one worker more than there are cores (pytest-xdist): the

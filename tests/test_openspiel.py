@@ -158,9 +158,13 @@ def test_resample_keeps_the_information_state_and_redraws_the_rest():
     assert moved >= 25
 
 
-def test_openspiel_ismcts_bot_plays_a_deal():
+@pytest.mark.parametrize("signs", [False, True])
+def test_openspiel_ismcts_bot_plays_a_deal(signs):
+    """OpenSpiel's ISMCTS bot on the game, resampling through
+    ``resample_from_infostate`` (with signs: the signs it saw kept, the others
+    silence)."""
     from open_spiel.python.algorithms import ismcts, mcts
-    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1})
+    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1, "signs": signs, "catch": 0.5})
     rs = np.random.RandomState(5)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0,
                            max_simulations=20, random_state=rs)

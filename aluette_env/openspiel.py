@@ -122,6 +122,9 @@ def _check_params(params: dict[str, Any]) -> tuple[int, int, bool, float]:
         raise ValueError(f"{GAME_NAME}: signs must be true or false, got {signs!r}")
     if isinstance(catch, bool) or not isinstance(catch, (int, float)) or not 0 <= catch <= 1:
         raise ValueError(f"{GAME_NAME}: catch must be a probability from 0 to 1, got {catch!r}")
+    if not signs and catch != DEFAULT_CATCH:
+        raise ValueError(f"{GAME_NAME}: catch ({catch!r}) is the signs variant's parameter: "
+                         f"set signs=true too")
     return num_deals, first_dealer, signs, float(catch)
 
 

@@ -164,7 +164,8 @@ def test_openspiel_ismcts_bot_plays_a_deal(signs):
     ``resample_from_infostate`` (with signs: the signs it saw kept, the others
     silence)."""
     from open_spiel.python.algorithms import ismcts, mcts
-    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1, "signs": signs, "catch": 0.5})
+    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1, "signs": signs,
+                                         "catch": 0.5 if signs else 0.25})
     rs = np.random.RandomState(5)
     bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rs), uct_c=2.0,
                            max_simulations=20, random_state=rs)
@@ -360,3 +361,5 @@ def test_signs_resampling_keeps_the_information_state_and_hides_unseen_signs():
 def test_signs_bad_parameters_are_one_line_errors():
     with pytest.raises(ValueError, match="catch must be a probability from 0 to 1"):
         pyspiel.load_game(GAME_NAME, {"signs": True, "catch": 2.0})
+    with pytest.raises(ValueError, match="set signs=true too"):
+        pyspiel.load_game(GAME_NAME, {"catch": 0.5})

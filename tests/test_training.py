@@ -541,3 +541,73 @@ def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path, 
     first = state["evals"][0]  # the clone, before any self-play sample
     assert first["timesteps"] == 0 and first["wall_time_s"] >= state["pretrain"]["seconds"]
     assert state["evals"][-1]["timesteps"] == 4096
+
+
+# ---------------------------------------------------------------------------- the signs variant
+
+SIGNS = ROOT / "configs" / "signs.yaml"
+
+
+def test_signs_tables_give_every_seat_its_decisions_signs_and_cards():
+    """With signs each column makes two decisions a trick (a sign, a card):
+    rollouts of an even n_steps keep the lockstep, signs and cards alternate in
+    each column, and the bootstrap puts every game back."""
+    from aluette_env.game import SIGN_BASE
+    from aluette_env.observation import SIGNS_OBS_SIZE
+    pool = OpponentPool({"latest": 0.5, "heuristic:signs=false": 0.5},
+                        {"heuristic:signs=false": load_player("heuristic:signs=false")},
+                        np.random.default_rng(0))
+    tables = TableGames(16, 8, pool, num_deals=2, seed=4, signs=True, catch=0.5)
+    tables.reset()
+    rng = np.random.default_rng(2)
+    for _ in range(3):
+        roll = tables.collect(8, random_decide(rng))
+        assert roll.rewards[:, :32].sum() == 0
+        signs = roll.actions >= SIGN_BASE
+        assert (signs[0::2] == signs[0]).all() and (signs[1::2] == ~signs[0]).all()
+        before, obs = tables.game.state.copy(), tables.game.obs.copy()
+        tables._bootstrap(random_decide(rng))
+        assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
+    assert roll.observations.shape == (8, tables.num_columns, SIGNS_OBS_SIZE)
+    assert roll.action_masks.shape[-1] == 58
+    with pytest.raises(ValueError, match="n_steps must be even"):
+        tables.collect(7, random_decide(rng))
+
+
+@pytest.mark.parametrize("override, message", [
+    ("network.sparse=true", "set 'network.sparse' to False"),
+    ("ppo.n_steps=31", "'ppo.n_steps' must be even"),
+    ("eval.panel=[heuristic]", "remove 'eval.panel'"),
+])
+def test_signs_configs_the_learner_cannot_honour_are_refused_in_one_line(override, message):
+    load_config(SIGNS)
+    with pytest.raises(ConfigError, match=message) as err:
+        load_config(SIGNS, [override])
+    assert "\n" not in str(err.value)
+    with pytest.raises(ConfigError, match="set 'env.signs' to true"):
+        load_config(QUICK, ["env.catch=0.5"])
+
+
+def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_path):
+    from aluette_env.evaluation import duplicate_eval
+    from aluette_env.players import PlayerSpecError, for_the_default_game
+    from training.export import export_policy
+    from training.sb3.train import train
+    cfg = load_config(SIGNS, [f"output_dir={tmp_path}", "total_timesteps=4000", "num_games=16",
+                              "ppo.n_steps=8", "ppo.batch_size=256", "eval.interval=2000",
+                              "eval.deals=4", "eval.opponents=[heuristic:signs=false]",
+                              "checkpoint.interval=2000", "selfplay.snapshot_interval=2000",
+                              "logging.tensorboard=false", "logging.progress_bar=false",
+                              "logging.curve=false"])
+    train(cfg, log=lambda line: None)
+    onnx = tmp_path / "signs.onnx"
+    meta = export_policy(str(tmp_path / cfg.run_name), onnx, verify=200)
+    assert (meta["obs_version"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
+    player = load_player(str(onnx))
+    assert player.plays_signs and player.signs_only
+    res = duplicate_eval(player, "heuristic", deals=10, seed=1, signs=True, catch=0.5)
+    assert -2 <= res.points_per_deal <= 2
+    with pytest.raises(ValueError, match="plays only at a table with signs"):
+        duplicate_eval(player, "heuristic", deals=2)
+    with pytest.raises(PlayerSpecError, match="signs variant"):
+        for_the_default_game(player, str(onnx))

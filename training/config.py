@@ -70,6 +70,12 @@ class ConfigError(ValueError):
 class EnvConfig(BaseModel):
     model_config = _STRICT
     num_deals: int = Field(5, ge=1, le=10, description="deals per match (R2: five)")
+    signs: bool = Field(False, description="the signs variant (docs/RULES.md S1-S5, "
+                        "docs/SIGNS.md): each turn a sign action, then a card; the learner "
+                        "reads OBS_VERSION 3 and chooses among 58 actions (SB3 backend, "
+                        "selfplay.all_seats, a dense first layer and the seat's own critic)")
+    catch: float = Field(0.25, ge=0, le=1, description="with signs: the chance that each "
+                         "opponent catches a sign (S4)")
 
 
 class PPOConfig(BaseModel):
@@ -402,7 +408,33 @@ class TrainConfig(BaseModel):
         if self.backend == "rllib" and self.ppo.target_kl is not None:
             raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                              f"(got {self.ppo.target_kl!r})")
+        if self.env.signs:
+            self._signs_settings()
+        elif self.env.catch != 0.25:
+            raise ValueError(f"'env.catch' ({self.env.catch}) is the signs variant's: set "
+                             f"'env.signs' to true too")
         return self
+
+    def _signs_settings(self) -> None:
+        """What the signs variant's learner supports (one line per refusal)."""
+        net, sp = self.network, self.selfplay
+        wanted = [("backend", self.backend, "sb3"), ("selfplay.all_seats", sp.all_seats, True),
+                  ("network.sparse", net.sparse, False), ("network.critic", net.critic, "seat"),
+                  ("network.belief", net.belief, 0.0)]
+        for key, got, need in wanted:
+            if got != need:
+                raise ValueError(f"'env.signs' trains on the signs variant's dense observation "
+                                 f"with the seat's own critic, on every seat: set '{key}' to "
+                                 f"{need!r} (got {got!r})")
+        if self.ppo.n_steps % 2:
+            raise ValueError(f"'env.signs': each seat makes two decisions a trick (a sign, a "
+                             f"card): 'ppo.n_steps' must be even (got {self.ppo.n_steps})")
+        if net.warm_start is not None or self.pretrain is not None:
+            raise ValueError("'env.signs': 'network.warm_start' and 'pretrain' give models of "
+                             "the default game's actions; remove them")
+        if self.eval.panel is not None:
+            raise ValueError("'env.signs': the panel plays the default game; remove "
+                             "'eval.panel' (eval.opponents play at the table with signs)")
 
 
 def _format_error(source: str, err: ValidationError,

@@ -24,15 +24,20 @@ class ExportError(ValueError):
     """Export failed (verification mismatch, unwritable path); one-line message."""
 
 
-def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+def sample_positions(n: int, seed: int = 0,
+                     signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """``n`` observations and masks of seats to act in real games (heuristic and
-    random play mixed, all tricks of the deal represented)."""
+    random play mixed, all tricks of the deal represented; ``signs``: of the
+    signs variant, at catch 0.5)."""
+    from aluette_env.players import for_signs
     from aluette_env.players.heuristic import HeuristicPlayer
     from aluette_env.players.random_player import RandomPlayer
     from aluette_env.vector import VectorGame
-    game = VectorGame(64, seed=seed)
+    game = VectorGame(64, seed=seed, **({"signs": True, "catch": 0.5} if signs else {}))
     game.reset()
     players = [HeuristicPlayer(), RandomPlayer(seed)]
+    if signs:
+        players = [players[0], _RandomSigns(seed)]
     obs, masks, rng = [], [], np.random.default_rng(seed)
     while sum(len(o) for o in obs) < n:
         take = rng.random(64) < 0.3
@@ -43,11 +48,27 @@ def sample_positions(n: int, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(obs)[:n], np.concatenate(masks)[:n]
 
 
+class _RandomSigns:
+    """Any legal action of the signs variant at random (signs included), for
+    :func:`sample_positions`."""
+
+    name = "random signs"
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        keys = self.rng.random(masks.shape) * (masks > 0)
+        return keys.argmax(1)
+
+
 def learner_form(obs: np.ndarray, width: int) -> np.ndarray:
     """Observations as a learner of input ``width`` read them: dense, or the padded
     lists of their ones (and an empty privileged list: no hidden card is known)."""
-    from aluette_env.observation import ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, OBS_SIZE
-    if width == OBS_SIZE:
+    from aluette_env.observation import (
+        ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, OBS_SIZE, SIGNS_OBS_SIZE,
+    )
+    if width in (OBS_SIZE, SIGNS_OBS_SIZE):
         return obs
     out = np.full((len(obs), width), HIDDEN_PAD, np.int16)
     out[:, :MAX_ACTIVE] = ACTIVE_PAD
@@ -95,6 +116,8 @@ def policy_source(spec: str):
     policy = model.policy.eval()
 
     class MaskedLogits(torch.nn.Module):
+        num_actions = int(model.action_space.n)
+
         def __init__(self):
             super().__init__()
             self.policy = policy
@@ -117,7 +140,8 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     import torch
 
     import aluette_env
-    from aluette_env.observation import OBS_SIZE, OBS_VERSION
+    from aluette_env.game import NUM_ACTIONS, NUM_CARDS
+    from aluette_env.observation import OBS_SIZE, OBS_VERSION, SIGNS_OBS_SIZE, SIGNS_OBS_VERSION
     from aluette_env.players.onnx_policy import OnnxPlayer
 
     from .atomic import atomic_path
@@ -126,10 +150,14 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     path, net, reference, steps = policy_source(spec)
     backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"
     run_dir = path.parent
+    # A policy of the signs variant reads its OBS_VERSION 3 and chooses among 58 actions.
+    signs = getattr(net, "num_actions", NUM_CARDS) == NUM_ACTIONS
+    width = SIGNS_OBS_SIZE if signs else OBS_SIZE
+    actions = NUM_ACTIONS if signs else NUM_CARDS
     meta = {
-        "obs_version": str(OBS_VERSION),
-        "obs_size": str(OBS_SIZE),
-        "num_actions": "48",
+        "obs_version": str(SIGNS_OBS_VERSION if signs else OBS_VERSION),
+        "obs_size": str(width),
+        "num_actions": str(actions),
         "project_version": aluette_env.__version__,
         "steps_trained": str(steps),
         "checkpoint": path.name,
@@ -150,9 +178,9 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
 
     out = Path(out)
-    obs, masks = sample_positions(verify)
+    obs, masks = sample_positions(verify, signs=signs)
     with atomic_path(out, suffix=".onnx") as tmp:
-        example = (torch.zeros(2, OBS_SIZE), torch.ones(2, 48))
+        example = (torch.zeros(2, width), torch.ones(2, actions))
         torch.onnx.export(net, example, str(tmp), input_names=["observation", "action_mask"],
                           output_names=["logits"], dynamo=False, opset_version=17,
                           dynamic_axes={"observation": {0: "batch"}, "action_mask": {0: "batch"},

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS, NUM_SEATS, partner_of, team_of
-from aluette_env.observation import OBS_SIZE
-from aluette_env.players import Player, act_batch
+from aluette_env.game import DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, partner_of, team_of
+from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE
+from aluette_env.players import Player, act_batch, for_signs
 from aluette_env.vector import VectorGame
 
 #: Pool entries that are not player specs.
@@ -39,9 +39,15 @@ def check_inputs(inputs: str) -> str:
     return inputs
 
 
-def input_size(inputs: str) -> int:
-    """Width of a learner input of kind ``inputs``."""
+def input_size(inputs: str, signs: bool = False) -> int:
+    """Width of a learner input of kind ``inputs`` (``signs``: of the signs variant,
+    whose learner reads the dense observation only)."""
     from aluette_env.observation import MAX_ACTIVE, MAX_HIDDEN
+    if signs:
+        if inputs != "dense":
+            raise ValueError(f"the signs variant's learner reads the dense observation, not "
+                             f"{inputs!r}")
+        return SIGNS_OBS_SIZE
     return {"dense": OBS_SIZE, "indices": MAX_ACTIVE,
             "privileged": MAX_ACTIVE + MAX_HIDDEN}[check_inputs(inputs)]
 
@@ -290,10 +296,11 @@ class Rollout:
     FIELDS = ("observations", "action_masks", "actions", "rewards", "episode_starts",
               "values", "log_probs")
 
-    def __init__(self, n_steps: int, columns: int, obs_size: int, **arrays: np.ndarray):
+    def __init__(self, n_steps: int, columns: int, obs_size: int,
+                 num_actions: int = NUM_CARDS, **arrays: np.ndarray):
         """``arrays`` (any of :attr:`FIELDS`) are written in place, e.g. a backend's
         own rollout buffer; the others are allocated."""
-        shapes = {"observations": (obs_size,), "action_masks": (NUM_CARDS,)}
+        shapes = {"observations": (obs_size,), "action_masks": (num_actions,)}
         for name in self.FIELDS:
             arr = arrays.get(name)
             if arr is None:
@@ -319,18 +326,27 @@ class TableGames:
     column exactly ``n_steps`` decisions, and the next rollout starts at a trick
     boundary again. A column's reward is its team's deal points, on its last
     decision of the deal; an episode is one match.
+
+    With ``signs`` (the signs variant, S1-S5) every seat makes two decisions a
+    trick, a sign and a card: ``4 * n_steps`` steps are still ``n_steps``
+    decisions a column, and a trick boundary again when ``n_steps`` is even.
+    The pool's players that do not sign sit silent (:func:`for_signs`).
     """
 
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
-                 num_deals: int = 5, seed: int | None = None, inputs: str = "dense"):
+                 num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
+                 signs: bool = False, catch: float = DEFAULT_CATCH):
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
         self.num_games = num_games
         self.num_selfplay = num_selfplay
         self.inputs = check_inputs(inputs)
+        self.signs = bool(signs)
+        input_size(inputs, self.signs)  # the signs variant: dense inputs only
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True,
-                               sparse=inputs != "dense")
+                               sparse=inputs != "dense", signs=self.signs,
+                               **({"catch": catch} if self.signs else {}))
         self.pool = pool
         g = np.arange(num_games)
         learner = np.zeros((num_games, 4), bool)
@@ -347,6 +363,7 @@ class TableGames:
         # move as snapshots come and go, a match keeps the opponent it drew.
         self.opponent = np.full(num_games, "", object)
         self._opponents: dict[str, Player] = {}
+        self._steps_a_trick = 8 if self.signs else 4
         self._league = ~learner.all(axis=1)
         self._seed = seed
         self._episode_start = np.ones(self.num_columns, bool)
@@ -375,7 +392,7 @@ class TableGames:
         for k in np.unique(drawn):
             name, player = players[k]
             self.opponent[games[drawn == k]] = name
-            self._opponents[name] = player
+            self._opponents[name] = for_signs(player) if self.signs else player
         playing = set(self.opponent[self._league])
         for name in [n for n in self._opponents if n not in playing]:
             del self._opponents[name]
@@ -391,7 +408,11 @@ class TableGames:
         values, log_probs)`` samples the policy's cards and values its positions;
         ``arrays`` as :class:`Rollout`. ``obs`` are the learner inputs (``inputs``)."""
         game = self.game
-        out = Rollout(n_steps, self.num_columns, input_size(self.inputs), **arrays)
+        if self.signs and n_steps % 2:
+            raise ValueError(f"with signs a column makes two decisions a trick: n_steps must "
+                             f"be even, got {n_steps}")
+        out = Rollout(n_steps, self.num_columns, input_size(self.inputs, self.signs),
+                      game.mask.shape[1], **arrays)
         made = np.zeros(self.num_columns, np.int64)  # decisions so far per column
         rows = np.arange(self.num_games)
         actions = np.zeros(self.num_games, np.int64)
@@ -450,23 +471,27 @@ class TableGames:
             self._draw(ended[self._league[ended]])
 
     def _bootstrap(self, decide) -> np.ndarray:
-        """Each column's value at its next decision: play up to three more cards of
-        the trick just begun (the policy sampling, opponents as usual), then put
-        the games back as they were."""
+        """Each column's value at its next decision: play the trick just begun up
+        to its last seat's first decision (the policy sampling, opponents as
+        usual), then put the games back as they were."""
         game = self.game
         saved = (game.state.copy(), game.obs.copy(), game.mask.copy(),
                  game.obs_indices.copy(), game.hidden_indices.copy())
         out = np.zeros(self.num_columns, np.float32)
+        valued = np.zeros(self.num_columns, bool)
         rows = np.arange(self.num_games)
         actions = np.zeros(self.num_games, np.int64)
-        for j in range(4):
+        last = self._steps_a_trick - (2 if self.signs else 1)  # the fourth seat's first
+        for j in range(last + 1):
             seat = game.to_act.astype(np.int64)
             cols = self.column[rows, seat]
             mine = cols >= 0
             lg = rows[mine]
             a, v, _ = decide(learner_inputs(game, self.inputs, lg), game.mask[lg])
-            out[cols[mine]] = v
-            if j == 3:
+            first = ~valued[cols[mine]]  # a column's next decision, not its card after it
+            out[cols[mine][first]] = v[first]
+            valued[cols[mine]] = True
+            if j == last:
                 break
             actions[lg] = a
             if not mine.all():

@@ -33,9 +33,12 @@ def _seat_overrides(items: list[str]) -> dict[str, str]:
     return seats
 
 
-def _check_specs(*specs: str) -> None:
+def _check_specs(*specs: str, signs: bool = False) -> None:
     for spec in specs:
-        load_player(spec)  # raises PlayerSpecError naming the problem
+        player = load_player(spec)  # raises PlayerSpecError naming the problem
+        if not signs and getattr(player, "signs_only", False):
+            raise UsageError(f"{spec}: a policy of the signs variant plays only at a table "
+                             f"with signs: add --signs")
 
 
 def _member_deals(items: list[str]) -> dict[str, int]:
@@ -102,7 +105,7 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seats = _seat_overrides(args.seat or [])
         if args.json:
             check_not_input(args.json, "--json", [args.team_a, args.team_b, *seats.values()])
-        _check_specs(args.team_a, args.team_b, *seats.values())
+        _check_specs(args.team_a, args.team_b, *seats.values(), signs=args.signs)
         evaluate, table = (lambda: duplicate_eval(
             args.team_a, args.team_b, deals=args.deals, seed=args.seed, seats=seats,
             progress=not args.quiet, jobs=args.jobs, **signs)), result_table

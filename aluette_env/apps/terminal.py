@@ -549,7 +549,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import os
 
-    from ..players import load_player
+    from ..players import for_the_default_game, load_player
     from .coach import Coach
     if args.record is not None:
         try:
@@ -559,8 +559,9 @@ def run(args: argparse.Namespace) -> int:
         if not os.access(args.record, os.W_OK | os.X_OK):
             raise UsageError(f"--record {args.record}: permission denied")
     specs = {1: args.left, 2: args.partner, 3: args.right}
-    players = {s: load_player(spec, seed=None if args.seed is None else args.seed * 4 + s)
-               for s, spec in specs.items()}
+    players = {s: for_the_default_game(
+        load_player(spec, seed=None if args.seed is None else args.seed * 4 + s), spec)
+        for s, spec in specs.items()}
     def coach() -> Coach:
         return Coach(args.hint_worlds, args.review_worlds,
                      seed=0 if args.seed is None else args.seed)

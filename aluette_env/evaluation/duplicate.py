@@ -165,6 +165,10 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
     signs = catches is not None
     if signs:
         seat_players = [for_signs(p) for p in seat_players]
+    for p in seat_players:
+        if not signs and getattr(p, "signs_only", False):
+            raise ValueError(f"{getattr(p, 'name', p)} is a policy of the signs variant: it "
+                             f"plays only at a table with signs (signs=True)"[:300])
     steps_per_deal = PLAYS_PER_DEAL * (2 if signs else 1)
     rec = TableRecord.empty(hands)
     full, rest = divmod(num_deals, DEFAULT_NUM_DEALS)

@@ -127,6 +127,16 @@ class Silent(BatchPlayer):
             reset(seed)
 
 
+def for_the_default_game(player: Player, spec: str) -> Player:
+    """``player`` (loaded from ``spec``) if it plays the default game;
+    PlayerSpecError for a policy of the signs variant (``signs_only``), which
+    plays only at a table with signs."""
+    if getattr(player, "signs_only", False):
+        raise PlayerSpecError(f"player spec {_shown(spec)}: a policy of the signs variant plays "
+                              f"only at a table with signs (docs/SIGNS.md)")
+    return player
+
+
 def for_signs(player: Player) -> Player:
     """``player`` at a table with signs: itself if it plays signs
     (``plays_signs``), else :class:`Silent` around it."""
@@ -371,5 +381,6 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
 
 
 __all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError",
-           "Silent", "act_batch", "check_batch", "for_signs", "load_player", "parse_options",
+           "Silent", "act_batch", "check_batch", "for_signs", "for_the_default_game",
+           "load_player", "parse_options",
            "player_names", "player_options", "register_loader", "register_player"]

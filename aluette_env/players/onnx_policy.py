@@ -10,7 +10,9 @@ itself, so no model output can make it play a card that is not in hand.
 project version, the training config, the steps trained and the evaluation
 summary. A model of an earlier ``obs_version`` reads that version's fields,
 the first ``obs_size(version)`` entries of today's vector
-(:mod:`aluette_env.observation`), so it plays exactly as it did.
+(:mod:`aluette_env.observation`), so it plays exactly as it did. A model of
+the signs variant (``obs_version`` 3: 1,395 inputs, 58 actions, docs/SIGNS.md)
+plays signs itself (``plays_signs``) at a table with signs.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
 (sampled from softmax(logits / T)); ``ai`` is the newest shipped model and
@@ -24,8 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..game import NUM_CARDS
-from ..observation import OBS_VERSION, VERSION_ENDS_BEFORE, obs_size
+from ..game import NUM_ACTIONS, NUM_CARDS
+from ..observation import OBS_VERSION, SIGNS_OBS_VERSION, VERSION_ENDS_BEFORE, obs_size
 from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
 
 _MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -89,11 +91,15 @@ class OnnxPlayer(BatchPlayer):
         #: The observation version the model reads, and its width (a prefix of OBS_SIZE).
         self.obs_version = _check_model(self.path, self.session, self.metadata)
         self.obs_width = obs_size(self.obs_version)
+        #: A model of the signs variant: it makes its signs and reads them itself,
+        #: and plays only at a table with signs.
+        self.plays_signs = self.signs_only = self.obs_version == SIGNS_OBS_VERSION
+        self.num_actions = NUM_ACTIONS if self.plays_signs else NUM_CARDS
         self.temperature = None if temperature is None else float(temperature)
         self.rng = np.random.default_rng(seed)
         self.name = name or self.path.name
         self._buf = np.zeros((1, self.obs_width), np.float32)
-        self._mbuf = np.zeros((1, NUM_CARDS), np.float32)
+        self._mbuf = np.zeros((1, self.num_actions), np.float32)
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -116,7 +122,11 @@ class OnnxPlayer(BatchPlayer):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if len(observations) == 0:
             return np.zeros(0, np.int64)
-        observations, masks = check_batch(observations, masks)
+        observations, masks = check_batch(observations, masks, signs=self.plays_signs)
+        if masks.shape[1] != self.num_actions:
+            raise ValueError(f"{self.name} is a policy of the signs variant: it plays at a "
+                             f"table with signs (observations of {self.obs_width} entries, "
+                             f"masks of {self.num_actions}), got masks of {masks.shape[1]}")
         return self._choose(self.logits(observations, masks), masks)
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray,
@@ -132,7 +142,7 @@ class OnnxPlayer(BatchPlayer):
         p = _softmax(z, self.temperature)
         legal = np.asarray(masks) > 0
         u = self.rng.random((len(p), 1))
-        choice = np.minimum((p.cumsum(1) < u).sum(1), np.int64(NUM_CARDS - 1))
+        choice = np.minimum((p.cumsum(1) < u).sum(1), np.int64(self.num_actions - 1))
         # Rounding can step onto an illegal card after the last legal one.
         bad = ~legal[np.arange(len(p)), choice]
         choice[bad] = z[bad].argmax(1)
@@ -173,16 +183,18 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
         raise ModelError(f"{path}: unreadable metadata (obs_version {_shown(version)}, obs_size "
                          f"{_shown(metadata.get('obs_size'))}, num_actions "
                          f"{_shown(metadata.get('num_actions'))})") from None
-    if version_no not in VERSION_ENDS_BEFORE:
+    if version_no not in VERSION_ENDS_BEFORE and version_no != SIGNS_OBS_VERSION:
         raise ModelError(f"{path}: exported for OBS_VERSION {_shown(version_no)}, this "
                          f"environment reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to "
-                         f"OBS_VERSION {OBS_VERSION}; re-export it from its checkpoint")
+                         f"OBS_VERSION {OBS_VERSION} (and {SIGNS_OBS_VERSION}, the signs "
+                         f"variant's); re-export it from its checkpoint")
     width = obs_size(version_no)
-    if sizes != (width, NUM_CARDS):
+    actions = NUM_ACTIONS if version_no == SIGNS_OBS_VERSION else NUM_CARDS
+    if sizes != (width, actions):
         raise ModelError(f"{path}: observation/action sizes {_shown(sizes[0])}/"
                          f"{_shown(sizes[1])} differ from OBS_VERSION {version_no}'s "
-                         f"{width}/{NUM_CARDS}")
-    expected = {"observation": width, "action_mask": NUM_CARDS}
+                         f"{width}/{actions}")
+    expected = {"observation": width, "action_mask": actions}
     inputs = {i.name: i.shape for i in session.get_inputs()}
     outputs = {o.name: o.shape for o in session.get_outputs()}
     if set(inputs) != set(expected) or "logits" not in outputs:
@@ -190,7 +202,7 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
                          f"{_shown(sorted(outputs))}; "
                          f"an Aluette policy has inputs ['action_mask', 'observation'] and "
                          f"output 'logits'")
-    for name, size in (*expected.items(), ("logits", NUM_CARDS)):
+    for name, size in (*expected.items(), ("logits", actions)):
         shape = inputs.get(name) or outputs.get(name)
         if len(shape) != 2 or shape[1] != size:
             raise ModelError(f"{path}: {name} has shape {_shown(shape)}; expected [batch, "

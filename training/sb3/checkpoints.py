@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from aluette_env.observation import OBS_SIZE
+from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE
 from aluette_env.players import SEED, TEMPERATURE, Loader
 
 from ..atomic import atomic_path
@@ -38,10 +38,12 @@ def load_model(path: Path, env=None, device: str = "cpu", cls=None, **settings):
     from .policy import PRIVILEGED_INPUT, SPARSE_INPUT
     shape = getattr(model.observation_space, "shape", None)
     # A learner that read the engine's index lists (network.sparse) still plays
-    # from the dense observation: its trunk reads both.
-    if shape not in ((OBS_SIZE,), (SPARSE_INPUT,), (PRIVILEGED_INPUT,)):
+    # from the dense observation: its trunk reads both. A learner of the signs
+    # variant reads its observation (SIGNS_OBS_SIZE) and chooses among 58 actions.
+    if shape not in ((OBS_SIZE,), (SPARSE_INPUT,), (PRIVILEGED_INPUT,), (SIGNS_OBS_SIZE,)):
         raise CheckpointError(f"{path}: observation size {shape} does not match this "
-                              f"environment's ({OBS_SIZE},)")
+                              f"environment's ({OBS_SIZE},) or the signs variant's "
+                              f"({SIGNS_OBS_SIZE},)")
     return model
 
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from aluette_env.game import NUM_ACTIONS
+
 from ..players import LogitsPlayer
 
 #: Logit of an illegal card in exported models (finite, so ONNX runtimes and
@@ -33,12 +35,15 @@ def masked_logits(policy, obs: np.ndarray, masks: np.ndarray) -> torch.Tensor:
 
 
 class PolicyPlayer(LogitsPlayer):
-    """An SB3 actor-critic policy as a player (greedy unless ``temperature`` > 0)."""
+    """An SB3 actor-critic policy as a player (greedy unless ``temperature`` > 0).
+    A policy of the signs variant (58 actions) plays signs itself (``plays_signs``)."""
 
     def __init__(self, policy, name: str = "policy", temperature: float | None = None,
                  seed: int | None = None):
         super().__init__(name, temperature, seed)
         self.policy = policy
+        self.plays_signs = self.signs_only = \
+            getattr(getattr(policy, "action_space", None), "n", 0) == NUM_ACTIONS
 
     def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         return masked_logits(self.policy, observations, masks)

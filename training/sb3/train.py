@@ -154,7 +154,8 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
         raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
                           f"whole teams), got {sp.partner!r}")
     return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
-                                  cfg.env.num_deals, seed=seed, inputs=inputs))
+                                  cfg.env.num_deals, seed=seed, inputs=inputs,
+                                  signs=cfg.env.signs, catch=cfg.env.catch))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,

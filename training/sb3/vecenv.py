@@ -19,11 +19,12 @@ from aluette_env.players import Player
 from ..selfplay import LearnerGames, OpponentPool, TableGames, input_size
 
 
-def input_space(inputs: str) -> spaces.Box:
+def input_space(inputs: str, signs: bool = False) -> spaces.Box:
     """The learner's observation space for ``inputs`` (training.selfplay.INPUTS): the
-    0/1 observation, or the engine's padded index lists (the rollout buffer's rows)."""
+    0/1 observation (``signs``: the signs variant's), or the engine's padded index
+    lists (the rollout buffer's rows)."""
     if inputs == "dense":
-        return spaces.Box(0, 1, (OBS_SIZE,), np.int8)
+        return spaces.Box(0, 1, (input_size(inputs, signs),), np.int8)
     return spaces.Box(0, OBS_SIZE, (input_size(inputs),), np.int16)
 
 
@@ -119,7 +120,9 @@ class TableVecEnv(VecEnv):
 
     def __init__(self, games: TableGames):
         self.render_mode = None
-        super().__init__(games.num_columns, input_space(games.inputs), spaces.Discrete(NUM_CARDS))
+        actions = games.game.mask.shape[1]  # 48 cards, or with signs 58 actions
+        super().__init__(games.num_columns, input_space(games.inputs, games.signs),
+                         spaces.Discrete(actions))
         self.games = games
 
     @property
@@ -140,7 +143,7 @@ class TableVecEnv(VecEnv):
                                   "see AluettePPO.collect_rollouts")
 
     def action_masks(self) -> np.ndarray:
-        return np.ones((self.num_envs, NUM_CARDS), bool)
+        return np.ones((self.num_envs, self.action_space.n), bool)
 
     def close(self) -> None:
         pass

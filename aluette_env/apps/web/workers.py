@@ -28,7 +28,9 @@ from typing import Any
 from collections.abc import Callable
 
 from aluette_env._workers import spawn_pool
-from aluette_env.players import Player, PlayerSpecError, load_player, player_names
+from aluette_env.players import (
+    Player, PlayerSpecError, for_the_default_game, load_player, player_names,
+)
 
 from ..coach import Coach
 from .errors import ApiError
@@ -192,7 +194,8 @@ class PlayerPool:
     def load(self, spec: str) -> SharedPlayer | RemotePlayer:
         """The player of ``spec``; PlayerSpecError if it cannot be made."""
         if spec not in self._players:
-            player = load_player(spec)  # checks the spec here, whoever moves for it
+            # Checks the spec here, whoever moves for it; the web game has no signs yet.
+            player = for_the_default_game(load_player(spec), spec)
             if spec.partition(":")[0] in SLOW_PLAYERS:
                 self._players[spec] = RemotePlayer(spec, self.workers)
             else:

@@ -129,7 +129,15 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv):
     """Aluette, four players in two fixed partnerships; see the module docstring.
     This class is the newest version; an older one is a subclass with its own
-    ``metadata["name"]`` and ``obs_version`` (:mod:`aluette_env.aluette_v0`)."""
+    ``metadata["name"]`` and ``obs_version`` (:mod:`aluette_env.aluette_v0`).
+    ``raw_env(signs=True)`` is a :class:`SignsEnv`: the variant's observation,
+    mask and sign step live there, so the default game's steps pay nothing for
+    them."""
+
+    def __new__(cls, *args: Any, **kwargs: Any):
+        if kwargs.get("signs") is True and cls is raw_env:
+            cls = SignsEnv
+        return super().__new__(cls)
 
     metadata = {
         "name": "aluette_v1",
@@ -143,7 +151,7 @@ class raw_env(AECEnv):
 
     def __init__(self, num_deals: int = 5, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
-                 numeric_infos: bool = False, signs: bool = False,
+                 numeric_infos: bool = False, *, signs: bool = False,
                  catch: float = DEFAULT_CATCH):
         """
         Args:
@@ -338,33 +346,15 @@ class raw_env(AECEnv):
         if match is None:
             raise RuntimeError(f"observe({agent!r}) before reset(): call reset() first")
         g = match.state
+        return self._observation(g, seat)
+
+    def _observation(self, g, seat: int) -> dict[str, np.ndarray]:
         enc = self._enc
-        if self.signs:
-            return self._observe_signs(g, seat)
         mask = (enc.hands[seat] if seat == g.to_act and not g.over else _EMPTY_MASK).copy()
         return {"observation": enc.seats[seat].copy(), "action_mask": mask}
 
-    def _observe_signs(self, g, seat: int) -> dict[str, np.ndarray]:
-        """The signs variant's observation (OBS_VERSION 3) and 58-entry mask, from the
-        state (:func:`write_view`, :func:`write_signs`)."""
-        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
-        write_view(g, seat, row)
-        write_signs(g, seat, row)
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        if seat == g.to_act and not g.over:
-            if self.deal.signing:
-                mask[SIGN_BASE:] = 1
-            else:
-                mask[:NUM_CARDS] = row[:NUM_CARDS]
-        return {"observation": row, "action_mask": mask}
-
     def state(self) -> np.ndarray:
-        base = encode_state(self.deal)
-        if not self.signs:
-            return base[:self._state_width]
-        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
-        write_signs(self.match.state, -1, row)
-        return np.concatenate([base[:state_size(2)], row[obs_size(2):]])
+        return encode_state(self.deal)[:self._state_width]
 
     # -- step -------------------------------------------------------------------
 
@@ -381,12 +371,14 @@ class raw_env(AECEnv):
         deal = self.deal
         g = deal.state
         seat = g.to_act
-        if self.signs and deal.signing:
-            self._sign(agent, seat, action)
-            return
-        # The common case, an int card id in the hand to act, in one test; anything
-        # else is checked and refused, naming the reason, by _check_action.
-        if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat:
+        # The common case, an int card id in the hand to act (and no sign to
+        # make), in one test; anything else is checked and refused, naming the
+        # reason, by _check_action, or is a sign (SignsEnv).
+        if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat \
+                or g.phase:
+            if g.phase:
+                self._sign(agent, seat, action)
+                return
             action = self._check_action(action, seat)
         if self._dirty:
             self.rewards = dict.fromkeys(self.agents, 0.0)
@@ -411,18 +403,7 @@ class raw_env(AECEnv):
             self.render()
 
     def _sign(self, agent: str, seat: int, action: Any) -> None:
-        """S1: the seat to act makes its sign (or none); it plays its card next."""
-        if not _is_sign_action(action):
-            raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
-                             f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
-        if self._dirty:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.infos = {a: {} for a in self.agents}
-            self._dirty = False
-        self._cumulative_rewards[agent] = 0.0
-        self.deal.sign(int(action) - SIGN_BASE)
-        if self.render_mode == "human":
-            self.render()
+        raise NotImplementedError("the default game has no sign phase")
 
     def _check_action(self, action: Any, seat: int) -> int:
         try:
@@ -469,6 +450,44 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+class SignsEnv(raw_env):
+    """The signs variant (``raw_env(signs=True)``; the module docstring): the
+    observation of OBS_VERSION 3 and the 58-entry mask, written from the state
+    at each ``observe`` (:func:`write_view`, :func:`write_signs`), the sign
+    step, and ``state()`` with every sign made."""
+
+    def _observation(self, g, seat: int) -> dict[str, np.ndarray]:
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_view(g, seat, row)
+        write_signs(g, seat, row)
+        mask = np.zeros(NUM_ACTIONS, np.int8)
+        if seat == g.to_act and not g.over:
+            if self.deal.signing:
+                mask[SIGN_BASE:] = 1
+            else:
+                mask[:NUM_CARDS] = row[:NUM_CARDS]
+        return {"observation": row, "action_mask": mask}
+
+    def state(self) -> np.ndarray:
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_signs(self.match.state, -1, row)
+        return np.concatenate([encode_state(self.deal)[:state_size(2)], row[obs_size(2):]])
+
+    def _sign(self, agent: str, seat: int, action: Any) -> None:
+        """S1: the seat to act makes its sign (or none); it plays its card next."""
+        if not _is_sign_action(action):
+            raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
+                             f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
+        if self._dirty:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {a: {} for a in self.agents}
+            self._dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        self.deal.sign(int(action) - SIGN_BASE)
+        if self.render_mode == "human":
+            self.render()
 
 
 def _is_sign_action(action: Any) -> bool:

@@ -185,7 +185,7 @@ class Deal:
         seat = g.to_act
         if self.record is not None:
             raise ValueError("the deal is over: all nine tricks have been played")
-        if g.phase == SIGN_PHASE:
+        if g.phase:  # SIGN_PHASE
             raise ValueError(f"player_{seat} makes a sign (or none) before playing a card (S1)")
         if not (0 <= card < NUM_CARDS) or g.card_state[card] != seat:
             raise ValueError(f"card {_describe_any(card)} is not in player_{seat}'s hand; "

@@ -209,7 +209,7 @@ def step(g, card: int, strength: Sequence[int]) -> int:
     after ``num_deals`` deals. The next deal is dealt by :func:`start_deal`."""
     seat = g.to_act
     t = g.trick_index
-    if g.phase == SIGN_PHASE:
+    if g.phase:  # SIGN_PHASE (a truth test: the default game's step pays the least)
         g.signs[t * NUM_SEATS + seat] = card - SIGN_BASE
         g.phase = PLAY_PHASE
         return SIGN_MADE

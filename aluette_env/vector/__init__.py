@@ -230,10 +230,12 @@ class VectorGame:
                              f"{self.num_deals}; got "
                              f"{'shape ' + str(got) if got is not None else 'ragged lists'}")
         seats = np.arange(NUM_SEATS)
-        left = arr[..., seats, (seats + 1) % NUM_SEATS].astype(np.uint8)  # [N, D, 9, 4]
-        right = arr[..., seats, (seats + 3) % NUM_SEATS].astype(np.uint8)
-        bits = (left << ((seats + 1) % NUM_SEATS)) | (right << ((seats + 3) % NUM_SEATS))
-        return np.ascontiguousarray(bits.reshape(arr.shape[0], arr.shape[1], -1), np.uint8)
+        n, d = arr.shape[:2]
+        left = arr[..., seats, (seats + 1) % NUM_SEATS].reshape(n * d, -1) != 0  # [N*D, 36]
+        right = arr[..., seats, (seats + 3) % NUM_SEATS].reshape(n * d, -1) != 0
+        bits = np.zeros((n * d, NUM_TRICKS * NUM_SEATS), np.uint8)
+        kernels.caught_bits(left, right, bits)
+        return bits.reshape(n, d, -1)
 
     def _new_matches(self, games: np.ndarray, first: bool = False) -> None:
         if len(games) == 0:
@@ -277,11 +279,10 @@ class VectorGame:
         the deal (in the match reset() started), else drawn with ``catch``."""
         if len(games) == 0:
             return
-        seats = np.arange(NUM_SEATS)
-        draws = self.rng.random((len(games), NUM_TRICKS, NUM_SEATS, 2)) < self.catch
-        bits = (draws[..., 0].astype(np.uint8) << ((seats + 1) % NUM_SEATS)) \
-            | (draws[..., 1].astype(np.uint8) << ((seats + 3) % NUM_SEATS))
-        caught = bits.reshape(len(games), -1)
+        draws = self.rng.random((len(games), NUM_TRICKS * NUM_SEATS, 2)) < self.catch
+        caught = np.zeros((len(games), NUM_TRICKS * NUM_SEATS), np.uint8)
+        kernels.caught_bits(np.ascontiguousarray(draws[..., 0]),
+                            np.ascontiguousarray(draws[..., 1]), caught)
         fixed = self._fixed_catches
         if fixed is not None:
             mine = self._in_fixed_match[games] & (deal_idx < fixed.shape[1])

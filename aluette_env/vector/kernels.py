@@ -27,7 +27,7 @@ from .._jit import COMPILED as _COMPILED
 from .._jit import HAVE_NUMBA, njit  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
     HAND_SIZE, NOBODY, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, STRENGTH,
-    deal_order, is_legal, seat_gain, start_deal, step, team_points,
+    catch_bits, deal_order, is_legal, seat_gain, start_deal, step, team_points,
 )
 from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, SIGN_PHASE, STATE_FIELDS, UNUSED
 from ..observation import SLICES, write_active, write_hidden, write_signs, write_view
@@ -171,6 +171,16 @@ def observe(st, obs, mask):
         live = not g.over
         for c in range(NUM_CARDS):
             mask[i, c] = row[_HAND + c] if live else 0
+
+
+@njit(cache=True)
+def caught_bits(left, right, out):
+    """S4: each sign's ``caught`` bits (the game's :func:`~aluette_env.game.signs.catch_bits`)
+    from its two opponents' catches: ``left``, ``right`` and ``out`` [K, 36], the
+    sign of trick t by seat s at t * 4 + s."""
+    for k in range(out.shape[0]):
+        for i in range(out.shape[1]):
+            out[k, i] = catch_bits(i % NUM_SEATS, left[k, i], right[k, i])
 
 
 @njit(cache=True)

@@ -194,8 +194,14 @@ def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
     text = page.locator("#replay").inner_text()
     assert not re.search(r"player_\d|team_\d|\(human\)", text), text
     assert "Vous et partenaire" in page.locator("#replay-summary").inner_text()
-    plays = page.locator("#replay-plays").bounding_box()
-    current = page.locator("#replay-plays li.current").bounding_box()
+    # Both boxes in one script: the review's poll redraws the list, so two
+    # separate lookups may straddle a redraw and find the play detached.
+    plays, current = page.evaluate("""() => {
+        const box = (e) => { const r = e.getBoundingClientRect();
+                             return {y: r.top, height: r.height}; };
+        const list = document.getElementById("replay-plays");
+        return [box(list), box(list.querySelector("li.current"))];
+    }""")
     assert plays["y"] - 1 <= current["y"] and current["y"] + current["height"] <= \
         plays["y"] + plays["height"] + 1  # the last play, scrolled into view
     page.keyboard.press("Escape")

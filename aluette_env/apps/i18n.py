@@ -134,12 +134,12 @@ def card_names(lang: str) -> tuple[str, ...]:
 
 @functools.cache
 def sign_words(lang: str) -> tuple[dict[str, str], ...]:
-    """The ten sign ids' words in ``lang``: ``gesture`` and the ``card`` it names
-    (sign 0, none: ``gesture`` "no sign" and no card)."""
+    """The ten sign ids' words in ``lang``: its ``key`` (the lexicon's), ``gesture``
+    and the ``card`` it names (sign 0, none: ``gesture`` "no sign" and no card)."""
     _ = translator(lang).gettext
-    return ({"gesture": _("no sign"), "card": ""},) + tuple(
-        {"gesture": _(SIGN_GESTURES[SIGNS[k - 1][0]]), "card": _(sign_name(k))}
-        for k in range(1, NUM_SIGNS + 1))
+    return ({"key": "none", "gesture": _("no sign"), "card": ""},) + tuple(
+        {"key": SIGNS[k - 1][0], "gesture": _(SIGN_GESTURES[SIGNS[k - 1][0]]),
+         "card": _(sign_name(k))} for k in range(1, NUM_SIGNS + 1))
 
 
 def card_name(card: int, lang: str = DEFAULT_LANGUAGE) -> str:

@@ -77,6 +77,7 @@ SAME_EVERYWHERE = {
     "Valet", "Cavalière", "Roi", "Monsieur", "Madame", "Le Borgne", "La Vache", "Grand-neuf",
     "Petit-neuf", "Deux de chêne", "Deux d'écrit", "A", "V", "C", "R", "Ba", "Cu",
     "{card} — {title}", "{seat}: {card}", "{seat}: {player}", "{n}%", "{s} s", "{suit} {rank}",
+    "{gesture} ({card})",
     ", ",
 }
 #: Words that are the same in one language.

@@ -502,7 +502,7 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     open_table(page)
     assert sum("/api/players" in url for url in asked) == 1, asked
     statics = [url for url in asked if "/static/" in url]
-    assert len(statics) == 6 and all("?v=" in url for url in statics), statics
+    assert len(statics) == 7 and all("?v=" in url for url in statics), statics
     cdp = context.new_cdp_session(page)  # Chromium's own word on where each answer came from
     cdp.send("Network.enable")
     files: dict[str, str] = {}  # request id -> script or style asked for
@@ -512,7 +512,7 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
     page.goto(server_url)  # a second visit
     wait_ready(page)
-    assert len(files) == 5, files
+    assert len(files) == 6, files
     assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
     context.close()
 

@@ -31,7 +31,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
-from aluette_env.game import NAMED_CARDS, check_card
+from aluette_env.game import NAMED_CARDS, NUM_SIGNS, SIGNS, check_card, sign_name
 
 #: Language code -> its own name, in the order the language menu shows them.
 LANGUAGES: dict[str, str] = {
@@ -69,6 +69,16 @@ TITLES = {card: title for card, title in NAMED_CARDS}
 _TITLE_MESSAGES = (N_("Monsieur"), N_("Madame"), N_("Le Borgne"), N_("La Vache"),
                    N_("Grand-neuf"), N_("Petit-neuf"), N_("Deux de chêne"), N_("Deux d'écrit"))
 assert set(_TITLE_MESSAGES) == set(TITLES.values()), "every named card needs its message"
+# TRANSLATORS: the signs of the signs variant (docs/RULES.md S2), each gesture as a
+# short phrase that fits a button and a sentence ("You caught a sign from East: a wink").
+SIGN_GESTURES = {"eyes_raised": N_("eyes raised to the sky"),
+                 "lips_raised": N_("a corner of the lips raised"), "wink": N_("a wink"),
+                 "pout": N_("a pout"), "thumb": N_("the thumb shown"),
+                 "little_finger": N_("the little finger shown"),
+                 "index": N_("the index shown"), "writing": N_("as if writing"),
+                 "mouth_open": N_("the mouth opened")}
+assert list(SIGN_GESTURES) == [key for key, _, _ in SIGNS], "every sign needs its gesture"
+_SIGN_CARDS = (N_("an Ace"), N_("no sign"))  # sign_name's words that name no card
 
 
 def check_language(lang: object) -> str:
@@ -122,6 +132,16 @@ def card_names(lang: str) -> tuple[str, ...]:
     return tuple(names)
 
 
+@functools.cache
+def sign_words(lang: str) -> tuple[dict[str, str], ...]:
+    """The ten sign ids' words in ``lang``: its ``key`` (the lexicon's), ``gesture``
+    and the ``card`` it names (sign 0, none: ``gesture`` "no sign" and no card)."""
+    _ = translator(lang).gettext
+    return ({"key": "none", "gesture": _("no sign"), "card": ""},) + tuple(
+        {"key": SIGNS[k - 1][0], "gesture": _(SIGN_GESTURES[SIGNS[k - 1][0]]),
+         "card": _(sign_name(k))} for k in range(1, NUM_SIGNS + 1))
+
+
 def card_name(card: int, lang: str = DEFAULT_LANGUAGE) -> str:
     """Readable name of ``card`` in ``lang``: ``Coins 3 — Monsieur``,
     ``3 de deniers — Monsieur``."""
@@ -141,6 +161,7 @@ def browser_catalog(lang: str) -> dict[str, object]:
         "dir": "rtl" if lang in RTL_LANGUAGES else "ltr",
         "messages": {m: _(m) for m in template if isinstance(m, str)},  # the page has no plurals
         "cards": list(card_names(lang)),
+        "signs": list(sign_words(lang)),  # by sign id, 0: none
         # What the card faces show: the number of pips, a letter for a face card.
         "faces": [_(FACE_LETTERS[r]) if r in FACE_LETTERS and r else str(r + 1)
                   for r in range(12)],

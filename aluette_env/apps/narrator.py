@@ -173,7 +173,29 @@ class Narrator:
             return {**ev, "text": self.summary(ev["summary"])}
         if kind == "player":
             return {**ev, "text": self.player(ev["spec"])}
+        if kind == "sign":
+            return {**ev, "text": self.sign_made(ev)}
         return ev
+
+    def sign(self, sign: int) -> str:
+        """A sign in words: "a wink (Le Borgne)"; 0: "no sign"."""
+        words = i18n.sign_words(self.lang)[sign]
+        if not words["card"]:
+            return words["gesture"]
+        return self.t("{gesture} ({card})", gesture=words["gesture"], card=words["card"])
+
+    def sign_made(self, ev: dict[str, Any]) -> str:
+        """A sign the reader saw (S5): their own, their partner's, or an opponent's
+        they caught."""
+        if ev["caught"]:
+            return self.t("You caught a sign from {seat}: {sign}.", seat=self.seat(ev["seat"]),
+                          sign=self.sign(ev["sign"]))
+        if ev["seat"] == HUMAN and not self.spectator:
+            return (self.t("You sign: {sign}.", sign=self.sign(ev["sign"])) if ev["sign"]
+                    else self.t("You make no sign."))
+        return (self.t("{seat} signs: {sign}.", seat=self.seat(ev["seat"]),
+                       sign=self.sign(ev["sign"])) if ev["sign"]
+                else self.t("{seat} makes no sign.", seat=self.seat(ev["seat"])))
 
     def view(self, v: dict[str, Any]) -> dict[str, Any]:
         """The words of a view: the trick line, the Mordienne line, the deal's

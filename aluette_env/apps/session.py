@@ -10,6 +10,13 @@ everything a seat may know and nothing else, with seats counted from it
 (:mod:`.views`). :class:`~.narrator.Narrator` words those facts. No rule
 is restated: dealing, tricks, the tally, scoring and when a Mordienne can
 still happen come from the game core.
+
+With signs (``signs=True``; docs/RULES.md S1-S5), each turn of a seat is two
+moves: a sign or none (:meth:`GameSession.sign`), then a card. The catches are
+drawn when a deal is dealt, with the deal's randomness. A sign event is told
+only to the seats that see it (:func:`~aluette_env.game.sees_sign`), and each
+view lists only the signs its seat saw (:mod:`.views`): never who caught the
+reader's own.
 """
 
 from __future__ import annotations
@@ -22,13 +29,14 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from aluette_env.game import (
-    CARD_PLAYED, DEAL_DONE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, Match, deal_cards, seat_at,
-    trick_winner,
+    CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
+    SIGN_BASE, Match, catch_bits, check_sign, deal_cards, is_sign_action, seat_at, sign_name,
+    team_of, trick_winner,
 )
-from aluette_env.observation import encode_observation
-from aluette_env.players import Player
+from aluette_env.observation import SIGNS_OBS_SIZE, encode_observation, write_signs, write_view
+from aluette_env.players import Player, for_signs
 
-from .views import _tally, _trick_view, _who, game_view, seen_from
+from .views import _tally, _trick_view, _who, game_view, seen_from, sign_seen
 
 #: In :attr:`GameSession.recent`, in a card's place: a person's next deal, and new match.
 NEXT_DEAL, NEW_MATCH = -1, -2
@@ -61,25 +69,33 @@ class GameSession:
     instead of shuffling. :meth:`snapshot` and :meth:`restore` keep a game
     outside the process (the web server's database): the snapshot is the
     match record of :mod:`aluette_env.records` plus the deal in progress.
+    ``signs``: the signs variant, each opponent catching a sign with the
+    chance ``catch`` (S4); the AI players that do not play signs sit silent
+    (:func:`~aluette_env.players.for_signs`).
     """
 
     def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
                  seed: int | None = None, first_dealer: int | None = None,
                  deals: Sequence[Sequence[Sequence[int]]] = (),
                  people: Mapping[int, str] | None = None, standin: Player | None = None,
-                 standin_spec: str = "ai", start: bool = True):
+                 standin_spec: str = "ai", start: bool = True, signs: bool = False,
+                 catch: float = DEFAULT_CATCH):
+        if isinstance(catch, bool) or not isinstance(catch, (int, float)) \
+                or not 0.0 <= catch <= 1.0:
+            raise ValueError(f"catch must be a chance from 0 to 1, got {catch!r}")
+        self.signs, self.catch = bool(signs), float(catch)
         self.people = dict(people) if people is not None else {HUMAN: ""}
         ai_seats = set(range(NUM_SEATS)) - set(self.people)
         if set(players) != ai_seats or not self.people:
             raise ValueError(f"AI players are needed for seats {sorted(ai_seats)} (the seats "
                              f"without a person), got {sorted(players)}")
-        self.players = dict(players)
+        self.players = {s: self.seated(p) for s, p in players.items()}
         self.specs = dict(specs)
         self.seed = seed
         self.rng = random.Random(seed)
         self.first_dealer = first_dealer
         self.scripted = [[list(h) for h in hands] for hands in deals]
-        self.standin, self.standin_spec = standin, standin_spec
+        self.standin, self.standin_spec = self.seated(standin), standin_spec
         self.away: set[int] = set()
         #: The people's latest moves, [version, seat, card] (a card, or :data:`NEXT_DEAL`,
         #: :data:`NEW_MATCH`): a move sent twice is applied once.
@@ -90,6 +106,10 @@ class GameSession:
         self._follower: tuple[int | None, list[dict[str, Any]]] | None = None
         #: The events of dealing the first deal (the AIs before the person play).
         self.opening_events = self._new_match() if start else []
+
+    def seated(self, player: Player | None) -> Player | None:
+        """``player`` at this table: with signs, silent unless it plays them."""
+        return for_signs(player) if self.signs and player is not None else player
 
     def start(self) -> list[dict[str, Any]]:
         """The first match's first deal, of a game made with ``start=False``
@@ -118,6 +138,8 @@ class GameSession:
         if self._follower is not None:
             seat, views = self._follower
             for ev in events:
+                if not self.tells(ev, seat):
+                    continue
                 shown = finished if ev["type"] in ("play", "trick") else None
                 views.append(self.view(seat, shown))
         return events
@@ -129,7 +151,7 @@ class GameSession:
         # R2/R6: any seat may deal first; the match rotates it from there.
         first = self.first_dealer if self.first_dealer is not None else \
             self._rng(0).randrange(NUM_SEATS)
-        self.match = Match(first_dealer=first)
+        self.match = Match(first_dealer=first, signs=self.signs)
         return self._new_deal()
 
     def _rng(self, deal: int) -> random.Random:
@@ -141,13 +163,18 @@ class GameSession:
         return random.Random(f"{self.seed}:{self.match_number}:{deal}")
 
     def _new_deal(self) -> list[dict[str, Any]]:
+        rng = self._rng(len(self.match.deals))
         if self.scripted:
             hands, unused = self.scripted.pop(0), None
         else:
             deck = list(range(NUM_CARDS))
-            self._rng(len(self.match.deals)).shuffle(deck)
+            rng.shuffle(deck)
             hands, unused = deal_cards(deck, self.match.dealer)  # R5
-        self._start_deal(hands, unused)
+        caught = None
+        if self.signs:  # S4: each opponent's catch of each sign, chance drawn at the deal
+            caught = [catch_bits(k % NUM_SEATS, rng.random() < self.catch,
+                                 rng.random() < self.catch) for k in range(NUM_TRICKS * NUM_SEATS)]
+        self._start_deal(hands, unused, caught)
         for player in [*self.players.values(), self.standin]:
             reset = getattr(player, "reset", None)
             if reset is not None:
@@ -157,8 +184,9 @@ class GameSession:
                    "leader": self.deal.leader}]
         return self._told(events) + self._play_ai()
 
-    def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None) -> None:
-        self.deal = self.match.start_deal(hands, unused)
+    def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None,
+                    caught: Sequence[int] | None = None) -> None:
+        self.deal = self.match.start_deal(hands, unused, caught)
         self.version += 1
         self.summary: dict[str, Any] | None = None
         # The last trick of this deal only: a card of an earlier deal may be in
@@ -179,12 +207,35 @@ class GameSession:
         deal = self.deal
         while not deal.done and (player := self._player_of(deal.to_act)) is not None:
             seat = deal.to_act
-            obs = encode_observation(deal, seat)
-            mask = np.zeros(NUM_CARDS, np.int8)
-            mask[deal.hand(seat)] = 1
-            card = int(player.act(obs, mask))
-            events.extend(self._play(card))
+            if not self.signs:
+                obs = encode_observation(deal, seat)
+                mask = np.zeros(NUM_CARDS, np.int8)
+                mask[deal.hand(seat)] = 1
+                events.extend(self._play(int(player.act(obs, mask))))
+                continue
+            # The signs variant's observation and mask (as aluette_signs_v0 gives them).
+            obs = np.zeros(SIGNS_OBS_SIZE, np.int8)
+            write_view(deal.state, seat, obs)
+            write_signs(deal.state, seat, obs)
+            mask = np.zeros(NUM_ACTIONS, np.int8)
+            if deal.signing:
+                mask[SIGN_BASE:] = 1
+            else:
+                mask[deal.hand(seat)] = 1
+            action = int(player.act(obs, mask))
+            events.extend(self._sign(action - SIGN_BASE) if is_sign_action(action)
+                          else self._play(action))
         return events
+
+    def _sign(self, sign: int) -> list[dict[str, Any]]:
+        """S1: the seat to act makes ``sign`` (or none, 0). The event holds the
+        sign's catches, for :meth:`tells`; :meth:`events_for` never passes them on."""
+        deal = self.deal
+        seat, k = deal.to_act, deal.trick_index * NUM_SEATS + deal.to_act
+        deal.sign(sign)
+        self.version += 1
+        return self._told([{"type": "sign", "seat": seat, "sign": sign,
+                            "catches": int(deal.state.caught[k])}])
 
     def _play(self, card: int) -> list[dict[str, Any]]:
         deal = self.deal
@@ -249,17 +300,51 @@ class GameSession:
                             f"{version}, the game is at {self.version}): nothing was changed; "
                             f"reload the game")
 
-    def check_play(self, card: object, version: int | None = None, seat: int = HUMAN) -> int:
-        """``card`` if the person at ``seat`` may play it now, else :class:`GameError`."""
-        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
-            raise GameError(f"card must be an integer card id 0-47, got {card!r}")
-        self._check_version(version)
+    def _check_turn(self, seat: int) -> None:
         deal = self.deal
         if deal.done:
             raise GameError("the deal is over: ask for the next deal"
                             if not self.match.over else "the match is over: start a new match")
         if deal.to_act != seat or seat not in self.people:
             raise GameError(f"it is not your turn: player_{deal.to_act} is to play")
+
+    def check_sign(self, sign: object, version: int | None = None, seat: int = HUMAN) -> int:
+        """``sign`` (0-9, 0: none) if the person at ``seat`` may make it now, else
+        :class:`GameError`."""
+        if not self.signs:
+            raise GameError("this match is played without signs")
+        try:
+            sign = check_sign(sign)
+        except ValueError as err:
+            raise GameError(str(err)) from None
+        self._check_version(version)
+        self._check_turn(seat)
+        if not self.deal.signing:
+            raise GameError(f"you already made your sign: play a card now ({sign_name(sign)} "
+                            f"was not made)")
+        return sign
+
+    def sign(self, sign: object, version: int | None = None,
+             seat: int = HUMAN) -> list[dict[str, Any]]:
+        """S1: the person at ``seat`` makes ``sign`` (1-9) or none (0) before their
+        card; ``version`` as in :meth:`play`. A person who signs is no longer away."""
+        if (version is not None and type(sign) is int
+                and [version, seat, SIGN_BASE + sign] in self.recent):
+            return []
+        sign = self.check_sign(sign, version, seat)
+        self.away.discard(seat)
+        self._made(version, seat, SIGN_BASE + sign)
+        return self._sign(sign)
+
+    def check_play(self, card: object, version: int | None = None, seat: int = HUMAN) -> int:
+        """``card`` if the person at ``seat`` may play it now, else :class:`GameError`."""
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card < NUM_CARDS:
+            raise GameError(f"card must be an integer card id 0-47, got {card!r}")
+        self._check_version(version)
+        deal = self.deal
+        self._check_turn(seat)
+        if deal.signing:
+            raise GameError("make your sign first, or none (S1): then play a card")
         if card not in deal.hands[seat]:
             raise GameError(f"card {card} is not in your hand; legal: {deal.legal_cards()}")
         return card
@@ -391,7 +476,14 @@ class GameSession:
             for seat, card in plays:
                 hands[seat].append(card)
             current = {"hands": [sorted(h) for h in hands], "plays": plays}
-        return {"record": self.record(), "current": current,
+            if self.signs:  # the signs made so far, in order, and the deal's catches (S4)
+                current["signs"] = [deal.sign_of(k // NUM_SEATS, seat)
+                                    for k, (seat, _) in enumerate(plays)]
+                if not deal.signing:  # the seat to act made its sign, not yet its card
+                    current["signs"].append(deal.sign_of(deal.trick_index, deal.to_act))
+                current["caught"] = [int(c) for c in deal.state.caught]
+        signs = {"catch": self.catch} if self.signs else {}
+        return {"record": self.record(), "current": current, **signs,
                 "match_number": self.match_number, "version": self.version,
                 "seed": self.seed, "specs": {str(s): spec for s, spec in self.specs.items()},
                 "people": {str(s): name for s, name in self.people.items()},
@@ -408,31 +500,53 @@ class GameSession:
         :class:`~aluette_env.records.RecordError` for the record), whatever
         was changed in it. ``get_player`` raises ValueError for a spec it
         cannot make."""
-        from aluette_env.records import SEAT, load_record
+        from aluette_env.records import AGENTS, SEAT, load_record
         check_snapshot(snapshot)
         record = load_record(snapshot["record"])
         specs = {int(s): spec for s, spec in snapshot["specs"].items()}
         people = {int(s): name for s, name in snapshot["people"].items()}
         standin = snapshot["standin"]
+        signs = "catch" in snapshot
+        if record["deals"] and bool(record.get("signs")) != signs:
+            raise ValueError(f"snapshot: its record is a match {'without' if signs else 'with'} "
+                             f"signs, the game one {'with' if signs else 'without'}")
         game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
                    seed=snapshot["seed"], people=people, standin_spec=standin,
-                   standin=get_player(standin) if standin else None, start=False)
+                   standin=get_player(standin) if standin else None, start=False,
+                   signs=signs, catch=snapshot.get("catch", DEFAULT_CATCH))
         game.match_number = snapshot["match_number"]
         game.match = Match(first_dealer=SEAT[record["first_dealer"]],
-                           num_deals=record["num_deals"])
-        deals = [(d["hands"], [p[1] for p in d["plays"]]) for d in record["deals"]]
+                           num_deals=record["num_deals"], signs=signs)
+        deals = []
+        for d in record["deals"]:
+            made = [entry[0] for entry in d["signs"]] if signs else []
+            caught = [0] * (NUM_TRICKS * NUM_SEATS) if signs else None
+            for k, ((agent, _), (_, who)) in enumerate(zip(d["plays"], d.get("signs", []))):
+                seat = SEAT[agent]  # the record lists who caught each sign (S4)
+                caught[k // NUM_SEATS * NUM_SEATS + seat] = catch_bits(
+                    seat, AGENTS[(seat + 1) % NUM_SEATS] in who,
+                    AGENTS[(seat + 3) % NUM_SEATS] in who)
+            deals.append((d["hands"], [p[1] for p in d["plays"]], made, caught))
         current = snapshot["current"]
         if current is not None:
-            deals.append((current["hands"], [card for _, card in current["plays"]]))
-        for hands, cards in deals:
-            game._start_deal(hands, None)
-            for card in cards:
+            deals.append((current["hands"], [card for _, card in current["plays"]],
+                          current.get("signs", []), current.get("caught")))
+        for hands, cards, made, caught in deals:
+            game._start_deal(hands, None, caught)
+            for k, sign in enumerate(made):
+                game._sign(sign)
+                if k < len(cards):
+                    game._play(cards[k])
+            for card in cards[len(made):]:
                 game._play(card)
         if current is not None and [[s, c] for s, c in current["plays"]] != game.snapshot(
                 )["current"]["plays"]:
             raise ValueError("the deal in progress: its plays do not follow the rules' turn order")
         game.away = {int(s) for s in snapshot["away"]} & set(people)
         game.recent = [list(r) for r in snapshot["recent"]]
+        if current is not None and current.get("signs", []) != game.snapshot()["current"].get(
+                "signs", []):
+            raise ValueError("the deal in progress: its signs do not follow the rules' turns")
         game.version = int(snapshot["version"])
         game.opening_events = []
         return game
@@ -457,12 +571,30 @@ class GameSession:
         return seen_from(game_view(self, seat, finished), seat or 0)
 
     def events_for(self, events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-        """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`)."""
-        return [seen_from(e, seat or 0) for e in events]
+        """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`):
+        of the signs, only those it saw (:meth:`tells`), with ``caught`` True for
+        an opponent's it caught, and never who caught a sign."""
+        return [seen_from(self._sign_for(e, seat), seat or 0) for e in events
+                if self.tells(e, seat)]
+
+    @staticmethod
+    def tells(event: dict[str, Any], seat: int | None) -> bool:
+        """Whether ``seat`` is told of ``event``: of a sign, only if it sees it (S5)."""
+        return event["type"] != "sign" or sign_seen(seat, event["seat"], event["sign"],
+                                                     event["catches"])
+
+    @staticmethod
+    def _sign_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+        if event["type"] != "sign":
+            return event
+        caught = seat is not None and team_of(seat) != team_of(event["seat"])
+        return {"type": "sign", "seat": event["seat"], "sign": event["sign"], "caught": caught}
 
 #: A snapshot's fields (:meth:`GameSession.snapshot`).
 SNAPSHOT_FIELDS = frozenset({"record", "current", "match_number", "version", "seed", "specs",
                              "people", "away", "standin", "recent"})
+#: A snapshot's field of a match with signs: the chance of a catch (S4).
+SIGNS_FIELDS = frozenset({"catch"})
 
 
 def check_snapshot(snapshot: object) -> None:
@@ -479,16 +611,31 @@ def check_snapshot(snapshot: object) -> None:
 
     if not isinstance(snapshot, dict):
         raise bad("the snapshot", type(snapshot).__name__, "an object")
-    missing, unknown = SNAPSHOT_FIELDS - set(snapshot), set(snapshot) - SNAPSHOT_FIELDS
+    missing = SNAPSHOT_FIELDS - set(snapshot)
+    unknown = set(snapshot) - SNAPSHOT_FIELDS - SIGNS_FIELDS
     if missing or unknown:
         raise ValueError(f"snapshot: missing field(s) {sorted(missing)}, unknown field(s) "
                          f"{sorted(map(str, unknown))[:5]}")
     if not isinstance(snapshot["record"], dict):
         raise bad("record", snapshot["record"], "an object (a match record)")
+    signs = "catch" in snapshot
+    catch = snapshot.get("catch")
+    if signs and (type(catch) not in (int, float) or not 0 <= catch <= 1):
+        raise bad("catch", catch, "a chance from 0 to 1")
     current = snapshot["current"]
     if current is not None:
-        if not isinstance(current, dict) or set(current) != {"hands", "plays"}:
-            raise bad("current", current, 'null or an object of "hands" and "plays"')
+        keys = {"hands", "plays"} | ({"signs", "caught"} if signs else set())
+        if not isinstance(current, dict) or set(current) != keys:
+            raise bad("current", current, "null or an object of " + ", ".join(sorted(keys)))
+        if signs and (not isinstance(current["signs"], list)
+                      or not all(whole(k, 0, NUM_ACTIONS - SIGN_BASE - 1)
+                                 for k in current["signs"])):
+            raise bad("current.signs", current["signs"], "a list of signs 0-9")
+        if signs and (not isinstance(current["caught"], list)
+                      or len(current["caught"]) != NUM_TRICKS * NUM_SEATS
+                      or not all(whole(c, 0, 15) for c in current["caught"])):
+            raise bad("current.caught", current["caught"],
+                      f"{NUM_TRICKS * NUM_SEATS} catches 0-15")
         hands, plays = current["hands"], current["plays"]
         if (not isinstance(hands, list) or len(hands) != NUM_SEATS
                 or not all(isinstance(h, list) and len(h) == NUM_TRICKS
@@ -521,6 +668,6 @@ def check_snapshot(snapshot: object) -> None:
     if (not isinstance(recent, list) or len(recent) > NUM_SEATS * NUM_TRICKS
             or not all(isinstance(r, list) and len(r) == 3
                        and (r[0] is None or whole(r[0], 0)) and whole(r[1], 0, NUM_SEATS - 1)
-                       and whole(r[2], NEW_MATCH, NUM_CARDS - 1) for r in recent)):
+                       and whole(r[2], NEW_MATCH, NUM_ACTIONS - 1) for r in recent)):
         raise bad("recent", recent, "a list of [version, seat, card or move] of the latest "
                                     "moves")

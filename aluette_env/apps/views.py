@@ -1,7 +1,8 @@
 """What a seat of a game for people may know: :func:`game_view` builds a
 :class:`~.session.GameSession`'s view for a seat (its hand and what it may
 play, hand sizes, cards played, tricks with who took them and why, the tally,
-the scores; public information only for a spectator), and :func:`seen_from`
+the scores; public information only for a spectator; with signs, the signs
+the seat saw, :func:`sign_seen`), and :func:`seen_from`
 counts every seat in a view or an event from the reader, who is always seat 0,
 south. Every fact comes from the game core; nothing here is a rule.
 """
@@ -11,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from aluette_env.game import (
-    NUM_SEATS, NUM_TRICKS, STRENGTH, Deal, first_to_reach, mordienne_chance, other_team,
-    reach_order, relative_seat, seat_at, team_of, trick_winner,
+    NO_SIGN, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, STRENGTH, Deal, first_to_reach, mordienne_chance,
+    other_team, reach_order, relative_seat, sees_sign, seat_at, team_of, trick_winner,
 )
 from aluette_env.render import hand_order
 
@@ -69,7 +70,34 @@ def game_view(game: Any, seat: int | None,
         "can_start_match": game.may_start_match(seat),
         "away": sorted(game.away),
         "spectator": seat is None,
+        **(_signs_view(game, seat, your_turn) if game.signs else {}),
     }
+
+
+def sign_seen(seat: int | None, signer: int, sign: int, catches: int) -> bool:
+    """S5: whether ``seat`` knows the sign ``signer`` made (``sign``, 0: none;
+    ``catches``: the deal's catch bits of it). Silence has nothing to catch: only
+    the signer and its partner know of it. A spectator sees no sign."""
+    return seat is not None and sees_sign(seat, signer, catches if sign != NO_SIGN else 0)
+
+
+def _signs_view(game: Any, seat: int | None, your_turn: bool) -> dict[str, Any]:
+    """With signs: the catch chance, whether the seat to act is making its sign,
+    the signs the reader may make now (S3: any, whatever the hand) and every
+    sign of the deal it saw, ``caught`` for an opponent's (never who caught its
+    own)."""
+    deal = game.deal
+    seen = []
+    for t in range(NUM_TRICKS):
+        for s in range(NUM_SEATS):
+            sign = deal.sign_of(t, s)
+            if sign >= 0 and sign_seen(seat, s, sign, int(deal.state.caught[t * NUM_SEATS + s])):
+                seen.append({"trick": t, "seat": s, "sign": sign,
+                             "caught": team_of(s) != team_of(seat)})
+    signing = not deal.done and deal.signing
+    return {"signs_on": True, "catch": game.catch, "signing": signing,
+            "sign_choices": list(range(NUM_SIGNS + 1)) if your_turn and signing else [],
+            "signs": seen}
 
 
 #: Fields that hold a seat, a list of seats, a list by seat or a list by team

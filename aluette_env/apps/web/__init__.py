@@ -51,6 +51,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="north, your partner (default ai)")
     p.add_argument("--left", default="ai", metavar="SPEC", help="west (default ai)")
     p.add_argument("--right", default="ai", metavar="SPEC", help="east (default ai)")
+    p.add_argument("--signs-ai", default="expert", metavar="SPEC",
+                   help="every AI seat of a game with signs unless it names one (default "
+                        "expert: it signs truthfully and reads the signs it sees)")
     p.add_argument("--max-games", type=bounded_int(1, 1_000_000), default=1000,
                    help="games held in each process's memory (default 1000); every game "
                         "is kept in the database")
@@ -94,6 +97,7 @@ def run(args: argparse.Namespace) -> int:
     if not 1 <= args.workers <= MAX_WORKERS:
         raise UsageError(f"--workers must be 1-{MAX_WORKERS}, got {args.workers}")
     config = ServerConfig(partner=args.partner, left=args.left, right=args.right,
+                          signs_ai=args.signs_ai,
                           max_games=args.max_games, db=args.db or default_url(),
                           workers=args.workers,
                           hint_worlds=args.hint_worlds, review_worlds=args.review_worlds)

@@ -58,6 +58,14 @@ MAX_RECORDS = 100
 LIVE_SEATS = (HUMAN, AI_SEATS["partner"])
 
 
+def no_signs(table) -> None:
+    """A 409 for a match with signs: the coach reads no sign, and the match's
+    record holds every sign made, also those this seat did not see (S5)."""
+    if table.game.signs:
+        raise ApiError(409, "a match with signs has no coach and no record download: the "
+                            "record holds the signs you did not see", "signs_match")
+
+
 def live_seats(seat: int) -> tuple[int, int]:
     """The seats a review covers for the person at ``seat``: theirs and their partner's."""
     return tuple(seat_at(seat, s) for s in LIVE_SEATS)
@@ -94,6 +102,8 @@ class CoachRoutes:
         """After a move of ``table``'s seat (in its thread, under its lock):
         queue the review of the deal the move finished."""
         game = table.game
+        if game.signs:  # the coach reads no signs, and a record holds every one
+            return
         if any(e["type"] == "deal_over" for e in events):
             self.queue.submit(_key(table.token, game), game.record(),
                               len(game.match.history) - 1, live_seats(table.seat))
@@ -101,6 +111,7 @@ class CoachRoutes:
     async def hint(self, request: Request) -> JSONResponse:
         narrator(request)
         table = await seat_of(self.service, request, person=True)
+        no_signs(table)
         async with table.lock:  # a consistent view; the search runs after
             game = table.game
             deal = game.deal
@@ -116,6 +127,7 @@ class CoachRoutes:
         narrator(request)
         gid = request.path_params["gid"]
         table = await seat_of(self.service, request, person=True)
+        no_signs(table)
         game = table.game
         key = _key(gid, game)
         seats = live_seats(table.seat)
@@ -131,6 +143,7 @@ class CoachRoutes:
     async def record(self, request: Request) -> JSONResponse:
         narrator(request)
         table = await seat_of(self.service, request, person=True)
+        no_signs(table)
         async with table.lock:
             record = table.game.record()
         name = f"aluette-match-{table.game.match_number}.json"

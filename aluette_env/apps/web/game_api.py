@@ -3,9 +3,12 @@ or a seat at a table of people): each reads the request, calls the service
 (:mod:`.service`) and sends its answer.
 
 ===========================================  =========================================
-``POST /api/games``                          new match ``{"left", "partner", "right"}``:
-                                             its ``id`` is the person's seat token
+``POST /api/games``                          new match ``{"left", "partner", "right"}``
+                                             (and ``"signs": true, "catch": p``: with
+                                             signs): its ``id`` is the person's seat token
 ``GET  /api/games/{id}``                     the view of the token's seat
+``POST /api/games/{id}/sign``                ``{"sign": 0-9, "version": n}``: with signs,
+                                             your sign (0: none) before your card
 ``POST /api/games/{id}/play``                ``{"card": id, "version": n}``: play, then AIs
 ``POST /api/games/{id}/next-deal``           next deal of the match (``{"version": n}``)
 ``POST /api/games/{id}/new-match``           restart: scores cleared (``{"version": n}``)
@@ -17,7 +20,9 @@ view now; each event (cards played, tricks, the deal's end) carries the
 seat's view just after it (``view``, less the deal's finished tricks), so the
 page shows the AI cards one at a time by showing those views, and works
 nothing out itself. Every view and
-event has its words in the language of ``?lang=`` (``text``).
+event has its words in the language of ``?lang=`` (``text``). With signs, a
+sign event and a view's ``signs`` reach a seat only if it saw the sign
+(:meth:`~aluette_env.apps.session.GameSession.events_for`).
 """
 
 from __future__ import annotations
@@ -28,21 +33,24 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from aluette_env.game import NUM_CARDS
+from aluette_env.game import NUM_CARDS, NUM_SIGNS
 
 from ..session import AI_SEATS
-from .inputs import check_keys, integer, json_body, narrator, seat_of
+from .inputs import check_keys, integer, json_body, narrator, seat_of, signs_option
 from .service import WORKER, GameService, Table
 
 VERSION = "the game's version in the view you saw"
 
 
 class GameRoutes:
-    """``defaults``: the AI of each seat a new game gets unless it names one;
-    ``coach``: told of each play (:meth:`.coach_api.CoachRoutes.moved`)."""
+    """``defaults``: the AI of each seat a new game gets unless it names one
+    (``signs_defaults``: a game with signs); ``coach``: told of each play
+    (:meth:`.coach_api.CoachRoutes.moved`)."""
 
-    def __init__(self, service: GameService, defaults: dict[str, str], coach):
+    def __init__(self, service: GameService, defaults: dict[str, str], coach,
+                 signs_defaults: dict[str, str] | None = None):
         self.service, self.defaults, self.coach = service, defaults, coach
+        self.signs_defaults = signs_defaults or defaults
 
     @staticmethod
     def answer(request: Request, table: Table, events: list[dict[str, Any]],
@@ -53,11 +61,13 @@ class GameRoutes:
     async def create(self, request: Request) -> JSONResponse:
         narrator(request)
         data = await json_body(request)
-        check_keys(data, set(AI_SEATS))
-        specs = {**self.defaults, **data}
-        for role, spec in data.items():
-            self.service.pool.get(spec, role)  # a 400 naming the seat, before any work
-        table, events = await self.service.start(specs)
+        check_keys(data, set(AI_SEATS) | {"signs", "catch"})
+        signs = signs_option(data)
+        chosen = {role: spec for role, spec in data.items() if role in AI_SEATS}
+        specs = {**(self.defaults if signs is None else self.signs_defaults), **chosen}
+        for role, spec in chosen.items():  # a 400 naming the seat, before any work
+            self.service.pool.get(spec, role, signs is not None)
+        table, events = await self.service.start(specs, signs)
         return self.answer(request, table, events, 201, id=table.token)
 
     async def show(self, request: Request) -> JSONResponse:
@@ -74,6 +84,15 @@ class GameRoutes:
         version = integer(data, "version", 0, None, VERSION)
         events = await self.service.play(table, card, version, then=self.coach.moved)
         return self.answer(request, table, events)
+
+    async def sign(self, request: Request) -> JSONResponse:
+        table = await seat_of(self.service, request, person=True)
+        narrator(request)
+        data = await json_body(request)
+        check_keys(data, {"sign", "version"})
+        sign = integer(data, "sign", 0, NUM_SIGNS, f"a sign 1-{NUM_SIGNS}, or 0 for none")
+        version = integer(data, "version", 0, None, VERSION)
+        return self.answer(request, table, await self.service.sign(table, sign, version))
 
     async def version(self, request: Request, host: bool = False) -> tuple[Table, int | None]:
         """The seat of a move that carries only the view's version (``host``: one
@@ -105,6 +124,7 @@ class GameRoutes:
         return [
             Route("/api/games", self.create, methods=["POST"]),
             Route("/api/games/{gid}", self.show),
+            Route("/api/games/{gid}/sign", self.sign, methods=["POST"]),
             Route("/api/games/{gid}/play", self.play, methods=["POST"]),
             Route("/api/games/{gid}/next-deal", self.next_deal, methods=["POST"]),
             Route("/api/games/{gid}/new-match", self.new_match, methods=["POST"]),

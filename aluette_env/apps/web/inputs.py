@@ -2,7 +2,7 @@
 arrives, its fields, each checked with a JSON error naming it, its language
 and the seat its token reaches. The routes of every feature share these.
 
-May import: starlette and the standard library.
+May import: starlette, the game core's constants and the standard library.
 """
 
 from __future__ import annotations
@@ -12,6 +12,8 @@ import re
 from typing import Any
 
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
+
+from aluette_env.game import DEFAULT_CATCH
 
 from .. import i18n
 from ..narrator import Narrator
@@ -102,3 +104,25 @@ def integer(data: dict[str, Any], key: str, low: int, high: int | None, what: st
         raise ApiError(400, f"{key} must be an integer {bound} ({what}), got {shown}", code,
                        {"low": low, "high": high} if code else None)
     return value
+
+
+def signs_option(data: dict[str, Any]) -> dict[str, Any] | None:
+    """A new game's variant from its request: ``"signs": true`` (and optionally
+    ``"catch"``, the chance from 0 to 1 that an opponent catches a sign) gives
+    ``{"catch": p}``, a game with signs; absent or false, None. A 400 (code
+    ``catch`` for a bad chance) names a bad value."""
+    signs = data.get("signs", False)
+    if not isinstance(signs, bool):
+        raise ApiError(400, f"signs must be true or false, got {str(signs)[:40]!r}")
+    if not signs:
+        if "catch" in data:
+            raise ApiError(400, "catch is the chance of catching a sign: only with "
+                                "\"signs\": true")
+        return None
+    catch = data.get("catch", DEFAULT_CATCH)
+    if isinstance(catch, bool) or not isinstance(catch, (int, float)) \
+            or not 0 <= catch <= 1:
+        shown = repr(catch) if len(repr(catch)) <= 40 else repr(catch)[:40] + "..."
+        raise ApiError(400, f"catch must be a chance from 0 to 1 (that an opponent catches a "
+                            f"sign), got {shown}", "catch")
+    return {"catch": float(catch)}

@@ -38,11 +38,13 @@ STATIC_DIR = Path(__file__).resolve().parent / "static"
 
 class PageRoutes:
     """``pool``: the AI players (:class:`.workers.PlayerPool`); ``defaults``:
-    each seat's AI; ``max_games`` and ``database``: what ``/api/server`` tells."""
+    each seat's AI (``signs_defaults``: in a game with signs); ``max_games`` and
+    ``database``: what ``/api/server`` tells."""
 
     def __init__(self, pool, defaults: dict[str, str], max_games: int, database: str,
-                 directory: Path = STATIC_DIR):
+                 directory: Path = STATIC_DIR, signs_defaults: dict[str, str] | None = None):
         self.pool, self.defaults = pool, defaults
+        self.signs_defaults = signs_defaults or defaults
         self.max_games, self.database = max_games, database
         self.page = StaticPage(directory)
 
@@ -52,6 +54,7 @@ class PageRoutes:
     async def players(self, request: Request) -> JSONResponse:
         words = narrator(request)
         return JSONResponse({"players": self.pool.allowed, "defaults": self.defaults,
+                             "signs_defaults": self.signs_defaults,
                              "labels": {spec: words.player(spec) for spec in self.pool.allowed}})
 
     async def server_info(self, request: Request) -> JSONResponse:

@@ -74,6 +74,9 @@ class ServerConfig:
     partner: str = "ai"
     left: str = "ai"
     right: str = "ai"
+    #: The AI of every seat of a game with signs unless it names one: it signs
+    #: truthfully and reads the signs it sees (docs/WEB.md, "Playing with signs").
+    signs_ai: str = "expert"
     max_games: int = 1000  # games kept in each process's memory (all are in the database)
     db: str = "sqlite://"  # the database's URL (aluette serve: a file, store.default_url)
     workers: int = 1  # server processes sharing the database (aluette serve --workers)
@@ -84,6 +87,9 @@ class ServerConfig:
     def defaults(self) -> dict[str, str]:
         return {"left": self.left, "partner": self.partner, "right": self.right}
 
+    def signs_defaults(self) -> dict[str, str]:
+        return {"left": self.signs_ai, "partner": self.signs_ai, "right": self.signs_ai}
+
 
 def create_app(config: ServerConfig | None = None) -> Starlette:
     """The ASGI app of the web game: the players and the database checked (and
@@ -91,10 +97,12 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     config = config or ServerConfig()
     # The browser may pick the registry's players and the ones given at start-up
     # (possibly a model file); never a path of its own choosing.
-    pool = PlayerPool(registered_players() + [config.partner, config.left, config.right])
-    for role, spec in config.defaults().items():
+    pool = PlayerPool(registered_players() + [config.partner, config.left, config.right,
+                                              config.signs_ai])
+    for role, spec in [*config.defaults().items(), ("signs-ai", config.signs_ai)]:
         try:
-            pool.load(spec)  # a bad --partner/--left/--right fails at start-up
+            # A bad --partner/--left/--right/--signs-ai fails at start-up.
+            pool.load(spec, signs=role == "signs-ai")
         except PlayerSpecError as err:
             raise PlayerSpecError(f"--{role}: {err}") from None
     db = Database(config.db)
@@ -111,9 +119,9 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     service = GameService(store, pool, changes, config.max_games, seeds)
     coach = CoachRoutes(service, config.hint_worlds, config.review_worlds)
     features = [PageRoutes(pool, config.defaults(), config.max_games,
-                           db.url.get_backend_name()),
-                GameRoutes(service, config.defaults(), coach), coach,
-                TableRoutes(service, config.partner)]
+                           db.url.get_backend_name(), signs_defaults=config.signs_defaults()),
+                GameRoutes(service, config.defaults(), coach, config.signs_defaults()), coach,
+                TableRoutes(service, config.partner, config.signs_ai)]
     app = Starlette(routes=[route for feature in features for route in feature.routes()],
                     exception_handlers={HTTPException: http_error, ApiError: http_error,
                                         ClientGone: client_gone,

@@ -429,14 +429,16 @@ class GameService:
             await self.look(table)
         return events
 
-    async def start(self, specs: dict[str, str]) -> tuple[Table, list[Event]]:
+    async def start(self, specs: dict[str, str], signs: dict[str, Any] | None = None
+                    ) -> tuple[Table, list[Event]]:
         """A one-person match against the AIs ``specs`` names (role -> spec),
         kept; its seat and the events of its opening (the AIs before the
-        person play)."""
+        person play). ``signs``: ``{"catch": p}`` for a match with signs."""
         def make() -> tuple[Table, list[Event]]:
-            players = {AI_SEATS[role]: self.pool.get(spec, "seat") for role, spec in specs.items()}
+            players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
+                       for role, spec in specs.items()}
             game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
-                               start=False)
+                               start=False, **variant(signs))
             with game.following(min(game.people)) as views:
                 events = game.start()
             table = self.add(game)
@@ -455,6 +457,10 @@ class GameService:
                 then(table, events)
             return events
         return await self.move(table, step)
+
+    async def sign(self, table: Table, sign: int, version: int) -> list[Event]:
+        """The seat makes ``sign`` (0: none) before its card, on the view of ``version``."""
+        return await self.move(table, lambda: table.game.sign(sign, version, table.seat))
 
     async def next_deal(self, table: Table, version: int | None) -> list[Event]:
         return await self.move(table, lambda: table.game.next_deal(version, table.seat))
@@ -476,29 +482,34 @@ class GameService:
         the seat on its left) take those players; all or nothing."""
         if not specs:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
-        chosen = {role: self.pool.get(spec, role) for role, spec in specs.items()}
+        chosen = {role: self.pool.get(spec, role, table.game.signs)
+                  for role, spec in specs.items()}
         seats = {role: seat_at(table.seat, AI_SEATS[role]) for role in chosen}
 
         def change() -> list[Event]:
+            game = table.game
             return [e for role, player in chosen.items()
-                    for e in table.game.set_player(seats[role], specs[role], player)]
+                    for e in game.set_player(seats[role], specs[role], game.seated(player))]
         return await self.move(table, change)
 
     # ------------------------------------------------------------ tables of people
 
-    async def open_table(self, names: dict[int, str], spec: str, away_after: float
+    async def open_table(self, names: dict[int, str], spec: str, away_after: float,
+                         signs: dict[str, Any] | None = None
                          ) -> tuple[str, dict[int | None, str]]:
         """A table of the people ``names`` (seat -> display name) and the AI
         ``spec`` in the other seats: its id, a token per person and the
-        spectators' token."""
-        self.pool.get(spec, "ai")  # validates
+        spectators' token. ``signs``: ``{"catch": p}`` for a table with signs."""
+        on = signs is not None
+        self.pool.get(spec, "ai", on)  # validates
         ai_seats = [s for s in range(NUM_SEATS) if s not in names]
         seed = self.seed()
 
         def make() -> tuple[str, dict[int | None, str]]:
-            game = GameSession({s: self.pool.get(spec, "ai") for s in ai_seats},
+            game = GameSession({s: self.pool.get(spec, "ai", on) for s in ai_seats},
                                {s: spec for s in ai_seats}, seed, people=names,
-                               standin=self.pool.get(spec, "ai"), standin_spec=spec)
+                               standin=self.pool.get(spec, "ai", on), standin_spec=spec,
+                               **variant(signs))
             return self.keep(game, away_after, names, spectator=True)
         return await self.run(make)
 
@@ -590,6 +601,12 @@ class GameService:
         words, each with the view after it, and the seat's view now."""
         return {"events": [{**words.event(e), "view": worded(e["view"], words)} for e in events],
                 "state": worded(table.view(), words)}
+
+
+def variant(signs: dict[str, Any] | None) -> dict[str, Any]:
+    """The :class:`GameSession` arguments of a game with signs (``{"catch": p}``)
+    or without (None)."""
+    return {} if signs is None else {"signs": True, "catch": signs["catch"]}
 
 
 def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:

@@ -5,7 +5,8 @@ person who left are the service's (:mod:`.service`).
 
 ===========================================  =========================================
 ``POST /api/tables``                         ``{"people": {"0": "Ann", "2": "Bob"},
-                                             "ai": spec, "away_after": s}``: a table,
+                                             "ai": spec, "away_after": s}`` (and
+                                             ``"signs": true, "catch": p``): a table,
                                              one token per person and a spectators' one
                                              (a name may be "": the seat reads by its
                                              place); its host, the lowest seat, alone
@@ -37,7 +38,7 @@ from aluette_env.game import NUM_SEATS
 
 from ..narrator import Narrator
 from .errors import ApiError
-from .inputs import check_keys, integer, json_body, logged_path, seat_of
+from .inputs import check_keys, integer, json_body, logged_path, seat_of, signs_option
 from .service import GameService, Table, worded
 from .store import DamagedGame, StoreUnavailable
 
@@ -53,14 +54,16 @@ MAX_TOKENS = 100
 
 
 class TableRoutes:
-    """The tables' routes; ``default_ai``: a table's AI unless it names one."""
+    """The tables' routes; ``default_ai``: a table's AI unless it names one
+    (``signs_ai``: a table with signs)."""
 
-    def __init__(self, service: GameService, default_ai: str):
+    def __init__(self, service: GameService, default_ai: str, signs_ai: str | None = None):
         self.service, self.default_ai = service, default_ai
+        self.signs_ai = signs_ai or default_ai
 
     async def create(self, request: Request) -> JSONResponse:
         data = await json_body(request)
-        check_keys(data, {"people", "ai", "away_after"})
+        check_keys(data, {"people", "ai", "away_after", "signs", "catch"})
         people = data.get("people")
         if (not isinstance(people, dict) or not 1 <= len(people) <= NUM_SEATS
                 or any(k not in ("0", "1", "2", "3") for k in people)):
@@ -75,19 +78,21 @@ class TableRoutes:
                 raise ApiError(400, f"people.{key}: a display name of 0 to {MAX_NAME} "
                                     f"printable characters, got {str(name)[:60]!r}")
             names[int(key)] = name.strip()
-        spec = data.get("ai", self.default_ai)
-        self.service.pool.get(spec, "ai")  # a 400 before the other fields
+        signs = signs_option(data)
+        spec = data.get("ai", self.default_ai if signs is None else self.signs_ai)
+        self.service.pool.get(spec, "ai", signs is not None)  # a 400 before the other fields
         default, low, high = AWAY_AFTER
         away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
                               "plays for a person who left", required=False,
                              code="away_after") or default
-        gid, tokens = await self.service.open_table(names, spec, away_after)
+        gid, tokens = await self.service.open_table(names, spec, away_after, signs)
         return JSONResponse({
             "id": gid,
             "seats": {str(s): {"name": names[s], "token": tokens[s], "link": f"/?seat={tokens[s]}"}
                       for s in sorted(names)},
             "spectator": {"token": tokens[None], "link": f"/?watch={tokens[None]}"},
             "away_after": away_after,
+            **({"signs": True, "catch": signs["catch"]} if signs else {}),
         }, status_code=201)
 
     async def my_matches(self, request: Request) -> JSONResponse:

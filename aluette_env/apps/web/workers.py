@@ -149,10 +149,13 @@ class AiWorkers:
 
 class RemotePlayer:
     """A slow player seen from the server: each move is computed by
-    :class:`AiWorkers` while the game's worker thread waits (no lock held)."""
+    :class:`AiWorkers` while the game's worker thread waits (no lock held).
+    ``player``: the same player, loaded here to read what it plays (signs or not)."""
 
-    def __init__(self, spec: str, workers: AiWorkers):
+    def __init__(self, spec: str, workers: AiWorkers, player: Player | None = None):
         self.spec, self.workers, self.name = spec, workers, spec
+        self.plays_signs = getattr(player, "plays_signs", False)
+        self.signs_only = getattr(player, "signs_only", False)
 
     def act(self, obs, mask) -> int:
         return self.workers.act(self.spec, obs, mask)
@@ -167,6 +170,9 @@ class SharedPlayer:
         self.player = player
         self.lock = threading.Lock()
         self.name = getattr(player, "name", "?")
+        # At a table with signs, the game seats it as it is or silent (for_signs).
+        self.plays_signs = getattr(player, "plays_signs", False)
+        self.signs_only = getattr(player, "signs_only", False)
 
     def act(self, obs, mask):
         with self.lock:
@@ -191,33 +197,37 @@ class PlayerPool:
         self.workers = workers or AiWorkers()
         self._players: dict[str, SharedPlayer | RemotePlayer] = {}
 
-    def load(self, spec: str) -> SharedPlayer | RemotePlayer:
-        """The player of ``spec``; PlayerSpecError if it cannot be made."""
+    def load(self, spec: str, signs: bool = False) -> SharedPlayer | RemotePlayer:
+        """The player of ``spec``; PlayerSpecError if it cannot be made, or if it
+        plays only with signs and ``signs`` is False."""
         if spec not in self._players:
-            # Checks the spec here, whoever moves for it; the web game has no signs yet.
-            player = for_the_default_game(load_player(spec), spec)
+            # Checks the spec here, whoever moves for it.
+            player = load_player(spec)
             if spec.partition(":")[0] in SLOW_PLAYERS:
-                self._players[spec] = RemotePlayer(spec, self.workers)
+                self._players[spec] = RemotePlayer(spec, self.workers, player)
             else:
                 self._players[spec] = SharedPlayer(player)
-        return self._players[spec]
+        player = self._players[spec]
+        return player if signs else for_the_default_game(player, spec)
 
     def stored(self, spec: object) -> SharedPlayer | RemotePlayer:
         """The player a stored game names: ValueError for one this server does
-        not offer (the row is damaged, not the request wrong)."""
+        not offer (the row is damaged, not the request wrong). The game seats
+        it for its variant (:func:`~aluette_env.players.for_signs`)."""
         try:
-            return self.get(spec, "seat")
+            return self.get(spec, "seat", signs=True)
         except ApiError as err:
             raise ValueError(f"an AI seat names {str(spec)[:60]!r}: {err.detail}") from None
 
-    def get(self, spec: object, seat: str) -> SharedPlayer | RemotePlayer:
-        """The player of a spec a request names for ``seat``: a 400 for one
-        this server does not offer or cannot make."""
+    def get(self, spec: object, seat: str, signs: bool = False) -> SharedPlayer | RemotePlayer:
+        """The player of a spec a request names for ``seat`` (``signs``: at a
+        table with signs): a 400 for one this server does not offer or cannot
+        make."""
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
                                 f"{', '.join(self.allowed)}")
         try:
-            return self.load(spec)
+            return self.load(spec, signs)
         except PlayerSpecError as err:
             raise ApiError(400, f"{seat}: {err}") from None
 

@@ -5,7 +5,8 @@
 // choices. It states no rule of the game and works nothing out: the cards you
 // may play, how many cards each seat holds, the trick's number, who wins a
 // trick and why, who leads next, the tally, the Mordienne line and the deal's
-// result all come from the server.
+// result all come from the server. With signs, the signs you may make now
+// (sign_choices) and the signs your seat saw come from the server too.
 "use strict";
 
 (() => {
@@ -71,6 +72,24 @@
     const dash = name.indexOf(" — ");
     return dash >= 0 ? name.slice(dash + 3) : name;
   }
+  // A sign's words (the server's catalog, by sign id 0-9; 0: none) and picture.
+  function signOf(sign) { return (catalog.signs && catalog.signs[sign]) || {key: "none", gesture: String(sign), card: ""}; }
+  function signText(sign) {
+    const s = signOf(sign);
+    return s.card ? t("{gesture} ({card})", {gesture: s.gesture, card: s.card}) : s.gesture;
+  }
+  function signIcon(sign) { return window.AluetteSigns.icon(signOf(sign).key); }
+  // The signs this seat saw in the trick being played (the server lists only those).
+  function signsNow() {
+    if (!view.signs_on || view.deal.done) return [];
+    return view.signs.filter((s) => s.trick === view.deal.trick - 1);
+  }
+  // A seen sign in a sentence: yours, your partner's, or an opponent's you caught.
+  function seenSign(s) {
+    if (s.caught) return t("You caught a sign from {seat}: {sign}.", {seat: who(s.seat), sign: signText(s.sign)});
+    if (s.seat === 0 && !view.spectator) return s.sign ? t("You sign: {sign}.", {sign: signText(s.sign)}) : t("You make no sign.");
+    return s.sign ? t("{seat} signs: {sign}.", {seat: who(s.seat), sign: signText(s.sign)}) : t("{seat} makes no sign.", {seat: who(s.seat)});
+  }
   function levelText(card) {
     return t("Strength {k} of {total} (1 is the highest)", {k: levelOf[card], total: deck.levels.length});
   }
@@ -111,6 +130,8 @@
     bad_record: N_("This file is not a match record of Aluette."),
     no_record: N_("The server no longer has this record: open the file again."),
     away_after: N_("The time before the AI plays for a friend who left must be a whole number of seconds from {low} to {high}."),
+    catch: N_("The chance that an opponent catches a sign must be from 0 to 100%."),
+    signs_match: N_("A match with signs has no coach and no record to download."),
   };
   function errorText(code, status, fields) {
     if (ERRORS[code]) return t(ERRORS[code], fields);
@@ -208,6 +229,11 @@
       if (view.deal.dealer === seat) badges.push(`<span class="badge dealer">${t("Dealer")}</span>`);
       if (acting) badges.push(`<span class="badge turn">${seat === 0 && !view.spectator ? t("Your turn") : t("To play")}</span>`);
       if (view.leading === seat) badges.push(`<span class="badge leading">${t("Leads the deal")}</span>`);
+      for (const s of signsNow().filter((x) => x.seat === seat && x.sign)) {
+        const text = s.caught ? t("Caught: {sign}", {sign: signText(s.sign)}) : signText(s.sign);
+        badges.push(`<span class="badge sign${s.caught ? " caught" : ""}" data-sign="${s.sign}">${signIcon(s.sign)}` +
+          `${window.AluetteCards.escapeXml(text)}</span>`);
+      }
       const backs = seat === 0 && !view.spectator ? "" :
         `<div class="backs" aria-hidden="true">${Array.from({length: left}, () => `<span class="mini-back"></span>`).join("")}</div>`;
       const name = seatLabel(seat);
@@ -278,11 +304,77 @@
     if (lost || view.match.over) prompt = "";
     else if (view.deal.done) prompt = t("The deal is over.");
     else if (view.deal.to_act === null) prompt = "";
+    else if (playable && view.signing) prompt = t("Your turn: make a sign, or none, then play a card.");
     else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
       t("Click the chosen card again or press Play to play it; choose another card to change.");
     else prompt = t("Waiting for {seat}…", {seat: who(view.deal.to_act)});
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
+  }
+
+  // Your sign buttons: every sign of the catalog, the ones the server lists as
+  // yours to make now (sign_choices) usable; hidden in a match without signs.
+  function renderSigns() {
+    const box = $("signs");
+    box.hidden = !view.signs_on || !!view.spectator;
+    if (box.hidden) return;
+    const buttons = $("sign-buttons");
+    const choices = (view.your_turn && !busy && !lost) ? view.sign_choices : [];
+    const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".sign-button");
+    const focusedSign = focused ? Number(focused.dataset.sign) : null;
+    buttons.replaceChildren();
+    (catalog.signs || []).forEach((s, sign) => {
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "sign-button";
+      button.dataset.sign = sign;
+      const words = document.createElement("span");
+      words.className = "sign-words";
+      words.textContent = s.gesture;
+      if (s.card) {
+        const card = document.createElement("span");
+        card.className = "sign-card";
+        card.textContent = s.card;
+        words.append(card);
+      }
+      button.innerHTML = signIcon(sign);
+      button.append(words);
+      button.setAttribute("aria-label", s.card ? t("Sign: {sign}", {sign: signText(sign)}) : t("Make no sign"));
+      const usable = choices.includes(sign);
+      button.setAttribute("aria-disabled", String(!usable));
+      button.addEventListener("click", () => makeSign(sign));
+      buttons.append(button);
+      if (sign === focusedSign) button.focus({preventScroll: true});
+    });
+  }
+  function makeSign(sign) {
+    if (!view || !view.your_turn || busy || lost || !view.sign_choices.includes(sign)) return;
+    move("POST", `/api/games/${gameId}/sign`, {sign, version: view.version});
+  }
+  // Where a person's turn starts: the sign buttons while they make their sign, else the hand.
+  function focusTurn() {
+    if (view.signing) {
+      const first = $("sign-buttons").querySelector('.sign-button[aria-disabled="false"]');
+      if (first) { first.focus({preventScroll: true}); return; }
+    }
+    focusHand();
+  }
+  // The signs this seat saw this deal, trick by trick (the trick log of the signs).
+  function renderSignsLog() {
+    const box = $("signs-seen");
+    const seen = view.signs_on ? view.signs.filter((s) => s.sign || s.seat !== 0) : [];
+    box.hidden = !seen.length;
+    const list = $("signs-log");
+    list.replaceChildren();
+    for (const s of seen) {
+      const item = document.createElement("li");
+      item.dataset.sign = s.sign;
+      item.dataset.seat = s.seat;
+      if (s.caught) item.className = "caught";
+      item.innerHTML = signIcon(s.sign);
+      item.append(`${t("Trick {n}", {n: s.trick + 1})} · ${seenSign(s)}`);
+      list.append(item);
+    }
   }
 
   // A card the server lists as yours to play now (and the page is free).
@@ -338,6 +430,8 @@
         el.setAttribute("aria-label", cardName(play.card));
         const cap = document.createElement("figcaption");
         cap.textContent = seatName(play.seat);
+        const made = view.signs_on ? view.signs.find((s) => s.trick === lt.index && s.seat === play.seat && s.sign) : null;
+        if (made) cap.textContent += ` · ${made.caught ? t("Caught: {sign}", {sign: signText(made.sign)}) : signText(made.sign)}`;
         fig.append(el, cap);
         row.append(fig);
       }
@@ -448,12 +542,17 @@
       view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
     // A spectator's page has no hand, no Play button and no coach (style.css).
     document.body.classList.toggle("spectator", !!view.spectator);
+    // A match with signs: the sign buttons and the signs seen; no coach (style.css).
+    document.body.classList.toggle("with-signs", !!view.signs_on);
+    document.body.dataset.signing = String(!!(view.signs_on && view.signing));
     renderAway();
     renderOffers();
     renderSeats();
     renderTrick();
     renderHand();
+    renderSigns();
     renderSide();
+    renderSignsLog();
     renderSummary();
   }
 
@@ -467,9 +566,9 @@
     for (const ev of events) {
       view = ev.view;
       render();
-      if (ev.type === "play" || ev.type === "trick") announce(ev.text);
+      if (ev.type === "play" || ev.type === "trick" || ev.type === "sign") announce(ev.text);
       else if (ev.type === "deal_over") announce(ev.text.join(" "));
-      if (ev.type === "play" && ev.seat !== 0) await sleep(pace);
+      if ((ev.type === "play" || ev.type === "sign") && ev.seat !== 0) await sleep(pace);
       else if (ev.type === "trick") await sleep(pace * 2.5);
     }
     busy = false;
@@ -477,7 +576,7 @@
     movesShown += 1;
     document.body.dataset.moves = String(movesShown);
     render();
-    if (view.your_turn) focusHand();
+    if (view.your_turn) focusTurn();
   }
 
   async function move(method, path, body) {
@@ -523,7 +622,7 @@
       view = fresh;
       clearError();
       render();
-      if (view.your_turn) focusHand();
+      if (view.your_turn) focusTurn();
     };
     ws.onclose = () => {
       if (ws !== socket) return;
@@ -604,7 +703,8 @@
     const problem = $("invite-error");
     problem.hidden = true;
     try {
-      const made = await api("POST", "/api/tables", {people, away_after: awayAfter});
+      const made = await api("POST", "/api/tables", {people, away_after: awayAfter,
+        ...signsChoice("invite-signs", "invite-catch")});
       const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
         .map(([seat, s]) => [s.name ? `${seatName(Number(seat))} · ${s.name}` : seatName(Number(seat)), s.link])
         .concat([[t("Spectators"), made.spectator.link]]);
@@ -651,10 +751,18 @@
     if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
     else startGame();
   }
+  // The settings' signs option for a new game: {signs, catch} (the chance typed in
+  // percent; the server checks it), or nothing without signs.
+  function signsChoice(box, chance) {
+    if (!$(box).checked) return {};
+    const typed = $(chance).value.trim();
+    const percent = typed !== "" && Number.isFinite(Number(typed)) ? Number(typed) : NaN;
+    return {signs: true, catch: Number.isFinite(percent) ? percent / 100 : typed};
+  }
   function startGame() {
     const choice = {};
     for (const select of document.querySelectorAll("select[data-role]")) if (select.value) choice[select.dataset.role] = select.value;
-    return move("POST", "/api/games", choice);
+    return move("POST", "/api/games", {...choice, ...signsChoice("signs-on", "signs-catch")});
   }
 
   // ------------------------------------------------------------------ hand input
@@ -850,6 +958,17 @@
       $("invite").showModal();
     });
     $("invite-form").addEventListener("submit", createTable);
+    // Playing with signs: the AI seats take the server's players that sign (a
+    // choice may still change them), and a new match starts from the settings.
+    $("signs-on").addEventListener("change", () => {
+      const defaults = $("signs-on").checked ? players.signs_defaults : players.defaults;
+      for (const select of document.querySelectorAll("select[data-role]")) if (defaults) select.value = defaults[select.dataset.role];
+    });
+    $("start-new").addEventListener("click", () => {
+      $("settings").close();
+      showLastTrick = false;
+      startGame();
+    });
     $("last-trick-button").addEventListener("click", () => { showLastTrick = !showLastTrick; render(); });
     document.addEventListener("keydown", (e) => {
       if (e.key === "Escape" && selected !== null && !document.querySelector("dialog[open]")) { selected = null; render(); focusHand(); }

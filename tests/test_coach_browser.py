@@ -256,3 +256,39 @@ def test_the_hint_shows_every_card_by_the_same_measure(page):
         values.append((float(m.group(1)), bool(m.group(3))))
     assert values[0][1] and not any(best for _, best in values[1:]), values
     assert values[0][0] == max(v for v, _ in values), values
+
+
+def test_the_replay_of_a_match_with_signs_shows_each_sign_and_who_caught_it(page, tmp_path):
+    """A record of the signs variant (docs/RECORDS.md, version 3) replays with
+    each play's sign drawn and named beside it, and the opponents who caught it
+    named in the page's words: a whole record, so every sign."""
+    from aluette_env import aluette_signs_v0
+    from aluette_env.players.heuristic import HeuristicPlayer
+    from aluette_env.records import record_of
+    env = aluette_signs_v0.raw_env(num_deals=1, catch=0.5)
+    env.reset(seed=5)
+    player = HeuristicPlayer()
+    for agent in env.agent_iter():
+        obs, _, done, cut, _ = env.last()
+        env.step(None if done or cut else
+                 player.act(obs["observation"], obs["action_mask"]))
+    rec = record_of(env.match.deals, env.match.first_dealer, ["heuristic"] * 4, num_deals=1)
+    made = rec["deals"][0]["signs"]
+    assert any(s and c for s, c in made) and any(s and not c for s, c in made)  # both kinds
+    path = tmp_path / "signs.json"
+    path.write_text(json.dumps(rec))
+    open_table(page, lang="fr")
+    page.set_input_files("#coach-file", str(path))
+    page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
+    lines = page.locator("#replay-plays li .replay-sign")
+    assert lines.count() == len(made) == 36
+    # No person in the record: the seats by their places at the table.
+    seats = {"player_0": "Sud", "player_1": "Ouest", "player_2": "Nord", "player_3": "Est"}
+    for k, (sign, caught) in enumerate(made):
+        line = lines.nth(k)
+        assert int(line.get_attribute("data-sign")) == sign
+        assert line.locator("svg.sign-icon").count() == 1
+        text = line.inner_text()
+        assert ("surpris par" in text) == bool(caught), (k, text)
+        assert all(seats[o] in text for o in caught), (k, text, caught)
+        assert sign or text == "aucun signe", (k, text)

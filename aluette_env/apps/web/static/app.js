@@ -107,7 +107,9 @@
   // and a promise kept once the first language is loaded.
   let languageLoaded;
   const languageReady = new Promise((resolve) => { languageLoaded = resolve; });
-  window.AluetteText = {t, cardName, number, ready: languageReady, api,
+  // A list in the page's language ("East and West"), Intl's.
+  function list(items) { return new Intl.ListFormat(catalog.lang, {type: "conjunction"}).format(items); }
+  window.AluetteText = {t, cardName, number, list, signText, signIcon, ready: languageReady, api,
     playerLabel: (spec) => labels[spec] || spec};
   function words() { return (view && view.text) || {}; }
 

@@ -236,6 +236,7 @@
       const r = review ? review.plays[k] : null;
       if (r && r.review && r.review.mistake) item.classList.add("coach-mistake");
       item.append(el("span", "", `${words.agent(agent)}: ${cardName(c)}`));
+      if (deal.signs) item.append(signLine(deal.signs[k], words));
       item.append(el("span", "coach-value", review ? reviewLine(r) : "…"));
       item.addEventListener("click", () => { replay.step = k + 1; drawReplay(); });
       list.append(item);
@@ -251,6 +252,21 @@
     for (const line of summaryLines(data.summary, words)) summary.append(el("p", "", line));
     $("replay-prev").disabled = replay.deal === 0 && step === 0;
     $("replay-next").disabled = replay.deal === data.record.deals.length - 1 && step === plays.length;
+  }
+
+  // A play's sign as a record of a match with signs keeps it ([sign 0-9, [the
+  // opponents who caught it]], docs/RECORDS.md): the whole record, so every sign.
+  function signLine([sign, caught], words) {
+    const text = window.AluetteText;
+    const line = el("span", "replay-sign");
+    line.dataset.sign = sign;
+    line.innerHTML = text.signIcon(sign); // a drawing of the lexicon's own (signs.js)
+    const said = sign === 0 ? text.signText(0) : caught.length === 0 ?
+      t("Sign: {sign}", {sign: text.signText(sign)}) :
+      t("Sign: {sign}, caught by {seats}", {sign: text.signText(sign),
+                                            seats: text.list(caught.map(words.agent))});
+    line.append(document.createTextNode(said));
+    return line;
   }
 
   // A deal's result as the record states it, in the table's words.

@@ -632,3 +632,37 @@ def test_each_page_offers_only_what_its_reader_may_do(browser, quick):
     assert bob.locator("#ai-partner").is_hidden()  # Ann's seat, a person's
     assert bob.locator("#ai-left").is_visible() and bob.locator("#ai-right").is_visible()
     assert not bob.errors and not watcher.errors
+
+
+def test_partners_invited_to_a_table_with_signs_read_each_others_signs(browser, quick):
+    """The invitation's *Play with signs*: the host and the friend at north each
+    sign at their turn with the sign buttons, and each page shows the other's
+    sign at the partner's place (seats counted from the reader)."""
+    host = inviting(browser, quick.url, "Ann")
+    host.check("#invite-signs")
+    host.fill("#invite-catch", "0")
+    host.click("#invite-create")
+    host.wait_for_selector("#invite-list li:nth-child(2)", timeout=30_000)
+    bob = seat_page(browser, host.locator("#invite-list input").first.input_value())
+    host.click("#invite button[value=close]")
+    pages, signs = [host, bob], ["3", "1"]  # Ann winks (Le Borgne), Bob raises his eyes
+    seen = ['#signs-log li[data-seat="2"][data-sign="1"]',
+            '#signs-log li[data-seat="2"][data-sign="3"]']
+    deadline = time.monotonic() + 120
+    while not all(p.locator(s).count() for p, s in zip(pages, seen)):
+        states = [state(p) for p in pages]
+        assert time.monotonic() < deadline and "deal-over" not in states, states
+        if "your-turn" not in states:
+            time.sleep(0.05)
+            continue
+        me = states.index("your-turn")
+        page = pages[me]
+        if page.get_attribute("body", "data-signing") == "true":
+            page.click(f'.sign-button[data-sign="{signs[me]}"]')
+            page.wait_for_selector("body[data-signing=false]", state="attached",
+                                   timeout=MATCH_TIMEOUT_MS)
+        else:
+            play_first_card(page)
+    # Nobody catches at 0 %: neither page shows an opponent's sign.
+    assert not any(p.locator("#signs-log li.caught").count() for p in pages)
+    assert not host.errors and not bob.errors, [host.errors, bob.errors]

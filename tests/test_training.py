@@ -611,3 +611,46 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
         duplicate_eval(player, "heuristic", deals=2)
     with pytest.raises(PlayerSpecError, match="signs variant"):
         for_the_default_game(player, str(onnx))
+
+
+def test_a_default_game_model_starts_a_signs_policy_that_plays_its_cards(tmp_path):
+    """network.warm_start with env.signs: a shipped model of the default game
+    (v5) starts the signs policy. At the card step it gives v5's logits (its
+    sign inputs read at zero weight); at the sign step every sign, and silence,
+    has the same chance."""
+    from aluette_env import aluette_signs_v0
+    from aluette_env.game import NUM_CARDS, SIGN_BASE
+    from aluette_env.players.onnx_policy import SHIPPED_MODELS, shipped_player
+    from training.sb3.policy import masked_logits
+    from training.sb3.train import build_env, build_model, load_onnx_weights
+    from training.selfplay import OpponentPool
+    v5 = str(SHIPPED_MODELS[5])
+    cfg = load_config(SIGNS, [f"output_dir={tmp_path}", f"network.warm_start={v5}",
+                              "num_games=8", "ppo.n_steps=8", "ppo.batch_size=64",
+                              "logging.tensorboard=false"])
+    with pytest.raises(ConfigError, match="'pretrain' imitates"):
+        load_config(SIGNS, ["pretrain.player=heuristic"])
+    pool = OpponentPool({"latest": 1.0}, {}, np.random.default_rng(0))
+    model = build_model(cfg, build_env(cfg, pool, seed=0), tmp_path)
+    load_onnx_weights(model.policy, v5)
+    player = shipped_player(version=5)
+    env = aluette_signs_v0.raw_env(num_deals=1, catch=0.5)
+    env.reset(seed=3)
+    signs = cards = 0
+    for agent in env.agent_iter():
+        obs, _, done, cut, _ = env.last()
+        if done or cut:
+            env.step(None)
+            continue
+        x, mask = obs["observation"][None], obs["action_mask"][None]
+        logits = masked_logits(model.policy, x, mask).numpy()[0]
+        if mask[0, SIGN_BASE]:
+            signs += 1
+            assert np.allclose(logits[SIGN_BASE:], logits[SIGN_BASE])  # each sign alike
+        else:
+            cards += 1
+            legal = mask[0, :NUM_CARDS] > 0
+            want = player.logits(x, mask[:, :NUM_CARDS])[0]
+            assert np.allclose(logits[:NUM_CARDS][legal], want[legal], atol=1e-4)
+        env.step(int(np.argmax(logits)))
+    assert signs == cards == 36

@@ -128,7 +128,9 @@ class NetworkSpec(BaseModel):
 class NetworkConfig(NetworkSpec):
     warm_start: str | None = Field(
         None, description="an exported .onnx policy of this architecture whose weights start "
-                          "the policy (trunk and policy head; the value head starts fresh)")
+                          "the policy (trunk and policy head; the value head starts fresh); "
+                          "with env.signs a model of the default game starts the signs policy "
+                          "(its sign inputs and sign actions at zero weight)")
     sparse: bool = Field(
         True, description="the trunk's first layer reads the engine's lists of the entries "
                           "set to 1 and sums their weights (the same function and weights as "
@@ -429,9 +431,11 @@ class TrainConfig(BaseModel):
         if self.ppo.n_steps % 2:
             raise ValueError(f"'env.signs': each seat makes two decisions a trick (a sign, a "
                              f"card): 'ppo.n_steps' must be even (got {self.ppo.n_steps})")
-        if net.warm_start is not None or self.pretrain is not None:
-            raise ValueError("'env.signs': 'network.warm_start' and 'pretrain' give models of "
-                             "the default game's actions; remove them")
+        if self.pretrain is not None:
+            raise ValueError("'env.signs': 'pretrain' imitates a player of the default "
+                             "game's actions; remove it (a 'network.warm_start' model of the "
+                             "default game starts the signs policy: it reads no sign yet and "
+                             "makes each sign, or none, with the same chance)")
         if self.eval.panel is not None:
             raise ValueError("'env.signs': the panel plays the default game; remove "
                              "'eval.panel' (eval.opponents play at the table with signs)")

@@ -19,6 +19,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 
+from aluette_env.game import NUM_ACTIONS, NUM_CARDS
 from aluette_env.players import load_player
 
 from ..config import ConfigError, TrainConfig, selfplay_games
@@ -237,11 +238,31 @@ def widen_first_layer(key: str, value, own):
     return value
 
 
+#: The action layer's parameters: a default-game model (48 cards) warm-starting a
+#: policy of the signs variant (58 actions) gets the ten sign actions appended.
+ACTION_LAYER = ("action_net.weight", "action_net.bias")
+
+
+def widen_actions(key: str, value, own):
+    """A default-game model's action layer (the 48 cards) in a network of the
+    signs variant (the cards, then the ten sign actions, docs/RULES.md S1): the
+    sign rows at zero, so the start plays its cards as the model did and makes
+    each sign, or none, with the same chance (its sign inputs, widened by
+    :func:`widen_first_layer`, are read with zero weights: it reads no sign yet)."""
+    if key in ACTION_LAYER and value.shape[0] == NUM_CARDS and own.shape[0] == NUM_ACTIONS \
+            and value.shape[1:] == own.shape[1:]:
+        wide = torch.zeros_like(own)
+        wide[:NUM_CARDS] = value
+        return wide
+    return value
+
+
 def load_onnx_weights(policy, path: str) -> None:
     """Start ``policy`` from an exported model's weights (its ONNX initializers are
     named after the SB3 policy's parameters: trunk, policy head, action layer;
     an earlier observation version's first layer is widened by
-    :func:`widen_first_layer`); CheckpointError naming the file when the
+    :func:`widen_first_layer`, and a default-game model's action layer in a
+    policy of the signs variant by :func:`widen_actions`); CheckpointError naming the file when the
     architectures differ."""
     import onnx
     from onnx import numpy_helper
@@ -256,7 +277,7 @@ def load_onnx_weights(policy, path: str) -> None:
         if key not in own:
             continue
         value = torch.as_tensor(numpy_helper.to_array(init).copy())
-        value = widen_first_layer(key, value, own[key])
+        value = widen_actions(key, widen_first_layer(key, value, own[key]), own[key])
         if value.shape != own[key].shape:
             raise CheckpointError(f"{path}: {key} has shape {tuple(value.shape)}, this network's "
                                   f"is {tuple(own[key].shape)}; set network to the model's "

@@ -78,7 +78,7 @@ from pettingzoo.utils import wrappers
 from .game import (
     AGENTS, CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, MATCH_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS,
     NUM_SIGN_ACTIONS, NUM_TRICKS, SEAT, SIGN_BASE, Deal, Match, catch_bits, check_card,
-    check_hands, deal_result, describe, match_result, seat_gain, seat_of,
+    check_catch, check_hands, deal_result, describe, match_result, seat_gain, seat_of,
 )
 from .observation import (
     MAX_DEALS, SIGNS_OBS_SIZE, SIGNS_OBS_VERSION, IncrementalObservations, encode_state,
@@ -180,9 +180,7 @@ class raw_env(AECEnv):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
         if not isinstance(signs, (bool, np.bool_)):
             raise ValueError(f"signs must be True or False, got {signs!r}")
-        if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
-                or not 0.0 <= float(catch) <= 1.0:
-            raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}")
+        check_catch(catch)
         if not signs and catch != DEFAULT_CATCH:
             raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass "
                              f"signs=True too")

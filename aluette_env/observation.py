@@ -272,6 +272,17 @@ def encode_observation(deal: Deal, observer: int,
     return v
 
 
+def encode_signs_observation(deal: Deal, observer: int,
+                              out: np.ndarray | None = None) -> np.ndarray:
+    """:func:`encode_observation` for a deal of the signs variant: OBS_VERSION 3,
+    [SIGNS_OBS_SIZE], the default game's vector then the signs ``observer`` saw
+    (:func:`write_signs`)."""
+    v = np.zeros(SIGNS_OBS_SIZE, np.int8) if out is None else out
+    write_view(deal.state, observer, v)
+    write_signs(deal.state, observer, v)
+    return v
+
+
 def encode_state(deal: Deal, out: np.ndarray | None = None) -> np.ndarray:
     """The full-information global state (for centralised critics)."""
     v = np.zeros(STATE_SIZE, np.int8) if out is None else out

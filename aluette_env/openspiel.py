@@ -76,12 +76,12 @@ except ImportError:  # one line, not a traceback into a missing wheel
 
 from .game import (
     AGENTS, DEAL_DONE, DEFAULT_CATCH, HAND_SIZE, MATCH_DONE, NO_SIGN, NUM_ACTIONS, NUM_CARDS,
-    NUM_SEATS, NUM_TRICKS, SIGN_BASE, SIGNS, Deal, Match, card_name, catch_bits, deal_order,
-    sees_sign, seat_at, sign_name, team_of,
+    NUM_SEATS, SIGN_BASE, SIGNS, Deal, Match, card_name, catch_bits, check_catch,
+    deal_order, sees_sign, seat_at, sign_name, team_of,
 )
 from .observation import (
     MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SIGN_SHAPES, SIGN_SLICES, SIGNS_OBS_SIZE, SLICES,
-    decode_observation, encode_observation, write_signs,
+    decode_observation, encode_observation, encode_signs_observation,
 )
 
 GAME_NAME = "python_aluette"
@@ -120,8 +120,10 @@ def _check_params(params: dict[str, Any]) -> tuple[int, int, bool, float]:
     signs, catch = params["signs"], params["catch"]
     if not isinstance(signs, bool):
         raise ValueError(f"{GAME_NAME}: signs must be true or false, got {signs!r}")
-    if isinstance(catch, bool) or not isinstance(catch, (int, float)) or not 0 <= catch <= 1:
-        raise ValueError(f"{GAME_NAME}: catch must be a probability from 0 to 1, got {catch!r}")
+    try:
+        check_catch(catch)
+    except ValueError as err:
+        raise ValueError(f"{GAME_NAME}: {err}") from None
     if not signs and catch != DEFAULT_CATCH:
         raise ValueError(f"{GAME_NAME}: catch ({catch!r}) is the signs variant's parameter: "
                          f"set signs=true too")
@@ -465,10 +467,7 @@ def observation_of(state: AluetteState, player: int) -> np.ndarray:
     if state.deal is None:
         vec[SLICES["hand"]][state.hand_so_far(player)] = 1
         return vec
-    encode_observation(state.deal, player, vec)
-    if signs:
-        write_signs(state.match.state, player, vec)
-    return vec
+    return (encode_signs_observation if signs else encode_observation)(state.deal, player, vec)
 
 
 def information_state_text(state: AluetteState, player: int) -> str:

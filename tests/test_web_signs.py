@@ -25,6 +25,7 @@ from aluette_env.apps.session import GameError, GameSession  # noqa: E402
 from aluette_env.apps.web.server import ServerConfig, create_app  # noqa: E402
 from aluette_env.game import NUM_SEATS, NUM_SIGNS, sees_sign, seat_at  # noqa: E402
 from aluette_env.players import load_player  # noqa: E402
+from tests.test_web import session_of  # noqa: E402  (the game as the server holds it)
 
 FAST = dict(partner="heuristic", left="random", right="heuristic", signs_ai="heuristic",
             hint_worlds=8, review_worlds=8)
@@ -176,13 +177,6 @@ def client(**config) -> TestClient:
     return TestClient(create_app(ServerConfig(**{**FAST, "seed": 7, **config})))
 
 
-def game_of(c: TestClient, token: str) -> GameSession:
-    service = c.app.state.service
-    table = service.table(token)
-    service.cache.fresh(table)
-    return table.game
-
-
 def test_api_a_game_with_signs_its_sign_route_and_bad_input():
     with client() as c:
         for body, status in (({"signs": True, "catch": 1.5}, 400), ({"signs": True,
@@ -198,7 +192,7 @@ def test_api_a_game_with_signs_its_sign_route_and_bad_input():
         gid, state = data["id"], data["state"]
         assert state["signs_on"] and state["catch"] == 0.5
         assert set(state["players"].values()) == {"heuristic"}  # the signs AI by default
-        check_told(game_of(c, gid), 0, state, [e for e in data["events"]])
+        check_told(session_of(c, gid), 0, state, [e for e in data["events"]])
         if not state["signing"]:
             pytest.skip("the first deal did not start at the person's sign")
         v = state["version"]
@@ -233,7 +227,7 @@ def test_api_every_answer_to_every_seat_carries_only_the_signs_it_saw():
         rng = random.Random(9)
         caught_seen = partner_seen = 0
         for _ in range(120):
-            game = game_of(c, tokens[0])
+            game = session_of(c, tokens[0])
             if game.deal.done:
                 if len(game.match.history) >= 2:
                     break
@@ -248,7 +242,7 @@ def test_api_every_answer_to_every_seat_carries_only_the_signs_it_saw():
                 r = c.post(f"/api/games/{tokens[seat]}/play",
                            json={"card": rng.choice(state["legal"]), "version": state["version"]})
             assert r.status_code == 200, r.text
-            game = game_of(c, tokens[0])
+            game = session_of(c, tokens[0])
             data = r.json()
             check_told(game, seat, data["state"], data["events"])
             for e in data["events"]:  # the view after each event: a step of the move

@@ -30,10 +30,10 @@ import numpy as np
 
 from aluette_env.game import (
     CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
-    SIGN_BASE, Match, catch_bits, check_sign, deal_cards, is_sign_action, seat_at, sign_name,
-    team_of, trick_winner,
+    SIGN_BASE, Match, catch_bits, check_catch, check_sign, deal_cards, is_sign_action, seat_at,
+    sign_name, team_of, trick_winner,
 )
-from aluette_env.observation import SIGNS_OBS_SIZE, encode_observation, write_signs, write_view
+from aluette_env.observation import encode_observation, encode_signs_observation
 from aluette_env.players import Player, for_signs
 
 from .views import _tally, _trick_view, _who, game_view, seen_from, sign_seen
@@ -80,10 +80,7 @@ class GameSession:
                  people: Mapping[int, str] | None = None, standin: Player | None = None,
                  standin_spec: str = "ai", start: bool = True, signs: bool = False,
                  catch: float = DEFAULT_CATCH):
-        if isinstance(catch, bool) or not isinstance(catch, (int, float)) \
-                or not 0.0 <= catch <= 1.0:
-            raise ValueError(f"catch must be a chance from 0 to 1, got {catch!r}")
-        self.signs, self.catch = bool(signs), float(catch)
+        self.signs, self.catch = bool(signs), check_catch(catch)
         self.people = dict(people) if people is not None else {HUMAN: ""}
         ai_seats = set(range(NUM_SEATS)) - set(self.people)
         if set(players) != ai_seats or not self.people:
@@ -214,9 +211,7 @@ class GameSession:
                 events.extend(self._play(int(player.act(obs, mask))))
                 continue
             # The signs variant's observation and mask (as aluette_signs_v0 gives them).
-            obs = np.zeros(SIGNS_OBS_SIZE, np.int8)
-            write_view(deal.state, seat, obs)
-            write_signs(deal.state, seat, obs)
+            obs = encode_signs_observation(deal, seat)
             mask = np.zeros(NUM_ACTIONS, np.int8)
             if deal.signing:
                 mask[SIGN_BASE:] = 1
@@ -438,11 +433,12 @@ class GameSession:
                     None)
 
     def set_player(self, seat: int, spec: str, player: Player) -> list[dict[str, Any]]:
-        """Seat ``seat`` (an AI seat) is played by ``player`` from its next card on."""
+        """Seat ``seat`` (an AI seat) is played by ``player`` from its next card on
+        (with signs, silent unless it plays them: :meth:`seated`)."""
         if seat not in self.players:
             raise GameError(f"seat {seat} is not an AI seat; AI seats are "
                             f"{', '.join(map(str, sorted(self.players)))}")
-        self.players[seat] = player
+        self.players[seat] = self.seated(player)
         self.specs[seat] = spec
         # A change of the game like a move: written, seen by every process, and
         # a move chosen before it is stale.
@@ -619,9 +615,11 @@ def check_snapshot(snapshot: object) -> None:
     if not isinstance(snapshot["record"], dict):
         raise bad("record", snapshot["record"], "an object (a match record)")
     signs = "catch" in snapshot
-    catch = snapshot.get("catch")
-    if signs and (type(catch) not in (int, float) or not 0 <= catch <= 1):
-        raise bad("catch", catch, "a chance from 0 to 1")
+    if signs:
+        try:
+            check_catch(snapshot["catch"])
+        except ValueError:
+            raise bad("catch", snapshot["catch"], "a chance from 0 to 1") from None
     current = snapshot["current"]
     if current is not None:
         keys = {"hands", "plays"} | ({"signs", "caught"} if signs else set())

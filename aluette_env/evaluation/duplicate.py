@@ -43,7 +43,7 @@ import numpy as np
 from .._workers import spawn_pool
 from ..game import (
     DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, NUM_TRICKS, PLAYS_PER_DEAL,
-    team_of,
+    check_catch, team_of,
 )
 from ..players import Player, act_batch, for_signs, load_player
 from ..vector import VectorGame
@@ -293,9 +293,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     check_deals(deals)
     if not isinstance(signs, (bool, np.bool_)):
         raise ValueError(f"signs must be True or False, got {signs!r}"[:200])
-    if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
-            or not 0.0 <= float(catch) <= 1.0:
-        raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}"[:200])
+    check_catch(catch)
     if not signs and catch != DEFAULT_CATCH:
         raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass signs=True "
                          f"too"[:200])

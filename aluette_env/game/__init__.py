@@ -44,7 +44,7 @@ from .seats import (
 )
 from .signs import (
     DEFAULT_CATCH, NO_SIGN, NUM_ACTIONS, NUM_SIGN_ACTIONS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD,
-    SIGNS, catch_bits, check_sign, is_sign_action, sees_sign, sign_name,
+    SIGNS, catch_bits, check_catch, check_sign, is_sign_action, sees_sign, sign_name,
 )
 from .state import (
     CARD_PLAYED, DEAL_DONE, MATCH_DONE, PLAY_PHASE, SIGN_MADE, SIGN_PHASE, TRICK_DONE, GameState,
@@ -57,7 +57,7 @@ __all__ = [
     "NUM_ACTIONS", "NUM_CARDS", "NUM_SEATS", "NUM_SIGNS", "NUM_SIGN_ACTIONS", "NUM_STRENGTHS",
     "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "PLAY_PHASE", "SEAT", "SIGNS",
     "SIGN_BASE", "SIGN_MADE", "SIGN_OF_CARD", "SIGN_PHASE", "STRENGTH", "TEAMS", "TRICK_DONE",
-    "Deal", "catch_bits", "check_sign", "is_sign_action", "sees_sign", "sign_name",
+    "Deal", "catch_bits", "check_catch", "check_sign", "is_sign_action", "sees_sign", "sign_name",
     "DealRecord", "DealScore", "GameState", "Match", "Trick", "card_beats", "card_name",
     "cards_before", "cards_in_trick", "check_card", "check_hands", "deal_cards", "deal_order",
     "deal_points", "deal_result", "dealer_of", "describe", "end_trick", "first_dealer_of",

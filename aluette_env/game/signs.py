@@ -23,6 +23,8 @@ Standard library only, in the subset of Python that numba compiles.
 
 from __future__ import annotations
 
+import numbers
+
 from .cards import ACE, NAMED_CARDS, NUM_CARDS, card_id
 from .seats import NUM_SEATS, partner_of
 
@@ -81,6 +83,16 @@ def check_sign(sign: object) -> int:
     if isinstance(sign, bool) or not isinstance(sign, int) or not 0 <= sign <= NUM_SIGNS:
         raise ValueError(f"a sign is an int 0-{NUM_SIGNS} (0: no sign), got {sign!r}")
     return sign
+
+
+def check_catch(catch: object) -> float:
+    """S4's ``catch``, the chance that an opponent catches a sign, as a float from
+    0 to 1 (any real number type, not a bool); ValueError names the bad value."""
+    if isinstance(catch, bool) or not isinstance(catch, numbers.Real) or not 0 <= catch <= 1:
+        shown = repr(catch)
+        raise ValueError(f"catch must be a probability from 0 to 1, got "
+                         f"{shown if len(shown) <= 60 else shown[:60] + '...'}")
+    return float(catch)
 
 
 def is_sign_action(action: int) -> bool:

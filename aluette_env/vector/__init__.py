@@ -63,6 +63,7 @@ from ..game import (
     SIGN_BASE,
     DealRecord,
     DealScore,
+    check_catch,
     check_hands,
     deal_result,
     dealer_of,
@@ -108,9 +109,7 @@ class VectorGame:
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
         if not isinstance(signs, (bool, np.bool_)):
             raise TypeError(f"signs must be True or False, got {signs!r}")
-        if isinstance(catch, (bool, np.bool_)) or not isinstance(catch, (int, float, np.number)) \
-                or not 0.0 <= float(catch) <= 1.0:
-            raise ValueError(f"catch must be a probability from 0 to 1, got {catch!r}")
+        check_catch(catch)
         if signs and sparse:
             raise ValueError("sparse index lists are written for the default game only, not "
                              "with signs=True")

@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 
-from aluette_env.game import DEFAULT_CATCH
+from aluette_env.game import DEFAULT_CATCH, check_catch
 
 from .. import i18n
 from ..narrator import Narrator
@@ -119,10 +119,8 @@ def signs_option(data: dict[str, Any]) -> dict[str, Any] | None:
             raise ApiError(400, "catch is the chance of catching a sign: only with "
                                 "\"signs\": true")
         return None
-    catch = data.get("catch", DEFAULT_CATCH)
-    if isinstance(catch, bool) or not isinstance(catch, (int, float)) \
-            or not 0 <= catch <= 1:
-        shown = repr(catch) if len(repr(catch)) <= 40 else repr(catch)[:40] + "..."
-        raise ApiError(400, f"catch must be a chance from 0 to 1 (that an opponent catches a "
-                            f"sign), got {shown}", "catch")
-    return {"catch": float(catch)}
+    try:
+        return {"catch": check_catch(data.get("catch", DEFAULT_CATCH))}
+    except ValueError as err:
+        raise ApiError(400, f"{err} (the chance that an opponent catches a sign)",
+                       "catch") from None

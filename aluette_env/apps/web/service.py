@@ -487,9 +487,8 @@ class GameService:
         seats = {role: seat_at(table.seat, AI_SEATS[role]) for role in chosen}
 
         def change() -> list[Event]:
-            game = table.game
             return [e for role, player in chosen.items()
-                    for e in game.set_player(seats[role], specs[role], game.seated(player))]
+                    for e in table.game.set_player(seats[role], specs[role], player)]
         return await self.move(table, change)
 
     # ------------------------------------------------------------ tables of people

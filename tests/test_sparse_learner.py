@@ -288,16 +288,19 @@ def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
         len(model.policy.optimizer.state_dict()["state"])
 
 
+@pytest.mark.parametrize("planes", [True, False], ids=["planes", "gather"])
 @pytest.mark.parametrize("critic", ["seat", "privileged"])
 def test_bfloat16_products_give_the_float32_numbers_to_bfloat16_s_precision(tmp_path, real,
-                                                                            critic):
+                                                                            critic, planes):
     """network.precision=bfloat16: the same weights give the float32 values and
     log-probabilities to within bfloat16's rounding (8 bits of mantissa), and the
-    gradient points the same way; players still compute in float32."""
+    gradient points the same way, whether the first layer multiplies the 0/1
+    planes (AMX) or gathers; players still compute in float32."""
     obs, idx, hidden, masks, _, _ = real
     model = model_of(tmp_path, critic, "network.precision=bfloat16")
     policy = model.policy
     assert policy.precision == "bfloat16"
+    policy.features_extractor.bfloat16_planes = planes
     torch.nn.init.normal_(policy.action_net.weight, std=0.3)
     x = torch.as_tensor(np.concatenate([idx, hidden], 1) if critic == "privileged" else idx,
                         dtype=torch.float32)[:512]

@@ -80,6 +80,11 @@ def index_planes(lists: torch.Tensor, pad: int, dtype=torch.float32) -> torch.Te
     return ones.view(n, pad + 1)[:, :pad]
 
 
+def amx_tiles() -> bool:
+    """This CPU multiplies bfloat16 in AMX tiles (not only AVX512-BF16)."""
+    return bool(getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)())
+
+
 def hidden_planes(obs: torch.Tensor) -> torch.Tensor:
     """The privileged part of learner inputs ([B, MAX_ACTIVE + MAX_HIDDEN] index
     lists) as 0/1 planes [B, HIDDEN_SIZE]: who holds each card the seat cannot see."""
@@ -127,6 +132,9 @@ class CardTrunk(BaseFeaturesExtractor):
         self.net = torch.nn.Sequential(*layers)
         self.width = width
         self.privileged = bool(privileged)
+        #: Under bfloat16 autocast, the first layer as a product of the 0/1 planes
+        #: (where it pays: :func:`amx_tiles`) rather than the gather.
+        self.bfloat16_planes = amx_tiles()
         if self.privileged:
             # Zero at the start: the value starts as the seat's own (a warm start
             # keeps its value), and learns what the hidden cards add.
@@ -140,9 +148,11 @@ class CardTrunk(BaseFeaturesExtractor):
             pre = first(obs.float())
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
             lists = obs[:, :MAX_ACTIVE]
-            if torch.is_autocast_enabled("cpu"):
-                # In bfloat16 the whole product of the 0/1 planes is cheaper than
-                # the gather (AMX: 4 ms against 19 ms forward and backward, 8,192 rows).
+            if self.bfloat16_planes and torch.is_autocast_enabled("cpu"):
+                # With AMX tiles the whole bfloat16 product of the 0/1 planes is
+                # cheaper than the gather (4 ms against 19 ms forward and backward,
+                # 8,192 rows); with AVX512-BF16 alone it is dearer
+                # (benchmarks/bench_train.py times both).
                 pre = first(index_planes(lists, ACTIVE_PAD, torch.bfloat16))
             else:
                 pre = gather_sum(lists, first.weight, ACTIVE_PAD) + first.bias

@@ -262,12 +262,51 @@ def test_new_match_after_the_end_clears_scores():
     assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
 
 
-def test_bad_arguments_for_play_are_one_line(capsys):
+@pytest.mark.parametrize("catch", [0.0, 0.5, 1.0])
+def test_a_match_with_signs_tells_only_the_signs_the_person_sees(catch):
+    """S1-S5 at the terminal: before each card the person makes a sign (bad
+    answers first, then a wink); the partner's every sign or none is told, an
+    opponent's sign only when the person caught it, as the match's record has
+    it, and never an opponent's making no sign."""
+    from aluette_env.players import load_player
+    out = io.StringIO()
+    trick = "zz\n12\n3\n1\ny\n"
+    deal = trick * 8 + "3\n" + "\n"  # the ninth card plays itself, after its sign
+    g = TerminalGame({s: load_player("heuristic") for s in (1, 2, 3)}, seed=11,
+                     console=Console(file=out, width=100, highlight=False, color_system=None),
+                     stdin=io.StringIO(deal * 5 + "q\n"), specs={1: "h", 2: "h", 3: "h"},
+                     signs=True, catch=catch)
+    assert g.run() == 0
+    text = out.getvalue()
+    assert text.count("Deal 5 of 5 is over") == 1 and "Goodbye." in text
+    assert text.count("You sign: a wink (Le Borgne).") == 45
+    for bad in ("'zz'", "'12'"):  # asked at the first eight tricks of each deal
+        assert text.count(f"{bad} is not a sign: type a number from 0 to 9.") == 40
+    assert text.count("Partner signs: ") + text.count("Partner makes no sign.") == 45
+    words = g.words
+    caught = []
+    for d in g.session.record()["deals"]:
+        for (player, _), (sign, catchers) in zip(d["plays"], d["signs"]):
+            if player in ("player_1", "player_3") and sign and "player_0" in catchers:
+                caught.append(f"You caught a sign from {words.seat(int(player[-1]))}: "
+                              f"{words.sign(sign)}.")
+    told = re.findall(r"^You caught a sign from .*$", text, re.M)
+    assert told == caught
+    assert (len(caught) == 0) == (catch == 0.0)
+    assert not re.search(r"^(West|East) (signs|makes no sign)", text, re.M)
+    assert "Signs you saw this deal:" in text
+
+
+def test_bad_arguments_for_play_are_one_line(capsys, tmp_path):
     """In this process: ``python -m aluette_env`` is ``sys.exit(main())``."""
     from aluette_env.commands import main
     for args, message in ((["--left", "nobody"], "unknown player 'nobody'"),
                           (["--seed", "-5"], "--seed"), (["--delay", "-1"], "--delay"),
-                          (["--lang", "xx"], "--lang"), (["--deal-pause", "nan"], "--deal-pause")):
+                          (["--lang", "xx"], "--lang"), (["--deal-pause", "nan"], "--deal-pause"),
+                          (["--catch", "0.5"], "--catch: only with --signs"),
+                          (["--signs", "--catch", "2"], "--catch"),
+                          (["--signs", "--record", str(tmp_path)],
+                           "--record: not with --signs")):
         code = main(["play", *args])
         err = capsys.readouterr().err
         lines = err.strip().splitlines()

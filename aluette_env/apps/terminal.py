@@ -21,6 +21,13 @@ expert is loaded on first use, and from then on each deal is reviewed in the
 background as it ends; its words come from the same catalog, and are shared
 with ``aluette review`` (:mod:`.review`) and the web game's coach. ``--record DIR``
 saves each finished match's record (:mod:`aluette_env.records`).
+
+``--signs`` plays the signs variant (docs/RULES.md S1-S5): before each card
+you make a sign or none (its number, Enter for none); your partner's signs
+and the opponents' signs you catch are told as they are made and listed on
+the board. The AI seats then default to ``expert``, which signs and reads
+signs. A match with signs has no coach and no record to save: the expert
+reads no sign, and a record holds every sign, also those you did not see.
 """
 
 from __future__ import annotations
@@ -33,9 +40,9 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from ..game import CARDS_BY_STRENGTH, NUM_CARDS, NUM_SEATS
+from ..game import CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS
 from . import i18n
-from ..commands import Command, UsageError, printable, seed_int
+from ..commands import Command, UsageError, printable, probability, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
 from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_
@@ -113,7 +120,8 @@ class TerminalGame:
                  delay: float = 0.0, deal_pause: float | None = None,
                  specs: dict[int, str] | None = None, console: Console | None = None,
                  stdin=None, first_dealer: int | None = None, deals=(), coach=None,
-                 record_dir: str | None = None):
+                 record_dir: str | None = None, signs: bool = False,
+                 catch: float = DEFAULT_CATCH):
         self.players = players
         self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
@@ -135,6 +143,10 @@ class TerminalGame:
         self.reviews: ReviewQueue | None = None
         #: Where each finished match's record is saved (None: nowhere).
         self.record_dir = record_dir
+        #: The signs variant (S1-S5) and each opponent's chance to catch a sign.
+        self.signs, self.catch = bool(signs), catch
+        if self.signs and (coach is not None or record_dir is not None):
+            raise ValueError("a match with signs has no coach and no record")
 
     @property
     def coach(self):
@@ -147,7 +159,8 @@ class TerminalGame:
     def start(self) -> list[dict]:
         """A new session (the first match): the events of its first deal."""
         self.session = GameSession(self.players, self.specs, self.seed,
-                                   first_dealer=self.first_dealer, deals=self.deals)
+                                   first_dealer=self.first_dealer, deals=self.deals,
+                                   signs=self.signs, catch=self.catch)
         return self.session.opening_events
 
     @property
@@ -248,6 +261,19 @@ class TerminalGame:
             self.say("  " + self.t("{answer} is not a card in your hand; type its number.",
                                    answer=repr(answer)))
 
+    def choose_sign(self, choices: list[int]) -> int:
+        """S1: the person's sign before their card (0: none, also an empty line)."""
+        self.say(self._("Your sign, before your card") + ":", style="bold")
+        self.say_items([f"{k}) {self.words.sign(k)}" for k in choices])
+        while True:
+            answer = self.ask(self.t("Your sign (0-{n}, Enter: none):", n=max(choices)))
+            if not answer:
+                return 0
+            if answer.isdigit() and int(answer) in choices:
+                return int(answer)
+            self.say("  " + self.t("{answer} is not a sign: type a number from 0 to {n}.",
+                                   answer=repr(answer), n=max(choices)))
+
     def pause(self) -> None:
         """Time to read the deal's summary before the next deal is dealt."""
         if self.deal_pause is None:
@@ -265,6 +291,8 @@ class TerminalGame:
                                    player=printable(self.words.player(self.specs.get(s, "?")))))
 
     def show_help(self) -> None:
+        if self.signs:
+            self.say(self._("Your turn: make a sign, or none, then play a card."))
         self.say(self.t("Type a card's number (or short name) to choose it. At any prompt: "
                         "? shows the rules, l the last trick, q quits."))
         if self._coach is not None:
@@ -333,7 +361,23 @@ class TerminalGame:
         self.say(words["trick"])
         if words["mordienne"]:
             self.say(words["mordienne"], style="italic")
+        self.show_signs(view)
         self.show_hand(view["hand"])
+
+    def show_signs(self, view: dict) -> None:
+        """With signs: every sign of the deal the person saw (S5), by trick, an
+        opponent's marked as caught."""
+        seen = view.get("signs") or []
+        if not seen:
+            return
+        self.say(self._("Signs you saw this deal") + ":", style="bold")
+        items = []
+        for s in seen:
+            sign = self.words.sign(s["sign"])
+            items.append(f"{s['trick'] + 1}. " + self.t(
+                "{seat}: {sign}", seat=self.seat(s["seat"]),
+                sign=self.t("Caught: {sign}", sign=sign) if s["caught"] else sign))
+        self.say_items(items, sep=" · ")
 
     def show_hand(self, hand: list[int]) -> None:
         """Numbered cards, strongest first, wrapped between cards, never inside one."""
@@ -343,15 +387,16 @@ class TerminalGame:
 
     def show_events(self, events: list[dict]) -> bool:
         """Show a move's events in order (AI cards at the chosen pace); True if
-        a deal ended."""
+        a deal ended. Only what the person is told: of the signs, those they
+        see (S5)."""
         ended = False
-        for ev in events:
+        for ev in self.session.events_for(events, HUMAN):
             kind = ev["type"]
             if kind == "deal":
                 self.console.rule(" · ".join([
                     self.t("Deal {n} of {total}", n=ev["number"], total=ev["of"]),
                     self.t("Dealer: {seat}", seat=self.seat(ev["dealer"]))]))
-            elif kind == "play":
+            elif kind in ("play", "sign"):
                 self.say(self.words.event(ev)["text"])
                 if ev["seat"] != HUMAN and self.delay > 0:
                     time.sleep(self.delay)
@@ -482,6 +527,7 @@ class TerminalGame:
         self.console.rule(self._("New match"))
         self.show_players()
         self.show_help()
+        signed = False
         while True:
             if self.show_events(events):
                 self.queue_review()
@@ -491,7 +537,16 @@ class TerminalGame:
                 events = self.session.next_deal()
                 continue
             view = self.view
-            self.board(view)
+            if view.get("sign_choices"):  # S1: the sign first, then the card
+                self.board(view)
+                events = self.session.sign(self.choose_sign(view["sign_choices"]))
+                signed = True
+                continue
+            if signed:  # the board was shown for the sign: the hand again
+                self.show_hand(view["hand"])
+            else:
+                self.board(view)
+            signed = False
             events = self.session.play(self.choose_card(view["hand"]))
         self.show_match(self.view["match"])
         self.save_record()
@@ -523,13 +578,16 @@ def non_negative_seconds(text: str) -> float:
     return value
 
 
+#: The AI seats' player without --signs, and with it (a player that signs and
+#: reads signs; the web game's --signs-ai).
+DEFAULT_AI, SIGNS_AI = "ai", "expert"
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--partner", default="ai", metavar="SPEC",
-                   help="your partner, north (default: ai, the shipped model)")
-    p.add_argument("--left", default="ai", metavar="SPEC",
-                   help="west, on your left (default: ai, the shipped model)")
-    p.add_argument("--right", default="ai", metavar="SPEC",
-                   help="east, on your right (default: ai, the shipped model)")
+    default = f"default: {DEFAULT_AI}, the shipped model; with --signs, {SIGNS_AI}"
+    p.add_argument("--partner", metavar="SPEC", help=f"your partner, north ({default})")
+    p.add_argument("--left", metavar="SPEC", help=f"west, on your left ({default})")
+    p.add_argument("--right", metavar="SPEC", help=f"east, on your right ({default})")
     p.add_argument("--seed", type=seed_int, default=None,
                    help="seed of the deals and the AIs (default: a fresh random match)")
     p.add_argument("--lang", choices=list(i18n.LANGUAGES), default=i18n.DEFAULT_LANGUAGE,
@@ -544,6 +602,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the coach's effort: sampled deals per reviewed play (r)")
     p.add_argument("--deal-pause", type=non_negative_seconds, default=None, metavar="SECONDS",
                    help="pause this long after a deal's summary (default: wait for Enter)")
+    p.add_argument("--signs", action="store_true",
+                   help="play the signs variant (docs/RULES.md S1-S5): a sign or none before "
+                        "each card; no coach and no --record")
+    p.add_argument("--catch", type=probability, metavar="P",
+                   help=f"with --signs: the chance that an opponent catches a sign, 0 to 1 "
+                        f"(default {DEFAULT_CATCH})")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -551,6 +615,11 @@ def run(args: argparse.Namespace) -> int:
 
     from ..players import for_the_default_game, load_player
     from .coach import Coach
+    if args.catch is not None and not args.signs:
+        raise UsageError("--catch: only with --signs")
+    if args.signs and args.record is not None:
+        raise UsageError("--record: not with --signs (a match's record holds every sign, "
+                         "also those you did not see)")
     if args.record is not None:
         try:
             os.makedirs(args.record, exist_ok=True)
@@ -558,16 +627,21 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError(f"--record {args.record}: {err.strerror}") from None
         if not os.access(args.record, os.W_OK | os.X_OK):
             raise UsageError(f"--record {args.record}: permission denied")
-    specs = {1: args.left, 2: args.partner, 3: args.right}
-    players = {s: for_the_default_game(
-        load_player(spec, seed=None if args.seed is None else args.seed * 4 + s), spec)
-        for s, spec in specs.items()}
+    ai = SIGNS_AI if args.signs else DEFAULT_AI
+    specs = {1: args.left or ai, 2: args.partner or ai, 3: args.right or ai}
+    players = {}
+    for s, spec in specs.items():
+        player = load_player(spec, seed=None if args.seed is None else args.seed * 4 + s)
+        players[s] = player if args.signs else for_the_default_game(player, spec)
+
     def coach() -> Coach:
         return Coach(args.hint_worlds, args.review_worlds,
                      seed=0 if args.seed is None else args.seed)
 
+    signs = {"signs": True, "catch": DEFAULT_CATCH if args.catch is None else args.catch}
     return TerminalGame(players, args.seed, args.lang, args.delay, args.deal_pause,
-                        specs=specs, coach=coach, record_dir=args.record).run()
+                        specs=specs, **(signs if args.signs else
+                                        {"coach": coach, "record_dir": args.record})).run()
 
 
 #: Entry point ``aluette.commands: play``.

@@ -10,13 +10,16 @@ Times the dense first layer (``network.sparse=false``) and the sparse one
 every hand, and the config's belief head when it has one, one after the other
 in the same run; on a CPU that multiplies bfloat16 natively (AMX, AVX512-BF16),
 also the last of those and the dense path with ``network.precision=bfloat16``;
-prints a markdown table.
+prints a markdown table. On a CPU with AVX512-BF16 but no AMX tiles, where the
+bfloat16 first layer gathers, it also times the 0/1 planes' product that an AMX
+CPU uses instead (``CardTrunk.bfloat16_planes``), so the choice shows its cost.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import platform
 import subprocess
 import sys
 import tempfile
@@ -29,6 +32,7 @@ import torch
 from aluette_env.players import load_player
 from training.config import load_config
 from training.sb3.policy import PolicyPlayer
+from training.sb3.policy import amx_tiles
 from training.sb3.train import build_env, build_model, frozen_player, native_bfloat16
 from training.selfplay import POLICY_ENTRIES as FIXED
 from training.selfplay import OpponentPool
@@ -36,15 +40,18 @@ from training.selfplay import OpponentPool
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def warm_model(cfg, run_dir: Path):
+def warm_model(cfg, run_dir: Path, planes: bool | None = None):
     """(model, learner samples per rollout) on the config's self-play env (one
     snapshot in the pool), after one warm-up rollout (numba compile,
-    allocations); no TensorBoard."""
+    allocations); no TensorBoard. ``planes``: the bfloat16 first layer's way
+    (None: the CPU's own choice)."""
     fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
     pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
     env = build_env(cfg, pool, seed=0)
     cfg.logging.tensorboard = False
     model = build_model(cfg, env, run_dir)
+    if planes is not None:
+        model.policy.features_extractor.bfloat16_planes = planes
     pool.latest = PolicyPlayer(model.policy, temperature=1.0)
     pool.snapshots.append(("snapshot", frozen_player(model.policy, "snapshot")))
     per_rollout = env.num_envs * cfg.ppo.n_steps
@@ -52,17 +59,30 @@ def warm_model(cfg, run_dir: Path):
     return model, per_rollout
 
 
-def time_one(cfg, rollouts: int) -> tuple[float, float, float, int, int]:
+def time_one(cfg, rollouts: int, planes: bool | None = None
+             ) -> tuple[float, float, float, int, int]:
     """(learner samples/s, CPUs busy, samples per CPU-second, samples per
     rollout, learner seats) of ``rollouts`` rollouts after a warm-up."""
     torch.set_num_threads(cfg.torch_threads)
     with tempfile.TemporaryDirectory() as tmp:
-        model, per_rollout = warm_model(cfg, Path(tmp))
+        model, per_rollout = warm_model(cfg, Path(tmp), planes)
         start, cpu = time.perf_counter(), time.process_time()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)
         dt, cpu = time.perf_counter() - start, time.process_time() - cpu
     n = per_rollout * rollouts
     return n / dt, cpu / dt, n / cpu, per_rollout, model.n_envs
+
+
+def cpu_name() -> str:
+    """The processor's model name (Linux's /proc/cpuinfo, else the platform's)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -71,9 +91,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--planes", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # one path, its settings in --set: prints its figures as JSON
-        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts)))
+        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts,
+                                  True if args.planes else None)))
         return
     f32 = "network.precision=float32"
     paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
@@ -88,19 +110,27 @@ def main(argv: list[str] | None = None) -> None:
         paths.append((f"sparse, critic sees every hand, belief head ({own.belief:g})",
                       ["network.sparse=true", "network.critic=privileged", f32]))
     if native_bfloat16():  # the same, its products in bfloat16
-        paths.append((paths[-1][0] + ", bfloat16 products",
-                       paths[-1][1][:-1] + ["network.precision=bfloat16"]))
+        best = paths[-1]
+        way = "0/1 planes" if amx_tiles() else "gathered"
+        paths.append((f"{best[0]}, bfloat16 products (first layer {way})",
+                      best[1][:-1] + ["network.precision=bfloat16"]))
+        if not amx_tiles():  # the AMX choice, timed here too
+            paths.append((f"{best[0]}, bfloat16 products (first layer 0/1 planes)",
+                          best[1][:-1] + ["network.precision=bfloat16", "--planes"]))
         paths.append(("dense first layer, bfloat16 products",
                       paths[0][1][:-1] + ["network.precision=bfloat16"]))
     rows = []
     for name, extra in paths:  # each in a fresh process: no path inherits another's state
-        sets = [x for v in args.set + extra for x in ("--set", v)]
+        flags = [x for x in extra if x.startswith("--")]
+        sets = [x for v in args.set + extra if not v.startswith("--") for x in ("--set", v)]
         out = subprocess.run([sys.executable, __file__, "--one", "--rollouts", str(args.rollouts),
-                              "--config", args.config, *sets],
+                              "--config", args.config, *sets, *flags],
                              capture_output=True, text=True, check=True).stdout
         rows.append((name, *json.loads(out.strip().splitlines()[-1])))
     cfg = load_config(args.config, args.set)
     per_rollout = int(rows[0][4])
+    bf16 = ("AMX tiles" if amx_tiles() else "AVX512-BF16") if native_bfloat16() else "emulated"
+    print(f"CPU: {cpu_name()} (bfloat16: {bf16}).\n")
     print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {rows[0][5]:,} learner seats, "
           f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
           f"threads; {args.rollouts} × {per_rollout:,} samples timed per path, after a warm-up "

@@ -26,7 +26,7 @@ saves each finished match's record (:mod:`aluette_env.records`).
 you make a sign or none (its number, Enter for none); your partner's signs
 and the opponents' signs you catch are told as they are made and listed on
 the board. The AI seats then default to ``expert``, which signs and reads
-signs. A match with signs has no coach and no record to save: the expert
+signs. A match with signs has no coach and no record to save: the coach
 reads no sign, and a record holds every sign, also those you did not see.
 """
 

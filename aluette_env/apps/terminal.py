@@ -628,7 +628,8 @@ def run(args: argparse.Namespace) -> int:
         if not os.access(args.record, os.W_OK | os.X_OK):
             raise UsageError(f"--record {args.record}: permission denied")
     ai = SIGNS_AI if args.signs else DEFAULT_AI
-    specs = {1: args.left or ai, 2: args.partner or ai, 3: args.right or ai}
+    specs = {s: ai if spec is None else spec  # an empty spec is refused by load_player
+             for s, spec in ((1, args.left), (2, args.partner), (3, args.right))}
     players = {}
     for s, spec in specs.items():
         player = load_player(spec, seed=None if args.seed is None else args.seed * 4 + s)

@@ -31,8 +31,7 @@ import torch
 
 from aluette_env.players import load_player
 from training.config import load_config
-from training.sb3.policy import PolicyPlayer
-from training.sb3.policy import amx_tiles
+from training.sb3.policy import PolicyPlayer, amx_tiles
 from training.sb3.train import build_env, build_model, frozen_player, native_bfloat16
 from training.selfplay import POLICY_ENTRIES as FIXED
 from training.selfplay import OpponentPool
@@ -109,20 +108,21 @@ def main(argv: list[str] | None = None) -> None:
     if own.belief > 0:  # the config's own belief head, on the privileged trunk it needs
         paths.append((f"sparse, critic sees every hand, belief head ({own.belief:g})",
                       ["network.sparse=true", "network.critic=privileged", f32]))
+    planes = set()  # the paths timed with the AMX choice forced (--planes)
     if native_bfloat16():  # the same, its products in bfloat16
-        best = paths[-1]
+        name, sets = paths[-1]
+        bf16 = sets[:-1] + ["network.precision=bfloat16"]
         way = "0/1 planes" if amx_tiles() else "gathered"
-        paths.append((f"{best[0]}, bfloat16 products (first layer {way})",
-                      best[1][:-1] + ["network.precision=bfloat16"]))
+        paths.append((f"{name}, bfloat16 products (first layer {way})", bf16))
         if not amx_tiles():  # the AMX choice, timed here too
-            paths.append((f"{best[0]}, bfloat16 products (first layer 0/1 planes)",
-                          best[1][:-1] + ["network.precision=bfloat16", "--planes"]))
+            paths.append((f"{name}, bfloat16 products (first layer 0/1 planes)", bf16))
+            planes.add(paths[-1][0])
         paths.append(("dense first layer, bfloat16 products",
                       paths[0][1][:-1] + ["network.precision=bfloat16"]))
     rows = []
     for name, extra in paths:  # each in a fresh process: no path inherits another's state
-        flags = [x for x in extra if x.startswith("--")]
-        sets = [x for v in args.set + extra if not v.startswith("--") for x in ("--set", v)]
+        sets = [x for v in args.set + extra for x in ("--set", v)]
+        flags = ["--planes"] if name in planes else []
         out = subprocess.run([sys.executable, __file__, "--one", "--rollouts", str(args.rollouts),
                               "--config", args.config, *sets, *flags],
                              capture_output=True, text=True, check=True).stdout

@@ -76,7 +76,8 @@ def test_english_and_french_card_names_are_the_cores():
 SAME_EVERYWHERE = {
     "Valet", "Cavalière", "Roi", "Monsieur", "Madame", "Le Borgne", "La Vache", "Grand-neuf",
     "Petit-neuf", "Deux de chêne", "Deux d'écrit", "A", "V", "C", "R", "Ba", "Cu",
-    "{card} — {title}", "{seat}: {card}", "{seat}: {player}", "{seat}: {sign}", "{n}%", "{s} s", "{suit} {rank}",
+    "{card} — {title}", "{seat}: {card}", "{seat}: {player}", "{seat}: {sign}", "{n}%", "{s} s",
+    "{suit} {rank}",
     "{gesture} ({card})",
     ", ",
 }

@@ -31,7 +31,7 @@ from ..runs import (
 from ..stopping import end_message, stop_requests
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
-from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, mask_logits
+from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
 from .vecenv import SelfPlayVecEnv, TableVecEnv
 
 
@@ -92,9 +92,7 @@ def native_bfloat16() -> bool:
     """This CPU multiplies bfloat16 in hardware (AMX tiles or AVX512-BF16), where
     autocast's products run several times faster than float32's (8,192 x 256 x 128:
     0.3 ms against 2.0 ms, 2 threads, AMX); elsewhere they are emulated, slower."""
-    cpu = torch.cpu
-    return any(getattr(cpu, name, lambda: False)()
-               for name in ("_is_amx_tile_supported", "_is_avx512_bf16_supported"))
+    return amx_tiles() or bool(getattr(torch.cpu, "_is_avx512_bf16_supported", lambda: False)())
 
 
 def learner_precision(setting: str) -> str:

@@ -1,7 +1,9 @@
 """End-to-end learner samples per second (collection + PPO updates) with the
 default config's settings, for a few rollouts (no evaluation or checkpoints).
 Also prints how many CPUs the process kept busy: on a shared machine the
-other load slows it, and samples per CPU-second say what the code costs.
+other load slows it, and samples per CPU-second say what the code costs; and
+the share of the wall time spent in PPO's updates (the rest collects the
+rollouts: the engine, the policies' moves, the league's opponents).
 
     python benchmarks/bench_train.py [--rollouts 6] [--config C] [--set key.path=value]
 
@@ -59,17 +61,26 @@ def warm_model(cfg, run_dir: Path, planes: bool | None = None):
 
 
 def time_one(cfg, rollouts: int, planes: bool | None = None
-             ) -> tuple[float, float, float, int, int]:
+             ) -> tuple[float, float, float, int, int, float]:
     """(learner samples/s, CPUs busy, samples per CPU-second, samples per
-    rollout, learner seats) of ``rollouts`` rollouts after a warm-up."""
+    rollout, learner seats, share of the wall time in the PPO updates) of
+    ``rollouts`` rollouts after a warm-up."""
     torch.set_num_threads(cfg.torch_threads)
     with tempfile.TemporaryDirectory() as tmp:
         model, per_rollout = warm_model(cfg, Path(tmp), planes)
+        updating = [0.0]
+        update = model.train
+
+        def timed_update() -> None:
+            t = time.perf_counter()
+            update()
+            updating[0] += time.perf_counter() - t
+        model.train = timed_update
         start, cpu = time.perf_counter(), time.process_time()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)
         dt, cpu = time.perf_counter() - start, time.process_time() - cpu
     n = per_rollout * rollouts
-    return n / dt, cpu / dt, n / cpu, per_rollout, model.n_envs
+    return n / dt, cpu / dt, n / cpu, per_rollout, model.n_envs, updating[0] / dt
 
 
 def cpu_name() -> str:
@@ -136,9 +147,10 @@ def main(argv: list[str] | None = None) -> None:
           f"threads; {args.rollouts} × {per_rollout:,} samples timed per path, after a warm-up "
           f"rollout, the paths one after the other, each in its own process.\n")
     print("| path | learner samples/s (wall) | CPUs busy | learner samples per CPU-second | "
-          "vs dense |\n|---|---:|---:|---:|---:|")
-    for name, rate, busy, per_cpu, _, _ in rows:
-        print(f"| {name} | {rate:,.0f} | {busy:.2f} | {per_cpu:,.0f} | {rate / rows[0][1]:.2f}× |")
+          "vs dense | wall time in updates |\n|---|---:|---:|---:|---:|---:|")
+    for name, rate, busy, per_cpu, _, _, updating in rows:
+        print(f"| {name} | {rate:,.0f} | {busy:.2f} | {per_cpu:,.0f} | {rate / rows[0][1]:.2f}× "
+              f"| {updating:.0%} |")
 
 
 if __name__ == "__main__":

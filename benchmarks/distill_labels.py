@@ -12,7 +12,8 @@ ITERATION_FOLDER is one of an expert-iteration run's ``iter-N`` folders (its
 one that guided the expert (an iteration's ``start``, or the previous
 iteration's ``ppo.onnx``). The fits, each from POLICY's weights:
 
-- ``loop``: the config's own distillation;
+- ``loop``: the config's own distillation, on this iteration's data alone
+  (the loop also replays the iteration before's, ``distill.replay``);
 - ``strict2``, ``strict1.5``: hard labels (``best_weight`` 1) where the expert's
   card replaces the policy's greedy one only when it gains more than 2 (1.5)
   standard errors over it;
@@ -28,6 +29,7 @@ bench``: about ten minutes on 2 cores with the defaults.
 from __future__ import annotations
 
 import argparse
+import re
 import shutil
 import sys
 import tempfile
@@ -38,13 +40,19 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def switches(data) -> dict[str, float]:
-    """How often, and by how much, the expert's card is not the policy's greedy one."""
+def switches(data) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(the policy's greedy card, the expert's card, the expert card's value minus
+    the greedy card's, that difference's standard error) per position."""
     i = np.arange(len(data))
     greedy = data["policy"].argmax(1)
     move = data["move"].astype(np.int64)
     gain = data["values"][i, move] - data["values"][i, greedy]
-    se = data["stderr"][i, greedy]
+    return greedy, move, gain, data["stderr"][i, greedy]
+
+
+def summary(data) -> dict[str, float]:
+    """How often, and by how much, the expert's card is not the policy's greedy one."""
+    greedy, move, gain, se = switches(data)
     other = move != greedy
     return {"share": float(other.mean()),
             "over 1 se": float((gain[other] > se[other]).mean()),
@@ -62,23 +70,22 @@ def relabelled(data, move: np.ndarray):
 def strict(data, k: float):
     """The expert's card only where it gains more than ``k`` standard errors over
     the policy's greedy card; the greedy card elsewhere."""
-    i = np.arange(len(data))
-    greedy = data["policy"].argmax(1)
-    move = data["move"].astype(np.int64)
-    gain = data["values"][i, move] - data["values"][i, greedy]
-    keep = gain > k * data["stderr"][i, greedy]
-    return relabelled(data, np.where((move == greedy) | keep, move, greedy))
+    greedy, move, gain, se = switches(data)
+    return relabelled(data, np.where((move == greedy) | (gain > k * se), move, greedy))
 
 
-def fit(cfg, start: str, data, update: dict, out: Path, iteration: Path) -> tuple[float, float]:
+def fit(cfg, start: str, data, update: dict, out: Path | None, iteration: Path
+        ) -> tuple[float, float]:
     """Distil ``data`` into a model started from ``start``, with the loop config's
-    distillation settings changed by ``update``; exports it to ``out/policy.onnx``
-    unless ``out`` is None. Returns the held-out agreement before and after."""
+    distillation settings changed by ``update`` and the loop's seed for that
+    iteration (``iter-N``); exports it to ``out/policy.onnx`` unless ``out`` is
+    None. Returns the held-out agreement before and after."""
     from training.expert_iteration.distill import distill, new_model, onnx_path
     from training.export import export_policy
     from training.sb3.checkpoints import save_model
     from training.sb3.train import load_onnx_weights
-    model = new_model(cfg.network, cfg.distill.seed + 1)
+    number = re.fullmatch(r"iter-(\d+)", iteration.name)
+    model = new_model(cfg.network, cfg.distill.seed + (int(number[1]) if number else 1))
     load_onnx_weights(model.policy, onnx_path(start))
     result = distill(model.policy, data, cfg.distill.model_copy(update=update), log=lambda *a: None)
     if out is not None:
@@ -111,7 +118,7 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     cfg = load_loop_config(args.config, [])
     data = load_dataset(args.iteration / "data")
-    s = switches(data)
+    s = summary(data)
     print(f"{len(data):,} positions; the expert's card is not the policy's greedy one in "
           f"{s['share']:.1%}; of those, {s['over 1 se']:.0%} claim a gain over one standard "
           f"error, {s['over 2 se']:.0%} over two; mean claimed gain {s['mean gain']:+.3f} points")

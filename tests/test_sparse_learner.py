@@ -111,6 +111,58 @@ def test_gather_sum_refuses_lists_outside_the_layer():
             gather_sum(torch.tensor(bad), weight, 10)
 
 
+@pytest.mark.parametrize("privileged", [False, True], ids=["seat", "privileged"])
+@pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+def test_the_fused_first_layer_is_the_gather_the_bias_and_the_relus(real, precision,
+                                                                    privileged):
+    """training.sb3.gather.relu_layer (the trunk's first layer in one pass) against
+    the same layer in separate torch steps (gather, bias, ReLU; the privileged
+    product added for the value's block), forward and every gradient: to
+    float32's rounding in float32, to bfloat16's (8 bits) under autocast."""
+    from gymnasium import spaces
+
+    from training.sb3.gather import relu_layer
+    from training.sb3.policy import PRIVILEGED_INPUT, SPARSE_INPUT, hidden_planes
+    _, idx, hidden, _, _, _ = real
+    width = PRIVILEGED_INPUT if privileged else SPARSE_INPUT
+    x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:, :width][::3], dtype=torch.float32)
+    torch.manual_seed(0)
+    trunk = CardTrunk(spaces.Box(0, 1, (width,)), widths=(256, 64), privileged=privileged)
+    if privileged:
+        torch.nn.init.normal_(trunk.hidden.weight, std=0.1)
+
+    def unfused(t):
+        first, rest = t.net[0], t.net[1:]
+        ones = torch.as_tensor(dense(idx[::3], OBS_SIZE), dtype=torch.float32)
+        pre = first(ones)
+        if not privileged:
+            return rest(pre), None
+        return rest(pre), rest(pre + t.hidden(hidden_planes(x)))
+
+    def fused(t):
+        first = t.net[0]
+        extra = t.hidden(hidden_planes(x)) if privileged else None
+        own, seen = relu_layer(x[:, :MAX_ACTIVE], first.weight, first.bias, ACTIVE_PAD, extra)
+        assert own.dtype == (torch.bfloat16 if precision == "bfloat16" else torch.float32)
+        return t.net[2:](own), None if seen is None else t.net[2:](seen)
+
+    results = []
+    for way in (fused, unfused):
+        t = copy.deepcopy(trunk)
+        with torch.autocast("cpu", dtype=torch.bfloat16, enabled=precision == "bfloat16"):
+            own, seen = way(t)
+            loss = (own.float() ** 2).sum() + (0 if seen is None else (seen.float() * 0.3).sum())
+        loss.backward()
+        results.append([own, seen] + [p.grad for p in t.parameters()])
+    tolerance = 1e-5 if precision == "float32" else 2 ** -6
+    for a, b in zip(*results):
+        if b is None:
+            assert a is None
+            continue
+        a, b = a.detach().double(), b.detach().double()
+        assert float((a - b).abs().max()) <= tolerance * max(1.0, float(b.abs().max()))
+
+
 def model_of(tmp_path, critic, *settings):
     """A fresh model of configs/quick.yaml: critic 'seat' or 'privileged' (sparse
     layer), or 'dense' (network.sparse=false, as every run before the lists)."""

@@ -12,6 +12,13 @@ row (1.8x slower: its adds land all over a tile), torch's ``embedding_bag``
 (its backward sorts and adds on one thread) and a sparse CSR product:
 ``python benchmarks/bench_train.py``.
 
+:func:`first_layer` is the trunk's whole first layer in one pass each way:
+the gather, the bias, the ReLU and, for a critic that sees every hand, the
+value's second pre-activation (the privileged part's product added) and its
+ReLU, written in bfloat16 when autocast asks for it. Each of those was a
+pass of its own over a [8192, 256] tensor in torch (profiled: 40 % of an
+update's time went to such passes, not to products).
+
 May import: numpy, numba and torch.
 """
 
@@ -20,7 +27,55 @@ from __future__ import annotations
 import numba
 import numpy as np
 import torch
-from numba import njit, prange
+from numba import njit, prange, types
+from numba.extending import intrinsic, overload
+
+
+# bfloat16 in the kernels
+# bfloat16 arrays cross into numba as their bits (uint16): the upper half of a
+# float32's bits, rounded to nearest even as torch rounds them.
+
+@intrinsic
+def _bits_as_f32(typingctx, bits):  # pragma: no cover - compiled
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.float32))
+    return types.float32(types.uint32), codegen
+
+
+@intrinsic
+def _f32_as_bits(typingctx, value):  # pragma: no cover - compiled
+    def codegen(context, builder, signature, args):
+        return builder.bitcast(args[0], context.get_value_type(types.uint32))
+    return types.uint32(types.float32), codegen
+
+
+def _load(a, b, c):  # pragma: no cover - numba's overload below
+    """a[b, c] as a float32 (a: float32, or bfloat16 bits)."""
+
+
+@overload(_load)
+def _load_impl(a, b, c):  # pragma: no cover - compiled
+    if a.dtype == types.uint16:
+        return lambda a, b, c: _bits_as_f32(np.uint32(a[b, c]) << np.uint32(16))
+    return lambda a, b, c: np.float32(a[b, c])
+
+
+def _store(a, b, c, value):  # pragma: no cover - numba's overload below
+    """a[b, c] = value (a: float32, or bfloat16 bits, rounded to nearest even)."""
+
+
+@overload(_store)
+def _store_impl(a, b, c, value):  # pragma: no cover - compiled
+    if a.dtype == types.uint16:
+        def to_bits(a, b, c, value):
+            bits = _f32_as_bits(np.float32(value))
+            half = (bits >> np.uint32(16)) & np.uint32(1)
+            a[b, c] = np.uint16((bits + np.uint32(0x7FFF) + half) >> np.uint32(16))
+        return to_bits
+
+    def plain(a, b, c, value):
+        a[b, c] = value
+    return plain
 
 
 @njit(parallel=True, fastmath=True, cache=True)
@@ -76,7 +131,8 @@ def _add_rows(starts, rows, grad, out, blocks):  # pragma: no cover - compiled
     """out[i] = the sum of grad[b] over the rows b listed for input i. Thread k
     owns inputs block k and adds in float64 (its own tile, so no two threads
     write the same number, and the sum's rounding is that of float64), pass by
-    pass over CHUNK rows of ``grad``."""
+    pass over CHUNK rows of ``grad`` (float32, or bfloat16 bits: the reads of
+    its rows bound the time, and bfloat16 halves them)."""
     n_in, n_out = out.shape
     batch = grad.shape[0]
     for k in prange(blocks):
@@ -89,7 +145,7 @@ def _add_rows(starts, rows, grad, out, blocks):  # pragma: no cover - compiled
                 while p < stop and rows[p] < end:
                     b = rows[p]
                     for c in range(n_out):
-                        total[i - lo, c] += grad[b, c]
+                        total[i - lo, c] += _load(grad, b, c)
                     p += 1
                 at[i - lo] = p
         for i in range(lo, hi):
@@ -146,3 +202,132 @@ def gather_sum(indices: torch.Tensor, weight: torch.Tensor, pad: int) -> torch.T
     if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
         indices = indices.long()
     return GatherSum.apply(indices, weight, int(pad))
+
+
+#: Rows per task of the fused kernels (each task keeps one accumulator row).
+ROWS = 64
+
+
+@njit(parallel=True, fastmath=True, cache=True)
+def _relu_layer(idx, table, bias, pad, extra, out, out_extra):  # pragma: no cover
+    """out[b] = relu(bias + the table's rows listed in idx[b]); with ``extra``
+    (else an empty array) out_extra[b] = relu(that sum + extra[b])."""
+    batch, width = idx.shape
+    n_out = table.shape[1]
+    with_extra = extra.shape[0] > 0
+    for task in prange((batch + ROWS - 1) // ROWS):
+        acc = np.empty(n_out, np.float32)
+        for b in range(task * ROWS, min(batch, (task + 1) * ROWS)):
+            for c in range(n_out):
+                acc[c] = bias[c]
+            for j in range(width):
+                i = int(idx[b, j])
+                if i == pad:
+                    break
+                for c in range(n_out):
+                    acc[c] += _load(table, i, c)
+            for c in range(n_out):
+                _store(out, b, c, max(acc[c], np.float32(0)))
+            if with_extra:
+                for c in range(n_out):
+                    _store(out_extra, b, c, max(acc[c] + _load(extra, b, c), np.float32(0)))
+
+
+@njit(parallel=True, fastmath=True, cache=True)
+def _relu_grads(grad, grad_extra, out, out_extra, pre, pre_extra):  # pragma: no cover
+    """The ReLUs' backward: pre = grad where out > 0, plus grad_extra where
+    out_extra > 0 (grad or grad_extra empty: no gradient came); pre_extra = the
+    second term (when it has rows)."""
+    batch, n_out = pre.shape
+    with_grad, with_extra = grad.shape[0] > 0, grad_extra.shape[0] > 0
+    for b in prange(batch):
+        for c in range(n_out):
+            g = np.float32(0)
+            if with_grad and _load(out, b, c) > 0:
+                g = _load(grad, b, c)
+            e = np.float32(0)
+            if with_extra and _load(out_extra, b, c) > 0:
+                e = _load(grad_extra, b, c)
+            _store(pre, b, c, g + e)
+            if pre_extra.shape[0] > 0:
+                _store(pre_extra, b, c, e)
+
+
+def _bits(t: torch.Tensor) -> np.ndarray:
+    """A float32 tensor's array, or a bfloat16 tensor's bits (uint16), contiguous."""
+    t = t.detach().contiguous()
+    return t.view(torch.int16).numpy().view(np.uint16) if t.dtype == torch.bfloat16 else t.numpy()
+
+
+def _new(rows: int, cols: int, dtype: torch.dtype) -> tuple[torch.Tensor, np.ndarray]:
+    """A new tensor and the array numba writes into (bfloat16: its bits)."""
+    t = torch.empty((rows, cols), dtype=dtype)
+    return t, _bits(t) if dtype == torch.bfloat16 else t.numpy()
+
+
+class ReluLayer(torch.autograd.Function):
+    """``(indices, weight, bias, extra, pad, dtype) -> (relu(x W^T + b), relu(x W^T
+    + b + extra))`` for the 0/1 vectors x listed in ``indices``; without ``extra``
+    (None) the second output is an empty tensor. Gradients flow to the weight,
+    the bias and ``extra``."""
+
+    @staticmethod
+    def forward(ctx, indices, weight, bias, extra, pad, dtype):
+        idx = indices.detach().contiguous().numpy()
+        n_out, n_in = weight.shape
+        _check(idx, n_in, pad)
+        # In bfloat16 the weights as autocast's product would read them: the reads
+        # of the table's rows bound the time, and bfloat16 halves them.
+        table = _bits(weight.detach().t().to(dtype))
+        out, out_a = _new(len(idx), n_out, dtype)
+        rows = len(idx) if extra is not None else 0
+        out_extra, out_extra_a = _new(rows, n_out, dtype)
+        extra_a = _bits(extra) if extra is not None else out_extra_a
+        _threads()
+        _relu_layer(idx, table, bias.detach().float().contiguous().numpy(), pad, extra_a, out_a,
+                    out_extra_a)
+        ctx.save_for_backward(indices, out, out_extra)
+        ctx.pad, ctx.shape, ctx.dtype = pad, (n_out, n_in), dtype
+        ctx.extra_dtype = None if extra is None else extra.dtype
+        ctx.set_materialize_grads(False)
+        if extra is None:
+            ctx.mark_non_differentiable(out_extra)
+        return out, out_extra
+
+    @staticmethod
+    def backward(ctx, grad, grad_extra):
+        indices, out, out_extra = ctx.saved_tensors
+        n_out, n_in = ctx.shape
+        if grad is None and grad_extra is None:
+            return None, None, None, None, None, None
+        none = np.empty((0, n_out), np.float32)
+        pre, pre_a = _new(len(out), n_out, ctx.dtype)
+        with_extra = ctx.extra_dtype is not None and grad_extra is not None
+        d_extra, d_extra_a = _new(len(out) if with_extra else 0, n_out,
+                                  ctx.extra_dtype or torch.float32)
+        _threads()
+        _relu_grads(none if grad is None else _bits(grad),
+                    none if not with_extra else _bits(grad_extra),
+                    _bits(out), _bits(out_extra) if with_extra else none, pre_a, d_extra_a)
+        starts, rows = _invert(indices.detach().contiguous().numpy(), ctx.pad, n_in)
+        d_weight = np.empty((n_in, n_out), np.float32)
+        _add_rows(starts, rows, pre_a, d_weight, _threads())
+        d_bias = pre.sum(0, dtype=torch.float32)
+        return (None, torch.from_numpy(d_weight).t().contiguous(), d_bias,
+                d_extra if with_extra else None, None, None)
+
+
+def relu_layer(indices: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int,
+               extra: torch.Tensor | None = None
+               ) -> tuple[torch.Tensor, torch.Tensor | None]:
+    """``(relu(x W^T + b), relu(x W^T + b + extra) or None)`` for the 0/1 vectors
+    ``x`` listed in ``indices`` (padded with ``pad``), in one pass; bfloat16
+    under CPU autocast to bfloat16 (what the next layer reads), else float32."""
+    if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
+        indices = indices.long()
+    dtype = (torch.bfloat16 if torch.is_autocast_enabled("cpu")
+             and torch.get_autocast_dtype("cpu") == torch.bfloat16 else torch.float32)
+    if extra is not None and extra.dtype not in (torch.float32, torch.bfloat16):
+        extra = extra.float()
+    out, out_extra = ReluLayer.apply(indices, weight, bias, extra, int(pad), dtype)
+    return out, (out_extra if extra is not None else None)

@@ -230,6 +230,10 @@ def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_p
     assert float((a[legal] - b[legal]).abs().max()) < 1e-5
     player = PolicyPlayer(model.policy)
     assert (player.act_batch(obs, masks) == a.argmax(1).numpy()).all()
+    # a league snapshot is given the lists of the ones (training.selfplay)
+    assert player.reads_index_lists
+    c = masked_logits(model.policy, idx, masks)
+    assert float((a[legal] - c[legal]).abs().max()) < 1e-5
 
 
 @pytest.mark.parametrize("critic", ["dense", "privileged"])

@@ -29,7 +29,9 @@ POLICY_ENTRIES = ("latest", "snapshots")
 #: observation; ``indices`` the engine's list of its entries set to 1 (the same
 #: vector, for a first layer that computes on the ones); ``privileged`` that list
 #: and the list of the privileged part (other hands, unused cards) for a critic
-#: that sees every hand. Opponents and partners always get the dense observation.
+#: that sees every hand. Opponents and partners get the dense observation, but a
+#: player that says it ``reads_index_lists`` (a snapshot of the learner) gets the
+#: list of its ones when the engine writes it: never the privileged part.
 INPUTS = ("dense", "indices", "privileged")
 
 
@@ -401,7 +403,11 @@ class TableGames:
         game = self.game
         for name in np.unique(self.opponent[rows]):
             idx = rows[self.opponent[rows] == name]
-            actions[idx] = act_batch(self._opponents[name], game.obs[idx], game.mask[idx])
+            player = self._opponents[name]
+            # a snapshot of the learner reads the engine's lists of the ones as it did
+            lists = game.sparse and getattr(player, "reads_index_lists", False)
+            obs = game.obs_indices if lists else game.obs
+            actions[idx] = act_batch(player, obs[idx], game.mask[idx])
 
     def collect(self, n_steps: int, decide, **arrays: np.ndarray) -> Rollout:
         """Play ``4 * n_steps`` cards in every game. ``decide(obs, masks) -> (actions,

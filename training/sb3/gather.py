@@ -6,13 +6,12 @@ The batched engine lists each position's ones (``VectorGame.obs_indices``, about
 name. Both directions are small numba loops: the forward parallel over the
 batch; the backward turns the lists inside out (for each input, the rows
 that name it: a counting sort) and adds each input's rows of the output
-gradient, each thread owning a block of inputs, so no two threads add to
-the same number. Measured against the backward that reads the lists row by
-row (1.8x slower: its adds land all over a tile), torch's ``embedding_bag``
-(its backward sorts and adds on one thread) and a sparse CSR product:
-``python benchmarks/bench_train.py``.
+gradient, each thread owning whole inputs, so no two threads add to the
+same number. Measured against the backward that reads the lists row by row
+(1.8x slower: its adds land all over a tile), torch's ``embedding_bag`` (its
+backward sorts and adds on one thread) and a sparse CSR product.
 
-:func:`first_layer` is the trunk's whole first layer in one pass each way:
+:func:`relu_layer` is the trunk's whole first layer in one pass each way:
 the gather, the bias, the ReLU and, for a critic that sees every hand, the
 value's second pre-activation (the privileged part's product added) and its
 ReLU, written in bfloat16 when autocast asks for it. Each of those was a
@@ -31,7 +30,6 @@ from numba import njit, prange, types
 from numba.extending import intrinsic, overload
 
 
-# bfloat16 in the kernels
 # bfloat16 arrays cross into numba as their bits (uint16): the upper half of a
 # float32's bits, rounded to nearest even as torch rounds them.
 
@@ -121,36 +119,20 @@ def _invert(idx, pad, n_in):  # pragma: no cover - compiled
     return starts, rows
 
 
-#: Rows of the output gradient read per pass: a pass's rows stay in the core's
-#: cache while every input it names adds them (512 rows of 256 floats).
-CHUNK = 512
-
-
 @njit(parallel=True, fastmath=True, cache=True)
-def _add_rows(starts, rows, grad, out, blocks):  # pragma: no cover - compiled
-    """out[i] = the sum of grad[b] over the rows b listed for input i. Thread k
-    owns inputs block k and adds in float64 (its own tile, so no two threads
-    write the same number, and the sum's rounding is that of float64), pass by
-    pass over CHUNK rows of ``grad`` (float32, or bfloat16 bits: the reads of
-    its rows bound the time, and bfloat16 halves them)."""
+def _add_rows(starts, rows, grad, out):  # pragma: no cover - compiled
+    """out[i] = the sum of grad[b] over the rows b listed for input i (grad:
+    float32, or bfloat16 bits), in float32: each thread owns whole inputs, so no
+    two threads add to the same number. A float64 sum in passes of 512 rows
+    (to keep them in the core's cache) took 1.5x as long on real lists."""
     n_in, n_out = out.shape
-    batch = grad.shape[0]
-    for k in prange(blocks):
-        lo, hi = k * n_in // blocks, (k + 1) * n_in // blocks
-        at = starts[lo:hi].copy()
-        total = np.zeros((hi - lo, n_out), np.float64)
-        for end in range(CHUNK, batch + CHUNK, CHUNK):
-            for i in range(lo, hi):
-                p, stop = at[i - lo], starts[i + 1]
-                while p < stop and rows[p] < end:
-                    b = rows[p]
-                    for c in range(n_out):
-                        total[i - lo, c] += _load(grad, b, c)
-                    p += 1
-                at[i - lo] = p
-        for i in range(lo, hi):
+    for i in prange(n_in):
+        for c in range(n_out):
+            out[i, c] = 0
+        for p in range(starts[i], starts[i + 1]):
+            b = rows[p]
             for c in range(n_out):
-                out[i, c] = total[i - lo, c]
+                out[i, c] += _load(grad, b, c)
 
 
 def _threads() -> int:
@@ -192,7 +174,8 @@ class GatherSum(torch.autograd.Function):
         n_out, n_in = ctx.shape
         starts, rows = _invert(indices.detach().contiguous().numpy(), ctx.pad, n_in)
         out = np.empty((n_in, n_out), np.float32)
-        _add_rows(starts, rows, grad.detach().contiguous().float().numpy(), out, _threads())
+        _threads()
+        _add_rows(starts, rows, grad.detach().contiguous().float().numpy(), out)
         return None, torch.from_numpy(out).t().contiguous().to(grad.dtype), None
 
 
@@ -234,23 +217,28 @@ def _relu_layer(idx, table, bias, pad, extra, out, out_extra):  # pragma: no cov
 
 
 @njit(parallel=True, fastmath=True, cache=True)
-def _relu_grads(grad, grad_extra, out, out_extra, pre, pre_extra):  # pragma: no cover
+def _relu_grads(grad, grad_extra, out, out_extra, pre, pre_extra, sums):  # pragma: no cover
     """The ReLUs' backward: pre = grad where out > 0, plus grad_extra where
     out_extra > 0 (grad or grad_extra empty: no gradient came); pre_extra = the
-    second term (when it has rows)."""
+    second term (when it has rows); sums[task] = the sum of pre's rows of each
+    task of ROWS rows, in float32 (the bias's gradient, summed by the caller)."""
     batch, n_out = pre.shape
     with_grad, with_extra = grad.shape[0] > 0, grad_extra.shape[0] > 0
-    for b in prange(batch):
+    for task in prange((batch + ROWS - 1) // ROWS):
         for c in range(n_out):
-            g = np.float32(0)
-            if with_grad and _load(out, b, c) > 0:
-                g = _load(grad, b, c)
-            e = np.float32(0)
-            if with_extra and _load(out_extra, b, c) > 0:
-                e = _load(grad_extra, b, c)
-            _store(pre, b, c, g + e)
-            if pre_extra.shape[0] > 0:
-                _store(pre_extra, b, c, e)
+            sums[task, c] = 0
+        for b in range(task * ROWS, min(batch, (task + 1) * ROWS)):
+            for c in range(n_out):
+                g = np.float32(0)
+                if with_grad and _load(out, b, c) > 0:
+                    g = _load(grad, b, c)
+                e = np.float32(0)
+                if with_extra and _load(out_extra, b, c) > 0:
+                    e = _load(grad_extra, b, c)
+                _store(pre, b, c, g + e)
+                sums[task, c] += g + e
+                if pre_extra.shape[0] > 0:
+                    _store(pre_extra, b, c, e)
 
 
 def _bits(t: torch.Tensor) -> np.ndarray:
@@ -272,13 +260,11 @@ class ReluLayer(torch.autograd.Function):
     the bias and ``extra``."""
 
     @staticmethod
-    def forward(ctx, indices, weight, bias, extra, pad, dtype):
+    def forward(ctx, indices, weight, bias, extra, pad, dtype, table):
         idx = indices.detach().contiguous().numpy()
         n_out, n_in = weight.shape
         _check(idx, n_in, pad)
-        # In bfloat16 the weights as autocast's product would read them: the reads
-        # of the table's rows bound the time, and bfloat16 halves them.
-        table = _bits(weight.detach().t().to(dtype))
+        table = _bits(weight_table(weight, dtype) if table is None else table)
         out, out_a = _new(len(idx), n_out, dtype)
         rows = len(idx) if extra is not None else 0
         out_extra, out_extra_a = _new(rows, n_out, dtype)
@@ -299,35 +285,48 @@ class ReluLayer(torch.autograd.Function):
         indices, out, out_extra = ctx.saved_tensors
         n_out, n_in = ctx.shape
         if grad is None and grad_extra is None:
-            return None, None, None, None, None, None
+            return None, None, None, None, None, None, None
         none = np.empty((0, n_out), np.float32)
         pre, pre_a = _new(len(out), n_out, ctx.dtype)
         with_extra = ctx.extra_dtype is not None and grad_extra is not None
         d_extra, d_extra_a = _new(len(out) if with_extra else 0, n_out,
                                   ctx.extra_dtype or torch.float32)
+        sums = np.empty(((len(out) + ROWS - 1) // ROWS, n_out), np.float32)
         _threads()
         _relu_grads(none if grad is None else _bits(grad),
                     none if not with_extra else _bits(grad_extra),
-                    _bits(out), _bits(out_extra) if with_extra else none, pre_a, d_extra_a)
+                    _bits(out), _bits(out_extra) if with_extra else none, pre_a, d_extra_a, sums)
         starts, rows = _invert(indices.detach().contiguous().numpy(), ctx.pad, n_in)
         d_weight = np.empty((n_in, n_out), np.float32)
-        _add_rows(starts, rows, pre_a, d_weight, _threads())
-        d_bias = pre.sum(0, dtype=torch.float32)
+        _add_rows(starts, rows, pre_a, d_weight)
+        d_bias = torch.from_numpy(sums).sum(0)
         return (None, torch.from_numpy(d_weight).t().contiguous(), d_bias,
-                d_extra if with_extra else None, None, None)
+                d_extra if with_extra else None, None, None, None)
+
+
+def weight_table(weight: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """The weight [out, in] as the kernels read it: [in, out], contiguous, in
+    ``dtype`` (in bfloat16 as autocast's product would read it: the reads of the
+    table's rows bound the forward's time, and bfloat16 halves them)."""
+    return weight.detach().t().to(dtype).contiguous()
 
 
 def relu_layer(indices: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, pad: int,
-               extra: torch.Tensor | None = None
+               extra: torch.Tensor | None = None, table: torch.Tensor | None = None
                ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """``(relu(x W^T + b), relu(x W^T + b + extra) or None)`` for the 0/1 vectors
     ``x`` listed in ``indices`` (padded with ``pad``), in one pass; bfloat16
-    under CPU autocast to bfloat16 (what the next layer reads), else float32."""
+    under CPU autocast to bfloat16 (what the next layer reads), else float32.
+    ``table``: the weight's :func:`weight_table` in that dtype, if the caller
+    keeps it between calls (a rollout's many small batches; else made here)."""
     if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
         indices = indices.long()
     dtype = (torch.bfloat16 if torch.is_autocast_enabled("cpu")
              and torch.get_autocast_dtype("cpu") == torch.bfloat16 else torch.float32)
     if extra is not None and extra.dtype not in (torch.float32, torch.bfloat16):
         extra = extra.float()
-    out, out_extra = ReluLayer.apply(indices, weight, bias, extra, int(pad), dtype)
+    if table is not None and (table.dtype != dtype or table.shape != weight.shape[::-1]):
+        raise ValueError(f"table: the weight's {dtype} table {tuple(weight.shape[::-1])}, got "
+                         f"{table.dtype} {tuple(table.shape)}")
+    out, out_extra = ReluLayer.apply(indices, weight, bias, extra, int(pad), dtype, table)
     return out, (out_extra if extra is not None else None)

@@ -45,6 +45,14 @@ class PolicyPlayer(LogitsPlayer):
         self.plays_signs = self.signs_only = \
             getattr(getattr(policy, "action_space", None), "n", 0) == NUM_ACTIONS
 
+    @property
+    def reads_index_lists(self) -> bool:
+        """Its trunk also reads the batched engine's lists of the ones (the same
+        logits, without the dense first layer's product): the league's snapshots
+        give it those."""
+        return not self.plays_signs and isinstance(
+            getattr(self.policy, "features_extractor", None), CardTrunk)
+
     def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
         return masked_logits(self.policy, observations, masks)
 
@@ -56,7 +64,7 @@ from aluette_env.observation import (  # noqa: E402
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, OBS_SIZE,
 )
 
-from .gather import gather_sum, relu_layer  # noqa: E402
+from .gather import gather_sum, relu_layer, weight_table  # noqa: E402
 
 #: MaskablePPO's logit of an illegal card inside the learner (its HUGE_NEG):
 #: exp() of it is 0, so it adds nothing to the entropy.
@@ -141,6 +149,19 @@ class CardTrunk(BaseFeaturesExtractor):
             self.hidden = torch.nn.Linear(HIDDEN_SIZE, int(widths[0]), bias=False)
             torch.nn.init.zeros_(self.hidden.weight)
 
+    def _table(self) -> torch.Tensor:
+        """The first layer's weight as the fused layer reads it, in the precision
+        asked for, kept until the weight changes: a rollout's 128 steps and the
+        league's snapshots read the same weight many times, each in a small batch
+        whose own work is less than the transpose's."""
+        weight = self.net[0].weight
+        dtype = (torch.bfloat16 if torch.is_autocast_enabled("cpu")
+                 and torch.get_autocast_dtype("cpu") == torch.bfloat16 else torch.float32)
+        key = (weight.data_ptr(), weight._version, dtype)
+        if getattr(self, "_table_key", None) != key:
+            self._table_of, self._table_key = weight_table(weight, dtype), key
+        return self._table_of
+
     def forward(self, obs: torch.Tensor) -> torch.Tensor | FeatureBlocks:
         first, rest = self.net[0], self.net[1:]
         hidden = None
@@ -160,7 +181,8 @@ class CardTrunk(BaseFeaturesExtractor):
                 pre = first(index_planes(lists, ACTIVE_PAD, torch.bfloat16))
             elif isinstance(rest[0], torch.nn.ReLU):
                 # The gather, the bias, the ReLU and the value's second sum in one pass.
-                own, seen = relu_layer(lists, first.weight, first.bias, ACTIVE_PAD, hidden)
+                own, seen = relu_layer(lists, first.weight, first.bias, ACTIVE_PAD, hidden,
+                                       self._table())
                 after = self.net[2:]
                 features = after(own)
                 if not self.privileged:

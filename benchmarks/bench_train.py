@@ -15,9 +15,10 @@ in the same run; on a CPU that multiplies bfloat16 natively (AMX, AVX512-BF16),
 also the last of those and the dense path with ``network.precision=bfloat16``;
 prints a markdown table. With ``--repeats N`` every path runs N times, the
 paths in turn each round, and the table keeps each path's fastest run: on a
-shared machine a slow run says more about the neighbours than the code. On a CPU with AVX512-BF16 but no AMX tiles, where the
-bfloat16 first layer gathers, it also times the 0/1 planes' product that an AMX
-CPU uses instead (``CardTrunk.bfloat16_planes``), so the choice shows its cost.
+shared machine a slow run says more about the neighbours than the code.
+In bfloat16 it times both ways of the first layer: the fused gather and the
+0/1 planes' product (``CardTrunk.bfloat16_planes``, an AMX CPU's choice), so
+the CPU's choice shows what it costs.
 """
 
 from __future__ import annotations
@@ -106,11 +107,11 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--planes", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--planes", choices=("yes", "no"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # one path, its settings in --set: prints its figures as JSON
-        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts,
-                                  True if args.planes else None)))
+        planes = None if args.planes is None else args.planes == "yes"
+        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts, planes)))
         return
     f32 = "network.precision=float32"
     paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
@@ -124,15 +125,14 @@ def main(argv: list[str] | None = None) -> None:
     if own.belief > 0:  # the config's own belief head, on the privileged trunk it needs
         paths.append((f"sparse, critic sees every hand, belief head ({own.belief:g})",
                       ["network.sparse=true", "network.critic=privileged", f32]))
-    planes = set()  # the paths timed with the AMX choice forced (--planes)
-    if native_bfloat16():  # the same, its products in bfloat16
+    planes: dict[str, str] = {}  # the paths whose first layer's way is forced (--planes)
+    if native_bfloat16():  # the same, its products in bfloat16, the CPU's way first
         name, sets = paths[-1]
         bf16 = sets[:-1] + ["network.precision=bfloat16"]
-        way = "0/1 planes" if amx_tiles() else "gathered"
-        paths.append((f"{name}, bfloat16 products (first layer {way})", bf16))
-        if not amx_tiles():  # the AMX choice, timed here too
-            paths.append((f"{name}, bfloat16 products (first layer 0/1 planes)", bf16))
-            planes.add(paths[-1][0])
+        ways = [("yes", "0/1 planes"), ("no", "gathered")]
+        for flag, way in ways[::1 if amx_tiles() else -1]:
+            paths.append((f"{name}, bfloat16 products (first layer {way})", bf16))
+            planes[paths[-1][0]] = flag
         paths.append(("dense first layer, bfloat16 products",
                       paths[0][1][:-1] + ["network.precision=bfloat16"]))
     if args.repeats < 1 or args.rollouts < 1:
@@ -141,7 +141,7 @@ def main(argv: list[str] | None = None) -> None:
     for _ in range(args.repeats):
         for name, extra in paths:  # each in a fresh process: no path inherits another's state
             sets = [x for v in args.set + extra for x in ("--set", v)]
-            flags = ["--planes"] if name in planes else []
+            flags = ["--planes", planes[name]] if name in planes else []
             out = subprocess.run([sys.executable, __file__, "--one", "--rollouts",
                                   str(args.rollouts), "--config", args.config, *sets, *flags],
                                  capture_output=True, text=True, check=True).stdout

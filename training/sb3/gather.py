@@ -179,12 +179,17 @@ class GatherSum(torch.autograd.Function):
         return None, torch.from_numpy(out).t().contiguous().to(grad.dtype), None
 
 
+def _lists(indices: torch.Tensor) -> torch.Tensor:
+    """Index lists in a dtype the kernels read (SB3's buffer keeps them float32)."""
+    if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
+        return indices.long()
+    return indices
+
+
 def gather_sum(indices: torch.Tensor, weight: torch.Tensor, pad: int) -> torch.Tensor:
     """``x @ weight.T`` for the 0/1 vectors ``x`` whose ones are listed in
     ``indices`` ([B, K], any numeric dtype, padded with ``pad``)."""
-    if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
-        indices = indices.long()
-    return GatherSum.apply(indices, weight, int(pad))
+    return GatherSum.apply(_lists(indices), weight, int(pad))
 
 
 #: Rows per task of the fused kernels (each task keeps one accumulator row).
@@ -304,6 +309,14 @@ class ReluLayer(torch.autograd.Function):
                 d_extra if with_extra else None, None, None, None)
 
 
+def layer_dtype() -> torch.dtype:
+    """What the fused layer computes its outputs in: bfloat16 under CPU autocast
+    to bfloat16 (what the next product reads), else float32."""
+    if torch.is_autocast_enabled("cpu") and torch.get_autocast_dtype("cpu") == torch.bfloat16:
+        return torch.bfloat16
+    return torch.float32
+
+
 def weight_table(weight: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
     """The weight [out, in] as the kernels read it: [in, out], contiguous, in
     ``dtype`` (in bfloat16 as autocast's product would read it: the reads of the
@@ -315,18 +328,16 @@ def relu_layer(indices: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor, 
                extra: torch.Tensor | None = None, table: torch.Tensor | None = None
                ) -> tuple[torch.Tensor, torch.Tensor | None]:
     """``(relu(x W^T + b), relu(x W^T + b + extra) or None)`` for the 0/1 vectors
-    ``x`` listed in ``indices`` (padded with ``pad``), in one pass; bfloat16
-    under CPU autocast to bfloat16 (what the next layer reads), else float32.
-    ``table``: the weight's :func:`weight_table` in that dtype, if the caller
-    keeps it between calls (a rollout's many small batches; else made here)."""
-    if indices.dtype not in (torch.int16, torch.int32, torch.int64, torch.float32):
-        indices = indices.long()
-    dtype = (torch.bfloat16 if torch.is_autocast_enabled("cpu")
-             and torch.get_autocast_dtype("cpu") == torch.bfloat16 else torch.float32)
+    ``x`` listed in ``indices`` (padded with ``pad``), in one pass, in
+    :func:`layer_dtype`. ``table``: the weight's :func:`weight_table` in that
+    dtype, if the caller keeps it between calls (a rollout's many small
+    batches; else made here)."""
+    dtype = layer_dtype()
     if extra is not None and extra.dtype not in (torch.float32, torch.bfloat16):
         extra = extra.float()
     if table is not None and (table.dtype != dtype or table.shape != weight.shape[::-1]):
         raise ValueError(f"table: the weight's {dtype} table {tuple(weight.shape[::-1])}, got "
                          f"{table.dtype} {tuple(table.shape)}")
-    out, out_extra = ReluLayer.apply(indices, weight, bias, extra, int(pad), dtype, table)
+    out, out_extra = ReluLayer.apply(_lists(indices), weight, bias, extra, int(pad), dtype,
+                                     table)
     return out, (out_extra if extra is not None else None)

@@ -64,7 +64,7 @@ from aluette_env.observation import (  # noqa: E402
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, OBS_SIZE,
 )
 
-from .gather import gather_sum, relu_layer, weight_table  # noqa: E402
+from .gather import gather_sum, layer_dtype, relu_layer, weight_table  # noqa: E402
 
 #: MaskablePPO's logit of an illegal card inside the learner (its HUGE_NEG):
 #: exp() of it is 0, so it adds nothing to the entropy.
@@ -154,17 +154,15 @@ class CardTrunk(BaseFeaturesExtractor):
         asked for, kept until the weight changes: a rollout's 128 steps and the
         league's snapshots read the same weight many times, each in a small batch
         whose own work is less than the transpose's."""
-        weight = self.net[0].weight
-        dtype = (torch.bfloat16 if torch.is_autocast_enabled("cpu")
-                 and torch.get_autocast_dtype("cpu") == torch.bfloat16 else torch.float32)
+        weight, dtype = self.net[0].weight, layer_dtype()
         key = (weight.data_ptr(), weight._version, dtype)
         if getattr(self, "_table_key", None) != key:
             self._table_of, self._table_key = weight_table(weight, dtype), key
         return self._table_of
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor | FeatureBlocks:
-        first, rest = self.net[0], self.net[1:]
-        hidden = None
+        first, act, after = self.net[0], self.net[1], self.net[2:]
+        pre = hidden = None
         if obs.shape[-1] == first.in_features:
             pre = first(obs.float())
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
@@ -179,28 +177,24 @@ class CardTrunk(BaseFeaturesExtractor):
                 # 8,192 rows); with AVX512-BF16 alone it is dearer
                 # (benchmarks/bench_train.py times both).
                 pre = first(index_planes(lists, ACTIVE_PAD, torch.bfloat16))
-            elif isinstance(rest[0], torch.nn.ReLU):
+            elif isinstance(act, torch.nn.ReLU):
                 # The gather, the bias, the ReLU and the value's second sum in one pass.
                 own, seen = relu_layer(lists, first.weight, first.bias, ACTIVE_PAD, hidden,
                                        self._table())
-                after = self.net[2:]
-                features = after(own)
-                if not self.privileged:
-                    return features
-                return FeatureBlocks((features, features if seen is None else after(seen)))
             else:
                 pre = gather_sum(lists, first.weight, ACTIVE_PAD) + first.bias
         else:
             raise ValueError(f"CardTrunk reads an observation ({OBS_SIZE} entries) or the "
                              f"engine's index lists ({SPARSE_INPUT} or {PRIVILEGED_INPUT}), got "
                              f"{obs.shape[-1]}")
-        features = rest(pre)
+        if pre is not None:
+            own, seen = act(pre), None if hidden is None else act(pre + hidden)
+        features = after(own)
         if not self.privileged:
             return features
         # Without the privileged part (a player's dense input) the value block is
         # the policy's: only the policy's logits are used there.
-        value = features if hidden is None else rest(pre + hidden)
-        return FeatureBlocks((features, value))
+        return FeatureBlocks((features, features if seen is None else after(seen)))
 
 
 class SplitMlpExtractor(MlpExtractor):

@@ -104,6 +104,25 @@ def play_scripted(env, hands_in_order: list[list[int]]):
     return rewards
 
 
+def real_positions(n_games=64, plays=240, seed=0):
+    """(dense obs, index lists, privileged lists, masks, card states, seats) of real
+    positions: heuristic and random play mixed, every trick of the deal and later
+    deals of the match."""
+    from aluette_env.players.heuristic import HeuristicPlayer
+    from aluette_env.players.random_player import RandomPlayer
+    from aluette_env.vector import VectorGame
+    game = VectorGame(n_games, seed=seed, sparse=True)
+    game.reset()
+    players = [HeuristicPlayer(), RandomPlayer(seed)]
+    out = [[] for _ in range(6)]
+    for k in range(plays):
+        for o, a in zip(out, (game.obs, game.obs_indices, game.hidden_indices, game.mask,
+                              game.state.card_state, game.state.to_act)):
+            o.append(a.copy())
+        game.step(players[k % 2].act_batch(game.obs, game.mask))
+    return [np.concatenate(o) for o in out]
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

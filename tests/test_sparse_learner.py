@@ -9,6 +9,7 @@ import copy
 import numpy as np
 import pytest
 import torch
+from conftest import real_positions
 
 from aluette_env.observation import (
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, OBS_SIZE, dense,
@@ -22,25 +23,9 @@ from training.sb3.train import build_env, build_model
 from training.selfplay import OpponentPool
 
 
-def positions(n_games=64, plays=240, seed=0):
-    """(dense obs, index lists, privileged lists, masks, card states, seats) of real
-    positions: heuristic and random play mixed, every trick of the deal and later
-    deals of the match."""
-    game = VectorGame(n_games, seed=seed, sparse=True)
-    game.reset()
-    players = [HeuristicPlayer(), RandomPlayer(seed)]
-    out = [[] for _ in range(6)]
-    for k in range(plays):
-        for o, a in zip(out, (game.obs, game.obs_indices, game.hidden_indices, game.mask,
-                              game.state.card_state, game.state.to_act)):
-            o.append(a.copy())
-        game.step(players[k % 2].act_batch(game.obs, game.mask))
-    return [np.concatenate(o) for o in out]
-
-
 @pytest.fixture(scope="module")
 def real():
-    return positions()
+    return real_positions()
 
 
 def test_engine_lists_exactly_the_ones_of_the_observation(real):

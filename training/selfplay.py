@@ -333,11 +333,17 @@ class TableGames:
     trick, a sign and a card: ``4 * n_steps`` steps are still ``n_steps``
     decisions a column, and a trick boundary again when ``n_steps`` is even.
     The pool's players that do not sign sit silent (:func:`for_signs`).
+
+    ``joint`` (optional) acts for several opponents in one pass: an object with
+    ``accepts(player) -> bool`` and ``act(players, which, inputs, masks) -> cards``
+    (row r played by ``players[which[r]]``; inputs: the engine's index lists
+    where it writes them, else the observations), as
+    ``training.sb3.league.SnapshotStack`` does for the learner's snapshots.
     """
 
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
                  num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
-                 signs: bool = False, catch: float = DEFAULT_CATCH):
+                 signs: bool = False, catch: float = DEFAULT_CATCH, joint=None):
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
@@ -350,6 +356,7 @@ class TableGames:
                                sparse=inputs != "dense", signs=self.signs,
                                **({"catch": catch} if self.signs else {}))
         self.pool = pool
+        self.joint = joint
         g = np.arange(num_games)
         learner = np.zeros((num_games, 4), bool)
         learner[:num_selfplay] = True
@@ -365,6 +372,7 @@ class TableGames:
         # move as snapshots come and go, a match keeps the opponent it drew.
         self.opponent = np.full(num_games, "", object)
         self._opponents: dict[str, Player] = {}
+        self._together: dict[str, int] = {}
         self._steps_a_trick = 8 if self.signs else 4
         self._league = ~learner.all(axis=1)
         self._seed = seed
@@ -398,16 +406,31 @@ class TableGames:
         playing = set(self.opponent[self._league])
         for name in [n for n in self._opponents if n not in playing]:
             del self._opponents[name]
+        # The opponents the joint plays, by name -> their index in its list: the
+        # list changes only here, so the joint keeps what it built from it.
+        accepts = self.joint.accepts if self.joint is not None else lambda p: False
+        self._together = {name: k for k, name in enumerate(
+            n for n, p in self._opponents.items() if accepts(p))}
 
     def _opponents_act(self, rows: np.ndarray, actions: np.ndarray) -> None:
         game = self.game
-        for name in np.unique(self.opponent[rows]):
-            idx = rows[self.opponent[rows] == name]
+        names = self.opponent[rows]
+        which = np.full(len(rows), -1, np.int64)
+        for name in np.unique(names):
             player = self._opponents[name]
+            if name in self._together:
+                which[names == name] = self._together[name]
+                continue
+            idx = rows[names == name]
             # a snapshot of the learner reads the engine's lists of the ones as it did
             lists = game.sparse and getattr(player, "reads_index_lists", False)
             obs = game.obs_indices if lists else game.obs
             actions[idx] = act_batch(player, obs[idx], game.mask[idx])
+        if (which >= 0).any():
+            idx = rows[which >= 0]
+            obs = game.obs_indices if game.sparse else game.obs
+            players = [self._opponents[name] for name in self._together]
+            actions[idx] = self.joint.act(players, which[which >= 0], obs[idx], game.mask[idx])
 
     def collect(self, n_steps: int, decide, **arrays: np.ndarray) -> Rollout:
         """Play ``4 * n_steps`` cards in every game. ``decide(obs, masks) -> (actions,

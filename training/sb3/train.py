@@ -31,6 +31,7 @@ from ..runs import (
 from ..stopping import end_message, stop_requests
 from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
 from .checkpoints import load_model, save_model
+from .league import SnapshotStack
 from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
 from .vecenv import SelfPlayVecEnv, TableVecEnv
 
@@ -154,7 +155,8 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
                           f"whole teams), got {sp.partner!r}")
     return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
                                   cfg.env.num_deals, seed=seed, inputs=inputs,
-                                  signs=cfg.env.signs, catch=cfg.env.catch))
+                                  signs=cfg.env.signs, catch=cfg.env.catch,
+                                  joint=SnapshotStack(seed)))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,

@@ -127,7 +127,7 @@ def rllib_row(cfg, iterations: int) -> tuple[float, float, float, float]:
 def sb3_row(cfg, rollouts: int) -> tuple[float, float, float, float]:
     from bench_train import warm_model
     with tempfile.TemporaryDirectory() as tmp:
-        model, per_rollout = warm_model(cfg, Path(tmp))
+        model, per_rollout = warm_model(cfg, Path(tmp), snapshots=1)
         watch = Stopwatch(model, "train")
         t0, cpu0 = time.perf_counter(), time.process_time()
         model.learn(per_rollout * rollouts, reset_num_timesteps=False)

@@ -5,8 +5,8 @@ other load slows it, and samples per CPU-second say what the code costs; and
 the share of the wall time spent in PPO's updates (the rest collects the
 rollouts: the engine, the policies' moves, the league's opponents).
 
-    python benchmarks/bench_train.py [--rollouts 6] [--repeats 1] [--config C]
-                                     [--set key.path=value]
+    python benchmarks/bench_train.py [--rollouts 6] [--repeats 1] [--snapshots N]
+                                     [--config C] [--set key.path=value]
 
 Times the dense first layer (``network.sparse=false``) and the sparse one
 (the layer sums the weights of the entries set to 1), the critic that sees
@@ -18,7 +18,9 @@ paths in turn each round, and the table keeps each path's fastest run: on a
 shared machine a slow run says more about the neighbours than the code.
 In bfloat16 it times both ways of the first layer: the fused gather and the
 0/1 planes' product (``CardTrunk.bfloat16_planes``, an AMX CPU's choice), so
-the CPU's choice shows what it costs.
+the CPU's choice shows what it costs. The league's pool holds the config's
+``pool_size`` snapshots (``--snapshots``), as a run's does after its first
+few million samples.
 """
 
 from __future__ import annotations
@@ -45,11 +47,13 @@ from training.selfplay import OpponentPool
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def warm_model(cfg, run_dir: Path, planes: bool | None = None):
-    """(model, learner samples per rollout) on the config's self-play env (one
-    snapshot in the pool), after one warm-up rollout (numba compile,
-    allocations); no TensorBoard. ``planes``: the bfloat16 first layer's way
-    (None: the CPU's own choice)."""
+def warm_model(cfg, run_dir: Path, planes: bool | None = None, snapshots: int | None = None):
+    """(model, learner samples per rollout) on the config's self-play env, after
+    one warm-up rollout (numba compile, allocations); no TensorBoard.
+    ``planes``: the bfloat16 first layer's way (None: the CPU's own choice).
+    ``snapshots``: past policies in the league's pool (None: the config's
+    ``pool_size``, what a run holds after its first ``pool_size`` snapshot
+    intervals: in ``make train`` after 10 M of its 80 M samples)."""
     fixed = {s: load_player(s) for s in cfg.selfplay.opponents if s not in FIXED}
     pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(0))
     env = build_env(cfg, pool, seed=0)
@@ -58,20 +62,22 @@ def warm_model(cfg, run_dir: Path, planes: bool | None = None):
     if planes is not None:
         model.policy.features_extractor.bfloat16_planes = planes
     pool.latest = PolicyPlayer(model.policy, temperature=1.0)
-    pool.snapshots.append(("snapshot", frozen_player(model.policy, "snapshot")))
+    n = cfg.selfplay.pool_size if snapshots is None else snapshots
+    pool.snapshots += [(f"snapshot_{k}", frozen_player(model.policy, f"snapshot_{k}"))
+                       for k in range(n)]
     per_rollout = env.num_envs * cfg.ppo.n_steps
     model.learn(per_rollout)
     return model, per_rollout
 
 
-def time_one(cfg, rollouts: int, planes: bool | None = None
+def time_one(cfg, rollouts: int, planes: bool | None = None, snapshots: int | None = None
              ) -> tuple[float, float, float, int, int, float]:
     """(learner samples/s, CPUs busy, samples per CPU-second, samples per
     rollout, learner seats, share of the wall time in the PPO updates) of
     ``rollouts`` rollouts after a warm-up."""
     torch.set_num_threads(cfg.torch_threads)
     with tempfile.TemporaryDirectory() as tmp:
-        model, per_rollout = warm_model(cfg, Path(tmp), planes)
+        model, per_rollout = warm_model(cfg, Path(tmp), planes, snapshots)
         updating = [0.0]
         update = model.train
 
@@ -105,13 +111,17 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=1,
                         help="runs of each path, in turn; the fastest is kept")
     parser.add_argument("--config", default=str(ROOT / "configs" / "default.yaml"))
+    parser.add_argument("--snapshots", type=int, default=None,
+                        help="past policies in the league's pool (default: the config's "
+                             "selfplay.pool_size, as a run holds them after its first ones)")
     parser.add_argument("--set", action="append", default=[], metavar="key.path=value")
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--planes", choices=("yes", "no"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.one:  # one path, its settings in --set: prints its figures as JSON
         planes = None if args.planes is None else args.planes == "yes"
-        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts, planes)))
+        print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts, planes,
+                                  args.snapshots)))
         return
     f32 = "network.precision=float32"
     paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
@@ -137,11 +147,15 @@ def main(argv: list[str] | None = None) -> None:
                       paths[0][1][:-1] + ["network.precision=bfloat16"]))
     if args.repeats < 1 or args.rollouts < 1:
         parser.error("--rollouts and --repeats must be at least 1")
+    if args.snapshots is not None and args.snapshots < 0:
+        parser.error(f"--snapshots must be 0 or more, got {args.snapshots}")
     best: dict[str, tuple] = {}
     for _ in range(args.repeats):
         for name, extra in paths:  # each in a fresh process: no path inherits another's state
             sets = [x for v in args.set + extra for x in ("--set", v)]
             flags = ["--planes", planes[name]] if name in planes else []
+            if args.snapshots is not None:
+                flags += ["--snapshots", str(args.snapshots)]
             out = subprocess.run([sys.executable, __file__, "--one", "--rollouts",
                                   str(args.rollouts), "--config", args.config, *sets, *flags],
                                  capture_output=True, text=True, check=True).stdout
@@ -153,7 +167,9 @@ def main(argv: list[str] | None = None) -> None:
     per_rollout = int(rows[0][4])
     bf16 = ("AMX tiles" if amx_tiles() else "AVX512-BF16") if native_bfloat16() else "emulated"
     print(f"CPU: {cpu_name()} (bfloat16: {bf16}).\n")
+    pool = cfg.selfplay.pool_size if args.snapshots is None else args.snapshots
     print(f"`{Path(args.config).name}`: {cfg.num_games:,} games, {rows[0][5]:,} learner seats, "
+          f"{pool} snapshots in the league's pool, "
           f"trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs, {cfg.torch_threads} torch "
           f"threads; {args.rollouts} × {per_rollout:,} samples timed per path, after a warm-up "
           f"rollout, the paths one after the other, each in its own process"

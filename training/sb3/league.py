@@ -13,8 +13,8 @@ snapshots took 43 s of 180, more than the learner's own forward passes (26 s).
 layer as one gather over a table holding every snapshot's weight and bias
 (each row's list shifted into its snapshot's block), the later layers as
 batched products of the rows grouped by snapshot (the first layer too, for
-dense observations). Each row then samples its
-card from softmax(logits / temperature) (Gumbel-max) or takes the greedy one.
+dense observations). Each row then samples its card from softmax(logits /
+temperature) (Gumbel-max) or takes the greedy one.
 
 May import: numpy, torch, numba (through :mod:`.gather`) and :mod:`aluette_env`.
 """

@@ -151,6 +151,15 @@ def _check(idx: np.ndarray, n_in: int, pad: int) -> None:
                          f"values from {idx.min()} to {idx.max()}")
 
 
+def gather_rows(idx: np.ndarray, table: np.ndarray, pad: int) -> np.ndarray:
+    """[B, out] float32: each row's sum of ``table``'s rows [in, out] named in its
+    list ``idx[b]``, up to its first ``pad`` (no gradient; the kernel checks nothing)."""
+    out = np.empty((idx.shape[0], table.shape[1]), np.float32)
+    _threads()
+    _gather_rows(idx, table, pad, out)
+    return out
+
+
 class GatherSum(torch.autograd.Function):
     """``(indices [B, K], weight [out, in], pad) -> [B, out]``: the sum of the
     weight's columns at each row's listed entries (``pad`` entries are skipped).
@@ -161,12 +170,9 @@ class GatherSum(torch.autograd.Function):
         idx = indices.detach().contiguous().numpy()
         _check(idx, weight.shape[1], pad)
         table = weight.detach().t().contiguous().numpy()  # [in, out]: rows read whole
-        out = np.empty((idx.shape[0], table.shape[1]), np.float32)
-        _threads()
-        _gather_rows(idx, table, pad, out)
         ctx.save_for_backward(indices)
         ctx.pad, ctx.shape = pad, tuple(weight.shape)
-        return torch.from_numpy(out)
+        return torch.from_numpy(gather_rows(idx, table, pad))
 
     @staticmethod
     def backward(ctx, grad):

@@ -26,7 +26,7 @@ import torch
 
 from aluette_env.observation import ACTIVE_PAD, MAX_ACTIVE, OBS_SIZE
 
-from .gather import _gather_rows, _threads
+from .gather import gather_rows
 from .policy import CardTrunk, PolicyPlayer
 
 #: Layers the stack computes between the products (each parameterless).
@@ -93,10 +93,7 @@ class _Stack:
         shifted = np.where(idx == ACTIVE_PAD, self.pad, idx + offset)
         # The bias row first: the kernel stops at a row's first pad.
         shifted = np.concatenate([offset + OBS_SIZE, shifted], axis=1)
-        out = np.empty((len(idx), self.table.shape[1]), np.float32)
-        _threads()
-        _gather_rows(shifted, self.table, self.pad, out)
-        return torch.from_numpy(out)
+        return torch.from_numpy(gather_rows(shifted, self.table, self.pad))
 
     def logits(self, inputs: np.ndarray, which: np.ndarray) -> torch.Tensor:
         """[R, actions] unmasked logits of rows ``inputs`` (dense observations, or

@@ -20,7 +20,7 @@ from .game import rules, seats, signs, state
 
 try:
     from numba import config as _numba_config
-    from numba import njit
+    from numba import njit, prange
     from numba.extending import register_jitable
     HAVE_NUMBA = True
     COMPILED = not _numba_config.DISABLE_JIT
@@ -34,6 +34,8 @@ except ImportError:  # the same code runs as plain Python: correct, but slow
 
     def register_jitable(fn):
         return fn
+
+    prange = range
 
 #: The plain functions that compiled code may call (registered once, here).
 SHARED = (
@@ -51,4 +53,4 @@ SHARED = (
 for _fn in SHARED:
     register_jitable(_fn)
 
-__all__ = ["COMPILED", "HAVE_NUMBA", "SHARED", "njit"]
+__all__ = ["COMPILED", "HAVE_NUMBA", "SHARED", "njit", "prange"]

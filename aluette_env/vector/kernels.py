@@ -24,13 +24,15 @@ from __future__ import annotations
 import numpy as np
 
 from .._jit import COMPILED as _COMPILED
-from .._jit import HAVE_NUMBA, njit  # noqa: F401 - HAVE_NUMBA: re-exported
+from .._jit import HAVE_NUMBA, njit, prange  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
     HAND_SIZE, NOBODY, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, STRENGTH,
     catch_bits, deal_order, is_legal, seat_gain, start_deal, step, team_points,
 )
 from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, SIGN_PHASE, STATE_FIELDS, UNUSED
-from ..observation import SLICES, write_active, write_hidden, write_signs, write_view
+from ..observation import (
+    MAX_ACTIVE, SLICES, write_active, write_hidden, write_signs, write_view,
+)
 
 __all__ = ["DEAL_RESULT", "GAME_STATE", "IN_TRICK", "NOBODY", "PLAYED", "UNUSED"]
 
@@ -202,12 +204,18 @@ def observe_signs(st, obs, mask):
             mask[i, a] = 1 if signing else 0
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def observe_sparse(st, obs, mask, active, hidden):
     """:func:`observe`, and each seat to act's entries set to 1 (``active``, [N,
     MAX_ACTIVE]) and privileged entries (``hidden``, [N, MAX_HIDDEN]) as padded
-    index lists, for learners whose first layer computes on the ones."""
+    index lists, for learners whose first layer computes on the ones. The lists,
+    9/10 of the work, are written on numba's threads (``numba.set_num_threads``;
+    a learner sets its torch threads' count): one game's per iteration, so the
+    result does not depend on the count."""
     observe(st, obs, mask)
-    for i in range(obs.shape[0]):
-        write_active(obs[i], active[i])
+    counts = np.empty(obs.shape[0], np.int64)
+    for i in prange(obs.shape[0]):
+        counts[i] = write_active(obs[i], active[i])
         write_hidden(st[i], int(st[i].to_act), hidden[i])
+    if obs.shape[0] and counts.max() > MAX_ACTIVE:  # raised here: not from a thread
+        raise ValueError("an observation with more entries set than MAX_ACTIVE")

@@ -272,7 +272,8 @@ class ReluLayer(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, indices, weight, bias, extra, pad, dtype, table):
-        idx = indices.detach().contiguous().numpy()
+        indices = indices.detach().contiguous()  # once: the backward reads it too
+        idx = indices.numpy()
         n_out, n_in = weight.shape
         _check(idx, n_in, pad)
         table = _bits(weight_table(weight, dtype) if table is None else table)

@@ -93,10 +93,11 @@ def amx_tiles() -> bool:
     return bool(getattr(torch.cpu, "_is_amx_tile_supported", lambda: False)())
 
 
-def hidden_planes(obs: torch.Tensor) -> torch.Tensor:
+def hidden_planes(obs: torch.Tensor, dtype=torch.float32) -> torch.Tensor:
     """The privileged part of learner inputs ([B, MAX_ACTIVE + MAX_HIDDEN] index
-    lists) as 0/1 planes [B, HIDDEN_SIZE]: who holds each card the seat cannot see."""
-    return index_planes(obs[:, MAX_ACTIVE:], HIDDEN_PAD)
+    lists) as 0/1 planes [B, HIDDEN_SIZE] in ``dtype``: who holds each card the
+    seat cannot see."""
+    return index_planes(obs[:, MAX_ACTIVE:], HIDDEN_PAD, dtype)
 
 
 class FeatureBlocks(tuple):
@@ -170,7 +171,8 @@ class CardTrunk(BaseFeaturesExtractor):
             if self.privileged and obs.shape[-1] == PRIVILEGED_INPUT:
                 # The privileged part is narrow (192 entries, a third of them set):
                 # its layer is cheaper as one dense product than as a gather.
-                hidden = self.hidden(hidden_planes(obs))
+                # Under autocast, made in the dtype its product reads (no cast).
+                hidden = self.hidden(hidden_planes(obs, layer_dtype()))
             if self.bfloat16_planes and torch.is_autocast_enabled("cpu"):
                 # With AMX tiles the whole bfloat16 product of the 0/1 planes is
                 # cheaper than the gather (4 ms against 19 ms forward and backward,

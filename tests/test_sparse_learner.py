@@ -280,13 +280,12 @@ def test_rollout_sampling_draws_legal_cards_at_the_policy_s_rates(tmp_path, real
     x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:8], dtype=torch.float32)
     m = masks[:8]
     torch.manual_seed(0)
-    n = 4000
-    draws = [model.policy.sample(x, m) for _ in range(n)]
-    actions = torch.stack([d[0] for d in draws])  # [n, 8]
-    values, logp = draws[0][1], draws[0][2]
+    first, values, logp = model.policy.sample(x, m)
     with torch.no_grad():
-        v, lp, _ = model.policy.evaluate_actions(x, draws[0][0], action_masks=m)
+        v, lp, _ = model.policy.evaluate_actions(x, first, action_masks=m)
     assert torch.allclose(values, v.flatten()) and torch.allclose(logp, lp, atol=1e-6)
+    n = 4000  # draws of each row: the 8 rows repeated, each with its own noise
+    actions = model.policy.sample(x.repeat(n, 1), np.tile(m, (n, 1)))[0].view(n, 8)
     assert bool(torch.as_tensor(m).gather(1, actions.T).all())  # every draw legal
     with torch.no_grad():
         probs = torch.softmax(masked_logits(model.policy, x.numpy(), m), 1)

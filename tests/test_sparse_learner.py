@@ -49,25 +49,28 @@ def test_engine_lists_exactly_the_ones_of_the_observation(real):
     assert ((hidden != HIDDEN_PAD).sum(1) <= MAX_HIDDEN).all()
 
 
-def test_lists_do_not_depend_on_numbas_threads_and_a_cut_list_is_refused():
+def test_lists_do_not_depend_on_numbas_threads_and_a_cut_list_says_so():
     """observe_sparse writes the lists on numba's threads: one thread or two give
-    the same lists; a row with more ones than MAX_ACTIVE is cut, its count says
-    so (write_active: the kernel refuses such a count after its loop)."""
+    the same lists at every step; a row with more ones than MAX_ACTIVE is cut
+    and its count says so (write_active; the kernel refuses such a count)."""
     import numba
 
     from aluette_env.observation import write_active
     games = [VectorGame(256, seed=3, sparse=True) for _ in range(2)]
+    counts = (1, min(2, numba.config.NUMBA_NUM_THREADS))
     threads = numba.get_num_threads()
     try:
-        for g, n in zip(games, (1, min(2, numba.config.NUMBA_NUM_THREADS))):
+        for g, n in zip(games, counts):
             numba.set_num_threads(n)
             g.reset()
-            for _ in range(40):
+        for _ in range(40):
+            for g, n in zip(games, counts):
+                numba.set_num_threads(n)
                 g.step(HeuristicPlayer().act_batch(g.obs, g.mask))
+            assert (games[0].obs_indices == games[1].obs_indices).all()
+            assert (games[0].hidden_indices == games[1].hidden_indices).all()
     finally:
         numba.set_num_threads(threads)
-    assert (games[0].obs_indices == games[1].obs_indices).all()
-    assert (games[0].hidden_indices == games[1].hidden_indices).all()
     row = np.zeros(OBS_SIZE, np.int8)
     row[5:5 + MAX_ACTIVE + 3] = 1
     out = np.zeros(MAX_ACTIVE, np.int16)

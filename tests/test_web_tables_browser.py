@@ -21,7 +21,7 @@ from types import SimpleNamespace
 import httpx
 import pytest
 
-from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving
 from test_web_browser import shoot
 from test_web_store import Served, free_port
 
@@ -559,17 +559,12 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, quick):
     assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
 
 
-def labels_of(page, expected: list[str]) -> list[str]:
-    """The four seats' labels once they read ``expected`` (the names come with the
-    table's next push, which may land after the page's first state), or as they
-    are after 10 s."""
-    def now() -> list[str]:
-        return [page.locator(f'.seat[data-seat="{s}"] .seat-name').inner_text()
-                for s in range(4)]
-    deadline = time.monotonic() + 10
-    while now() != expected and time.monotonic() < deadline:
-        page.wait_for_timeout(100)
-    return now()
+def expect_labels(page, labels: list[str]) -> None:
+    """The four seats read ``labels``, within 10 s: the names come with the
+    table's next push, which may land after the page's first state."""
+    for seat, label in enumerate(labels):
+        expect(page.locator(f'.seat[data-seat="{seat}"] .seat-name')).to_have_text(
+            label, timeout=10_000)
 
 
 def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, quick):
@@ -589,12 +584,12 @@ def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, qui
     host.click("#invite button[value=close]")
     host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
-    assert labels_of(host, want := ["You · Ann", "West · Wes", "Partner", "East"]) == want
+    expect_labels(host, ["You · Ann", "West · Wes", "Partner", "East"])
     wes = seat_page(browser, wes_link)
     wes.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                           state="attached", timeout=MATCH_TIMEOUT_MS)
     # From Wes's seat (west): the host's unnamed partner on his left, the host on his right.
-    assert labels_of(wes, want := ["You · Wes", "West", "Partner", "East · Ann"]) == want
+    expect_labels(wes, ["You · Wes", "West", "Partner", "East · Ann"])
     view = wes.evaluate("document.body.dataset.state")
     if view == "waiting" and "Ann" in wes.locator("#prompt").inner_text():
         assert wes.locator("#prompt").inner_text() == "Waiting for Ann…"

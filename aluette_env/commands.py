@@ -87,21 +87,34 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-def bounded_int(low: int, high: int) -> Callable[[str], int]:
-    """An argument type: an integer from ``low`` to ``high`` (say the range in the help)."""
+def _bounded(convert: Callable[[str], float], what: str, low: str, high: str,
+             within: Callable[[float], bool]) -> Callable[[str], float]:
+    """An argument type: ``convert(text)``, refused unless ``within`` it."""
 
-    def parse(text: str) -> int:
+    def parse(text: str):
         try:
-            value = int(text)
+            value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected an integer from {low:,} to {high:,}, "
-                                             f"got {text!r}") from None
-        if not low <= value <= high:
-            raise argparse.ArgumentTypeError(f"must be from {low:,} to {high:,}, got {value:,}")
+            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, "
+                                             f"got {text[:40]!r}") from None
+        if not within(value):  # NaN fails too
+            unit = "" if what == "an integer" else f" {what}"
+            shown = f"{value:,}" if isinstance(value, int) else repr(text[:40])
+            raise argparse.ArgumentTypeError(f"must be from {low} to {high}{unit}, got {shown}")
         return value
 
-    parse.__name__ = f"integer {low}-{high}"  # argparse names the type in some messages
+    parse.__name__ = f"{what.split()[-1]} {low}-{high}"  # argparse names the type in some messages
     return parse
+
+
+def bounded_int(low: int, high: int) -> Callable[[str], int]:
+    """An argument type: an integer from ``low`` to ``high`` (say the range in the help)."""
+    return _bounded(int, "an integer", f"{low:,}", f"{high:,}", lambda v: low <= v <= high)
+
+
+def bounded_seconds(low: float, high: float) -> Callable[[str], float]:
+    """An argument type: a number of seconds from ``low`` to ``high``."""
+    return _bounded(float, "seconds", f"{low:g}", f"{high:g}", lambda v: low <= v <= high)
 
 
 def positive_int(text: str) -> int:

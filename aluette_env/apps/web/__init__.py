@@ -13,11 +13,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from ...commands import Command, UsageError, bounded_int
+from ...commands import Command, UsageError, bounded_int, bounded_seconds
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 
 MAX_WORKERS = 64
+#: Seconds a connection may take to send one request's headers, and a request
+#: its whole body, unless ``--header-timeout``/``--body-timeout`` say otherwise
+#: (the limits are :mod:`.limits`'; they live here, where no web library is loaded).
+HEADER_TIMEOUT_S = 10.0
+BODY_TIMEOUT_S = 20.0
+TIMEOUT_RANGE_S = (0.5, 3600.0)
 
 
 def host(text: str) -> str:
@@ -72,6 +78,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="the addresses of a reverse proxy in front of the server, "
                         "comma-separated: X-Forwarded-For is read from them only (default: "
                         "never; a client is the address it connects from)")
+    low, high = TIMEOUT_RANGE_S
+    p.add_argument("--header-timeout", type=bounded_seconds(low, high), metavar="SECONDS",
+                   default=HEADER_TIMEOUT_S,
+                   help=f"a request whose headers have not all arrived within this many "
+                        f"seconds gets 408 and is closed ({low:g}-{high:g}, default "
+                        f"{HEADER_TIMEOUT_S:g})")
+    p.add_argument("--body-timeout", type=bounded_seconds(low, high), metavar="SECONDS",
+                   default=BODY_TIMEOUT_S,
+                   help=f"the same for a request's whole body ({low:g}-{high:g}, default "
+                        f"{BODY_TIMEOUT_S:g})")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
 
 
@@ -100,7 +116,8 @@ def run(args: argparse.Namespace) -> int:
                           signs_ai=args.signs_ai,
                           max_games=args.max_games, db=args.db or default_url(),
                           workers=args.workers,
-                          hint_worlds=args.hint_worlds, review_worlds=args.review_worlds)
+                          hint_worlds=args.hint_worlds, review_worlds=args.review_worlds,
+                          body_timeout=args.body_timeout)
     try:
         app = create_app(config)  # checks the players and the database, and migrates it
     except DatabaseError as err:
@@ -131,8 +148,9 @@ def run(args: argparse.Namespace) -> int:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
     from .limits import uvicorn_options
     if args.workers == 1:
+        options = uvicorn_options(args.proxy, args.header_timeout)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                               **uvicorn_options(args.proxy)))
+                                               **options))
         server.run(sockets=[sock])
         return 0
     from uvicorn.supervisors import Multiprocess
@@ -141,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
-                        **uvicorn_options(args.proxy))
+                        **uvicorn_options(args.proxy, args.header_timeout))
     Multiprocess(uv, sockets=[sock]).run()
     return 0
 

@@ -4,11 +4,12 @@ timeouts for a request's headers and body.
 * :class:`RequestLimits` (ASGI middleware) reads each request's body before
   the route sees it: a ``Content-Length`` over the route's bound is refused at
   once (413), a body that grows past it as it arrives too, a body that has not
-  all arrived within ``BODY_TIMEOUT_S`` gets 408, and a malformed length 400;
+  all arrived within its timeout (``aluette serve --body-timeout``, 20 s by
+  default) gets 408, and a malformed length 400;
   every refusal is the API's JSON ``{"error": ...}`` and closes the connection.
 * :class:`LimitedH11Protocol` (uvicorn's HTTP/1.1 protocol) closes a
-  connection whose request headers have not all arrived within
-  ``HEADER_TIMEOUT_S`` of its start (a slow or stalled client holds nothing
+  connection whose request headers have not all arrived within its timeout
+  (``--header-timeout``, 10 s by default) of its start (a slow or stalled client holds nothing
   for long), and answers a request it cannot parse (a bad ``Content-Length``)
   with a JSON 400 instead of uvicorn's plain text. :func:`uvicorn_options`
   gives it to ``uvicorn.Config``, with ``X-Forwarded-For`` trusted only from
@@ -20,6 +21,7 @@ timeouts for a request's headers and body.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import logging
 from collections.abc import Mapping
@@ -28,14 +30,11 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
+from . import BODY_TIMEOUT_S, HEADER_TIMEOUT_S
 from .inputs import logged_path
 
 log = logging.getLogger("aluette.web")
 
-#: Seconds a connection may take to send one request's headers.
-HEADER_TIMEOUT_S = 10.0
-#: Seconds a request may take to send its whole body.
-BODY_TIMEOUT_S = 20.0
 #: Seconds an idle kept-alive connection stays open.
 KEEP_ALIVE_S = 5
 
@@ -109,9 +108,12 @@ class RequestLimits:
 
 
 class LimitedH11Protocol(H11Protocol):
-    """uvicorn's h11 protocol with a header timeout and JSON 400s (module docstring)."""
+    """uvicorn's h11 protocol with a header timeout (``header_timeout`` seconds)
+    and JSON 400s (module docstring)."""
 
-    header_timeout = HEADER_TIMEOUT_S
+    def __init__(self, *args, header_timeout: float = HEADER_TIMEOUT_S, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.header_timeout = header_timeout
 
     def connection_made(self, transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
@@ -186,13 +188,17 @@ class LimitedWebSocketProtocol(WebSocketsSansIOProtocol):
         super().send_receive_event_to_app()
 
 
-def uvicorn_options(proxy: str | None = None) -> dict:
-    """The ``uvicorn.Config`` settings of these limits. A client is the address
-    it connects from: ``X-Forwarded-For`` is read only from ``proxy`` (the
-    addresses of a reverse proxy, comma-separated), else never (uvicorn would
-    believe it from 127.0.0.1, so any local client could name itself anyone,
-    and escape the limit on unknown tokens)."""
-    return {"http": LimitedH11Protocol, "ws": LimitedWebSocketProtocol,
+def uvicorn_options(proxy: str | None = None,
+                    header_timeout: float = HEADER_TIMEOUT_S) -> dict:
+    """The ``uvicorn.Config`` settings of these limits, with ``header_timeout``
+    seconds for a request's headers (the protocol is a partial, which the
+    ``--workers`` processes can be sent; a class made here could not). A client
+    is the address it connects from: ``X-Forwarded-For`` is read only from
+    ``proxy`` (the addresses of a reverse proxy, comma-separated), else never
+    (uvicorn would believe it from 127.0.0.1, so any local client could name
+    itself anyone, and escape the limit on unknown tokens)."""
+    return {"http": functools.partial(LimitedH11Protocol, header_timeout=header_timeout),
+            "ws": LimitedWebSocketProtocol,
             "timeout_keep_alive": KEEP_ALIVE_S,
             "h11_max_incomplete_event_size": 16 * 1024,
             "proxy_headers": bool(proxy), "forwarded_allow_ips": proxy or ""}

@@ -54,7 +54,7 @@ from .coach_api import CoachRoutes
 from .errors import ApiError
 from .game_api import GameRoutes
 from .inputs import MAX_BODY, ClientGone, logged_path
-from .limits import RequestLimits
+from .limits import BODY_TIMEOUT_S, RequestLimits
 from .page import CompressPage, PageRoutes
 from .service import GameService
 from .store import Database, DamagedGame, DatabaseError, Games, StoreUnavailable
@@ -83,6 +83,7 @@ class ServerConfig:
     seed: int | None = None  # for tests: reproducible deals
     hint_worlds: int = HINT_WORLDS  # the coach's effort (aluette_env.apps.coach)
     review_worlds: int = REVIEW_WORLDS
+    body_timeout: float = BODY_TIMEOUT_S  # seconds for a request's whole body
 
     def defaults(self) -> dict[str, str]:
         return {"left": self.left, "partner": self.partner, "right": self.right}
@@ -135,7 +136,8 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.coach = coach
     app.state.changes, app.state.listener = changes, listener
     app.state.ai_workers = pool.workers
-    limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES})
+    limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES},
+                            timeout=config.body_timeout)
     return ServerTiming(SecurityHeaders(CompressPage(limited)), app)
 
 

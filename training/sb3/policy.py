@@ -164,7 +164,9 @@ class CardTrunk(BaseFeaturesExtractor):
     def forward(self, obs: torch.Tensor) -> torch.Tensor | FeatureBlocks:
         first, act, after = self.net[0], self.net[1], self.net[2:]
         pre = hidden = None
-        if obs.shape[-1] == first.in_features:
+        # An export traces a dense observation (its width is fixed, its batch is
+        # not): read as such without comparing a traced shape (a TracerWarning).
+        if torch.jit.is_tracing() or obs.shape[-1] == first.in_features:
             pre = first(obs.float())
         elif obs.shape[-1] in (SPARSE_INPUT, PRIVILEGED_INPUT):
             lists = obs[:, :MAX_ACTIVE]

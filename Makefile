@@ -43,9 +43,9 @@ train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
 # From nothing towards the shipped AI: PPO (make train's config), then expert
-# iteration (configs/recipe.yaml; 123 minutes on 2 cores without AMX, ending level
-# with v4, 0.02-0.03 below v5: docs/TRAINING.md); the same command resumes after a
-# stop or a kill.
+# iteration (configs/recipe.yaml; 89 minutes on 2 cores without AMX, ending level
+# with v4, 0.02 below v5, where make train alone ends: docs/TRAINING.md); the same
+# command resumes after a stop or a kill.
 recipe: $(STAMP)
 	$(VENV)/bin/aluette train configs/recipe.yaml
 

@@ -131,7 +131,8 @@ LAYERS: tuple[Layer, ...] = (
              "(`service`, its refusals in `errors`); the routes, one module per feature: the "
              "page and its files (`page`), a seat's game (`game_api`), tables of people "
              "(`tables`), the coach (`coach_api`); the app assembled (`server`); request "
-             "reading (`inputs`) and limits (`limits`); the database, rows only (`store`, "
+             "reading (`inputs`) and limits (`limits`, their timeouts' settings in "
+             "`timeouts`); the database, rows only (`store`, "
              "`migrations`); pushes between processes (`changes`); worker processes and "
              "player pools (`workers`)"),
     )),

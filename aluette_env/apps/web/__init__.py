@@ -16,14 +16,9 @@ import sys
 from ...commands import Command, UsageError, bounded_int, bounded_seconds
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
+from .timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, TIMEOUT_RANGE_S
 
 MAX_WORKERS = 64
-#: Seconds a connection may take to send one request's headers, and a request
-#: its whole body, unless ``--header-timeout``/``--body-timeout`` say otherwise
-#: (the limits are :mod:`.limits`'; they live here, where no web library is loaded).
-HEADER_TIMEOUT_S = 10.0
-BODY_TIMEOUT_S = 20.0
-TIMEOUT_RANGE_S = (0.5, 3600.0)
 
 
 def host(text: str) -> str:

@@ -30,8 +30,8 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
-from . import BODY_TIMEOUT_S, HEADER_TIMEOUT_S
 from .inputs import logged_path
+from .timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S
 
 log = logging.getLogger("aluette.web")
 

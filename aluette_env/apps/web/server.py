@@ -54,11 +54,12 @@ from .coach_api import CoachRoutes
 from .errors import ApiError
 from .game_api import GameRoutes
 from .inputs import MAX_BODY, ClientGone, logged_path
-from .limits import BODY_TIMEOUT_S, RequestLimits
+from .limits import RequestLimits
 from .page import CompressPage, PageRoutes
 from .service import GameService
 from .store import Database, DamagedGame, DatabaseError, Games, StoreUnavailable
 from .tables import TableRoutes
+from .timeouts import BODY_TIMEOUT_S
 from .workers import PlayerPool, WorkerUnavailable, registered_players
 
 #: What ``aluette serve --workers N`` hands to each server process (:func:`app_from_environment`).

@@ -87,34 +87,36 @@ class Command:
     run: Callable[[argparse.Namespace], int]
 
 
-def _bounded(convert: Callable[[str], float], what: str, low: str, high: str,
-             within: Callable[[float], bool]) -> Callable[[str], float]:
-    """An argument type: ``convert(text)``, refused unless ``within`` it."""
+def _bounded(convert: Callable[[str], float], low: float, high: float, shown: str,
+             what: str, unit: str = "") -> Callable[[str], float]:
+    """An argument type: ``convert(text)`` from ``low`` to ``high``, both written
+    with the format ``shown``; ``what`` names the kind in the refusals."""
+    span = f"{low:{shown}} to {high:{shown}}"
 
     def parse(text: str):
         try:
             value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what} from {low} to {high}, "
+            raise argparse.ArgumentTypeError(f"expected {what} from {span}, "
                                              f"got {text[:40]!r}") from None
-        if not within(value):  # NaN fails too
-            unit = "" if what == "an integer" else f" {what}"
-            shown = f"{value:,}" if isinstance(value, int) else repr(text[:40])
-            raise argparse.ArgumentTypeError(f"must be from {low} to {high}{unit}, got {shown}")
+        if not low <= value <= high:  # NaN fails too
+            got = f"{value:{shown}}" if convert is int else repr(text[:40])
+            raise argparse.ArgumentTypeError(f"must be from {span}{unit}, got {got}")
         return value
 
-    parse.__name__ = f"{what.split()[-1]} {low}-{high}"  # argparse names the type in some messages
+    plain = "d" if convert is int else "g"
+    parse.__name__ = f"{what.split()[-1]} {low:{plain}}-{high:{plain}}"  # argparse names it
     return parse
 
 
 def bounded_int(low: int, high: int) -> Callable[[str], int]:
     """An argument type: an integer from ``low`` to ``high`` (say the range in the help)."""
-    return _bounded(int, "an integer", f"{low:,}", f"{high:,}", lambda v: low <= v <= high)
+    return _bounded(int, low, high, ",", "an integer")
 
 
 def bounded_seconds(low: float, high: float) -> Callable[[str], float]:
     """An argument type: a number of seconds from ``low`` to ``high``."""
-    return _bounded(float, "seconds", f"{low:g}", f"{high:g}", lambda v: low <= v <= high)
+    return _bounded(float, low, high, "g", "seconds", " seconds")
 
 
 def positive_int(text: str) -> int:

@@ -142,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
     if args.open:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
     from .limits import uvicorn_options
+    options = uvicorn_options(args.proxy, args.header_timeout)
     if args.workers == 1:
-        options = uvicorn_options(args.proxy, args.header_timeout)
         server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
                                                **options))
         server.run(sockets=[sock])
@@ -154,7 +154,7 @@ def run(args: argparse.Namespace) -> int:
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
-                        **uvicorn_options(args.proxy, args.header_timeout))
+                        **options)
     Multiprocess(uv, sockets=[sock]).run()
     return 0
 

@@ -42,9 +42,9 @@ bench: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# From nothing towards the shipped AI: PPO (make train's config), then expert
-# iteration (configs/recipe.yaml; 89 minutes on 2 cores without AMX, ending level
-# with v4, 0.02 below v5, where make train alone ends: docs/TRAINING.md); the same
+# From nothing to the shipped AI's level: make train's PPO over 128 M samples
+# instead of 80 M (configs/recipe.yaml; about 51 minutes on 2 cores without AMX,
+# both training seeds level with v5 and ahead of v4: docs/TRAINING.md); the same
 # command resumes after a stop or a kill.
 recipe: $(STAMP)
 	$(VENV)/bin/aluette train configs/recipe.yaml

@@ -17,7 +17,7 @@ import yaml
 from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
-from training.config import ConfigError
+from training.config import ConfigError, stage_config
 from training.recipe import load_recipe, run_recipe
 
 
@@ -148,7 +148,12 @@ def test_bad_recipes_are_refused_in_one_line_before_any_work(tmp_path, capsys, s
 
 def test_the_shipped_recipe_is_checked_whole():
     recipe = load_recipe(ROOT / "configs" / "recipe.yaml")
-    assert [s.kind for s in recipe.stages] == ["train", "expert-iteration"]
+    assert [s.kind for s in recipe.stages] == ["train"]
+    cfg = stage_config(recipe.stages[0], ROOT / "checkpoints" / recipe.run_name, None)
+    # From scratch: the league meets rule-based players only; shipped models are
+    # evaluation opponents, never training ones.
+    assert cfg.network.warm_start is None and not cfg.selfplay.allow_trained_opponents
+    assert cfg.total_timesteps == 128_000_000 and recipe.stages[0].model == "latest"
     res = subprocess.run([sys.executable, "-m", "aluette_env", "train", "configs/recipe.yaml",
                           "--resume", "checkpoints"], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 2 and "--resume: not for a recipe" in res.stderr

@@ -110,7 +110,8 @@ LAYERS: tuple[Layer, ...] = (
     Layer("evaluation", (
         Part(("aluette_env.evaluation",), ("numpy", "rich", "tqdm", "openskill"),
              "duplicate evaluation (`duplicate`), leagues (`league`), strength against a fixed "
-             "panel of players (`panel`: `PANEL`, `panel_eval`)"),
+             "panel of players (`panel`: `PANEL`, `panel_eval`), strength beside a panel of "
+             "partners (`partners`: `PARTNERS`, `partner_eval`, how a team's tricks split)"),
     )),
     Layer("apps", (
         Part(("aluette_env.commands", "aluette_env.__main__"), (),

@@ -145,10 +145,20 @@ def test_shipped_configs_are_valid_and_overrides_apply():
     assert cfg.ppo.n_epochs == 5 and cfg.selfplay.opponents == {"random": 1}
 
 
+def curves_drawn(monkeypatch) -> list[dict]:
+    """The labelled lines of each learning curve saved from now on, by label."""
+    import matplotlib.figure
+    drawn = []
+    save = matplotlib.figure.Figure.savefig
+    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: (
+        drawn.append({ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[0].lines
+                      if not ln.get_label().startswith("_")}),
+        save(fig, *a, **k))[1])
+    return drawn
+
+
 def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp_path,
                                                                              monkeypatch):
-    import matplotlib.figure
-
     from aluette_env.evaluation import panel_eval
     from training.curve import plot_curve
     from training.evaluate import evaluate_run
@@ -157,12 +167,7 @@ def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp
                               "eval.panel=[heuristic:version=1, heuristic]", "eval.panel_deals=9",
                               "eval.panel_deals_for={heuristic: 5}"])
     run_dir, state = open_run(cfg, log=lambda line: None)
-    drawn = []  # the labelled lines of each curve saved
-    save = matplotlib.figure.Figure.savefig
-    monkeypatch.setattr(matplotlib.figure.Figure, "savefig", lambda fig, *a, **k: (
-        drawn.append({ln.get_label(): list(ln.get_ydata()) for ln in fig.axes[0].lines
-                      if not ln.get_label().startswith("_")}),
-        save(fig, *a, **k))[1])
+    drawn = curves_drawn(monkeypatch)
     scalars = {}
     old = {"timesteps": 50, "wall_time_s": 0.5, "eval_seconds": 0.1,  # a record of before
            "results": {"random": {"points_per_deal": 0.1, "points_per_deal_ci95": [0, 0.2]}}}
@@ -654,3 +659,131 @@ def test_a_default_game_model_starts_a_signs_policy_that_plays_its_cards(tmp_pat
             assert np.allclose(logits[:NUM_CARDS][legal], want[legal], atol=1e-4)
         env.step(int(np.argmax(logits)))
     assert signs == cards == 36
+
+
+class _Spy:
+    """A partner that plays any legal card and keeps what it was shown."""
+
+    name = "spy"
+
+    def __init__(self):
+        self.seen = []
+
+    def act_batch(self, obs, masks):
+        self.seen.append((obs.copy(), masks.copy()))
+        return masks.argmax(1)
+
+
+def test_partner_games_train_one_seat_beside_a_drawn_partner_against_the_policy():
+    """The last games are partner games: one learner column (seat g % 4), the partner
+    seat played by the partner drawn for the match, the opponents by the policy
+    (decide) without being samples; the column gets its team's points."""
+    from training.selfplay import PartnerPool
+    spy = _Spy()
+    pool = OpponentPool({"latest": 0.5, "heuristic": 0.5}, {"heuristic": HeuristicPlayer()},
+                        np.random.default_rng(0))
+    partners = PartnerPool({"spy": 1.0}, {"spy": spy}, pool, np.random.default_rng(1))
+    n, m = 12, 4  # 4 self-play, 4 league, 4 partner games
+    tables = TableGames(n, 4, pool, num_deals=1, seed=0, num_partnered=m, partners=partners)
+    assert tables.num_columns == 4 * 4 + 4 * 2 + 4
+    for g in range(8, 12):
+        assert tables.learner[g].tolist() == [s == g % 4 for s in range(4)]
+        assert tables.policy_seat[g].tolist() == [s != (g + 2) % 4 for s in range(4)]
+    # Seat (g + 2) % 4 of each partner game, the partner, makes Mordienne.
+    deals = np.array([[forced_deal(0)] for _ in range(8)]
+                     + [[forced_deal((g + 2) % 4)] for g in range(8, 12)], np.int8)
+    tables.reset({"deals": deals, "first_dealer": [3] * n})
+    assert set(tables.opponent[8:]) == {"spy"}
+    asked = []
+    rng = np.random.default_rng(1)
+
+    def decide(obs, masks):
+        asked.append(len(obs))
+        return random_decide(rng)(obs, masks)
+
+    roll = tables.collect(9, decide)
+    # the policy decides 3 seats of each partner game, 4 of self-play, 2 of league games
+    assert sum(asked[:36]) == 9 * (4 * 4 + 4 * 2 + 4 * 3)
+    for g in range(8, 12):
+        c = tables.column[g, g % 4]
+        assert (tables.column[g] >= 0).sum() == 1
+        assert roll.rewards[:8, c].tolist() == [0.0] * 8 and roll.rewards[8, c] == 2.0
+    # the partner played 9 cards in each partner game (and up to 3 more in the
+    # bootstrap's look-ahead into the next match), seeing its own seat only
+    shown = [(row, mask) for obs, masks in spy.seen for row, mask in zip(obs, masks)]
+    assert 9 * m <= len(shown) <= 9 * m + 3 * m
+    for row, mask in shown:
+        decoded = decode_observation(row.astype(np.int8))
+        assert decoded["to_act"] == 0
+        assert sorted(decoded["hand"]) == np.flatnonzero(mask).tolist()
+
+
+def test_partner_pool_draws_by_weight_and_spreads_snapshots():
+    from training.selfplay import PartnerPool
+    pool = OpponentPool({"latest": 1.0}, {}, np.random.default_rng(0))
+    fixed = {"heuristic": HeuristicPlayer(), "random": RandomPlayer(0)}
+    partners = PartnerPool({"heuristic": 0.5, "random": 0.25, "snapshots": 0.25}, fixed, pool,
+                           np.random.default_rng(0))
+    # no snapshot yet: the others share the draw
+    assert partners.probabilities() == pytest.approx([2 / 3, 1 / 3])
+    pool.snapshots += [("s1", RandomPlayer(1)), ("s2", RandomPlayer(2))]
+    names = [n for n, _ in partners.players()]
+    p = dict(zip(names, partners.probabilities()))
+    assert p == pytest.approx({"s1": 0.125, "s2": 0.125, "heuristic": 0.5, "random": 0.25})
+    drawn = [n for n, _ in partners.draw(4000)]
+    assert abs(drawn.count("heuristic") / 4000 - 0.5) < 0.04
+    only_snaps = PartnerPool({"snapshots": 1.0}, {}, OpponentPool({"latest": 1.0}, {},
+                             np.random.default_rng(0)), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="partner games need a partner"):
+        only_snaps.draw(1)
+
+
+@pytest.mark.parametrize("setting,words", [
+    ("selfplay.partners={games: 0.2, weights: {latest: 1}}", "'latest' is the learner itself"),
+    ("selfplay.partners={games: 0.2, weights: {latest:temperature=0: 1}}",
+     "temperature must be a number from 0.001 to 100"),
+    ("selfplay.partners={games: 1.0}", "'selfplay.partners.games'"),
+    ("selfplay.partners={weights: {heuristic: -1}}", "finite weight >= 0"),
+    ("selfplay.partners={weights: {nobody-here: 1}}", "unknown player"),
+    ("selfplay.partners={weights: {ai: 1}}", "a run from scratch"),
+    ("eval.partners=[random, random]", "named twice"),
+    ("eval.partners=[nobody-here]", "unknown player"),
+])
+def test_partner_settings_are_checked_before_any_work(setting, words, tmp_path):
+    with pytest.raises(ConfigError) as err:
+        load_config(QUICK, [f"output_dir={tmp_path}", setting])
+    assert words in str(err.value) and "\n" not in str(err.value)
+
+
+def test_partner_games_need_all_seats_and_count_one_learner_seat_each(tmp_path):
+    from training.config import learner_seats, partner_games, selfplay_games
+    with pytest.raises(ConfigError, match="'selfplay.partners' needs backend sb3"):
+        load_config(QUICK, [f"output_dir={tmp_path}", "selfplay.all_seats=false",
+                            "selfplay.partners={games: 0.25}"])
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}", "selfplay.partners={games: 0.25}"])
+    # quick.yaml: 48 games, opponents {latest: 1, snapshots: 1, random: 1}
+    assert partner_games(cfg) == 12 and selfplay_games(cfg) == 12
+    assert learner_seats(cfg) == 4 * 12 + 2 * 24 + 12
+
+
+def test_a_partner_panel_in_the_eval_config_is_recorded_logged_and_plotted(tmp_path,
+                                                                           monkeypatch):
+    from aluette_env.evaluation import partner_eval
+    from training.evaluate import evaluate_run
+    from training.runs import open_run
+    cfg = load_config(QUICK, [f"output_dir={tmp_path}", "eval.deals=4",
+                              "eval.partners=[random, heuristic:version=1]",
+                              "eval.partners_opponent=random", "eval.partners_deals=6"])
+    run_dir, state = open_run(cfg, log=lambda line: None)
+    drawn = curves_drawn(monkeypatch)
+    scalars = {}
+    record = evaluate_run(cfg, HeuristicPlayer(), state, run_dir, 100, 1.0, lambda: None,
+                          scalars.__setitem__)
+    expected = partner_eval(HeuristicPlayer(), ["random", "heuristic:version=1"],
+                            opponent="random", deals=6, seed=cfg.eval.seed).to_json()
+    assert record["partners"] == expected
+    assert scalars["eval/partners_min_lift"] == expected["minimum"]["lift"]
+    assert scalars["eval/partners_mean_lift"] == expected["mean_lift"]
+    assert "eval/lift_beside_random" in scalars
+    assert drawn[-1]["partner lift minimum"] == [expected["minimum"]["lift"]]
+    assert drawn[-1]["partner lift mean"] == [expected["mean_lift"]]

@@ -217,6 +217,37 @@ class PFSPConfig(BaseModel):
     boost: float = Field(2.0, ge=1, le=100, description="the forgetting check's factor")
 
 
+class PartnersConfig(BaseModel):
+    """Partner games (``selfplay.partners``): the learner's one seat beside a
+    partner drawn per match from a population, against the current policy;
+    only the learner's seat trains (training.selfplay.TableGames)."""
+
+    model_config = _STRICT
+    games: float = Field(0.25, gt=0, lt=1,
+                         description="share of num_games that are partner games")
+    weights: dict[str, float] = Field(
+        default_factory=lambda: {"snapshots": 0.3, "heuristic": 0.3,
+                                 "heuristic:version=1": 0.15, "latest:temperature=2": 0.15,
+                                 "random": 0.1},
+        description="weights per partner, drawn per game at each match start: 'snapshots' "
+                    "(uniform over the past snapshots), 'latest:temperature=T' (the current "
+                    "policy sampling at temperature T: a careless partner) or any player spec")
+
+    @field_validator("weights")
+    @classmethod
+    def _weights(cls, v: dict[str, float]) -> dict[str, float]:
+        from .selfplay import careless_temperature
+        if not v or any(not math.isfinite(w) or w < 0 for w in v.values()) \
+                or sum(v.values()) <= 0:
+            raise ValueError("a mapping of partner -> finite weight >= 0 with a positive total")
+        if "latest" in v:
+            raise ValueError("'latest' is the learner itself (self-play games); a careless "
+                             "partner is 'latest:temperature=T'")
+        for entry in v:
+            careless_temperature(entry)
+        return v
+
+
 class SelfPlayConfig(BaseModel):
     """Who sits at the other three seats of the learner's games."""
 
@@ -242,6 +273,10 @@ class SelfPlayConfig(BaseModel):
                            "share of the games is self-play (4 learner seats), the rest are "
                            "league games (the learner team against a draw from the other "
                            "entries); needs partner 'latest'")
+    partners: PartnersConfig | None = Field(
+        None, description="partner games: a share of the games where the learner's one seat "
+                          "sits beside a partner drawn from a population (needs all_seats); "
+                          "null: none")
 
     @field_validator("opponents")
     @classmethod
@@ -283,12 +318,32 @@ class EvalConfig(BaseModel):
     panel_deals_for: dict[str, int] | None = Field(
         None, description="at most this many pairs against a panel member (a search player "
                           "is slow), e.g. {'pimc:worlds=64': 200}; null: panel_deals for each")
+    partners: list[str] | None = Field(
+        None, description="a partner panel: the policy beside each of these players "
+                          "(aluette_env.evaluation.PARTNERS is the default panel) against "
+                          "partners_opponent, with each partner's lift over "
+                          "partners_reference; null: no partner panel")
+    partners_opponent: str = Field("ai", description="team B of the partner panel (two "
+                                                     "copies of this player)")
+    partners_reference: str = Field("itself", description="the partner panel's reference: "
+                                    "'itself' (each partner beside a copy of itself) or a "
+                                    "player spec")
+    partners_deals: int | None = Field(None, ge=1, le=MAX_EVAL_DEALS,
+                                       description="deal pairs per partner; null: deals")
 
     @field_validator("opponents")
     @classmethod
     def _opponents(cls, v: list[str]) -> list[str]:
         if not v:
             raise ValueError("a list of one or more player specs (the first one picks best.zip)")
+        return v
+
+    @field_validator("partners")
+    @classmethod
+    def _partners(cls, v: list[str] | None) -> list[str] | None:
+        from aluette_env.evaluation.partners import plan_partners
+        if v is not None:
+            plan_partners(v)
         return v
 
     @field_validator("panel")
@@ -394,6 +449,10 @@ class TrainConfig(BaseModel):
         if sp.pfsp is not None and (self.backend != "sb3" or not sp.all_seats):
             raise ValueError("'selfplay.pfsp' needs backend sb3 and 'selfplay.all_seats' true "
                              "(its table counts the league games' deals); remove it or set them")
+        if sp.partners is not None and (self.backend != "sb3" or not sp.all_seats
+                                        or self.env.signs):
+            raise ValueError("'selfplay.partners' needs backend sb3, 'selfplay.all_seats' true "
+                             "and the default game (env.signs false); remove it or set them")
         net = self.network
         if net.critic == "privileged" and not net.sparse:
             raise ValueError("'network.critic' privileged reads the engine's index lists: set "
@@ -439,6 +498,9 @@ class TrainConfig(BaseModel):
         if self.eval.panel is not None:
             raise ValueError("'env.signs': the panel plays the default game; remove "
                              "'eval.panel' (eval.opponents play at the table with signs)")
+        if self.eval.partners is not None:
+            raise ValueError("'env.signs': the partner panel plays the default game; remove "
+                             "'eval.partners'")
 
 
 def _format_error(source: str, err: ValidationError,
@@ -653,7 +715,9 @@ def check_from_scratch(cfg: TrainConfig, source: str) -> None:
     sp = cfg.selfplay
     if cfg.network.warm_start is not None or sp.allow_trained_opponents:
         return
-    trained = [k for k in [*sp.opponents, sp.partner] if k not in ("latest", "snapshots")
+    partners = list(sp.partners.weights) if sp.partners else []
+    trained = [k for k in [*sp.opponents, sp.partner, *partners]
+               if k not in ("latest", "snapshots") and not k.startswith("latest:")
                and k.partition(":")[0] not in RULE_BASED_OPPONENTS]
     if trained:
         raise ConfigError(
@@ -681,19 +745,27 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: 'network.warm_start': {err}") from None
 
 
+def partner_games(cfg: TrainConfig) -> int:
+    """How many games are partner games (``selfplay.partners.games`` of num_games)."""
+    partners = cfg.selfplay.partners
+    return 0 if partners is None else round(cfg.num_games * partners.games)
+
+
 def selfplay_games(cfg: TrainConfig) -> int:
-    """With ``selfplay.all_seats``: how many games are self-play (the ``latest`` share)."""
+    """With ``selfplay.all_seats``: how many games are self-play (the ``latest``
+    share of the games that are not partner games)."""
     share = cfg.selfplay.opponents.get("latest", 0.0) / sum(cfg.selfplay.opponents.values())
-    return round(cfg.num_games * share)
+    return round((cfg.num_games - partner_games(cfg)) * share)
 
 
 def learner_seats(cfg: TrainConfig) -> int:
     """Learner samples per game step of a rollout: one per game, or with
-    ``selfplay.all_seats`` four per self-play game and two per league game."""
+    ``selfplay.all_seats`` four per self-play game, two per league game and one
+    per partner game."""
     if not cfg.selfplay.all_seats:
         return cfg.num_games
-    n = selfplay_games(cfg)
-    return 4 * n + 2 * (cfg.num_games - n)
+    n, m = selfplay_games(cfg), partner_games(cfg)
+    return 4 * n + 2 * (cfg.num_games - n - m) + m
 
 
 def validate(data: dict[str, Any], source: str) -> TrainConfig:
@@ -766,9 +838,18 @@ def player_specs(cfg: TrainConfig | LoopConfig) -> dict[str, str]:
                  if k not in POLICY_ENTRIES}
         if cfg.selfplay.partner != "latest":
             specs["selfplay.partner"] = cfg.selfplay.partner
+        if cfg.selfplay.partners is not None:
+            specs.update({f"selfplay.partners.weights.{k}": k
+                          for k in cfg.selfplay.partners.weights
+                          if k != "snapshots" and not k.startswith("latest:")})
         if cfg.pretrain is not None:
             specs["pretrain.player"] = cfg.pretrain.player
     specs.update({f"eval.opponents[{i}]": spec for i, spec in enumerate(cfg.eval.opponents)})
+    if isinstance(cfg, TrainConfig) and cfg.eval.partners is not None:
+        specs.update({f"eval.partners[{i}]": spec for i, spec in enumerate(cfg.eval.partners)})
+        specs["eval.partners_opponent"] = cfg.eval.partners_opponent
+        if cfg.eval.partners_reference != "itself":
+            specs["eval.partners_reference"] = cfg.eval.partners_reference
     return specs
 
 

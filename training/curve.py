@@ -15,7 +15,8 @@ from .atomic import atomic_path
 def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     """The learning curve: points per deal against each opponent by learner samples
     and by wall time; with the panel minimum and mean as two bold lines where the
-    records carry a ``panel`` (records from before it, or without one, have none)."""
+    records carry a ``panel`` (records from before it, or without one, have none),
+    and the partner panel's minimum and mean lift where they carry ``partners``."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -32,18 +33,13 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
         for ax, x in ((axes[0], xs / 1e6), (axes[1], ws)):
             ax.plot(x, ys, marker="o", label=f"vs {opp}")
             ax.fill_between(x, lo, hi, alpha=0.2)
-    paneled = [e for e in evals if isinstance(e.get("panel"), dict)]
-    if paneled:
-        xs = np.array([e["timesteps"] for e in paneled]) / 1e6
-        ws = np.array([e["wall_time_s"] for e in paneled]) / 60
-        low = np.array([e["panel"]["minimum"]["points_per_deal"] for e in paneled])
-        mean = np.array([e["panel"]["mean"] for e in paneled])
-        for ax, x in ((axes[0], xs), (axes[1], ws)):
-            ax.plot(x, low, color="black", lw=2.5, marker="s", label="panel minimum")
-            ax.plot(x, mean, color="black", lw=2.5, ls="--", marker="s", label="panel mean")
+    _summary_lines(axes, evals, "panel", "black", "s", "panel",
+                   lambda r: r["minimum"]["points_per_deal"], lambda r: r["mean"])
+    _summary_lines(axes, evals, "partners", "purple", "D", "partner lift",
+                   lambda r: r["minimum"]["lift"], lambda r: r["mean_lift"])
     axes[0].set_xlabel("learner samples (millions)")
     axes[1].set_xlabel("wall time (minutes)")
-    axes[0].set_ylabel("points per deal (duplicate, 95% CI)")
+    axes[0].set_ylabel("points per deal / lift (duplicate, 95% CI)")
     for ax in axes:
         ax.axhline(0, color="grey", lw=0.8)
         ax.grid(alpha=0.3)
@@ -53,3 +49,18 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
     plt.close(fig)
+
+
+def _summary_lines(axes, evals: list[dict], key: str, color: str, marker: str, label: str,
+                   minimum, mean) -> None:
+    """Two bold lines, ``label`` minimum and mean, over the records that carry ``key``."""
+    carried = [e for e in evals if isinstance(e.get(key), dict)]
+    if not carried:
+        return
+    xs = np.array([e["timesteps"] for e in carried]) / 1e6
+    ws = np.array([e["wall_time_s"] for e in carried]) / 60
+    low = np.array([minimum(e[key]) for e in carried])
+    avg = np.array([mean(e[key]) for e in carried])
+    for ax, x in ((axes[0], xs), (axes[1], ws)):
+        ax.plot(x, low, color=color, lw=2.5, marker=marker, label=f"{label} minimum")
+        ax.plot(x, avg, color=color, lw=2.5, ls="--", marker=marker, label=f"{label} mean")

@@ -33,7 +33,7 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
 
     The best is compared like with like: a best against another opponent (a
     resumed run whose first opponent changed) is replaced by this score."""
-    from aluette_env.evaluation import duplicate_eval, panel_eval
+    from aluette_env.evaluation import duplicate_eval, panel_eval, partner_eval
     t0 = time.perf_counter()
     results = {}
     for spec in cfg.eval.opponents:
@@ -54,10 +54,22 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
                            seed=cfg.eval.seed, deals_for=cfg.eval.panel_deals_for)
         scalar("eval/panel_min", panel.minimum.points_per_deal)
         scalar("eval/panel_mean", panel.mean)
+    partners = None
+    if cfg.eval.partners is not None:
+        partners = partner_eval(player, cfg.eval.partners, opponent=cfg.eval.partners_opponent,
+                                reference=cfg.eval.partners_reference,
+                                deals=cfg.eval.partners_deals or cfg.eval.deals,
+                                seed=cfg.eval.seed)
+        scalar("eval/partners_min_lift", partners.minimum.lift)
+        scalar("eval/partners_mean_lift", partners.mean_lift)
+        for name, row in partners.rows.items():
+            scalar(f"eval/lift_beside_{name.replace('/', '_')}", row.lift)
     record = {"timesteps": timesteps, "wall_time_s": wall_time_s,
               "eval_seconds": time.perf_counter() - t0, "results": results}
     if panel is not None:
         record["panel"] = panel.to_json()
+    if partners is not None:
+        record["partners"] = partners.to_json()
     state["evals"].append(record)
     append_jsonl(run_dir / "metrics.jsonl", record)
     main = results[cfg.eval.opponents[0]]["points_per_deal"]

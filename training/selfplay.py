@@ -205,6 +205,72 @@ class OpponentPool:
                 for k, (name, _) in enumerate(names) if k > 0]
 
 
+#: The partner population's entry for the learner's own policy sampled at a high
+#: temperature (a careless partner): ``latest:temperature=T``.
+CARELESS = "latest:temperature="
+
+
+def careless_temperature(entry: str) -> float | None:
+    """T of a ``latest:temperature=T`` partner entry, None for any other entry;
+    ValueError (one line) for a T that is not a number from 0.001 to 100."""
+    if not entry.startswith(CARELESS):
+        return None
+    text = entry[len(CARELESS):]
+    try:
+        t = float(text)
+    except ValueError:
+        t = float("nan")
+    if not 1e-3 <= t <= 100:
+        raise ValueError(f"partner {entry!r}: the temperature must be a number from 0.001 to "
+                         f"100, got {text!r}"[:300])
+    return t
+
+
+class PartnerPool:
+    """Weighted choice of the learner's partner in partner games, per match.
+
+    ``weights`` maps an entry to its weight: ``snapshots`` (uniform over the
+    opponent pool's past snapshots; the other entries while there are none),
+    ``latest:temperature=T`` (the current policy sampling at temperature T, set
+    in :attr:`careless` by the trainer: a careless partner), or a player spec
+    (``heuristic``, ``heuristic:version=1``, ``random``...) whose player is in
+    ``fixed``. Partners get the seat's observation as every other player: never
+    a hidden card."""
+
+    def __init__(self, weights: dict[str, float], fixed: dict[str, Player],
+                 opponents: OpponentPool, rng: np.random.Generator):
+        self.weights = dict(weights)
+        self.fixed = fixed
+        self.opponents = opponents  # its snapshots are the partners' snapshots
+        self.careless: dict[str, Player] = {}
+        self.rng = rng
+
+    def players(self) -> list[tuple[str, Player]]:
+        """Everything that can be drawn now, with its weight's entry resolved."""
+        out = [(k, p) for k, p in self.careless.items()]
+        out += list(self.opponents.snapshots)
+        out += [(k, p) for k, p in self.fixed.items()]
+        return out
+
+    def probabilities(self) -> np.ndarray:
+        """Each entry of :meth:`players`' chance (the snapshots' weight spread over
+        them; while there are none, the other entries share the draw)."""
+        snaps = len(self.opponents.snapshots)
+        first = len(self.careless)
+        p = np.array([self.weights.get("snapshots", 0.0) / snaps if first <= k < first + snaps
+                      else self.weights.get(name, 0.0)
+                      for k, (name, _) in enumerate(self.players())])
+        if p.sum() <= 0:
+            raise ValueError("partner games need a partner now: weigh a player spec or "
+                             "'latest:temperature=T', not only 'snapshots' before any exists")
+        return p / p.sum()
+
+    def draw(self, n: int) -> list[tuple[str, Player]]:
+        players = self.players()
+        return [players[k] for k in self.rng.choice(len(players), size=n,
+                                                    p=self.probabilities())]
+
+
 class LearnerGames:
     """N self-play games seen from their learner seats (see the module docstring).
     ``pool.latest`` must hold the current policy's player before stepping."""
@@ -321,9 +387,15 @@ class TableGames:
 
     Every seat the policy plays is a learner *column*: all its decisions are
     samples, so no forward pass is wasted. Games ``0 .. num_selfplay-1`` are
-    self-play games (four columns each); the others are league games where the
+    self-play games (four columns each); the next are league games where the
     learner holds team ``g % 2`` (two columns) and the pool's draw (anything but
-    ``latest``) the other team. All games play one card per step; every trick has
+    ``latest``) the other team. The last ``num_partnered`` are *partner games*
+    (Fictitious Co-Play, Strouse et al. 2021): one column, seat ``g % 4``, beside
+    a partner drawn per match from ``partners`` (:class:`PartnerPool`: past
+    snapshots, rule-based players, the policy at a high temperature), against
+    the current policy, whose cards there are not samples: only the learner's
+    seat trains, so it learns to play beside whoever sits opposite it, read from
+    the order of play in its observation. All games play one card per step; every trick has
     one card per seat, so ``4 * n_steps`` plays from a trick boundary give each
     column exactly ``n_steps`` decisions, and the next rollout starts at a trick
     boundary again. A column's reward is its team's deal points, on its last
@@ -343,10 +415,16 @@ class TableGames:
 
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
                  num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
-                 signs: bool = False, catch: float = DEFAULT_CATCH, joint=None):
+                 signs: bool = False, catch: float = DEFAULT_CATCH, joint=None,
+                 num_partnered: int = 0, partners: PartnerPool | None = None):
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
+        if not 0 <= num_partnered <= num_games - num_selfplay:
+            raise ValueError(f"num_partnered must be from 0 to num_games - num_selfplay = "
+                             f"{num_games - num_selfplay}, got {num_partnered}")
+        if num_partnered and partners is None:
+            raise ValueError("partner games need a PartnerPool (partners)")
         self.num_games = num_games
         self.num_selfplay = num_selfplay
         self.inputs = check_inputs(inputs)
@@ -357,14 +435,24 @@ class TableGames:
                                **({"catch": catch} if self.signs else {}))
         self.pool = pool
         self.joint = joint
+        self.num_partnered = num_partnered
+        self.partners = partners
         g = np.arange(num_games)
         learner = np.zeros((num_games, 4), bool)
         learner[:num_selfplay] = True
-        league = g[num_selfplay:]
+        league = g[num_selfplay:num_games - num_partnered]
         team = team_of(league)  # the learner's team: both its seats
         learner[league, team] = True
         learner[league, partner_of(team)] = True
-        self.learner = learner  # [N, 4] the policy plays this seat
+        partnered = g[num_games - num_partnered:]
+        learner[partnered, partnered % 4] = True  # one learner seat beside a drawn partner
+        self.learner = learner  # [N, 4] a learner column: the policy plays it, it trains
+        # The policy also plays the opponents of partner games, without training there.
+        self.policy_seat = learner.copy()
+        self.policy_seat[partnered, (partnered + 1) % 4] = True
+        self.policy_seat[partnered, (partnered + 3) % 4] = True
+        self._partnered = np.zeros(num_games, bool)
+        self._partnered[partnered] = True
         self.column = np.full((num_games, 4), -1, np.int64)
         self.column[learner] = np.arange(int(learner.sum()))
         self.num_columns = int(learner.sum())
@@ -374,7 +462,7 @@ class TableGames:
         self._opponents: dict[str, Player] = {}
         self._together: dict[str, int] = {}
         self._steps_a_trick = 8 if self.signs else 4
-        self._league = ~learner.all(axis=1)
+        self._league = ~learner.all(axis=1) & ~self._partnered
         self._seed = seed
         self._episode_start = np.ones(self.num_columns, bool)
         self._return = np.zeros(self.num_columns, np.float32)
@@ -384,33 +472,43 @@ class TableGames:
         """New matches in every game (``options`` as :meth:`VectorGame.reset`)."""
         self.game.reset(seed=self._seed, options=options)
         self._seed = None
-        self._draw(np.flatnonzero(self._league))
+        self._draw(np.flatnonzero(self._league | self._partnered))
         self._episode_start[:] = True
         self._return[:] = 0
         self._length[:] = 0
 
     def _draw(self, games: np.ndarray) -> None:
-        """Opponents for the league games among ``games`` (never ``latest``)."""
+        """Opponents for the league games among ``games`` (never ``latest``), partners
+        for the partner games among them."""
         if len(games) == 0:
             return
-        p = self.pool.probabilities()
-        p[0] = 0.0
-        if p.sum() <= 0:
-            raise ValueError("league games need an opponent other than 'latest' in the pool")
-        players = self.pool.players()
-        drawn = self.pool.rng.choice(len(p), size=len(games), p=p / p.sum())
-        for k in np.unique(drawn):
-            name, player = players[k]
-            self.opponent[games[drawn == k]] = name
+        mates = games[self._partnered[games]]
+        games = games[~self._partnered[games]]
+        for g, (name, player) in zip(mates, self.partners.draw(len(mates)) if len(mates)
+                                     else []):
+            self.opponent[g] = name
             self._opponents[name] = for_signs(player) if self.signs else player
-        playing = set(self.opponent[self._league])
+        if len(games):
+            p = self.pool.probabilities()
+            p[0] = 0.0
+            if p.sum() <= 0:
+                raise ValueError("league games need an opponent other than 'latest' in the pool")
+            players = self.pool.players()
+            drawn = self.pool.rng.choice(len(p), size=len(games), p=p / p.sum())
+            for k in np.unique(drawn):
+                name, player = players[k]
+                self.opponent[games[drawn == k]] = name
+                self._opponents[name] = for_signs(player) if self.signs else player
+        playing = set(self.opponent[self._league | self._partnered])
         for name in [n for n in self._opponents if n not in playing]:
             del self._opponents[name]
         # The opponents the joint plays, by name -> their index in its list: the
         # list changes only here, so the joint keeps what it built from it.
+        # Never the live policy (a careless partner): the joint keeps its weights.
         accepts = self.joint.accepts if self.joint is not None else lambda p: False
         self._together = {name: k for k, name in enumerate(
-            n for n, p in self._opponents.items() if accepts(p))}
+            n for n, p in self._opponents.items()
+            if accepts(p) and not getattr(p, "live", False))}
 
     def _opponents_act(self, rows: np.ndarray, actions: np.ndarray) -> None:
         game = self.game
@@ -448,14 +546,19 @@ class TableGames:
         for _ in range(4 * n_steps):
             seat = game.to_act.astype(np.int64)
             cols = self.column[rows, seat]
-            mine = cols >= 0
-            lg, lc = rows[mine], cols[mine]
-            k = made[lc]
-            obs, masks = learner_inputs(game, self.inputs, lg), game.mask[lg]
+            policy = self.policy_seat[rows, seat]
+            pg = rows[policy]
+            obs, masks = learner_inputs(game, self.inputs, pg), game.mask[pg]
             a, v, lp = decide(obs, masks)
-            actions[lg] = a
-            if not mine.all():
-                self._opponents_act(rows[~mine], actions)
+            actions[pg] = a
+            if not policy.all():
+                self._opponents_act(rows[~policy], actions)
+            if self.num_partnered:  # the opponents of partner games do not train
+                mine = cols[pg] >= 0
+                obs, masks, a, v, lp = obs[mine], masks[mine], a[mine], v[mine], lp[mine]
+                pg = pg[mine]
+            lc = cols[pg]
+            k = made[lc]
             out.observations[k, lc] = obs
             out.action_masks[k, lc] = masks
             out.actions[k, lc] = a
@@ -497,7 +600,7 @@ class TableGames:
             self._episode_start[c] = True
             self._return[c] = 0
             self._length[c] = 0
-            self._draw(ended[self._league[ended]])
+            self._draw(ended[self._league[ended] | self._partnered[ended]])
 
     def _bootstrap(self, decide) -> np.ndarray:
         """Each column's value at its next decision: play the trick just begun up
@@ -513,18 +616,19 @@ class TableGames:
         last = self._steps_a_trick - (2 if self.signs else 1)  # the fourth seat's first
         for j in range(last + 1):
             seat = game.to_act.astype(np.int64)
-            cols = self.column[rows, seat]
+            policy = self.policy_seat[rows, seat]
+            pg = rows[policy]
+            a, v, _ = decide(learner_inputs(game, self.inputs, pg), game.mask[pg])
+            cols = self.column[pg, seat[pg]]
             mine = cols >= 0
-            lg = rows[mine]
-            a, v, _ = decide(learner_inputs(game, self.inputs, lg), game.mask[lg])
             first = ~valued[cols[mine]]  # a column's next decision, not its card after it
-            out[cols[mine][first]] = v[first]
+            out[cols[mine][first]] = v[mine][first]
             valued[cols[mine]] = True
             if j == last:
                 break
-            actions[lg] = a
-            if not mine.all():
-                self._opponents_act(rows[~mine], actions)
+            actions[pg] = a
+            if not policy.all():
+                self._opponents_act(rows[~policy], actions)
             game.step(actions)
         for now, before in zip((game.state, game.obs, game.mask, game.obs_indices,
                                 game.hidden_indices), saved):

@@ -1,6 +1,7 @@
 """The ``eval`` and ``league`` subcommands of ``aluette``: duplicate evaluation
 (one opponent with ``--team-b``, the panel of :mod:`aluette_env.evaluation.panel`
-with ``--panel``) and a round-robin league. They are :class:`aluette_env.commands.Command`
+with ``--panel``, the partner panel of :mod:`aluette_env.evaluation.partners`
+with ``--partners``) and a round-robin league. They are :class:`aluette_env.commands.Command`
 objects registered under the entry point group ``aluette.commands``, like every
 other subcommand (``play``, ``train``, ``export``, ...); the command itself, its
 parser and its one-line errors, is :mod:`aluette_env.commands`.
@@ -84,6 +85,42 @@ def _panel_evaluation(args: argparse.Namespace):
             panel_table)
 
 
+def _partner_evaluation(args: argparse.Namespace):
+    """``eval --partners``: its input checked before any work; (the evaluation to run,
+    its table)."""
+    from ..evaluation.partners import partner_eval, partner_table, plan_partners
+
+    if args.team_b is None:
+        raise UsageError("--partners: needs --team-b, the opposing team (e.g. --team-b ai), "
+                         "not --panel")
+    for option, value in (("--panel-members", args.panel_members),
+                          ("--member-deals", args.member_deals)):
+        if value is not None:
+            raise UsageError(f"{option}: only with --panel")
+    if args.seat:
+        raise UsageError("--seat: not with --partners (each partner sits at player_0, team A "
+                         "at player_2)")
+    partners = None if args.partners == _DEFAULT_PARTNERS else \
+        [p.strip() for p in args.partners.split(",")]
+    try:
+        partners = plan_partners(partners, args.reference, args.team_a)
+    except ValueError as err:
+        raise UsageError(f"--partners: {err}") from None
+    reference = args.reference
+    if args.json:
+        check_not_input(args.json, "--json", [args.team_a, args.team_b, *partners, reference])
+    _check_specs(args.team_a, args.team_b, *partners,
+                 *([] if reference == "itself" else [reference]))
+    return (lambda: partner_eval(args.team_a, partners, opponent=args.team_b,
+                                 reference=reference, deals=args.deals, seed=args.seed,
+                                 jobs=args.jobs, progress=not args.quiet),
+            partner_table)
+
+
+#: ``--partners`` given without a list: the default partner panel.
+_DEFAULT_PARTNERS = "default"
+
+
 def cmd_eval(args: argparse.Namespace) -> int:
     from rich.console import Console
 
@@ -93,7 +130,16 @@ def cmd_eval(args: argparse.Namespace) -> int:
         raise UsageError("--catch: only with --signs")
     signs = {"signs": True, "catch": 0.25 if args.catch is None else args.catch} \
         if args.signs else {}
-    if args.panel:
+    if args.reference is not None and args.partners is None:
+        raise UsageError("--reference: only with --partners")
+    if args.partners is not None:
+        if args.signs:
+            raise UsageError("--signs: not with --partners (the partner panel plays the "
+                             "default game)")
+        if args.reference is None:
+            args.reference = "itself"
+        evaluate, table = _partner_evaluation(args)
+    elif args.panel:
         if args.signs:
             raise UsageError("--signs: not with --panel (the panel plays the default game)")
         evaluate, table = _panel_evaluation(args)
@@ -184,6 +230,16 @@ def eval_arguments(p: argparse.ArgumentParser) -> None:
                    help="with --panel: at most PAIRS deal pairs against MEMBER (a search player "
                         "is slow), e.g. pimc:worlds=64=200; repeatable (default: --deals for "
                         "every member)")
+    p.add_argument("--partners", nargs="?", const=_DEFAULT_PARTNERS, metavar="SPEC,SPEC,...",
+                   help="a partner panel: team A at player_2 beside each of these partners at "
+                        "player_0 (comma-separated; without a list the default panel, "
+                        "aluette_env.evaluation.PARTNERS) against --team-b, with each "
+                        "partner's lift over --reference and how the team's tricks split "
+                        "(default: no partner panel)")
+    p.add_argument("--reference", metavar="SPEC",
+                   help="with --partners: the partner the lift is measured over: 'itself' (each "
+                        "partner beside a copy of itself) or a player spec, e.g. ai "
+                        "(default: itself)")
     p.add_argument("--signs", action="store_true",
                    help="play the signs variant (docs/RULES.md S1-S5), the same catches on "
                         "both tables; players that do not sign sit silent (default: no signs)")

@@ -5,6 +5,9 @@
 - :mod:`.league`: a round robin of duplicate matches rated with openskill.
 - :mod:`.panel`: one player against each member of a fixed panel on the same
   deals (``panel_eval``), with the minimum and the mean (``PANEL``).
+- :mod:`.partners`: one player beside each partner of a panel against a fixed
+  team (``partner_eval``), with each partner's lift over a reference partner,
+  how the team's tricks split, the minimum and the means (``PARTNERS``).
 
 May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
 :mod:`aluette_env.players` (openskill in the league).
@@ -13,7 +16,10 @@ May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
 from .duplicate import (EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table,
                         wilson_ci95)
 from .panel import PANEL, PanelMinimum, PanelResult, panel_eval, plan_panel
+from .partners import (ITSELF, PARTNERS, PartnerPanelResult, PartnerRow, Split, partner_eval,
+                       plan_partners, trick_split)
 
-__all__ = ["PANEL", "EvalResult", "PanelMinimum", "PanelResult", "duplicate_eval",
+__all__ = ["ITSELF", "PANEL", "PARTNERS", "EvalResult", "PartnerPanelResult", "PartnerRow",
+           "Split", "partner_eval", "plan_partners", "trick_split", "PanelMinimum", "PanelResult", "duplicate_eval",
            "evaluation_deals", "mean_ci95", "panel_eval", "plan_panel", "play_table",
            "wilson_ci95"]

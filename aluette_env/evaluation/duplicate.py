@@ -34,7 +34,7 @@ import math
 import time
 from concurrent.futures import as_completed
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 from collections.abc import Callable
 
@@ -42,7 +42,8 @@ import numpy as np
 
 from .._workers import spawn_pool
 from ..game import (
-    DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_SEATS, NUM_TRICKS, PLAYS_PER_DEAL,
+    DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
+    PLAYS_PER_DEAL,
     check_catch, team_of,
 )
 from ..players import Player, act_batch, for_signs, load_player
@@ -79,14 +80,16 @@ class EvalResult:
     opponent_mordienne_rate: float = 0.0
     wall_time_s: float = 0.0
     pair_points: np.ndarray | None = field(default=None, repr=False)
+    #: The two tables' records (team A at seats 0/2 of the first, 1/3 of the second).
+    tables: tuple[TableRecord, TableRecord] | None = field(default=None, repr=False)
 
     JSON_KEYS = ("team_a", "team_b", "deals", "seed", "points_per_deal", "points_per_deal_ci95",
                  "deal_win_rate", "match_win_rate", "match_draw_rate", "match_loss_rate",
                  "mordienne_rate", "spoiled_rate")
 
     def to_json(self) -> dict[str, Any]:
-        d = asdict(self)
-        return {k: d[k] for k in self.JSON_KEYS}
+        return {k: (list(v) if isinstance(v := getattr(self, k), list) else v)
+                for k in self.JSON_KEYS}
 
 
 def mean_ci95(values: np.ndarray) -> tuple[float, list[float]]:
@@ -131,23 +134,29 @@ def evaluation_catches(num_deals: int, seed: int, catch: float) -> np.ndarray:
 
 @dataclass
 class TableRecord:
-    """Per deal of one table: team points, winner seat, Mordienne, spoiled tricks."""
+    """Per deal of one table: team points, winner seat, Mordienne, spoiled tricks,
+    each seat's tricks."""
 
     points: np.ndarray  # [deals, 2] by team (team 0 = seats 0/2 of this table)
     winner: np.ndarray  # [deals] seat or -1
     mordienne: np.ndarray  # [deals]
     spoiled: np.ndarray  # [deals] spoiled tricks
     hands: np.ndarray  # [deals, 4, 9] as played
+    tricks: np.ndarray  # [deals, 4] tricks won by each seat
+    plays: np.ndarray  # [deals, 9, 4] card played by each seat in each trick
+    leaders: np.ndarray  # [deals, 9] seat that led each trick
 
     #: The per-deal results (``hands`` are the table's input).
-    RESULTS = ("points", "winner", "mordienne", "spoiled")
+    RESULTS = ("points", "winner", "mordienne", "spoiled", "tricks", "plays", "leaders")
 
     @classmethod
     def empty(cls, hands: np.ndarray) -> TableRecord:
         """The record of a table about to play ``hands``, no deal played yet."""
         n = len(hands)
         return cls(np.zeros((n, 2), np.int64), np.full(n, -1), np.zeros(n, bool),
-                   np.zeros(n, np.int64), hands.copy())
+                   np.zeros(n, np.int64), hands.copy(), np.zeros((n, NUM_SEATS), np.int8),
+                   np.full((n, NUM_TRICKS, NUM_SEATS), -1, np.int8),
+                   np.full((n, NUM_TRICKS), -1, np.int8))
 
     def put(self, first: int, part: TableRecord) -> None:
         """Copy ``part``, the record of deals ``first``.. of this table, into place."""
@@ -188,11 +197,21 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
             if hasattr(p, "reset"):
                 p.reset()
         actions = np.zeros(n_matches, np.int64)
+        games = np.arange(n_matches)
         for _ in range(steps_per_deal * per_match):
             for s in range(NUM_SEATS):
                 idx = np.flatnonzero(game.to_act == s)
                 if len(idx):
                     actions[idx] = act_batch(seat_players[s], game.obs[idx], game.mask[idx])
+            st = game.state
+            cards = actions < NUM_CARDS  # with signs, half the steps make a sign
+            if cards.any():
+                g = games[cards]
+                d = first + g * per_match + st["deal_index"][g]
+                t = st["trick_index"][g]
+                rec.plays[d, t, st["to_act"][g]] = actions[g]
+                lead = st["n_in_trick"][g] == 0
+                rec.leaders[d[lead], t[lead]] = st["to_act"][g][lead]
             _, deal_done, _ = game.step(actions)
             res = game.results
             for g in np.flatnonzero(deal_done):
@@ -201,6 +220,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
                 rec.winner[d] = res.winner[g]
                 rec.mordienne[d] = res.mordienne[g]
                 rec.spoiled[d] = int((res.winners[g] == NOBODY).sum())
+                rec.tricks[d] = res.counts[g]
         if progress:
             progress(n_matches * per_match)
     return rec
@@ -383,7 +403,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
                            / (2 * deals * 9)),
         matches=n_matches, match_win_rate_ci95=wilson_ci95(wins, n_matches),
         deal_loss_rate=float(b_won.mean()), opponent_mordienne_rate=float((mord & b_won).mean()),
-        wall_time_s=time.perf_counter() - start, pair_points=pair,
+        wall_time_s=time.perf_counter() - start, pair_points=pair, tables=(table1, table2),
     )
 
 

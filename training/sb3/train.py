@@ -22,14 +22,16 @@ from stable_baselines3.common.utils import LinearSchedule
 from aluette_env.game import NUM_ACTIONS, NUM_CARDS
 from aluette_env.players import load_player
 
-from ..config import ConfigError, TrainConfig, selfplay_games
+from ..config import ConfigError, TrainConfig, partner_games, selfplay_games
 from ..atomic import atomic_path, copy_file, write_json, write_text
 from ..evaluate import evaluate_run
 from ..runs import (
     CheckpointError, checkpoint_steps, open_run, prune, publish_best, remove_partial_writes,
 )
 from ..stopping import end_message, stop_requests
-from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
+from ..selfplay import (
+    POLICY_ENTRIES, OpponentPool, PartnerPool, TableGames, careless_temperature,
+)
 from .checkpoints import load_model, save_model
 from .league import SnapshotStack
 from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
@@ -142,7 +144,33 @@ def learner_input_kind(cfg: TrainConfig) -> str:
     return "indices" if cfg.network.sparse else "dense"
 
 
-def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
+def build_partners(cfg: TrainConfig, pool: OpponentPool,
+                   rng: np.random.Generator) -> PartnerPool | None:
+    """The partner population of ``selfplay.partners`` (None without partner games);
+    its careless entries (``latest:temperature=T``) are set by :func:`careless_partners`
+    once the policy exists."""
+    partners = cfg.selfplay.partners
+    if partners is None:
+        return None
+    fixed = {spec: load_player(spec, seed=cfg.seed) for spec in partners.weights
+             if spec != "snapshots" and careless_temperature(spec) is None}
+    return PartnerPool(partners.weights, fixed, pool, rng)
+
+
+def careless_partners(partners: PartnerPool | None, policy, seed: int) -> None:
+    """The live policy, sampling at each ``latest:temperature=T`` entry's T, as partners."""
+    if partners is None:
+        return
+    for entry in partners.weights:
+        t = careless_temperature(entry)
+        if t is not None:
+            player = PolicyPlayer(policy, name=entry, temperature=t, seed=seed)
+            player.live = True  # the learner itself: never frozen in a snapshot stack
+            partners.careless[entry] = player
+
+
+def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
+              partners: PartnerPool | None = None):
     """The self-play env of a config: all-seat tables, or one learner seat per game."""
     sp = cfg.selfplay
     inputs = learner_input_kind(cfg)
@@ -156,7 +184,8 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int):
     return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
                                   cfg.env.num_deals, seed=seed, inputs=inputs,
                                   signs=cfg.env.signs, catch=cfg.env.catch,
-                                  joint=SnapshotStack(seed)))
+                                  joint=SnapshotStack(seed), num_partnered=partner_games(cfg),
+                                  partners=partners))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,
@@ -524,7 +553,8 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     pfsp = cfg.selfplay.pfsp.model_dump() if cfg.selfplay.pfsp else None
     pool = OpponentPool(cfg.selfplay.opponents, fixed, rng, pfsp=pfsp)
     pool.win_rates.load(state.get("league"))  # a resumed run's table
-    env = build_env(cfg, pool, seed=cfg.seed + state["timesteps"])
+    partners = build_partners(cfg, pool, rng)
+    env = build_env(cfg, pool, seed=cfg.seed + state["timesteps"], partners=partners)
     if start_from is not None:
         # The config's PPO settings apply (a --force resume may change them), and the
         # env may have another number of learner seats (selfplay weights).
@@ -564,10 +594,12 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             # The clone's time is part of the run's: the curve's wall time starts here.
             state["wall_time_s"] += state["pretrain"]["seconds"]
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)
+    careless_partners(partners, model.policy, cfg.seed)
 
     callback = TrainCallback(cfg, run_dir, pool, state)
     if isinstance(env, TableVecEnv) and not pool.snapshots \
-            and cfg.selfplay.opponents.get("snapshots", 0) > 0:
+            and (cfg.selfplay.opponents.get("snapshots", 0) > 0
+                 or (partners is not None and partners.weights.get("snapshots", 0) > 0)):
         callback.init_callback(model)
         callback.add_snapshot()  # league games draw snapshots from the start
     with stop_requests(callback):

@@ -419,6 +419,23 @@ def test_win_rate_table_remembers_about_a_window_of_deals():
     assert table.to_json() == {}
 
 
+def test_win_rate_table_loads_only_rows_record_can_write():
+    """Issue 59, group 8: a row out of range (more wins than deals, not finite,
+    negative, for ``latest``) is a ValueError naming it, and nothing is loaded."""
+    from training.selfplay import WinRates
+    for bad, words in (({"random": [1, 2], "heuristic": [500, 1]},
+                        "row 'heuristic' is [500, 1]: wins must be from 0 to deals"),
+                       ({"latest": [1, 2]}, "row 'latest': not a league opponent"),
+                       ({"heuristic": [float("inf"), 1]}, "row 'heuristic' is [inf, 1]")):
+        table = WinRates()
+        with pytest.raises(ValueError) as err:
+            table.load(bad)
+        assert words in str(err.value) and table.to_json() == {}
+    table = WinRates()
+    table.load({"heuristic": [1, 1]})
+    assert table.rate("heuristic") == pytest.approx(5 / 9)
+
+
 def test_pfsp_meets_the_opponents_that_still_win_more_without_moving_self_play():
     pfsp = {"exponent": 2.0, "window": 1000, "margin": 0.05, "boost": 2.0}
     fixed = {"heuristic": HeuristicPlayer(), "random": RandomPlayer(0)}

@@ -523,6 +523,15 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
                         build_env(cfg, pool, seed=0), tmp_path)
     with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
         load_onnx_weights(small.policy, v1)
+    # Issue 59, group 9: a model whose logits are not finite is no start, whoever calls.
+    from aluette_env.players.onnx_policy import ModelError
+    from conftest import model_with_weight
+    nan = model_with_weight(SHIPPED_MODELS[1], tmp_path / "nan.onnx", float("nan"))
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    with pytest.raises(ModelError, match="nan.onnx: its logits are NaN or infinite on 14 of 14 "
+                                         "real positions"):
+        load_onnx_weights(model.policy, str(nan))
+    assert all((a == b).all() for a, b in zip(before, model.policy.parameters()))
 
 
 def test_pretraining_clones_the_rule_based_players_cards():

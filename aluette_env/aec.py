@@ -121,8 +121,15 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
                 try:
                     check_card(action)
                 except ValueError as err:
-                    if not (self.unwrapped.signs and _is_sign_action(action)):
+                    if not self.unwrapped.signs:
                         raise ValueError(f"{agent}'s action: {err}") from None
+                    if not _is_sign_action(action):  # the variant's actions, not the deck's
+                        shown = action if isinstance(action, (int, np.integer)) else repr(action)
+                        raise ValueError(f"{agent}'s action: {str(shown)[:40]} is not an action "
+                                         f"of the signs variant; its actions are 0-"
+                                         f"{NUM_ACTIONS - 1}: the cards 0-{NUM_CARDS - 1}, "
+                                         f"{SIGN_BASE} no sign, {SIGN_BASE + 1}-{NUM_ACTIONS - 1} "
+                                         f"the signs") from None
         super().step(action)
 
 

@@ -45,7 +45,10 @@ With ``signs``             each turn is a sign action (48 + sign: 48
 Resampling                 ``resample_from_infostate(player, sampler)``: a
                            state with the same information state for
                            ``player``, the other hands drawn at random from the
-                           cards it has not seen (so OpenSpiel's ISMCTSBot runs)
+                           cards it has not seen (so OpenSpiel's ISMCTSBot runs);
+                           with signs, each opponent's sign it did not catch
+                           made silence and every catch it did not see drawn
+                           afresh with probability ``catch`` (S4-S5)
 Serialisation              OpenSpiel's own: the action history
 =========================  ===================================================
 
@@ -309,18 +312,22 @@ class AluetteState(pyspiel.State):
                                 probability_sampler: Callable[[], float]) -> AluetteState:
         """A state ``player_id`` cannot tell from this one: the same public plays
         and its own cards, the other seats' unplayed cards and the unused ones
-        drawn at random from the cards it has not seen. ``probability_sampler``
+        drawn at random from the cards it has not seen; with signs, every catch it
+        did not see drawn afresh (:meth:`_history_for`). ``probability_sampler``
         (a ``pyspiel.UniformProbabilitySampler`` or any callable returning a float
         in [0, 1)) seeds the draw."""
-        if not 0 <= player_id < NUM_SEATS:
-            raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
+        if (isinstance(player_id, (bool, np.bool_)) or not isinstance(player_id, (int, np.integer))
+                or not 0 <= player_id < NUM_SEATS):
+            raise ValueError(f"player_id must be a seat 0-3 (an int), got {str(player_id)[:40]} "
+                             f"({type(player_id).__name__})")
+        player_id = int(player_id)
         draw = probability_sampler()
         if (isinstance(draw, (bool, np.bool_)) or not isinstance(draw, (float, int, np.number))
                 or not 0 <= draw < 1):
             raise ValueError(f"probability_sampler must return a number in [0, 1), got "
                              f"{str(draw)[:40]!r} ({type(draw).__name__})")
         rng = random.Random(int(draw * 2 ** 53))
-        seen = self._history_seen_by(player_id)
+        seen = self._history_for(player_id, rng)
         # Where this deal's dealing starts in the true history: after it, the deal's
         # cards, its signs and their catch draws.
         start = len(self.history()) - len(self.dealt) - self.deal_steps
@@ -344,26 +351,43 @@ class AluetteState(pyspiel.State):
             state.apply_action(a)
         return state
 
-    def _history_seen_by(self, player: int) -> list[tuple[int, int]]:
-        """(index, action) of the action history, with every opponent's sign that
-        ``player`` did not catch made silence and its catch draw dropped: a
-        history ``player`` cannot tell from the true one, and that tells nothing
-        it did not see (S5). Only sign actions are 48 or more."""
+    def _history_for(self, player: int, rng: random.Random) -> list[tuple[int, int]]:
+        """(index, action) of the action history as ``player`` may take it to be,
+        given what it saw (S4-S5): every opponent's sign it did not catch made
+        silence and its catch draw dropped; every other catch draw drawn afresh
+        from ``rng``, each opponent of the signer catching with probability
+        ``catch``, except ``player``'s own catch, which it saw. A history
+        ``player`` cannot tell from the true one, and that tells nothing it did
+        not see. Only sign actions are 48 or more."""
         actions = [int(a) for a in self.history()]
         signed = iter([e for e in self.events if e[0] == _SIGNED])
         out = []
-        skip = False
+        drop_draw = False  # the next action is the catch draw of a sign made silence
+        draw_of = -1  # else the seat whose sign's catch draw comes next, -1 none
         for k, a in enumerate(actions):
-            if skip:  # the catch draw of a sign made silence
-                skip = False
+            if drop_draw:
+                drop_draw = False
+                continue
+            if draw_of >= 0:  # outcome left + 2 * right, as _catch_outcomes
+                outcome = 0
+                for bit, opponent in ((1, (draw_of + 1) % NUM_SEATS),
+                                      (2, (draw_of + 3) % NUM_SEATS)):
+                    if opponent == player:
+                        outcome |= a & bit
+                    elif rng.random() < self.catch:
+                        outcome |= bit
+                out.append((k, outcome))
+                draw_of = -1
                 continue
             if a >= SIGN_BASE:
                 _, seat, code = next(signed)
                 sign, bits = code % 16, code // 16
                 if sign != NO_SIGN and not sees_sign(player, seat, bits):
                     out.append((k, SIGN_BASE + NO_SIGN))
-                    skip = True
+                    drop_draw = True
                     continue
+                if sign != NO_SIGN:
+                    draw_of = seat
             out.append((k, a))
         return out
 

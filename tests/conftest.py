@@ -123,6 +123,21 @@ def real_positions(n_games=64, plays=240, seed=0):
     return [np.concatenate(o) for o in out]
 
 
+def model_with_weight(model: Path, out: Path, value: float,
+                      initializer: str = "policy.features_extractor.net.0.weight") -> Path:
+    """A copy of the exported ``model`` at ``out`` with one entry of one weight
+    set to ``value`` (NaN, an infinity): a model that loads as ONNX but cannot play."""
+    import onnx
+    from onnx import numpy_helper
+    m = onnx.load(str(model))
+    init = next(i for i in m.graph.initializer if i.name == initializer)
+    weights = numpy_helper.to_array(init).copy()
+    weights.flat[0] = value
+    init.CopyFrom(numpy_helper.from_array(weights, init.name))
+    onnx.save(m, str(out))
+    return out
+
+
 @pytest.fixture
 def rng():
     return np.random.default_rng(1234)

@@ -22,6 +22,7 @@ from aluette_env.game.cards import card_name
 from aluette_env.observation import OBS_SIZE, OBS_VERSION
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.vector import VectorGame
+from conftest import model_with_weight
 from training.config import ConfigError, load_config, to_yaml
 from training.runs import new_state
 
@@ -82,6 +83,15 @@ def tmp(tmp_path_factory) -> Path:
     _onnx_model(d / "bad_shape.onnx", obs_size=10)
     _onnx_model(d / "bad_names.onnx", obs_name="obs")
     (d / "garbage.onnx").write_bytes(b"not a model")
+    # Issue 59, group 12: obs_version as int() reads it, not as export writes it.
+    _onnx_model(d / "arabic_version.onnx", version="\u0662")
+    _onnx_model(d / "spaced_version.onnx", version=" 2 ")
+    _onnx_model(d / "padded_version.onnx", version="02")
+    # Issue 59, group 9: a shipped model with a NaN (or infinite) weight.
+    from aluette_env.players.onnx_policy import SHIPPED_MODEL
+    model_with_weight(SHIPPED_MODEL, d / "nan_weights.onnx", float("nan"))
+    model_with_weight(SHIPPED_MODEL, d / "inf_weights.onnx", float("inf"),
+                      "policy.mlp_extractor.policy_net.0.bias")
     return d
 
 
@@ -154,6 +164,13 @@ CLI_ROWS = [
     (["train", "{quick}", "--set", "network.warm_start={tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_version"),
+    # Issue 59, group 9: a model whose logits are not finite never plays, nor starts a run.
+    (["eval", "--team-a", "{tmp}/nan_weights.onnx", "--team-b", "heuristic"],
+     "nan_weights.onnx: its logits are NaN or infinite on"),
+    (["train", "{quick}", "--set", "network.warm_start={tmp}/nan_weights.onnx"],
+     "'network.warm_start': {tmp}/nan_weights.onnx: its logits are NaN or infinite"),
+    (["exploit", "random", "--warm-start", "{tmp}/inf_weights.onnx"],
+     "inf_weights.onnx: its logits are NaN or infinite"),
     # A resume that cannot apply a setting refuses it, even forced, naming the key.
     (["train", "{quick}", "--resume", "{tmp}/quick_run", "--force", "--set",
       "network.trunk=[128]"], "network.trunk: [64] -> [128]"),
@@ -409,6 +426,11 @@ PLAYER_ROWS = [
     ("missing/model.onnx", "missing/model.onnx"), ("{tmp}/garbage.onnx", "garbage.onnx"),
     ("{tmp}/bad_version.onnx", "obs_version"), ("{tmp}/bad_shape.onnx", "bad_shape.onnx"),
     ("{tmp}/bad_names.onnx", "bad_names.onnx"),
+    ("{tmp}/arabic_version.onnx", "unreadable metadata (obs_version '\u0662'"),
+    ("{tmp}/spaced_version.onnx", "unreadable metadata (obs_version ' 2 '"),
+    ("{tmp}/padded_version.onnx", "unreadable metadata (obs_version '02'"),
+    ("{tmp}/nan_weights.onnx", "nan_weights.onnx: its logits are NaN or infinite on"),
+    ("{tmp}/inf_weights.onnx", "inf_weights.onnx: its logits are NaN or infinite on"),
     ("{tmp}/bad_names.onnx:temperature=abc", "temperature"),
     ("{tmp}/empty_state", "empty_state"), ("{tmp}/a_file", "a_file"),
 ]

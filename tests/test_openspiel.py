@@ -358,6 +358,59 @@ def test_signs_resampling_keeps_the_information_state_and_hides_unseen_signs():
                     assert (g.caught[t * 4 + seat] >> player) & 1
 
 
+def _signed_and_caught_by_player_1(catch):
+    """A deal with signs after its first sign and card: player_0 led with a sign
+    (Monsieur), caught by player_1 (its left) and not by player_3, then played."""
+    game = pyspiel.load_game(GAME_NAME, {"num_deals": 1, "signs": True, "catch": catch,
+                                         "first_dealer": 3})
+    state = game.new_initial_state()
+    for card in range(36):
+        state.apply_action(card)
+    assert state.current_player() == 0
+    state.apply_action(49)  # player_0's sign
+    state.apply_action(1)  # the catch draw: left (player_1) caught, right (player_3) not
+    state.apply_action(state.legal_actions()[0])
+    assert state.match.state.caught[0] == 1 << 1
+    return state
+
+
+@pytest.mark.parametrize("player", [0, 2, 1])
+def test_signs_resampling_draws_every_unseen_catch_afresh(player):
+    """S4-S5: the signer (player_0), its partner (player_2) and the opponent that
+    caught the sign (player_1) do not see who else caught it: over 400 worlds,
+    each catch they did not see happens as often as ``catch`` says (a 5-sigma
+    binomial bound), whatever the true draw; player_1's own catch, which it saw,
+    stays in every world."""
+    catch, n = 0.25, 400
+    state = _signed_and_caught_by_player_1(catch)
+    rs = np.random.RandomState(11)
+    caught = {1: 0, 3: 0}
+    for _ in range(n):
+        world = state.resample_from_infostate(player, rs.uniform)
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.information_state_tensor(player) == state.information_state_tensor(player)
+        assert world.match.state.signs[0] == 1
+        for seat in caught:
+            caught[seat] += (world.match.state.caught[0] >> seat) & 1
+    bound = 5 * (n * catch * (1 - catch)) ** 0.5
+    for seat, count in caught.items():
+        if seat == player:
+            assert count == n
+        else:
+            assert abs(count - n * catch) <= bound, (seat, count)
+
+
+def test_resample_refuses_a_player_that_is_not_a_seat_in_one_line():
+    state = _signed_and_caught_by_player_1(0.25)
+    for player in (1.5, -1, 4, True, "0", None):
+        with pytest.raises(ValueError, match=r"player_id must be a seat 0-3 \(an int\), got ") \
+                as err:
+            state.resample_from_infostate(player, np.random.RandomState(0).uniform)
+        assert "\n" not in str(err.value)
+    world = state.resample_from_infostate(np.int64(2), np.random.RandomState(0).uniform)
+    assert world.information_state_string(2) == state.information_state_string(2)
+
+
 def test_signs_bad_parameters_are_one_line_errors():
     with pytest.raises(ValueError, match="catch must be a probability from 0 to 1"):
         pyspiel.load_game(GAME_NAME, {"signs": True, "catch": 2.0})

@@ -87,6 +87,7 @@ def test_json_and_table_carry_members_minimum_mean_and_fewer_pairs():
      "deal pairs for 'heuristic', which is not in this panel; its members: ai"),
     (dict(deals_for={"pimc:worlds=64": 0}), "the deal pairs for pimc:worlds=64 must be"),
     (dict(deals_for=[("ai", 5)]), "a mapping of panel member -> deal pairs"),
+    (dict(members=["heuristic"]), "the panel (heuristic) holds only the player itself"),
 ])
 def test_bad_input_is_one_value_error_line_before_any_deal(kwargs, words, monkeypatch):
     def no_play(*args, **kwargs):

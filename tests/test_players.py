@@ -275,6 +275,23 @@ def test_every_spec_option_is_checked_at_load(spec, message):
     assert spec in str(err.value) and "\n" not in str(err.value)
 
 
+def test_every_bool_option_takes_exactly_the_words_its_message_allows():
+    """Issue 59, group 12: ``heuristic:signs=1`` was taken although the message
+    allows only true or false; the words taken are the words named, for every
+    bool option of every player."""
+    from aluette_env.players import player_names, player_options
+    bools = [(name, key) for name in player_names()
+             for key, option in player_options(name).items() if option.kind is bool]
+    assert ("heuristic", "signs") in bools and ("expert", "signs") in bools
+    for name, key in bools:
+        load_player(f"{name}:{key}=false")
+        load_player(f"{name}:{key}=true")
+        for word in ("1", "0", "yes", "no", "True", "FALSE", "on", ""):
+            with pytest.raises(PlayerSpecError, match=re.escape(
+                    f"option {key!r} got {word!r}; allowed: true or false")):
+                load_player(f"{name}:{key}={word}")
+
+
 def test_spec_seed_argument_is_checked():
     with pytest.raises(PlayerSpecError, match="seed must be an integer"):
         load_player("random", seed=-5)

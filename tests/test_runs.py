@@ -224,6 +224,53 @@ def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(sb3_run, tmp_path,
         assert after[key] == before[key], key
 
 
+@pytest.mark.parametrize("league, words", [
+    ({"heuristic": [1e308, 1.0]}, "row 'heuristic' is [1e+308, 1]: wins must be from 0 to deals"),
+    ({"heuristic": [500, 1]}, "row 'heuristic' is [500, 1]: wins must be from 0 to deals"),
+    ({"heuristic": [-1, 2]}, "row 'heuristic' is [-1, 2]: wins must be from 0 to deals"),
+    ({"random": [1, 2], "latest": [1, 2]}, "row 'latest': not a league opponent"),
+    ({"snapshots": [0, 0]}, "row 'snapshots': not a league opponent"),
+    ({"": [0, 0]}, "row '': not a league opponent"),
+    ({"heuristic": [float("nan"), 1]}, "row 'heuristic' is [nan, 1]: expected [wins, deals]"),
+    ({"heuristic": [10 ** 400, 10 ** 400]}, "row 'heuristic' is [1000"),
+    ({"heuristic": [1, 2, 3]}, "row 'heuristic' is [1, 2, 3]: expected [wins, deals]"),
+    ({"heuristic": [True, 2]}, "row 'heuristic' is [True, 2]: expected [wins, deals]"),
+    (["heuristic", 1, 2], "must map opponents to [wins, deals], got list"),
+])
+def test_a_league_table_out_of_range_is_refused_in_one_line_naming_its_row(tmp_path, league,
+                                                                           words):
+    """Issue 59, group 8: the PFSP table is checked as the other fields of state.json;
+    a table :meth:`WinRates.record` can write passes."""
+    from training.runs import CheckpointError, new_state, read_state
+    state = new_state()
+    (tmp_path / "state.json").write_text(json.dumps({**state, "league": league}))
+    with pytest.raises(CheckpointError) as err:
+        read_state(tmp_path)
+    assert f"state.json: corrupt, 'league' {words}" in str(err.value)
+    assert "\n" not in str(err.value)
+    good = {"heuristic": [2.5, 2.5], "snapshot_256.pt": [0, 0], "random": [0.5, 7]}
+    (tmp_path / "state.json").write_text(json.dumps({**state, "league": good}))
+    assert read_state(tmp_path)["league"] == good
+
+
+def test_a_resume_rebuilds_a_state_json_whose_league_table_is_out_of_range(sb3_run, tmp_path,
+                                                                         capsys):
+    """As any damaged state.json: rebuilt from the newest checkpoint with a line
+    naming the row (the table starts afresh), never carried on (win rates above 1,
+    an OverflowError in the priorities)."""
+    run, resume = _copy_run(sb3_run, tmp_path)
+    before = json.loads((run / "state.json").read_text())
+    (run / "state.json").write_text(json.dumps({**before, "league": {"heuristic": [1e308, 1]}}))
+    assert cli_main([*resume, "--set", "total_timesteps=512"]) == 0
+    out = capsys.readouterr().out
+    assert "corrupt, 'league' row 'heuristic' is [1e+308, 1]: wins must be from 0 to deals; " \
+           "rebuilt it from checkpoint_512.zip (512 samples)" in out
+    after = json.loads((run / "state.json").read_text())
+    assert "league" not in after
+    for key in ("timesteps", "checkpoint", "evals", "best", "snapshots"):
+        assert after[key] == before[key], key
+
+
 def _read_only(folder: Path):
     """Make ``folder`` refuse new files, also to root (immutable), or skip."""
     if os.geteuid() != 0:

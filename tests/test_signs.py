@@ -219,6 +219,26 @@ def test_bad_catches_and_actions_are_refused_and_lose_nothing():
     assert wrapped.rewards[agent] == -1 and all(wrapped.terminations.values())
 
 
+@pytest.mark.parametrize("action", [58, -1, 100, np.int64(60), "x", True])
+def test_an_action_out_of_range_names_the_variants_actions(action):
+    """Issue 59, group 12: with signs the actions are 0-57 (48-57 no sign and the
+    signs), not the deck's 0-47; without, they stay the deck's."""
+    env = aluette_signs_v0.env()
+    env.reset(seed=0)
+    with pytest.raises(ValueError) as err:
+        env.step(action)
+    message = str(err.value)
+    assert message.startswith("player_0's action: ") and "\n" not in message
+    assert "its actions are 0-57: the cards 0-47, 48 no sign, 49-57 the signs" in message
+    assert "ids are 0-47" not in message
+    assert env.unwrapped.deal.signing and not env.unwrapped.deal.tricks  # nothing changed
+    import aluette_env
+    plain = aluette_env.env()
+    plain.reset(seed=0)
+    with pytest.raises(ValueError, match="ids are 0-47"):
+        plain.step(48)
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_the_engine_with_signs_is_the_env_bit_for_bit(seed):
     rng = rng0(seed)

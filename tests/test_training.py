@@ -424,6 +424,23 @@ def test_win_rate_table_remembers_about_a_window_of_deals():
     assert table.to_json() == {}
 
 
+def test_win_rate_table_loads_only_rows_record_can_write():
+    """Issue 59, group 8: a row out of range (more wins than deals, not finite,
+    negative, for ``latest``) is a ValueError naming it, and nothing is loaded."""
+    from training.selfplay import WinRates
+    for bad, words in (({"random": [1, 2], "heuristic": [500, 1]},
+                        "row 'heuristic' is [500, 1]: wins must be from 0 to deals"),
+                       ({"latest": [1, 2]}, "row 'latest': not a league opponent"),
+                       ({"heuristic": [float("inf"), 1]}, "row 'heuristic' is [inf, 1]")):
+        table = WinRates()
+        with pytest.raises(ValueError) as err:
+            table.load(bad)
+        assert words in str(err.value) and table.to_json() == {}
+    table = WinRates()
+    table.load({"heuristic": [1, 1]})
+    assert table.rate("heuristic") == pytest.approx(5 / 9)
+
+
 def test_pfsp_meets_the_opponents_that_still_win_more_without_moving_self_play():
     pfsp = {"exponent": 2.0, "window": 1000, "margin": 0.05, "boost": 2.0}
     fixed = {"heuristic": HeuristicPlayer(), "random": RandomPlayer(0)}
@@ -511,6 +528,15 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
                         build_env(cfg, pool, seed=0), tmp_path)
     with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
         load_onnx_weights(small.policy, v1)
+    # Issue 59, group 9: a model whose logits are not finite is no start, whoever calls.
+    from aluette_env.players.onnx_policy import ModelError
+    from conftest import model_with_weight
+    nan = model_with_weight(SHIPPED_MODELS[1], tmp_path / "nan.onnx", float("nan"))
+    before = [p.detach().clone() for p in model.policy.parameters()]
+    with pytest.raises(ModelError, match="nan.onnx: its logits are NaN or infinite on 14 of 14 "
+                                         "real positions"):
+        load_onnx_weights(model.policy, str(nan))
+    assert all((a == b).all() for a, b in zip(before, model.policy.parameters()))
 
 
 def test_pretraining_clones_the_rule_based_players_cards():

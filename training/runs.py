@@ -17,7 +17,12 @@ new ``state.json`` is in place (:func:`prune`), and ``latest.zip`` and
 copies made after it. On resume, leftovers of an
 interrupted write are removed and :func:`prune` runs again. A ``state.json``
 that is damaged or missing is rebuilt from the newest readable checkpoint the
-backend lists (:func:`open_run`'s ``find_checkpoints``) and ``metrics.jsonl``.
+backend lists (:func:`open_run`'s ``find_checkpoints``) and ``metrics.jsonl``,
+with a line that says what was wrong. Damaged is any field out of its range
+(:func:`read_state`), the league's win-rate table too: a row that is not
+finite, negative, with more wins than deals or for no league opponent
+(``latest``) makes the whole state rebuilt, its table started afresh; with no
+checkpoint to rebuild from, the resume is refused in that line.
 
 Resuming checks first, writes after: the folders must take new files, the
 config may differ only where a resume can apply it (:data:`FIXED_ON_RESUME`
@@ -36,7 +41,6 @@ or a backend.
 from __future__ import annotations
 
 import json
-import math
 import tempfile
 from pathlib import Path
 from collections.abc import Callable
@@ -80,12 +84,11 @@ def read_state(run_dir: Path) -> dict:
             raise CheckpointError(f"{path}: corrupt, '{key}' is {value!r}")
     if not all(isinstance(n, str) and n for n in state["snapshots"]):
         raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot names")
-    league = state.get("league", {})  # the PFSP win-rate table (selfplay.pfsp)
-    if not isinstance(league, dict) or not all(
-            isinstance(row, list) and len(row) == 2
-            and all(isinstance(x, (int, float)) and not isinstance(x, bool)
-                    and math.isfinite(x) and x >= 0 for x in row) for row in league.values()):
-        raise CheckpointError(f"{path}: corrupt, 'league' must map opponents to [wins, deals]")
+    from .selfplay import check_league
+    try:  # the PFSP win-rate table (selfplay.pfsp)
+        check_league(state.get("league", {}))
+    except ValueError as err:
+        raise CheckpointError(f"{path}: corrupt, 'league' {err}") from None
     return state
 
 

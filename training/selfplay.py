@@ -15,6 +15,8 @@ May import: numpy and :mod:`aluette_env`; never torch or a training library.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from aluette_env.game import DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, partner_of, team_of
@@ -63,6 +65,39 @@ def learner_inputs(game: VectorGame, inputs: str, rows) -> np.ndarray:
     return np.concatenate([game.obs_indices[rows], game.hidden_indices[rows]], axis=1)
 
 
+def check_league(table: object) -> dict[str, tuple[float, float]]:
+    """A league table as :meth:`WinRates.to_json` writes it, as name -> (wins,
+    deals): each row names a league opponent (a player spec or a pool snapshot,
+    never one of :data:`POLICY_ENTRIES`, which no league game meets) and holds
+    [wins, deals], finite numbers with 0 <= wins <= deals, as :meth:`WinRates.record`
+    keeps them. ValueError (one line, naming the first bad row) otherwise."""
+    if not isinstance(table, dict):
+        raise ValueError(f"must map opponents to [wins, deals], got {type(table).__name__}")
+    rows = {}
+    for name, row in table.items():
+        shown = f"row {str(name)[:60]!r}"
+        if not isinstance(name, str) or not name or name in POLICY_ENTRIES:
+            raise ValueError(f"{shown}: not a league opponent (a player spec or a pool "
+                             f"snapshot, never {' or '.join(POLICY_ENTRIES)})")
+        if not (isinstance(row, list) and len(row) == 2 and all(map(_finite, row))):
+            raise ValueError(f"{shown} is {str(row)[:60]}: expected [wins, deals], two "
+                             f"finite numbers")
+        wins, deals = float(row[0]), float(row[1])
+        if not 0 <= wins <= deals:
+            raise ValueError(f"{shown} is [{wins:g}, {deals:g}]: wins must be from 0 to deals")
+        rows[name] = (wins, deals)
+    return rows
+
+
+def _finite(x: object) -> bool:
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:  # an int beyond any float
+        return False
+
+
 class WinRates:
     """A moving table of how often each league opponent still beats the learner.
 
@@ -102,10 +137,11 @@ class WinRates:
     def to_json(self) -> dict:
         return {name: [self.wins[name], self.deals[name]] for name in self.deals}
 
-    def load(self, data: dict) -> None:
-        """Rows written by :meth:`to_json` (a resumed run's table)."""
-        for name, (wins, deals) in dict(data or {}).items():
-            self.wins[str(name)], self.deals[str(name)] = float(wins), float(deals)
+    def load(self, data: dict | None) -> None:
+        """Rows written by :meth:`to_json` (a resumed run's table), checked by
+        :func:`check_league` (ValueError naming the bad row; nothing is loaded)."""
+        for name, (wins, deals) in check_league({} if data is None else data).items():
+            self.wins[name], self.deals[name] = wins, deals
 
 
 class OpponentPool:

@@ -62,7 +62,7 @@ def _member_deals(items: list[str]) -> dict[str, int]:
 def _panel_evaluation(args: argparse.Namespace):
     """``eval --panel``: its input checked before any work; (the evaluation to run,
     its table)."""
-    from ..evaluation.panel import panel_eval, panel_table, plan_panel
+    from ..evaluation.panel import members_itself, panel_eval, panel_table, plan_panel
 
     if args.seat:
         raise UsageError("--seat: not with --panel (the panel's members are team B)")
@@ -74,12 +74,17 @@ def _panel_evaluation(args: argparse.Namespace):
         raise UsageError(f"--panel-members: {err}") from None
     deals_for = _member_deals(args.member_deals or [])
     try:
-        plan_panel(members, args.deals, deals_for)
+        plan = plan_panel(members, args.deals, deals_for)
     except ValueError as err:
         raise UsageError(f"--member-deals: {err}") from None
     if args.json:
         check_not_input(args.json, "--json", [args.team_a])
     _check_specs(args.team_a)
+    for option, pairs in (("--panel-members", None), ("--member-deals", deals_for)):
+        try:  # the player itself is left out: not the whole panel, no pairs of its own
+            members_itself(args.team_a, plan, pairs)
+        except ValueError as err:
+            raise UsageError(f"{option}: {err}") from None
     return (lambda: panel_eval(args.team_a, members, deals=args.deals, seed=args.seed,
                                deals_for=deals_for, jobs=args.jobs, progress=not args.quiet),
             panel_table)

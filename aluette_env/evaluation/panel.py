@@ -31,11 +31,12 @@ note under the table). The mean weighs every member alike, whatever its pairs.
 
 A member that is the player itself (the same spec, or the same model file:
 ``ai`` is ``ai:version=5``) is left out: a mirror match scores 0 whatever
-the player (:attr:`PanelResult.itself`).
+the player (:attr:`PanelResult.itself`, :func:`members_itself`).
 
 Bad input (an unknown member, an empty panel, a member named twice, a pair
-count out of range) is a ValueError of one line naming the value and what is
-allowed, raised before any deal is played (:func:`plan_panel`).
+count out of range, a panel of only the player itself) is a ValueError of one
+line naming the value and what is allowed, raised before any deal is played
+(:func:`plan_panel`, :func:`members_itself`).
 """
 
 from __future__ import annotations
@@ -138,10 +139,9 @@ def panel_eval(player: str | Player, members: Sequence[str] | None = None, deals
     ``deals_for`` over at most that many; ``jobs`` and ``progress`` as in
     :func:`~aluette_env.evaluation.duplicate.duplicate_eval`, which plays each match."""
     plan = plan_panel(members, deals, deals_for)
-    itself = [m for m in plan if _same_player(player, m)]
-    if len(itself) == len(plan):
-        raise ValueError(f"the panel ({', '.join(plan)}) holds only the player itself; name "
-                         f"other members")
+    # Pairs for a member that is the player are not refused here: a training config's
+    # pairs for a member stand whatever the policy it evaluates (the command refuses them).
+    itself = members_itself(player, plan)
     for member in itself:  # a mirror match scores 0 by construction: it says nothing
         del plan[member]
     results = {member: duplicate_eval(player, member, deals=pairs, seed=seed, jobs=jobs,
@@ -153,6 +153,23 @@ def panel_eval(player: str | Player, members: Sequence[str] | None = None, deals
         player=low.team_a, deals=int(deals), seed=int(seed), results=results,
         minimum=PanelMinimum(worst, low.points_per_deal, list(low.points_per_deal_ci95)),
         mean=float(np.mean([r.points_per_deal for r in results.values()])), itself=itself)
+
+
+def members_itself(player: str | Player, plan: Mapping[str, int],
+                   deals_for: Mapping[str, int] | None = None) -> list[str]:
+    """The members of ``plan`` (:func:`plan_panel`'s) that are ``player`` itself,
+    which the panel leaves out. ValueError (one line) when they are the whole
+    panel, or when ``deals_for`` (given) names one of them, as ``aluette eval
+    --member-deals`` would: pairs for a member that will not play."""
+    itself = [m for m in plan if _same_player(player, m)]
+    if len(itself) == len(plan):
+        raise ValueError(f"the panel ({', '.join(plan)}) holds only the player itself, which "
+                         f"is left out (a mirror match scores 0); name other members"[:300])
+    capped = next((m for m in itself if m in (deals_for or {})), None)
+    if capped is not None:
+        raise ValueError(f"deal pairs for {capped!r}, which is the player itself and left "
+                         f"out of the panel (a mirror match scores 0)"[:300])
+    return itself
 
 
 def _same_player(player: str | Player, member: str) -> bool:

@@ -168,11 +168,10 @@ class Option:
         """The value of ``text``; ValueError with what is allowed otherwise."""
         what = self.allowed or _KIND_WORDS[self.kind]
         try:
-            if self.kind is bool:
-                low = text.lower()
-                if low not in _BOOLS:
+            if self.kind is bool:  # the words the message names, and only those
+                if text not in _BOOLS:
                     raise ValueError
-                value: Any = _BOOLS[low]
+                value: Any = _BOOLS[text]
             elif self.kind is int:
                 value = int(text)
             elif self.kind is float:
@@ -188,8 +187,8 @@ class Option:
         return value
 
 
-_BOOLS = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}
-_KIND_WORDS = {int: "an integer", float: "a finite number", bool: "true or false",
+_BOOLS = {"true": True, "false": False}
+_KIND_WORDS = {int: "an integer", float: "a finite number", bool: " or ".join(_BOOLS),
                str: "text"}
 
 #: The ``seed`` option every seeded player accepts.

@@ -4,8 +4,10 @@ Importing this module never imports torch, stable_baselines3, pettingzoo or
 numba: an exported AI runs anywhere onnxruntime does. The model's inputs are
 ``observation`` (float32 [batch, OBS_SIZE]) and ``action_mask`` (float32
 [batch, 48]); its output ``logits`` has illegal cards at -1e9. The player
-checks these names and shapes when it loads a model and applies the mask
-itself, so no model output can make it play a card that is not in hand.
+checks these names and shapes when it loads a model, and that its logits are
+finite on a few real positions (:func:`probe_positions`: a model with a NaN
+or infinite weight is refused), and applies the mask itself, so no model
+output can make it play a card that is not in hand.
 ``metadata_props`` carry ``obs_version``, ``obs_size``, ``num_actions``, the
 project version, the training config, the steps trained and the evaluation
 summary. A model of an earlier ``obs_version`` reads that version's fields,
@@ -21,13 +23,18 @@ Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
 
 from __future__ import annotations
 
+import functools
 import os
+import random
 from pathlib import Path
 
 import numpy as np
 
-from ..game import NUM_ACTIONS, NUM_CARDS
-from ..observation import OBS_VERSION, SIGNS_OBS_VERSION, VERSION_ENDS_BEFORE, obs_size
+from ..game import NUM_ACTIONS, NUM_CARDS, NUM_SIGN_ACTIONS, NUM_UNUSED, SIGN_BASE, Match
+from ..observation import (
+    OBS_VERSION, SIGNS_OBS_VERSION, VERSION_ENDS_BEFORE, encode_observation,
+    encode_signs_observation, obs_size,
+)
 from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
 
 _MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -100,6 +107,27 @@ class OnnxPlayer(BatchPlayer):
         self.name = name or self.path.name
         self._buf = np.zeros((1, self.obs_width), np.float32)
         self._mbuf = np.zeros((1, self.num_actions), np.float32)
+        self._check_finite()
+
+    def _check_finite(self) -> None:
+        """ModelError unless the model's logits of the legal actions are finite on
+        :func:`probe_positions` (a model with a NaN or infinite weight plays its
+        first legal card, or makes training fail long after its start)."""
+        obs, masks = probe_positions(self.plays_signs)
+        try:
+            logits = np.asarray(self.logits(obs, masks), np.float64)
+        except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types
+            first = str(err).strip().splitlines()[0][:160] if str(err).strip() else \
+                type(err).__name__
+            raise ModelError(f"{self.path}: fails on real positions ({first})") from None
+        if logits.shape != masks.shape:
+            raise ModelError(f"{self.path}: logits of shape {_shown(logits.shape)} for "
+                             f"{len(obs)} positions; expected {list(masks.shape)}")
+        bad = int((~np.isfinite(logits) & (masks > 0)).any(1).sum())
+        if bad:
+            raise ModelError(f"{self.path}: its logits are NaN or infinite on {bad} of "
+                             f"{len(obs)} real positions (NaN or infinite weights?); not a "
+                             f"playable policy")
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
@@ -149,6 +177,42 @@ class OnnxPlayer(BatchPlayer):
         return choice
 
 
+@functools.cache
+def probe_positions(signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """A few real positions, on which a model's logits must be finite when it
+    loads: two seeded deals played at random on the game core (signs too, with
+    ``signs``), each seat's first decisions (a whole hand: the second deal deals
+    the first one's unused cards, so every action is legal somewhere) and every
+    ninth decision after, as float32 observations (today's OBS_VERSION, or the
+    signs variant's) and masks. Built once a process."""
+    rng = random.Random(59)
+    deck = rng.sample(range(NUM_CARDS), NUM_CARDS)
+    encode = encode_signs_observation if signs else encode_observation
+    obs, masks = [], []
+    for dealer in range(2):
+        deal = Match(first_dealer=dealer, num_deals=1, signs=signs).deal_deck(deck)
+        deck = deck[-NUM_UNUSED:] + deck[:-NUM_UNUSED]  # R5: the unused cards are the last
+        decision = 0
+        while deal.record is None:
+            mask = np.zeros(NUM_ACTIONS if signs else NUM_CARDS, np.float32)
+            if deal.signing:
+                mask[SIGN_BASE:] = 1
+            else:
+                mask[deal.legal_cards()] = 1
+            if deal.trick_index == 0 or decision % 9 == 0:
+                obs.append(encode(deal, deal.to_act).astype(np.float32))
+                masks.append(mask)
+            if deal.signing:
+                deal.sign(rng.randrange(NUM_SIGN_ACTIONS))
+            else:
+                deal.play(rng.choice(deal.legal_cards()))
+            decision += 1
+    obs, masks = np.stack(obs), np.stack(masks)
+    obs.setflags(write=False)  # shared by every load
+    masks.setflags(write=False)
+    return obs, masks
+
+
 def _masked(logits: np.ndarray, masks: np.ndarray) -> np.ndarray:
     """Float64 logits with the illegal cards at -inf. The mask is applied here,
     not trusted to the model; a non-finite logit of a legal card counts as the
@@ -170,6 +234,15 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:40] + "..."
 
 
+def _whole_number(text: str) -> int:
+    """A number of the metadata as ``aluette export`` writes it: ASCII digits in
+    canonical form ("2"; not " 2 ", "02", "+2" or "\u0662", which int() reads too);
+    ValueError otherwise."""
+    if not (text.isascii() and text.isdigit() and text == str(int(text))):
+        raise ValueError(f"not a whole number in canonical form: {_shown(text)}")
+    return int(text)
+
+
 def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
     """Metadata, input and output names and shapes of an Aluette policy; its
     observation version, or ModelError. What the file says is shown cut short."""
@@ -177,8 +250,9 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
     if version is None:
         raise ModelError(f"{path}: no obs_version in its metadata; not an Aluette policy")
     try:
-        version_no = int(version)
-        sizes = int(metadata.get("obs_size", -1)), int(metadata.get("num_actions", -1))
+        version_no = _whole_number(version)
+        sizes = _whole_number(metadata.get("obs_size", "0")), \
+            _whole_number(metadata.get("num_actions", "0"))
     except ValueError:  # not a number, or a number of more digits than int() reads
         raise ModelError(f"{path}: unreadable metadata (obs_version {_shown(version)}, obs_size "
                          f"{_shown(metadata.get('obs_size'))}, num_actions "

@@ -292,9 +292,13 @@ def load_onnx_weights(policy, path: str) -> None:
     an earlier observation version's first layer is widened by
     :func:`widen_first_layer`, and a default-game model's action layer in a
     policy of the signs variant by :func:`widen_actions`); CheckpointError naming the file when the
-    architectures differ."""
+    architectures differ, ModelError when it is no playable policy (its logits not
+    finite on real positions: NaN or infinite weights)."""
     import onnx
     from onnx import numpy_helper
+
+    from aluette_env.players.onnx_policy import OnnxPlayer
+    OnnxPlayer(path)  # the checks a player's load makes (ModelError), finite logits included
     try:
         model = onnx.load(path)
     except Exception as err:  # noqa: BLE001 - any unreadable file

@@ -109,7 +109,8 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     for c in candidates:
         results[c] = partner_eval(c, partners, opponent=args.opponent, reference=args.reference,
-                                  deals=args.deals, seed=args.seed, progress=True)
+                                  deals=args.deals, seed=args.seed,
+                                  progress=sys.stderr.isatty())
         print(f"{c}: mean lift {results[c].mean_lift:+.3f}, minimum "
               f"{results[c].minimum.lift:+.3f} ({results[c].minimum.partner})", file=sys.stderr)
     command = "python benchmarks/partners.py " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -2,7 +2,7 @@
 expert plays another card than the policy's greedy one and by how much it
 claims to gain, what distillation does to the held-out agreement with those
 cards, and the strength of a few fits of the same data against the policy they
-started from (docs/TRAINING.md, "Past v4: what still pays").
+started from (docs/experiments/past-v4.md).
 
     python benchmarks/distill_labels.py ITERATION_FOLDER --start POLICY.onnx
         [--config configs/v5.yaml] [--deals 10000] [--seeds 9001 0] [--jobs 2]

@@ -43,9 +43,8 @@ train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
 # From nothing to the shipped AI's level: make train's PPO over 128 M samples
-# instead of 80 M (configs/recipe.yaml; about 51 minutes on 2 cores without AMX,
-# both training seeds level with v5 and ahead of v4: docs/TRAINING.md); the same
-# command resumes after a stop or a kill.
+# instead of 80 M (configs/recipe.yaml; what it gives: docs/TRAINING.md#results);
+# the same command resumes after a stop or a kill.
 recipe: $(STAMP)
 	$(VENV)/bin/aluette train configs/recipe.yaml
 

@@ -309,6 +309,9 @@
     else if (playable && view.signing) prompt = t("Your turn: make a sign, or none, then play a card.");
     else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
       t("Click the chosen card again or press Play to play it; choose another card to change.");
+    // Your turn comes once the page has shown the move's last events (busy):
+    // nobody else is waited for meanwhile.
+    else if (view.deal.to_act === 0 && !view.spectator) prompt = "";
     else prompt = t("Waiting for {seat}…", {seat: who(view.deal.to_act)});
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
@@ -441,10 +444,11 @@
     }
   }
 
+  const SPOILED = "✕"; // a spoiled trick in the deal's line of tricks
   function renderSummary() {
     const box = $("summary");
     const s = view.summary;
-    if (!s || !view.deal.done) { box.hidden = true; box.replaceChildren(); return; }
+    if (!s || !view.deal.done) { box.hidden = true; box.replaceChildren(); $("trick").hidden = false; return; }
     box.replaceChildren();
     const h = document.createElement("h3");
     h.textContent = t("Deal {n} of {total} is over", {n: s.deal + 1, total: view.deal.of});
@@ -456,8 +460,14 @@
     }
     const tricks = document.createElement("p");
     tricks.className = "trick-line";
-    tricks.textContent = t("Tricks: {list}", {list: s.trick_winners.map((w) => (w === null ? "✕" : seatName(w))).join(" · ")});
+    tricks.textContent = t("Tricks: {list}", {list: s.trick_winners.map((w) => (w === null ? SPOILED : seatName(w))).join(" · ")});
     box.append(tricks);
+    if (s.trick_winners.includes(null)) {
+      const legend = document.createElement("p");
+      legend.className = "trick-line spoiled-legend";
+      legend.textContent = t("{mark}: a spoiled trick, which nobody took.", {mark: SPOILED});
+      box.append(legend);
+    }
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
@@ -485,6 +495,7 @@
     box.append(button);
     const wasHidden = box.hidden;
     box.hidden = false;
+    $("trick").hidden = true; // empty between deals: the summary takes its place, under the last trick's words
     if (!button.hidden && (wasHidden || document.activeElement === document.body)) button.focus();
   }
 

@@ -318,11 +318,14 @@
   }
 
   // Your sign buttons: every sign of the catalog, the ones the server lists as
-  // yours to make now (sign_choices) usable; hidden in a match without signs.
+  // yours to make now (sign_choices) usable; shown only while you make your
+  // sign: at your card's step and on the others' turns they could only be
+  // greyed out (the sign you made shows at your seat), and the hand bar keeps
+  // the table in view.
   function renderSigns() {
     const box = $("signs");
-    box.hidden = !view.signs_on || !!view.spectator;
-    if (box.hidden) return;
+    box.hidden = !view.signs_on || !!view.spectator || !(view.your_turn && view.signing);
+    if (box.hidden) { $("sign-buttons").replaceChildren(); return; }
     const buttons = $("sign-buttons");
     const choices = (view.your_turn && !busy && !lost) ? view.sign_choices : [];
     const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".sign-button");
@@ -333,6 +336,8 @@
       button.type = "button";
       button.className = "sign-button";
       button.dataset.sign = sign;
+      // The button's name is its visible words (WCAG 2.5.3, label in name, in
+      // every language): the gesture, a space, and the card it names.
       const words = document.createElement("span");
       words.className = "sign-words";
       words.textContent = s.gesture;
@@ -340,11 +345,10 @@
         const card = document.createElement("span");
         card.className = "sign-card";
         card.textContent = s.card;
-        words.append(card);
+        words.append(" ", card);
       }
       button.innerHTML = signIcon(sign);
       button.append(words);
-      button.setAttribute("aria-label", s.card ? t("Sign: {sign}", {sign: signText(sign)}) : t("Make no sign"));
       const usable = choices.includes(sign);
       button.setAttribute("aria-disabled", String(!usable));
       button.addEventListener("click", () => makeSign(sign));

@@ -1,8 +1,9 @@
 """The web game's accessibility, checked by axe-core in a real browser (the
 fixtures and skips of browser_fixtures.py): a turn, a deal's end, the review,
 the replay and the phone's menu, in English and Arabic, and a turn with signs
-in every language the site ships, with no critical or serious violation. axe.min.js comes from the ``axe-playwright-python`` package
-(the ``dev`` extra); without it the tests are skipped with that reason.
+in every language the site ships, with no critical or serious violation.
+axe.min.js comes from the ``axe-playwright-python`` package (the ``dev``
+extra); without it the tests are skipped with that reason.
 """
 
 from __future__ import annotations
@@ -111,7 +112,8 @@ def test_no_serious_accessibility_violation_on_a_turn_with_signs(browser, server
     for k in range(10):
         seen = buttons.nth(k).inner_text().split()
         assert seen, (lang, k)
-        expect(buttons.nth(k)).to_have_accessible_name(re.compile(r"\s+".join(map(re.escape, seen))))
+        expect(buttons.nth(k)).to_have_accessible_name(
+            re.compile(r"\s+".join(map(re.escape, seen))))
     after_move(page, lambda: buttons.nth(2).click())  # the card's step: no sign button
     assert page.evaluate("document.body.dataset.signing") == "false"
     assert buttons.count() == 0

@@ -5,7 +5,9 @@ session, :mod:`browser_fixtures`). A whole match by mouse and one by keyboard
 step shows what the server sent for it, the Arabic right-to-left layout, phone,
 tablet and laptop sizes in English and Arabic (no horizontal scrolling, your
 hand and Play in view on your turn), the notice for a game the server lost,
-the New-match confirmation, and the display settings surviving a reload.
+the New-match confirmation, the display settings surviving a reload, and on a
+laptop and a phone in English and Arabic: never "Waiting for You…" on your own
+turn, and the deal's summary under the last trick's explanation, its "✕" explained.
 
 Skipped, with the reason in the test summary, where Playwright or Chromium is
 missing (``.ci/run`` installs Chromium). With ``ALUETTE_SCREENSHOTS=DIR`` the

@@ -2,7 +2,9 @@
 signs on in the settings, signs with the sign buttons and plays, sees their
 partner's sign and an opponent's sign they caught, and no answer or push the
 page receives carries a sign its seat did not see (checked against the game
-the server holds)."""
+the server holds); on a laptop and a phone, in English and Arabic, the hand bar
+leaves the trick and its explanation readable at every step, and the log lists
+each trick's signs in the order they were made."""
 
 from __future__ import annotations
 

@@ -154,9 +154,14 @@ class NetworkConfig(NetworkSpec):
     precision: Literal["float32", "bfloat16", "auto"] = Field(
         "float32", description="the learner's products (SB3 backend): 'bfloat16' computes the "
                                "network's matrix products in bfloat16 under torch.autocast "
-                               "(weights, optimizer and losses stay float32); 'auto' does so "
-                               "where the CPU multiplies bfloat16 natively (AMX or AVX512-BF16) "
-                               "and is float32 elsewhere. Players and exports are float32")
+                               "(weights, optimizer and losses stay float32; the sparse first "
+                               "layer still gathers, on every CPU); 'auto' does so where the "
+                               "CPU multiplies bfloat16 natively (AMX or AVX512-BF16) and is "
+                               "float32 elsewhere, decided from the CPU's flags, never by "
+                               "timing at start (a timed choice between ways that round "
+                               "differently would make a seed's run depend on the machine's "
+                               "load; docs/TRAINING.md, \"bfloat16 products\"). Players and "
+                               "exports are float32")
 
 
 class PretrainConfig(BaseModel):

@@ -85,8 +85,10 @@ def stop_pool(pool: ProcessPoolExecutor) -> None:
     whose caller waits for none of its results: the jobs not started are
     dropped and the workers killed in the middle of theirs (they ignore SIGTERM),
     so a stop never waits for the work in progress (a slice of an evaluation can
-    take minutes). Their work is this process's: they hold nothing to save."""
-    processes = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for process in processes:
+    take minutes). Their work is this process's: they hold nothing to save.
+    Returns once the pool's own thread has ended, its queues with it: their
+    semaphores are released even if this process then ends by a signal (a
+    server process of ``aluette serve --workers N`` does)."""
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
         process.kill()
+    pool.shutdown(wait=True, cancel_futures=True)  # no worker left to wait for

@@ -43,16 +43,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import stat
 import sys
 import tempfile
+import threading
 from dataclasses import dataclass
 from importlib import metadata
 from collections.abc import Callable
 
 __all__ = [
     "EXIT_FAILED", "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "CommandFailed",
-    "UsageError", "bounded_int", "build_parser", "check_not_input",
+    "Terminated", "UsageError", "bounded_int", "build_parser", "check_not_input",
     "deal_pairs", "main", "positive_int", "printable", "run_command", "seed_int", "writable_file",
     "write_json",
 ]
@@ -75,6 +77,17 @@ class UsageError(Exception):
 class CommandFailed(Exception):
     """A command that started and could not finish (what was saved is kept): printed
     as one line, exit code 1."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM while a command runs, raised where Ctrl-C raises KeyboardInterrupt:
+    the command stops the same way (its ``finally`` blocks run, its worker
+    processes end, multiprocessing's semaphores are released instead of being
+    reported leaked) and says so in one line, exit code 143."""
+
+
+def _terminate(signum, frame) -> None:
+    raise Terminated
 
 
 @dataclass(frozen=True)
@@ -284,9 +297,26 @@ def run_command(argv: list[str]) -> int:
     """Run ``aluette ARGV`` as the console script does, and return the exit code:
     bad input (:class:`UsageError`, a bad player spec) is one line on stderr and
     code 2, a command that could not finish (:class:`CommandFailed`) one line and
-    code 1, never a traceback. For a plugin's ``python -m``."""
-    from .players import PlayerSpecError
+    code 1, never a traceback; Ctrl-C (SIGINT) and SIGTERM stop it with one line
+    and codes 130 and 143. For a plugin's ``python -m``."""
     argv = list(argv)
+    # Signal handlers belong to the main thread (a caller's thread keeps its own).
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _terminate) if main_thread else None
+    try:
+        return _run(argv)
+    except KeyboardInterrupt as err:  # from the first import on
+        stop = signal.SIGTERM if isinstance(err, Terminated) else signal.SIGINT
+        print("terminated" if stop == signal.SIGTERM else "interrupted", file=sys.stderr)
+        return 128 + stop
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+
+
+def _run(argv: list[str]) -> int:
+    """:func:`run_command`'s command, its bad input and failures as one line."""
+    from .players import PlayerSpecError
     try:
         parser = build_parser()
         if not argv:  # the bare command: show what it can do
@@ -300,9 +330,6 @@ def run_command(argv: list[str]) -> int:
     except CommandFailed as err:
         print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_FAILED
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        return 130
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -3,7 +3,10 @@
     python benchmarks/bench_rllib.py [--iterations 3] [--config configs/default.yaml]
 
 Prints three tables, all from one config (default: ``configs/default.yaml``,
-the SB3 time-to-strength run, trained by RLlib with ``backend: rllib``):
+the SB3 time-to-strength run), as both backends can train it: without what only
+the SB3 backend has (``same_strength.SB3_EXTRAS_OFF``: the critic that sees
+every hand, the belief head, the league's priorities; docs/RLLIB.md), for RLlib
+with ``backend: rllib`` (:func:`bench_configs`):
 
 1. sampling by one env runner on its own (no learning): learner samples per
    second of wall time and per CPU-second of the sampling process (a figure that
@@ -27,10 +30,15 @@ from pathlib import Path
 
 import torch
 
-from training.config import load_config
+from training.config import TrainConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))  # bench_train, run directly or by run_all
+
+from same_strength import SB3_EXTRAS_OFF  # noqa: E402 - found through the line above
+
+#: The RLlib runs' env runners (each with one learner in the driver).
+RUNNERS = (0, 1, 2)
 
 
 class Stopwatch:
@@ -50,12 +58,15 @@ class Stopwatch:
         setattr(obj, name, timed)
 
 
-def rllib_config(cfg, runners: int):
-    c = cfg.model_copy(deep=True)
-    c.backend = "rllib"
-    c.rllib.num_env_runners = runners
-    c.rllib.num_learners = 0
-    return c
+def bench_configs(path: str) -> tuple[TrainConfig, dict[int, TrainConfig]]:
+    """The config at ``path`` as each backend trains it, checked as ``aluette
+    train`` checks a config: (SB3's, RLlib's by number of env runners, one
+    learner in the driver), both without what only SB3 has."""
+    sb3 = load_config(path, [*SB3_EXTRAS_OFF, "backend=sb3"])
+    rllib = {n: load_config(path, [*SB3_EXTRAS_OFF, "backend=rllib",
+                                   f"rllib.num_env_runners={n}", "rllib.num_learners=0"])
+             for n in RUNNERS}
+    return sb3, rllib
 
 
 def one_runner(cfg, rounds: int) -> tuple[float, float]:
@@ -76,8 +87,8 @@ def one_runner(cfg, rounds: int) -> tuple[float, float]:
     return n / dt, n / cpu
 
 
-def remote_sampling(cfg, runners: int, rounds: int) -> tuple[float, float]:
-    """(samples/s, samples per CPU-second of a runner) of ``runners`` remote env
+def remote_sampling(cfg, rounds: int) -> tuple[float, float]:
+    """(samples/s, samples per CPU-second of a runner) of the config's remote env
     runners sampling together (no learning)."""
     from training.rllib.train import build_algorithm
 
@@ -86,7 +97,7 @@ def remote_sampling(cfg, runners: int, rounds: int) -> tuple[float, float]:
         n = sum(len(e) for e in runner.sample())
         return n, time.process_time() - t0
 
-    algo = build_algorithm(rllib_config(cfg, runners))
+    algo = build_algorithm(cfg)
     try:
         group = algo.env_runner_group
         group.foreach_env_runner(sample, local_env_runner=False)  # warm-up
@@ -153,29 +164,29 @@ def main(argv: list[str] | None = None) -> None:
 
     from training.rllib.runner import samples_per_round
 
-    cfg = load_config(args.config)
+    cfg, rllib = bench_configs(args.config)
     name = Path(args.config).name
-    rllib = rllib_config(cfg, 1)
     torch.set_num_threads(cfg.torch_threads)
-    print(f"{name}: {cfg.num_games} games, {samples_per_round(rllib):,} learner samples per "
-          f"round of whole matches, trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs")
-    rate, per_cpu = one_runner(rllib, args.iterations)
+    print(f"{name}: {cfg.num_games} games, {samples_per_round(rllib[1]):,} learner samples per "
+          f"round of whole matches, trunk {cfg.network.trunk}, {cfg.ppo.n_epochs} epochs "
+          f"(without {', '.join(SB3_EXTRAS_OFF)} for both backends)")
+    rate, per_cpu = one_runner(rllib[1], args.iterations)
     print(f"1. one env runner on its own: {rate:,.0f} learner samples/s "
           f"({per_cpu:,.0f} per CPU-second)", flush=True)
-    ray.init(address="local", num_cpus=max(rllib.rllib.num_cpus, 3), include_dashboard=False,
+    ray.init(address="local", num_cpus=max(rllib[1].rllib.num_cpus, 3), include_dashboard=False,
              logging_level="ERROR")
     try:
-        one, one_cpu = remote_sampling(cfg, 1, args.iterations)
-        two, two_cpu = remote_sampling(cfg, 2, args.iterations)
+        one, one_cpu = remote_sampling(rllib[1], args.iterations)
+        two, two_cpu = remote_sampling(rllib[2], args.iterations)
         print(f"2. remote env runners sampling together: 1 runner {one:,.0f}/s ({one_cpu:,.0f} "
               f"per CPU-second), 2 runners {two:,.0f}/s ({two_cpu:,.0f} per CPU-second of "
               f"each); the second adds {(two - one) / one:.0%} of one runner's rate",
               flush=True)
         print(f"3. training, {args.iterations} iterations after a warm-up (learner samples/s, "
               f"share of time sampling / learning):")
-        for runners in (0, 1, 2):
+        for runners, config in rllib.items():
             print_row(f"rllib, {runners} env runners, 1 learner",
-                      *rllib_row(rllib_config(cfg, runners), args.iterations))
+                      *rllib_row(config, args.iterations))
     finally:
         ray.shutdown()
     print_row(f"sb3 ({name}, {cfg.num_games} games)", *sb3_row(cfg, args.iterations))

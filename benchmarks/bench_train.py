@@ -16,9 +16,10 @@ also the last of those and the dense path with ``network.precision=bfloat16``;
 prints a markdown table. With ``--repeats N`` every path runs N times, the
 paths in turn each round, and the table keeps each path's fastest run: on a
 shared machine a slow run says more about the neighbours than the code.
-In bfloat16 it times both ways of the first layer: the fused gather and the
-0/1 planes' product (``CardTrunk.bfloat16_planes``, an AMX CPU's choice), so
-the CPU's choice shows what it costs. The league's pool holds the config's
+In bfloat16 it times both ways of the first layer: the fused gather (every
+CPU's, ``network.precision: auto`` included) and the 0/1 planes' product
+(``CardTrunk.bfloat16_planes``, which AMX CPUs once used), so the choice can be
+measured again. The league's pool holds the config's
 ``pool_size`` snapshots (``--snapshots``), as a run's does after its first
 few million samples.
 """
@@ -93,6 +94,34 @@ def time_one(cfg, rollouts: int, planes: bool | None = None, snapshots: int | No
     return n / dt, cpu / dt, n / cpu, per_rollout, model.n_envs, updating[0] / dt
 
 
+def timed_paths(config: str, sets: list[str], native: bool
+                ) -> list[tuple[str, list[str], str | None]]:
+    """The paths timed, in order: (name, their settings over the config's and
+    ``sets``, the bfloat16 first layer's way forced by ``--planes``: "yes" the 0/1
+    planes, "no" the gather, None the default, the gather). ``native``: the CPU
+    multiplies bfloat16 natively (its paths are added)."""
+    f32 = "network.precision=float32"
+    paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
+                                    "network.belief=0", f32], None),
+             ("sparse first layer", ["network.sparse=true", "network.critic=seat",
+                                     "network.belief=0", f32], None),
+             ("sparse, critic sees every hand", ["network.sparse=true",
+                                                 "network.critic=privileged",
+                                                 "network.belief=0", f32], None)]
+    own = load_config(config, sets).network
+    if own.belief > 0:  # the config's own belief head, on the privileged trunk it needs
+        paths.append((f"sparse, critic sees every hand, belief head ({own.belief:g})",
+                      ["network.sparse=true", "network.critic=privileged", f32], None))
+    if native:  # the same, its products in bfloat16, the default way first
+        name, last, _ = paths[-1]
+        bf16 = last[:-1] + ["network.precision=bfloat16"]
+        for flag, way in (("no", "gathered"), ("yes", "0/1 planes")):
+            paths.append((f"{name}, bfloat16 products (first layer {way})", bf16, flag))
+        paths.append(("dense first layer, bfloat16 products",
+                      paths[0][1][:-1] + ["network.precision=bfloat16"], None))
+    return paths
+
+
 def cpu_name() -> str:
     """The processor's model name (Linux's /proc/cpuinfo, else the platform's)."""
     try:
@@ -123,37 +152,17 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(time_one(load_config(args.config, args.set), args.rollouts, planes,
                                   args.snapshots)))
         return
-    f32 = "network.precision=float32"
-    paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",
-                                    "network.belief=0", f32]),
-             ("sparse first layer", ["network.sparse=true", "network.critic=seat",
-                                     "network.belief=0", f32]),
-             ("sparse, critic sees every hand", ["network.sparse=true",
-                                                 "network.critic=privileged",
-                                                 "network.belief=0", f32])]
-    own = load_config(args.config, args.set).network
-    if own.belief > 0:  # the config's own belief head, on the privileged trunk it needs
-        paths.append((f"sparse, critic sees every hand, belief head ({own.belief:g})",
-                      ["network.sparse=true", "network.critic=privileged", f32]))
-    planes: dict[str, str] = {}  # the paths whose first layer's way is forced (--planes)
-    if native_bfloat16():  # the same, its products in bfloat16, the CPU's way first
-        name, sets = paths[-1]
-        bf16 = sets[:-1] + ["network.precision=bfloat16"]
-        ways = [("yes", "0/1 planes"), ("no", "gathered")]
-        for flag, way in ways[::1 if amx_tiles() else -1]:
-            paths.append((f"{name}, bfloat16 products (first layer {way})", bf16))
-            planes[paths[-1][0]] = flag
-        paths.append(("dense first layer, bfloat16 products",
-                      paths[0][1][:-1] + ["network.precision=bfloat16"]))
+    paths = timed_paths(args.config, args.set, native_bfloat16())
     if args.repeats < 1 or args.rollouts < 1:
         parser.error("--rollouts and --repeats must be at least 1")
     if args.snapshots is not None and args.snapshots < 0:
         parser.error(f"--snapshots must be 0 or more, got {args.snapshots}")
     best: dict[str, tuple] = {}
     for _ in range(args.repeats):
-        for name, extra in paths:  # each in a fresh process: no path inherits another's state
+        # Each in a fresh process: no path inherits another's state.
+        for name, extra, flag in paths:
             sets = [x for v in args.set + extra for x in ("--set", v)]
-            flags = ["--planes", planes[name]] if name in planes else []
+            flags = [] if flag is None else ["--planes", flag]
             if args.snapshots is not None:
                 flags += ["--snapshots", str(args.snapshots)]
             out = subprocess.run([sys.executable, __file__, "--one", "--rollouts",
@@ -162,7 +171,7 @@ def main(argv: list[str] | None = None) -> None:
             row = (name, *json.loads(out.strip().splitlines()[-1]))
             if name not in best or row[1] > best[name][1]:
                 best[name] = row
-    rows = [best[name] for name, _ in paths]
+    rows = [best[name] for name, _, _ in paths]
     cfg = load_config(args.config, args.set)
     per_rollout = int(rows[0][4])
     bf16 = ("AMX tiles" if amx_tiles() else "AVX512-BF16") if native_bfloat16() else "emulated"

@@ -74,12 +74,23 @@ def strict(data, k: float):
     return relabelled(data, np.where((move == greedy) | (gain > k * se), move, greedy))
 
 
-def fit(cfg, start: str, data, update: dict, out: Path | None, iteration: Path
+def fit_settings(cfg) -> dict:
+    """Each fit's distillation settings (``own`` first): the loop config's,
+    changed, and checked as a config file's are (a DistillConfig)."""
+    from training.expert_iteration import DistillConfig
+    updates = {"own": {"best_weight": 1.0, "epochs": 1, "anchor": 0.0, "vf_coef": 0.0},
+               "loop": {}, "strict2": {"best_weight": 1.0}, "strict1.5": {"best_weight": 1.0},
+               "small": {"learning_rate": cfg.distill.learning_rate / 10, "epochs": 2}}
+    return {name: DistillConfig.model_validate({**cfg.distill.model_dump(), **update})
+            for name, update in updates.items()}
+
+
+def fit(cfg, start: str, data, settings, out: Path | None, iteration: Path
         ) -> tuple[float, float]:
-    """Distil ``data`` into a model started from ``start``, with the loop config's
-    distillation settings changed by ``update`` and the loop's seed for that
-    iteration (``iter-N``); exports it to ``out/policy.onnx`` unless ``out`` is
-    None. Returns the held-out agreement before and after."""
+    """Distil ``data`` into a model started from ``start``, with the distillation
+    ``settings`` (:func:`fit_settings`) and the loop's seed for that iteration
+    (``iter-N``); exports it to ``out/policy.onnx`` unless ``out`` is None.
+    Returns the held-out agreement before and after."""
     from training.expert_iteration.distill import distill, new_model, onnx_path
     from training.export import export_policy
     from training.sb3.checkpoints import save_model
@@ -87,7 +98,7 @@ def fit(cfg, start: str, data, update: dict, out: Path | None, iteration: Path
     number = re.fullmatch(r"iter-(\d+)", iteration.name)
     model = new_model(cfg.network, cfg.distill.seed + (int(number[1]) if number else 1))
     load_onnx_weights(model.policy, onnx_path(start))
-    result = distill(model.policy, data, cfg.distill.model_copy(update=update), log=lambda *a: None)
+    result = distill(model.policy, data, settings, log=lambda *a: None)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         save_model(model, out / "model.zip")
@@ -122,22 +133,20 @@ def main(argv: list[str] | None = None) -> None:
     print(f"{len(data):,} positions; the expert's card is not the policy's greedy one in "
           f"{s['share']:.1%}; of those, {s['over 1 se']:.0%} claim a gain over one standard "
           f"error, {s['over 2 se']:.0%} over two; mean claimed gain {s['mean gain']:+.3f} points")
+    settings = fit_settings(cfg)
     own = relabelled(data, data["policy"].argmax(1))
-    before, after = fit(cfg, args.start, own, {"best_weight": 1.0, "epochs": 1, "anchor": 0.0,
-                                               "vf_coef": 0.0}, None, args.iteration)
+    before, after = fit(cfg, args.start, own, settings.pop("own"), None, args.iteration)
     print(f"own: labels = the policy's greedy cards, one epoch of cross-entropy: held-out "
           f"agreement {before:.1%} -> {after:.1%}\n")
-    variants = {"loop": (data, {}),
-                "strict2": (strict(data, 2.0), {"best_weight": 1.0}),
-                "strict1.5": (strict(data, 1.5), {"best_weight": 1.0}),
-                "small": (data, {"learning_rate": cfg.distill.learning_rate / 10, "epochs": 2})}
+    labels = {"loop": data, "strict2": strict(data, 2.0), "strict1.5": strict(data, 1.5),
+              "small": data}
     print("| fit | held-out agreement with its labels | "
           + " | ".join(f"against the start, seed {seed}" for seed in args.seeds)
           + " |\n|---|---|" + "---:|" * len(args.seeds))
     with tempfile.TemporaryDirectory() as tmp:
-        for name, (labels, update) in variants.items():
+        for name, distilled in settings.items():
             out = Path(tmp) / name
-            before, after = fit(cfg, args.start, labels, update, out, args.iteration)
+            before, after = fit(cfg, args.start, labels[name], distilled, out, args.iteration)
             cells = []
             for seed in args.seeds:
                 res = duplicate_eval(str(out / "policy.onnx"), args.start, deals=args.deals,

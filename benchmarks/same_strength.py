@@ -36,15 +36,32 @@ ROOT = Path(__file__).resolve().parents[1]
 SB3_EXTRAS_OFF = ("network.critic=seat", "network.belief=0", "selfplay.pfsp=null")
 
 
-def train(config: str, out: Path, name: str, samples: int, every: int, pairs: int,
-          opponent: str, extra: list[str]) -> list[dict]:
-    """The run's evaluations (``metrics.jsonl``), after training it."""
-    sets = [f"output_dir={out}", f"run_name={name}", f"total_timesteps={samples}",
+def runs(runners: int, seed: int | None = None, only: str | None = None
+         ) -> dict[str, list[str]]:
+    """Each run's settings over the config: both backends train what RLlib can
+    (the seat's own critic, no belief head, the league drawn by its weights: the
+    SB3 backend's extras off); RLlib with ``runners`` env runners. ``only``:
+    "sb3" or "rllib"."""
+    both = list(SB3_EXTRAS_OFF) + ([] if seed is None else [f"seed={seed}"])
+    found = {"SB3": both, f"RLlib, {runners} env runner(s)":
+             [*both, "backend=rllib", f"rllib.num_env_runners={runners}"]}
+    return {k: v for k, v in found.items() if only is None or k.lower().startswith(only)}
+
+
+def run_settings(out: Path, name: str, samples: int, every: int, pairs: int, opponent: str,
+                 extra: list[str]) -> list[str]:
+    """A run's ``--set`` values: its folder, budget and evaluations, then ``extra``."""
+    return [f"output_dir={out}", f"run_name={name}", f"total_timesteps={samples}",
             f"eval.interval={every}", f"eval.deals={pairs}", f"eval.opponents=[{opponent}]",
             f"checkpoint.interval={every}", "logging.progress_bar=false",
             "logging.tensorboard=false", *extra]
+
+
+def train(config: str, out: Path, name: str, samples: int, every: int, pairs: int,
+          opponent: str, extra: list[str]) -> list[dict]:
+    """The run's evaluations (``metrics.jsonl``), after training it."""
     cmd = [sys.executable, "-m", "aluette_env", "train", config]
-    for s in sets:
+    for s in run_settings(out, name, samples, every, pairs, opponent, extra):
         cmd += ["--set", s]
     if (out / name / "state.json").exists():
         # A run kept by an earlier call: resumed (a finished one only read back); a
@@ -57,6 +74,11 @@ def train(config: str, out: Path, name: str, samples: int, every: int, pairs: in
                          f"{(proc.stderr.strip().splitlines() or ['?'])[-1]}")
     lines = (out / name / "metrics.jsonl").read_text().splitlines()
     return [json.loads(line) for line in lines]
+
+
+def run_name(name: str) -> str:
+    """A run's folder: its backend ("sb3", "rllib")."""
+    return name.split(",")[0].lower()
 
 
 def curve(evals: list[dict], opponent: str) -> list[tuple[int, float, float, float]]:
@@ -106,17 +128,10 @@ def main(argv: list[str] | None = None) -> None:
         p.error("--samples, --every and --pairs must be at least 1, --runners at least 0")
     with tempfile.TemporaryDirectory() as tmp:
         out = args.keep or Path(tmp)
-        # Both backends train what RLlib can: the seat's own critic, no belief
-        # head, the league drawn by its weights (the SB3 backend's extras off).
-        seed = list(SB3_EXTRAS_OFF) + ([] if args.seed is None else [f"seed={args.seed}"])
-        runs = {"SB3": seed, f"RLlib, {args.runners} env runner(s)":
-                [*seed, "backend=rllib", f"rllib.num_env_runners={args.runners}"]}
-        if args.only:
-            runs = {k: v for k, v in runs.items() if k.lower().startswith(args.only)}
-        curves = {name: curve(train(args.config, out, name.split(",")[0].lower(),
-                                    args.samples, args.every, args.pairs, args.opponent,
-                                    extra), args.opponent)
-                  for name, extra in runs.items()}
+        curves = {name: curve(train(args.config, out, run_name(name), args.samples,
+                                    args.every, args.pairs, args.opponent, extra),
+                              args.opponent)
+                  for name, extra in runs(args.runners, args.seed, args.only).items()}
     print(f"\n| backend | learner samples | points per deal vs `{args.opponent}` [95 % CI] |")
     print("|---|---:|---|")
     for name, rows in curves.items():

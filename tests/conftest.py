@@ -92,6 +92,15 @@ def within(call, seconds: float):
     return box["value"]
 
 
+def descendants(pid: int) -> list[int]:
+    """Child processes of every thread of ``pid`` (Linux /proc)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as f:
+            found += [int(x) for x in f.read().split()]
+    return found
+
+
 def play_scripted(env, hands_in_order: list[list[int]]):
     """Play one deal of a raw_env whose deal was set to these hands: each seat
     plays its cards in list order. Returns the rewards dict after each step."""

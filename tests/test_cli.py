@@ -2,10 +2,19 @@
 (exit 2, one line)."""
 
 import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
 from aluette_env.commands import main
+from conftest import descendants
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_eval_writes_exactly_the_json_keys(tmp_path, capsys):
@@ -148,3 +157,70 @@ def test_plugins_use_the_public_command_api():
     script = next(ep for ep in metadata.entry_points(group="console_scripts")
                   if ep.name == "aluette")
     assert script.load() is commands.main
+
+
+# ------------------------------------------------------- stopping: Ctrl-C and SIGTERM
+
+EVAL_IN_PROCESSES = ["eval", "--team-a", "pimc", "--team-b", "heuristic", "--deals", "2000",
+                     "--jobs", "2", "--quiet"]
+
+
+def _working(pid: int, seconds: float) -> int:
+    """How many child processes of ``pid`` have used ``seconds`` of CPU (Linux /proc)."""
+    n = 0
+    for child in descendants(pid):
+        try:
+            with open(f"/proc/{child}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:
+            continue
+        n += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") >= seconds
+    return n
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("command", ["eval --jobs 2", "serve"])
+def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_one_line(
+        command, sig, tmp_path):
+    """Ctrl-C in a terminal (SIGINT to the process group: the command and its
+    worker processes) or SIGTERM to the group: the command exits at once, with
+    one line, no traceback from it or a worker, no worker finishing its share
+    (an evaluation's slices take tens of seconds here), no semaphore reported
+    leaked, and no process of the group left behind."""
+    argv, children, working = {
+        # The parent, multiprocessing's resource tracker and the two workers, both
+        # in their slices (a second of CPU each: imports take a third of that).
+        "eval --jobs 2": (EVAL_IN_PROCESSES, 3, 2),
+        # The server, the tracker and the coach's hint worker (warmed up at start).
+        "serve": (["serve", "--host", "127.0.0.1", "--port", "0",
+                   "--db", f"sqlite:///{tmp_path / 'games.db'}"], 2, 0),
+    }[command]
+    proc = subprocess.Popen([sys.executable, "-m", "aluette_env", *argv], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)  # its own group, as a terminal's job
+    try:
+        deadline = time.monotonic() + 120
+        while len(descendants(proc.pid)) < children or _working(proc.pid, 1.0) < working:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
+            time.sleep(0.05)
+        os.killpg(proc.pid, sig)
+        sent = time.monotonic()
+        err = proc.communicate(timeout=120)[1]
+        seconds = time.monotonic() - sent
+        while time.monotonic() < deadline:  # the group's last processes end
+            try:
+                os.killpg(proc.pid, 0)
+            except ProcessLookupError:
+                break
+            time.sleep(0.05)
+        else:
+            pytest.fail("a process of the stopped command's group is still there")
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    word = "interrupted" if sig == signal.SIGINT else "terminated"
+    assert err.strip() == word, err[-3000:]  # no Traceback, no "leaked semaphore"
+    assert proc.returncode in (128 + sig, -sig)
+    assert seconds < 10, f"{seconds:.1f} s to stop"

@@ -17,7 +17,7 @@ import yaml
 from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
-from training.config import ConfigError, stage_config
+from training.config import ConfigError, StageConfig, stage_config
 from training.recipe import load_recipe, run_recipe
 
 
@@ -132,6 +132,36 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
        "set": ["selfplay.opponents={latest: 1, ai: 1}"]}],
      "stage 'a': .*from scratch .* only rule-based"),
     ([{"name": "../a", "kind": "train", "config": "configs/quick.yaml"}], "stages.0.name"),
+    # Each stage checked with the policy the stage before it will make: its variant
+    # (named as such, before any network size) and its network.
+    ([{"name": "signs", "kind": "train", "config": "configs/signs.yaml"},
+      {"name": "plain", "kind": "train", "config": "configs/quick.yaml"}],
+     r"stage 'plain': the previous stage's policy plays the signs variant \(env.signs true, "
+     r"58 actions\); this stage trains the default game \(env.signs false\)"),
+    ([{"name": "signs", "kind": "train", "config": "configs/signs.yaml"},
+      {"name": "expert", "kind": "expert-iteration",
+       "config": "configs/expert_iteration.yaml"}],
+     "stage 'expert': the previous stage's policy plays the signs variant .* expert "
+     "iteration plays the default game"),
+    ([{"name": "small", "kind": "train", "config": "configs/quick.yaml"},
+      {"name": "large", "kind": "train", "config": "configs/default.yaml"}],
+     r"stage 'large': the previous stage's policy \(trunk \[64\], pi \[32\], vf \[32\], "
+     r"relu\) starts this stage, whose network is trunk \[256\]"),
+    ([{"name": "small", "kind": "train", "config": "configs/quick.yaml"},
+      {"name": "expert", "kind": "expert-iteration",
+       "config": "configs/expert_iteration.yaml"}],
+     r"stage 'expert': the previous stage's policy \(trunk \[64\]"),
+    ([{"name": "rllib", "kind": "train", "config": "configs/rllib_quick.yaml"}],
+     "stage 'rllib': a recipe trains its stages with backend sb3 .*backend rllib"),
+    # A later stage's own warm start is refused, not replaced by the previous policy.
+    ([{"name": "a", "kind": "train", "config": "configs/quick.yaml"},
+      {"name": "b", "kind": "train", "config": "configs/quick.yaml",
+       "set": ["network.warm_start=aluette_env/models/aluette-ppo-v4.onnx"]}],
+     r"stage 'b': 'network.warm_start' \('aluette_env/models/aluette-ppo-v4.onnx'\): a stage "
+     r"after the first starts from the previous stage's policy"),
+    ([{"name": "a", "kind": "train", "config": "configs/default.yaml"},
+      {"name": "b", "kind": "train", "config": "configs/ppo_v5.yaml"}],
+     "stage 'b': 'network.warm_start' .*aluette-ppo-v4.onnx.*: a stage after the first"),
     ([{"name": "a", "kind": "search", "config": "configs/quick.yaml"}], "stages.0.kind"),
     ([], "stages"),
 ])
@@ -144,6 +174,43 @@ def test_bad_recipes_are_refused_in_one_line_before_any_work(tmp_path, capsys, s
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_a_stage_may_name_the_previous_policy_as_its_warm_start_or_start_a_signs_policy(
+        tmp_path):
+    """The policies a chain may hand on: ``{previous}`` as a stage's own warm start
+    (the recipe's choice, said again), a default-game policy into the signs
+    variant (its sign actions start at zero weight); a first stage's own warm
+    start is its start."""
+    shipped_net = ["network.trunk=[256]", "network.pi=[128]", "network.vf=[128]"]
+    v5 = "aluette_env/models/aluette-ppo-v5.onnx"
+    path = recipe_file(tmp_path, [
+        {"name": "a", "kind": "train", "config": "configs/quick.yaml",
+         "set": [f"network.warm_start={v5}", *shipped_net]},
+        {"name": "b", "kind": "train", "config": "configs/quick.yaml",
+         "set": ["network.warm_start={previous}", *shipped_net]},
+        {"name": "c", "kind": "train", "config": "configs/signs.yaml"},
+    ])
+    recipe = load_recipe(path)
+    folder = tmp_path / "out" / "r"
+    first = stage_config(recipe.stages[0], folder, None)
+    assert first.network.warm_start == v5
+    # When the stage runs, its previous policy exists: the stage starts from it.
+    shipped = str(ROOT / v5)
+    second = stage_config(recipe.stages[1], folder, shipped)
+    assert second.network.warm_start == shipped
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_later_stages_own_warm_start_is_refused_when_it_runs_too(tmp_path):
+    """The same rule where the previous policy exists (a resumed recipe): the
+    stage's own model is never silently replaced."""
+    stage = StageConfig(name="b", kind="train", config="configs/quick.yaml",
+                        set=["network.warm_start=aluette_env/models/aluette-ppo-v4.onnx"])
+    shipped = str(ROOT / "aluette_env" / "models" / "aluette-ppo-v5.onnx")
+    with pytest.raises(ConfigError, match="a stage after the first starts from the previous "
+                                          "stage's policy"):
+        stage_config(stage, tmp_path, shipped)
 
 
 def test_the_shipped_recipe_is_checked_whole():

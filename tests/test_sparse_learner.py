@@ -361,6 +361,28 @@ def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
         len(model.policy.optimizer.state_dict()["state"])
 
 
+@pytest.mark.parametrize("amx, avx512_bf16", [(False, False), (False, True), (True, True)],
+                         ids=["emulated", "AVX512-BF16", "AMX"])
+def test_auto_precision_follows_the_cpus_flags_and_the_first_layer_gathers_everywhere(
+        tmp_path, monkeypatch, amx, avx512_bf16):
+    """network.precision auto: bfloat16 products exactly where the CPU multiplies
+    them natively, decided from its flags (no timing: the same choice at every
+    start); the sparse first layer gathers on every CPU, AMX tiles included,
+    where whole paths timed the 0/1 planes' product level or slower."""
+    from training.sb3.train import learner_precision
+    monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx, raising=False)
+    monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16,
+                        raising=False)
+    native = amx or avx512_bf16
+    assert learner_precision("auto") == ("bfloat16" if native else "float32")
+    assert learner_precision("float32") == "float32"
+    assert learner_precision("bfloat16") == "bfloat16"
+    for critic in ("seat", "privileged"):
+        policy = model_of(tmp_path, critic, "network.precision=auto").policy
+        assert policy.precision == learner_precision("auto")
+        assert not policy.features_extractor.bfloat16_planes
+
+
 @pytest.mark.parametrize("planes", [True, False], ids=["planes", "gather"])
 @pytest.mark.parametrize("critic", ["seat", "privileged"])
 def test_bfloat16_products_give_the_float32_numbers_to_bfloat16_s_precision(tmp_path, real,

@@ -642,6 +642,10 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
         duplicate_eval(player, "heuristic", deals=2)
     with pytest.raises(PlayerSpecError, match="signs variant"):
         for_the_default_game(player, str(onnx))
+    # Nor does it start a policy of the default game: refused as the config loads.
+    with pytest.raises(ConfigError, match=r"is a policy of the signs variant \(OBS_VERSION 3, "
+                                          r"58 actions\); this run trains the default game"):
+        load_config(QUICK, [f"output_dir={tmp_path}", f"network.warm_start={onnx}"])
 
 
 def test_a_default_game_model_starts_a_signs_policy_that_plays_its_cards(tmp_path):

@@ -1,19 +1,22 @@
 """The web game's accessibility, checked by axe-core in a real browser (the
 fixtures and skips of browser_fixtures.py): a turn, a deal's end, the review,
-the replay and the phone's menu, in English and Arabic, with no critical or
-serious violation. axe.min.js comes from the ``axe-playwright-python`` package
-(the ``dev`` extra); without it the tests are skipped with that reason.
+the replay and the phone's menu, in English and Arabic, and a turn with signs
+in every language the site ships, with no critical or serious violation.
+axe.min.js comes from the ``axe-playwright-python`` package (the ``dev``
+extra); without it the tests are skipped with that reason.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
+from aluette_env.apps.i18n import LANGUAGES
 from tests.test_records import play_match
-from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving
 from tests.test_web_browser import after_move, open_table
 
 try:
@@ -32,7 +35,7 @@ pytestmark = [*NEEDS_BROWSER,
 @pytest.fixture(scope="module")
 def server_url():
     with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
-                 hint_worlds=8, review_worlds=4) as (_, url):
+                 signs_ai="heuristic", hint_worlds=8, review_worlds=4) as (_, url):
         yield url
 
 
@@ -88,4 +91,31 @@ def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_
     context, page = new_page(browser, server_url, size=(390, 844))  # the phone's menu
     open_table(page, lang=lang)
     axe(page, f"{lang} phone")
+    context.close()
+
+
+@pytest.mark.parametrize("lang", list(LANGUAGES))
+def test_no_serious_accessibility_violation_on_a_turn_with_signs(browser, server_url, lang):
+    """A match with signs, at your sign's step then your card's, in each language
+    the site ships: no serious violation, and each sign button's accessible
+    name holds its visible words (WCAG 2.5.3, label in name: axe's experimental
+    rule, and the name as Playwright computes it)."""
+    context, page = new_page(browser, server_url, size=(1280, 800))
+    token = page.request.post(f"{server_url}api/games", data={"signs": True}).json()["id"]
+    page.add_init_script(f"sessionStorage.setItem('aluette.game', '{token}');")
+    open_table(page, lang=lang)
+    page.wait_for_selector("body[data-signing=true][data-state=your-turn]")
+    assert page.evaluate("document.documentElement.lang") == lang
+    axe(page, f"{lang} sign step")
+    buttons = page.locator(".sign-button")
+    assert buttons.count() == 10, lang
+    for k in range(10):
+        seen = buttons.nth(k).inner_text().split()
+        assert seen, (lang, k)
+        expect(buttons.nth(k)).to_have_accessible_name(
+            re.compile(r"\s+".join(map(re.escape, seen))))
+    after_move(page, lambda: buttons.nth(2).click())  # the card's step: no sign button
+    assert page.evaluate("document.body.dataset.signing") == "false"
+    assert buttons.count() == 0
+    axe(page, f"{lang} card step")
     context.close()

@@ -5,7 +5,9 @@ session, :mod:`browser_fixtures`). A whole match by mouse and one by keyboard
 step shows what the server sent for it, the Arabic right-to-left layout, phone,
 tablet and laptop sizes in English and Arabic (no horizontal scrolling, your
 hand and Play in view on your turn), the notice for a game the server lost,
-the New-match confirmation, and the display settings surviving a reload.
+the New-match confirmation, the display settings surviving a reload, and on a
+laptop and a phone in English and Arabic: never "Waiting for You…" on your own
+turn, and the deal's summary under the last trick's explanation, its "✕" explained.
 
 Skipped, with the reason in the test summary, where Playwright or Chromium is
 missing (``.ci/run`` installs Chromium). With ``ALUETTE_SCREENSHOTS=DIR`` the
@@ -647,3 +649,93 @@ def test_the_default_pace_is_brisk_and_comes_first_in_the_settings(page):
     assert page.locator("#settings fieldset legend").first.inner_text() == "Pace"
     assert page.locator("#pace").input_value() == "300"
     assert page.locator("#pace-out").inner_text() == "0.3 s"
+
+
+#: The page's sizes every group of issue 59 is checked at: a laptop and a phone.
+DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
+                                            ids=["desktop", "phone"])
+
+
+def play_a_card(page, level_of: dict[int, int], spoil: bool) -> str:
+    """Play a card that ties the strongest card on the table (``spoil``: a
+    spoiled trick, R11, when nobody beats both) if you hold one, else your
+    weakest playable card; or (not ``spoil``) your strongest. Returns the
+    page's state once the answer is shown."""
+    table = page.locator(".slot .card").evaluate_all("cs => cs.map((c) => Number(c.dataset.card))")
+    hand = sorted(page.locator('.hand-card[aria-disabled="false"]').evaluate_all(
+        "cs => cs.map((c) => Number(c.dataset.card))"), key=level_of.get)  # strongest first
+    top = min((level_of[c] for c in table), default=None)  # level 1 is the highest
+    card = next((c for c in hand if level_of[c] == top), hand[-1]) if spoil else hand[0]
+    page.click(f'.hand-card[data-card="{card}"]')
+    return after_move(page, lambda: page.click("#confirm"))
+
+
+def levels(page) -> dict[int, int]:
+    deck = page.request.get(page.url_base + "api/deck").json()
+    return {card: k + 1 for k, level in enumerate(deck["levels"]) for card in level}
+
+
+@DESKTOP_AND_PHONE
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_your_own_turn_never_reads_waiting_for_you(browser, server_url, lang, size):
+    """The prompt never says "Waiting for You…" (the page's words, in its
+    language): not while your card's answer is shown, not during the pause
+    over a trick after which you lead (your turn, its badge shown, the hand
+    not yet playable)."""
+    context, page = phone(browser, server_url, lang, touch=False, size=size)
+    page.evaluate("""() => {
+      window.__prompts = [];
+      new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
+        window.__prompts.push(n.textContent); })
+        .observe(document.getElementById("prompt"), {childList: true});
+    }""")
+    level_of, led_after_a_trick = levels(page), 0
+    for _ in range(5 * 10):  # until you lead after a trick ended by your card (five deals)
+        if wait_ready(page) != "your-turn":
+            after_move(page, lambda: page.click("#summary button.primary"))
+            continue
+        play_a_card(page, level_of, spoil=False)
+        led_after_a_trick += (page.evaluate("document.body.dataset.state") == "your-turn"
+                              and page.locator(".slot .card").count() == 0
+                              and bool(page.locator("#last-result").inner_text()))
+        if led_after_a_trick:
+            break
+    assert led_after_a_trick
+    waiting_for_you = page.evaluate("AluetteText.t('Waiting for {seat}…', "
+                                    "{seat: AluetteText.t('You')})")
+    prompts = page.evaluate("window.__prompts")
+    assert prompts and waiting_for_you not in prompts, (waiting_for_you, prompts)
+    context.close()
+
+
+@DESKTOP_AND_PHONE
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_trick(
+        browser, server_url, lang, size):
+    """At each deal's end the last trick's explanation stays on screen beside
+    the summary, covered by nothing; a "✕" in the summary's line of tricks (a
+    spoiled trick) is explained under it, in the page's language, and only
+    then. Deals are played until one has a spoiled trick."""
+    context, page = phone(browser, server_url, lang, touch=False, size=size)
+    level_of = levels(page)
+    legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
+                           "{mark: '✕'})")
+    assert legend != "{mark}: a spoiled trick, which nobody took."
+    for _ in range(10):
+        while wait_ready(page) == "your-turn":
+            play_a_card(page, level_of, spoil=True)
+        explained = page.locator("#last-result")
+        assert explained.inner_text() and explained.is_visible()
+        explained.scroll_into_view_if_needed()
+        assert _under(page, "#last-result") is None, (size, _under(page, "#last-result"))
+        words, summary = explained.bounding_box(), page.locator("#summary").bounding_box()
+        assert (words["y"] + words["height"] <= summary["y"] + 1
+                or summary["y"] + summary["height"] <= words["y"] + 1), (words, summary)
+        spoiled = "✕" in page.locator("#summary .trick-line").first.inner_text()
+        assert page.locator("#summary .spoiled-legend").all_inner_texts() == (
+            [legend] if spoiled else [])
+        if spoiled:
+            break
+        after_move(page, lambda: page.click("#summary button.primary"))
+    assert spoiled
+    context.close()

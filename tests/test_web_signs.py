@@ -113,6 +113,29 @@ def test_s5_whole_matches_tell_each_seat_only_the_signs_it_saw():
     assert any(made[2]) and any(made[3])  # the AIs sign (heuristic plays signs)
 
 
+def test_s1_every_seat_reads_a_tricks_signs_in_the_order_they_were_made():
+    """Four people, every sign caught: after each move each seat's view lists the
+    signs of each trick from the trick's leader, as they were made, so a sign
+    made in answer to another comes after it (never in seat order)."""
+    game = signs_game(people={s: "" for s in range(NUM_SEATS)}, catch=1.0)
+    rng = random.Random(5)
+    deal = game.deal
+    while not deal.done:
+        seat = deal.to_act
+        view = game.view(seat)
+        if view["signing"]:
+            game.sign(rng.randrange(1, NUM_SIGNS + 1), view["version"], seat)
+        else:
+            game.play(rng.choice(view["legal"]), view["version"], seat)
+        leaders = ([t.leader for t in deal.tricks] + [deal.leader])[:9]
+        made = [(t, seat_at(leader, k)) for t, leader in enumerate(leaders)
+                for k in range(NUM_SEATS) if deal.sign_of(t, seat_at(leader, k)) >= 0]
+        for reader in range(NUM_SEATS):
+            listed = [(s["trick"], seat_at(reader, s["seat"])) for s in game.view(reader)["signs"]]
+            assert listed == made, (reader, listed, made)
+    assert {t.leader for t in deal.tricks} != {0}  # tricks led by other seats than the first
+
+
 def test_s1_bad_moves_change_nothing():
     game = signs_game()
     view = game.view(0)

@@ -2,7 +2,9 @@
 signs on in the settings, signs with the sign buttons and plays, sees their
 partner's sign and an opponent's sign they caught, and no answer or push the
 page receives carries a sign its seat did not see (checked against the game
-the server holds)."""
+the server holds); on a laptop and a phone, in English and Arabic, the hand bar
+leaves the trick and its explanation readable at every step, and the log lists
+each trick's signs in the order they were made."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import pytest
 from browser_fixtures import NEEDS_BROWSER, serving  # noqa: F401
 
 from aluette_env.game import NUM_SEATS, sees_sign
+from tests.test_web_browser import DESKTOP_AND_PHONE, _under, after_move, wait_ready
 
 pytest_plugins = ["browser_fixtures"]
 pytestmark = [*NEEDS_BROWSER]
@@ -68,7 +71,6 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
     page.fill("#signs-catch", "50")
     page.click("#start-new")
     token = None
-    log = page.locator("#signs-log li")
     for _ in range(60):  # a few tricks: sign, then play the first card the server allows
         page.wait_for_selector("body[data-state=your-turn], body[data-state=deal-over]")
         if page.get_attribute("body", "data-state") == "deal-over":
@@ -86,15 +88,15 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
         if (page.locator('#signs-log li[data-seat="2"]:not([data-sign="0"])').count()
                 and page.locator("#signs-log li.caught").count()):
             break
-    assert page.locator('#signs-log li[data-seat="0"][data-sign="3"]').count()
-    assert "You sign: a wink (Le Borgne)." in log.first.inner_text()
+    yours = page.locator('#signs-log li[data-seat="0"][data-sign="3"]')
+    assert yours.count() and "You sign: a wink (Le Borgne)." in yours.first.inner_text()
     partner = page.locator('#signs-log li[data-seat="2"]:not([data-sign="0"])')
     assert partner.count() and "Partner signs:" in partner.first.inner_text()
     caught = page.locator("#signs-log li.caught")
     assert caught.count() and "You caught a sign from" in caught.first.inner_text()
-    assert page.locator('.sign-button').count() == 10
-    assert page.locator('.sign-button[data-sign="0"]').get_attribute("aria-label") == \
-        "Make no sign"
+    # Your ten sign buttons show only while you make your sign.
+    signing = page.get_attribute("body", "data-signing") == "true"
+    assert page.locator('.sign-button').count() == (10 if signing else 0)
 
     # The truth: the game as the server holds it; every sign the page received was seen.
     service = app.state.service
@@ -113,3 +115,89 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
             for t in tricks), entry
     context.close()
     assert not errors, errors
+
+
+def signs_table(browser, url: str, lang: str, size, catch: float):
+    """A page of ``size`` in ``lang`` at a new one-person match with signs, each
+    opponent catching a sign with the chance ``catch`` (the server's signs AI in
+    the other seats); AI cards without a pause. (context, page, its token)."""
+    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
+                                  reduced_motion="reduce")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    context.errors = errors
+    token = page.request.post(url + "api/games", data={"signs": True, "catch": catch}).json()["id"]
+    page.add_init_script(f"localStorage.setItem('aluette.pace', '0'); "
+                         f"localStorage.setItem('aluette.lang', '{lang}'); "
+                         f"sessionStorage.setItem('aluette.game', '{token}');")
+    page.goto(url)
+    assert wait_ready(page) == "your-turn"
+    return context, page, token
+
+
+def take_a_step(page) -> str:
+    """Your step: a wink (Le Borgne) while you make your sign, else the first card
+    the server allows; the page's state once its answer is shown."""
+    if page.get_attribute("body", "data-signing") == "true":
+        return after_move(page, lambda: page.click('.sign-button[data-sign="3"]'))
+    page.locator('.hand-card[aria-disabled="false"]').first.click()
+    return after_move(page, lambda: page.click("#confirm"))
+
+
+@DESKTOP_AND_PHONE
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_with_signs_the_hand_bar_leaves_the_trick_and_its_explanation_readable(
+        browser, server, lang, size):
+    """Every step of four tricks with signs (your sign, then your card): the
+    trick's status and the last trick's explanation lie above the sticky hand
+    bar, covered by nothing; the sign buttons show only while you make your
+    sign (greyed out at the card's step, they only made the bar taller)."""
+    context, page, _ = signs_table(browser, server[1], lang, size, catch=0.5)
+    explained = 0
+    for step in range(8):
+        signing = page.get_attribute("body", "data-signing") == "true"
+        assert page.locator(".sign-button").count() == (10 if signing else 0), step
+        assert page.locator("#signs").is_visible() == signing, step
+        bar = page.locator(".hand-area").bounding_box()
+        shown = [s for s in ("#trick-status", "#last-result") if page.locator(s).inner_text()]
+        for selector in shown:
+            box = page.locator(selector).bounding_box()
+            assert 0 <= box["y"] and box["y"] + box["height"] <= bar["y"] + 1, \
+                (lang, size, step, selector, box, bar)
+            assert _under(page, selector) is None, (lang, size, step, _under(page, selector))
+        explained += "#last-result" in shown
+        assert take_a_step(page) == "your-turn"
+    assert explained >= 4  # the steps after the first trick, with its explanation
+    context.close()
+    assert not context.errors, context.errors
+
+
+@DESKTOP_AND_PHONE
+@pytest.mark.parametrize("lang", ["en", "ar"])
+def test_the_signs_log_lists_each_tricks_signs_in_the_order_they_were_made(
+        browser, server, lang, size):
+    """Every sign caught (catch 100 %): after each of your steps the log of the
+    signs you saw lists each trick's from its leader, as they were made (a
+    sign made in answer to another after it, never in seat order), until a
+    trick led by another seat than yours has been listed whole."""
+    url = server[1]
+    context, page, token = signs_table(browser, url, lang, size, catch=1.0)
+    for _ in range(3 * 2 * 9):
+        if take_a_step(page) != "your-turn":
+            break
+        view = page.request.get(f"{url}api/games/{token}").json()["state"]
+        leaders = {t["index"]: t["leader"] for t in view["tricks_played"]}
+        leaders[view["deal"]["trick"] - 1] = view["deal"]["leader"]
+        seen = [s for s in view["signs"] if s["sign"] or s["seat"] != 0]  # as the log shows them
+        made = sorted(seen, key=lambda s: (s["trick"], (s["seat"] - leaders[s["trick"]]) % 4))
+        listed = page.locator("#signs-log li").evaluate_all(
+            "items => items.map((li) => Number(li.dataset.seat))")
+        assert listed == [s["seat"] for s in made], (lang, size, listed, made, leaders)
+        if any(t["leader"] != 0 and sum(s["trick"] == t["index"] for s in seen) >= 2
+               for t in view["tricks_played"]):
+            break
+    else:
+        raise AssertionError("no trick led by another seat was listed")
+    context.close()
+    assert not context.errors, context.errors

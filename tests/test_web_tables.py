@@ -83,6 +83,23 @@ def test_a_table_gives_each_person_a_token_the_database_keeps_only_hashed():
     assert {r.seat: r.name for r in rows} == {0: "Ann", 2: "Bob", None: ""}
 
 
+def test_no_answer_to_a_browser_holds_the_tables_database_id():
+    """docs/WEB.md: a game's database id never reaches a browser, which holds
+    its seats' tokens only (the table's creation, each seat's view, My matches)."""
+    c = client()
+    r = c.post("/api/tables", json={"people": {"0": "Ann", "2": ""}, "ai": "heuristic",
+                                    "signs": True, "catch": 0.5})
+    assert r.status_code == 201, r.text
+    made = r.json()
+    tokens = [made["seats"]["0"]["token"], made["seats"]["2"]["token"],
+              made["spectator"]["token"]]
+    game_id = c.app.state.service.table(tokens[0]).game_id
+    answers = [r.text, *(c.get(f"/api/games/{t}").text for t in tokens),
+               c.post("/api/my-matches", json={"tokens": tokens}).text]
+    assert all(game_id not in text for text in answers), game_id
+    assert "id" not in made
+
+
 @pytest.mark.parametrize("body, words", [
     ({"people": {}}, "people: an object of 1 to 4 seats"),
     ({"people": {"4": "x"}}, "people: an object of 1 to 4 seats"),
@@ -271,7 +288,7 @@ def test_the_tables_ai_plays_for_a_person_who_left_until_they_come_back():
     assert sorted(back["hand"]) == sorted(game.deal.hands[2])
     # ... a new version, kept in the database and pushed to the others' pages
     assert back["version"] == state["version"] + 1
-    assert store.version(made["id"]) == back["version"]
+    assert store.version(c.app.state.service.table(ann).game_id) == back["version"]
 
 
 def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():

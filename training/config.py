@@ -22,7 +22,7 @@ import math
 import os
 import tempfile
 from pathlib import Path
-from typing import Annotated, Any, Literal, TypeVar, get_args
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar, get_args
 
 import yaml
 from pydantic import (
@@ -124,6 +124,10 @@ class NetworkSpec(BaseModel):
         return NetworkSpec(trunk=list(self.trunk), pi=list(self.pi), vf=list(self.vf),
                            activation=self.activation)
 
+    def described(self) -> str:
+        """The architecture in a few words, for messages."""
+        return f"trunk {self.trunk}, pi {self.pi}, vf {self.vf}, {self.activation}"
+
 
 class NetworkConfig(NetworkSpec):
     warm_start: str | None = Field(
@@ -150,9 +154,14 @@ class NetworkConfig(NetworkSpec):
     precision: Literal["float32", "bfloat16", "auto"] = Field(
         "float32", description="the learner's products (SB3 backend): 'bfloat16' computes the "
                                "network's matrix products in bfloat16 under torch.autocast "
-                               "(weights, optimizer and losses stay float32); 'auto' does so "
-                               "where the CPU multiplies bfloat16 natively (AMX or AVX512-BF16) "
-                               "and is float32 elsewhere. Players and exports are float32")
+                               "(weights, optimizer and losses stay float32; the sparse first "
+                               "layer still gathers, on every CPU); 'auto' does so where the "
+                               "CPU multiplies bfloat16 natively (AMX or AVX512-BF16) and is "
+                               "float32 elsewhere, decided from the CPU's flags, never by "
+                               "timing at start (a timed choice between ways that round "
+                               "differently would make a seed's run depend on the machine's "
+                               "load; docs/experiments/auto-not-timed.md). Players and "
+                               "exports are float32")
 
 
 class PretrainConfig(BaseModel):
@@ -730,7 +739,8 @@ def check_from_scratch(cfg: TrainConfig, source: str) -> None:
 
 def check_warm_start(cfg: TrainConfig, source: str) -> None:
     """``network.warm_start`` is an exported policy this environment can play (the
-    checks ``aluette eval`` makes: its observation version and sizes)."""
+    checks ``aluette eval`` makes: its observation version and sizes), of a variant
+    the run's policy can start from (a signs policy never starts a default-game one)."""
     path = cfg.network.warm_start
     if path is None:
         return
@@ -740,9 +750,14 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: 'network.warm_start': {path} is a folder; give an exported "
                           f".onnx model (aluette export RUN --out MODEL.onnx)")
     try:
-        OnnxPlayer(path)
+        player = OnnxPlayer(path)
     except PlayerSpecError as err:
         raise ConfigError(f"{source}: 'network.warm_start': {err}") from None
+    if player.signs_only and not cfg.env.signs:
+        raise ConfigError(f"{source}: 'network.warm_start': {path} is a policy of the signs "
+                          f"variant (OBS_VERSION {player.obs_version}, {player.num_actions} "
+                          f"actions); this run trains the default game (env.signs false): set "
+                          f"env.signs to true, or start from a policy of the default game")
 
 
 def partner_games(cfg: TrainConfig) -> int:
@@ -1002,10 +1017,8 @@ def ppo_config(cfg: LoopConfig, folder: Path, warm_start: str) -> TrainConfig:
     theirs = tcfg.network
     mine = cfg.network
     if theirs.architecture() != mine:
-        raise ConfigError(f"{source}: its network (trunk {theirs.trunk}, pi {theirs.pi}, vf "
-                          f"{theirs.vf}, {theirs.activation}) must be the loop's (trunk "
-                          f"{mine.trunk}, pi {mine.pi}, vf {mine.vf}, {mine.activation}): the "
-                          f"distilled weights start it")
+        raise ConfigError(f"{source}: its network ({theirs.described()}) must be the loop's "
+                          f"({mine.described()}): the distilled weights start it")
     if Path(warm_start).is_file():
         tcfg = load_config(cfg.ppo.config, [*cfg.ppo.set, f"output_dir={folder}",
                                             "run_name=ppo", f"network.warm_start={warm_start}"])
@@ -1027,8 +1040,8 @@ def check_policy(spec: str) -> None:
 
 # ----------------------------------------------------------------------------- recipes
 
-#: Stands for the previous stage's policy while the recipe is checked, before
-#: any stage has run (the checks need a policy that exists).
+#: Stands for the previous stage's policy in a stage's ``set`` while the recipe is
+#: checked, before that policy exists (the checks need a policy that loads).
 _STAND_IN = "ai"
 PREVIOUS = "{previous}"
 
@@ -1065,6 +1078,14 @@ class RecipeConfig(BaseModel):
         return v
 
 
+class StagePolicy(NamedTuple):
+    """What a stage's policy will be, known from its config before it runs: the
+    variant it plays and its network (what the next stage's start needs)."""
+
+    signs: bool
+    network: NetworkSpec
+
+
 def is_recipe(data: Any) -> bool:
     """A config file's content is a recipe (it lists ``stages``)."""
     return isinstance(data, dict) and "stages" in data
@@ -1072,42 +1093,109 @@ def is_recipe(data: Any) -> bool:
 
 def load_recipe(path: str | Path, overrides: list[str] | None = None) -> RecipeConfig:
     """Read, override and check the recipe and every stage's config before any
-    work (each with stand-ins for the policies earlier stages will make);
-    ConfigError with one line naming the file and the stage."""
+    work, each stage with the policy the stage before it will make (its variant
+    and network, :func:`check_start`); ConfigError with one line naming the file
+    and the stage."""
     source = str(path)
     data = read_yaml(Path(path), source)
     if not is_recipe(data):
         raise ConfigError(f"{source}: a recipe lists its 'stages'")
     recipe = parse(RecipeConfig, apply_overrides(data, overrides or [], source), source)
     folder = Path(recipe.output_dir) / recipe.run_name
+    made: StagePolicy | None = None
     for k, stage in enumerate(recipe.stages):
+        # Where run_recipe will find the previous stage's policy.
+        previous = None if k == 0 else str(stage_policy_path(folder, recipe.stages[k - 1]))
         try:
-            stage_config(stage, folder, None if k == 0 else _STAND_IN)
+            cfg = stage_config(stage, folder, previous)
+            if made is not None:
+                check_start(cfg, made)
         except ConfigError as err:
             raise ConfigError(f"{source}: stage '{stage.name}': {err}") from None
+        made = stage_policy(cfg)
     return recipe
+
+
+def stage_policy_path(folder: Path, stage: StageConfig) -> Path:
+    """The stage's exported policy, its commit point."""
+    return folder / stage.name / "policy.onnx"
+
+
+def stage_policy(cfg: TrainConfig | LoopConfig) -> StagePolicy:
+    """The policy a stage of this config makes."""
+    if isinstance(cfg, TrainConfig):
+        return StagePolicy(cfg.env.signs, cfg.network.architecture())
+    return StagePolicy(False, cfg.network)  # expert iteration plays the default game
+
+
+def check_start(cfg: TrainConfig | LoopConfig, previous: StagePolicy) -> None:
+    """A stage of config ``cfg`` can start from ``previous``, the policy the stage
+    before it makes: a training run of the same network, of the signs variant
+    only from a policy of either variant and of the default game only from one
+    of the default game (OBS_VERSION 3's inputs and sign actions have no place in
+    it); expert iteration from a default-game policy of its network (its first
+    distillation starts from those weights). ConfigError (one line) otherwise."""
+    train = isinstance(cfg, TrainConfig)
+    if previous.signs and not (train and cfg.env.signs):
+        needs = ("this stage trains the default game (env.signs false): set env.signs to true "
+                 "here, or to false in the previous stage" if train else
+                 "expert iteration plays the default game: put it after stages of the default "
+                 "game")
+        raise ConfigError(f"the previous stage's policy plays the signs variant (env.signs "
+                          f"true, 58 actions); {needs}")
+    network = cfg.network.architecture() if train else cfg.network
+    if network != previous.network:
+        raise ConfigError(f"the previous stage's policy ({previous.network.described()}) starts "
+                          f"this stage, whose network is {network.described()}: set this "
+                          f"stage's network to the previous one's")
 
 
 def stage_config(stage: StageConfig, folder: Path,
                  previous: str | None) -> TrainConfig | LoopConfig:
     """The stage's own config (TrainConfig or LoopConfig) in ``folder/<stage>``,
-    starting from ``previous`` (a policy; None: from scratch)."""
-    sets = [s.replace(PREVIOUS, previous) if previous else s for s in stage.set]
+    starting from ``previous``, the previous stage's policy file (None: the first
+    stage, from scratch or from its config's own ``network.warm_start``). Checked
+    before that file exists too, with a shipped model in its place in ``set``
+    values. A train stage after the first starts from ``previous``: its own
+    ``network.warm_start`` (in its config or its ``set``), unless ``{previous}``,
+    is refused, never replaced."""
     if previous is None and any(PREVIOUS in s for s in stage.set):
         raise ConfigError(f"{PREVIOUS} in 'set': the first stage has no previous policy")
+    ready = previous is not None and Path(previous).is_file()
+    sets = [s.replace(PREVIOUS, previous if ready else _STAND_IN) if previous else s
+            for s in stage.set]
+    where = [f"output_dir={_text(folder)}", f"run_name={_text(stage.name)}"]
     if stage.kind == "train":
         start = [] if previous is None else (
-            [f"network.warm_start={_text(previous)}"] if Path(previous).is_file()
+            [f"network.warm_start={_text(previous)}"] if ready
             # Checked before the previous stage has run: warm-started all the same.
             else ["network.warm_start=null", "selfplay.allow_trained_opponents=true"])
-        return load_config(stage.config, [*sets, f"output_dir={_text(folder)}",
-                                          f"run_name={_text(stage.name)}", *start])
+        cfg = load_config(stage.config, [*sets, *where, *start])
+        if cfg.backend != "sb3":
+            raise ConfigError(f"a recipe trains its stages with backend sb3 (training/recipe.py); "
+                              f"{stage.config} has backend {cfg.backend}: train it with "
+                              f"'aluette train' on its own")
+        if previous is not None:
+            own = _own_warm_start(stage, [s.replace(PREVIOUS, previous) for s in stage.set])
+            if own is not None and not (isinstance(own, str) and Path(own) == Path(previous)):
+                shown = repr(own) if len(repr(own)) <= 200 else repr(own)[:200] + "..."
+                raise ConfigError(f"'network.warm_start' ({shown}): a stage after the first "
+                                  f"starts from the previous stage's policy; remove it (set "
+                                  f"network.warm_start=null), or set it to {PREVIOUS}")
+        return cfg
     if previous is None:
         raise ConfigError("an expert-iteration stage starts from a policy: put a train stage "
                           "before it")
-    return load_loop_config(stage.config, [*sets, f"output_dir={_text(folder)}",
-                                           f"run_name={_text(stage.name)}",
-                                           f"start={_text(previous)}"])
+    return load_loop_config(stage.config, [*sets, *where,
+                                           f"start={_text(previous if ready else _STAND_IN)}"])
+
+
+def _own_warm_start(stage: StageConfig, sets: list[str]) -> Any:
+    """The ``network.warm_start`` the stage's config and ``set`` give (read after
+    :func:`load_config` has accepted them; None when neither does)."""
+    data = read_yaml(Path(stage.config), stage.config)
+    network = apply_overrides(data, sets, stage.config).get("network")
+    return network.get("warm_start") if isinstance(network, dict) else None
 
 
 def _text(value) -> str:

@@ -4,9 +4,13 @@
 in turn in ``OUTPUT_DIR/RUN_NAME/<stage>``; each stage starts from the policy
 the stage before it made:
 
-- ``kind: train``: a training config (``aluette train``), warm-started from the
-  previous stage's policy (``network.warm_start``), the first stage from
-  scratch. Its ``model`` (``best.zip`` or ``latest.zip``) is the stage's policy.
+- ``kind: train``: a training config (``aluette train``, backend sb3),
+  warm-started from the previous stage's policy (``network.warm_start``), the
+  first stage from scratch or from its config's own ``network.warm_start``. A
+  later stage whose config or ``set`` names a ``network.warm_start`` of its
+  own, other than ``{previous}``, is refused: the previous policy never
+  silently replaces it. Its ``model`` (``best.zip`` or ``latest.zip``) is the
+  stage's policy.
 - ``kind: expert-iteration``: an expert-iteration config (``aluette
   expert-iteration``) whose ``start`` is the previous stage's policy. Its last
   iteration's policy (after the PPO phase, when it has one) is the stage's.
@@ -20,6 +24,11 @@ SIGKILL at any moment. ``{previous}`` in a stage's ``set`` values is replaced
 by the previous stage's policy (e.g. a fixed opponent of the league: the run's
 own earlier policy is not a shipped model). ``recipe.json`` lists the stages
 done, with their policies and wall times.
+
+Before any work every stage is checked whole, with the policy the stage before
+it will make (:func:`~training.config.check_start`): the same network, and no
+policy of the signs variant handed to a stage of the default game (a default-game
+policy may start a signs stage).
 
 The recipe's schema and loader (:class:`~training.config.RecipeConfig`,
 :func:`~training.config.load_recipe`) are in :mod:`training.config`.
@@ -35,7 +44,9 @@ import time
 from pathlib import Path
 
 # The recipe's schema and loader live with every config's; imported from here too.
-from .config import RecipeConfig, StageConfig, is_recipe, load_recipe, stage_config
+from .config import (
+    RecipeConfig, StageConfig, is_recipe, load_recipe, stage_config, stage_policy_path,
+)
 
 __all__ = ["RecipeConfig", "StageConfig", "is_recipe", "load_recipe", "run_recipe"]
 
@@ -50,7 +61,7 @@ def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
     done = _read_done(state_path)
     previous: str | None = None
     for stage in recipe.stages:
-        out = folder / stage.name / "policy.onnx"
+        out = stage_policy_path(folder, stage)
         if out.exists():
             log(f"stage {stage.name}: done ({out})")
             previous = str(out)

@@ -85,11 +85,13 @@ def _signs_view(game: Any, seat: int | None, your_turn: bool) -> dict[str, Any]:
     """With signs: the catch chance, whether the seat to act is making its sign,
     the signs the reader may make now (S3: any, whatever the hand) and every
     sign of the deal it saw, ``caught`` for an opponent's (never who caught its
-    own)."""
+    own), in the order they were made: each trick's from its leader (S1, R9),
+    so a sign made in answer to another comes after it."""
     deal = game.deal
     seen = []
     for t in range(NUM_TRICKS):
-        for s in range(NUM_SEATS):
+        leader = deal.tricks[t].leader if t < len(deal.tricks) else deal.leader
+        for s in (seat_at(leader, k) for k in range(NUM_SEATS)):
             sign = deal.sign_of(t, s)
             if sign >= 0 and sign_seen(seat, s, sign, int(deal.state.caught[t * NUM_SEATS + s])):
                 seen.append({"trick": t, "seat": s, "sign": sign,

@@ -40,7 +40,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .._workers import spawn_pool
+from .._workers import spawn_pool, stop_pool
 from ..game import (
     DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
     PLAYS_PER_DEAL,
@@ -273,11 +273,14 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
             if tick:
                 tick(d1 - d0)
     except BrokenProcessPool:
+        stop_pool(pool)
         raise WorkerDied(f"an evaluation worker process died (out of memory with "
                          f"jobs={jobs}?); try fewer jobs") from None
-    finally:
-        # On an error (or Ctrl-C) the slices not yet started are dropped, not waited for.
-        pool.shutdown(wait=True, cancel_futures=True)
+    except BaseException:
+        # Ctrl-C, SIGTERM or an error: no slice is waited for, started or not.
+        stop_pool(pool)
+        raise
+    pool.shutdown(wait=True)
     return records
 
 

@@ -85,9 +85,10 @@ class TableRoutes:
         away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
                               "plays for a person who left", required=False,
                              code="away_after") or default
-        gid, tokens = await self.service.open_table(names, spec, away_after, signs)
+        # The game's database id stays on the server (docs/WEB.md): a browser
+        # reaches a game by its seats' tokens only.
+        _, tokens = await self.service.open_table(names, spec, away_after, signs)
         return JSONResponse({
-            "id": gid,
             "seats": {str(s): {"name": names[s], "token": tokens[s], "link": f"/?seat={tokens[s]}"}
                       for s in sorted(names)},
             "spectator": {"token": tokens[None], "link": f"/?watch={tokens[None]}"},

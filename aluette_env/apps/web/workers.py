@@ -7,7 +7,9 @@ its parent, so a server stopped in a way that skips the shutdown leaves no
 process behind). A worker that dies (killed, out of memory) is replaced: the
 broken pool is dropped, a new one started and the job tried once more; if that
 fails too, :class:`WorkerUnavailable` tells the route to answer 503 (try again
-shortly), and the next job starts a fresh pool.
+shortly), and the next job starts a fresh pool. The workers ignore Ctrl-C (the
+terminal sends it to them too); when the server stops, its pools end them at
+once, in the middle of a job if need be (:func:`~aluette_env._workers.stop_pool`).
 
 :class:`PlayerPool` holds one player per spec for every game: a quick one
 shared by the games' worker threads (:class:`SharedPlayer`), a slow one
@@ -27,7 +29,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 from collections.abc import Callable
 
-from aluette_env._workers import spawn_pool
+from aluette_env._workers import spawn_pool, stop_pool
 from aluette_env.players import (
     Player, PlayerSpecError, for_the_default_game, load_player, player_names,
 )
@@ -54,11 +56,15 @@ class RestartingPool:
         self.name = name
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
+        self._closed = False
         #: How many times a dead pool was replaced (tests, logs).
         self.restarts = 0
 
     def current(self) -> ProcessPoolExecutor:
         with self._lock:
+            if self._closed:  # the server is stopping: no new workers
+                raise WorkerUnavailable(f"the server is stopping; no {self.name} process "
+                                        f"starts")
             if self._pool is None:
                 self._pool = spawn_pool(self.workers)
             return self._pool
@@ -101,11 +107,13 @@ class RestartingPool:
             pool = self._pool
         return [] if pool is None else list(getattr(pool, "_processes", None) or {})
 
-    def close(self, wait: bool = True) -> None:
+    def close(self) -> None:
+        """End the workers now (the server stops): a job in progress is dropped,
+        and no job starts a new pool."""
         with self._lock:
-            pool, self._pool = self._pool, None
+            pool, self._pool, self._closed = self._pool, None, True
         if pool is not None:
-            pool.shutdown(wait=wait, cancel_futures=True)
+            stop_pool(pool)
 
 
 # ---------------------------------------------------------------------- the AI seats
@@ -144,7 +152,7 @@ class AiWorkers:
         return self.pool.run(_act_in_worker, spec, obs, mask)
 
     def close(self) -> None:
-        self.pool.close(wait=True)
+        self.pool.close()
 
 
 class RemotePlayer:
@@ -266,7 +274,7 @@ class CoachWorkers:
 
     def close(self) -> None:
         for pool in self.pools.values():
-            pool.close(wait=False)
+            pool.close()
 
 
 __all__ = ["AiWorkers", "CoachWorkers", "PlayerPool", "RemotePlayer", "RestartingPool",

@@ -309,17 +309,23 @@
     else if (playable && view.signing) prompt = t("Your turn: make a sign, or none, then play a card.");
     else if (playable) prompt = selected === null ? t("Your turn: choose a card.") :
       t("Click the chosen card again or press Play to play it; choose another card to change.");
+    // Your turn comes once the page has shown the move's last events (busy):
+    // nobody else is waited for meanwhile.
+    else if (view.deal.to_act === 0 && !view.spectator) prompt = "";
     else prompt = t("Waiting for {seat}…", {seat: who(view.deal.to_act)});
     $("prompt").textContent = prompt;
     document.body.classList.toggle("your-turn", playable);
   }
 
   // Your sign buttons: every sign of the catalog, the ones the server lists as
-  // yours to make now (sign_choices) usable; hidden in a match without signs.
+  // yours to make now (sign_choices) usable; shown only while you make your
+  // sign: at your card's step and on the others' turns they could only be
+  // greyed out (the sign you made shows at your seat), and the hand bar keeps
+  // the table in view.
   function renderSigns() {
     const box = $("signs");
-    box.hidden = !view.signs_on || !!view.spectator;
-    if (box.hidden) return;
+    box.hidden = !view.signs_on || !!view.spectator || !(view.your_turn && view.signing);
+    if (box.hidden) { $("sign-buttons").replaceChildren(); return; }
     const buttons = $("sign-buttons");
     const choices = (view.your_turn && !busy && !lost) ? view.sign_choices : [];
     const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest(".sign-button");
@@ -330,6 +336,8 @@
       button.type = "button";
       button.className = "sign-button";
       button.dataset.sign = sign;
+      // The button's name is its visible words (WCAG 2.5.3, label in name, in
+      // every language): the gesture, a space, and the card it names.
       const words = document.createElement("span");
       words.className = "sign-words";
       words.textContent = s.gesture;
@@ -337,11 +345,10 @@
         const card = document.createElement("span");
         card.className = "sign-card";
         card.textContent = s.card;
-        words.append(card);
+        words.append(" ", card);
       }
       button.innerHTML = signIcon(sign);
       button.append(words);
-      button.setAttribute("aria-label", s.card ? t("Sign: {sign}", {sign: signText(sign)}) : t("Make no sign"));
       const usable = choices.includes(sign);
       button.setAttribute("aria-disabled", String(!usable));
       button.addEventListener("click", () => makeSign(sign));
@@ -441,10 +448,11 @@
     }
   }
 
+  const SPOILED = "✕"; // a spoiled trick in the deal's line of tricks
   function renderSummary() {
     const box = $("summary");
     const s = view.summary;
-    if (!s || !view.deal.done) { box.hidden = true; box.replaceChildren(); return; }
+    if (!s || !view.deal.done) { box.hidden = true; box.replaceChildren(); $("trick").hidden = false; return; }
     box.replaceChildren();
     const h = document.createElement("h3");
     h.textContent = t("Deal {n} of {total} is over", {n: s.deal + 1, total: view.deal.of});
@@ -456,8 +464,14 @@
     }
     const tricks = document.createElement("p");
     tricks.className = "trick-line";
-    tricks.textContent = t("Tricks: {list}", {list: s.trick_winners.map((w) => (w === null ? "✕" : seatName(w))).join(" · ")});
+    tricks.textContent = t("Tricks: {list}", {list: s.trick_winners.map((w) => (w === null ? SPOILED : seatName(w))).join(" · ")});
     box.append(tricks);
+    if (s.trick_winners.includes(null)) {
+      const legend = document.createElement("p");
+      legend.className = "trick-line spoiled-legend";
+      legend.textContent = t("{mark}: a spoiled trick, which nobody took.", {mark: SPOILED});
+      box.append(legend);
+    }
     const button = document.createElement("button");
     button.type = "button";
     button.className = "primary";
@@ -485,6 +499,7 @@
     box.append(button);
     const wasHidden = box.hidden;
     box.hidden = false;
+    $("trick").hidden = true; // empty between deals: the summary takes its place, under the last trick's words
     if (!button.hidden && (wasHidden || document.activeElement === document.body)) button.focus();
   }
 

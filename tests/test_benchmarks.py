@@ -1,0 +1,78 @@
+"""The benchmarks (benchmarks/, ``make bench``) keep running as the configs
+change: every benchmark that builds a training config builds it here and has it
+checked as ``aluette train`` (or ``aluette expert-iteration``) checks one;
+nothing is timed or trained."""
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from training.config import load_config, load_loop_config
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT = str(ROOT / "configs" / "default.yaml")
+sys.path.insert(0, str(ROOT / "benchmarks"))  # the benchmarks are scripts, not a package
+
+import bench_expert_data  # noqa: E402
+import bench_rllib  # noqa: E402
+import bench_train  # noqa: E402
+import distill_labels  # noqa: E402
+import same_strength  # noqa: E402
+
+#: The benchmarks checked below: each one that builds a training config.
+CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_labels", "same_strength"}
+
+
+def test_every_benchmark_that_builds_a_training_config_is_checked_here():
+    builds = re.compile(r"load_(loop_)?config\(|\b(Train|Loop|Data|Distill|PPOPhase)Config\b"
+                        r"|\"aluette_env\", \"train\"")
+    found = {p.stem for p in (ROOT / "benchmarks").glob("*.py") if builds.search(p.read_text())}
+    assert found == CHECKED
+
+
+def test_the_rllib_benchmark_trains_default_yaml_as_rllib_can_on_both_backends():
+    """configs/default.yaml has what only SB3 has (the privileged critic, the belief
+    head, the league's priorities), which RLlib refuses: both backends train it
+    without them (docs/RLLIB.md), the same network and league."""
+    sb3, rllib = bench_rllib.bench_configs(DEFAULT)
+    assert sb3.backend == "sb3" and sorted(rllib) == list(bench_rllib.RUNNERS)
+    for runners, cfg in rllib.items():
+        assert cfg.backend == "rllib" and cfg.rllib.num_env_runners == runners
+        assert cfg.rllib.num_learners == 0
+        assert cfg.network == sb3.network and cfg.selfplay == sb3.selfplay
+    assert sb3.network.critic == "seat" and sb3.network.belief == 0 and sb3.selfplay.pfsp is None
+
+
+@pytest.mark.parametrize("native", [False, True], ids=["emulated bfloat16", "native"])
+def test_every_path_the_training_benchmark_times_is_a_valid_config(native):
+    paths = bench_train.timed_paths(DEFAULT, [], native)
+    names = [name for name, _, _ in paths]
+    assert len(set(names)) == len(names) and len(names) == (4 if not native else 7)
+    for _, settings, _ in paths:
+        load_config(DEFAULT, settings)
+    if native:  # both ways of the bfloat16 first layer, the default (the gather) first
+        assert [flag for _, _, flag in paths if flag is not None] == ["no", "yes"]
+
+
+def test_both_runs_of_the_strength_comparison_are_valid_configs(tmp_path):
+    runs = same_strength.runs(runners=1, seed=3)
+    assert len(runs) == 2
+    for name, extra in runs.items():
+        load_config(DEFAULT, same_strength.run_settings(
+            tmp_path, same_strength.run_name(name), 3_000_000, 500_000, 1000, "ai:version=1",
+            extra))
+    assert list(same_strength.runs(runners=1, only="rllib")) == ["RLlib, 1 env runner(s)"]
+
+
+def test_the_distillation_benchmarks_fits_are_valid_settings():
+    settings = distill_labels.fit_settings(load_loop_config(ROOT / "configs" / "v5.yaml"))
+    assert list(settings) == ["own", "loop", "strict2", "strict1.5", "small"]
+    assert settings["own"].epochs == 1 and settings["strict2"].best_weight == 1.0
+
+
+def test_the_expert_data_benchmarks_settings_are_valid():
+    configs = bench_expert_data.data_configs(32)
+    assert sorted(configs) == [0, *sorted(bench_expert_data.WORLDS)]
+    assert all(cfg.positions_per_shard == 32 for w, cfg in configs.items() if w)

@@ -137,10 +137,21 @@ class AluetteGame(pyspiel.Game):
     """The game; see the module docstring. ``variant``: the game played, instead
     of the parameters ``signs`` and ``catch``."""
 
-    def __init__(self, params: dict[str, Any] | None = None, variant: Variant | None = None):
-        values = {**_DEFAULTS, **(params or {})}
+    def __init__(self, params: dict[str, Any] | None = None, variant: Variant | None = None,
+                 game_type: pyspiel.GameType = _GAME_TYPE):
+        # A variant's own parameters are the game's, unless ``params`` says otherwise.
+        own = {} if variant is None else {"num_deals": variant.num_deals, "signs": variant.signs,
+                                          "catch": variant.catch}
+        values = {**_DEFAULTS, **own, **(params or {})}
         self.num_deals, self.first_dealer, signs, catch = _check_params(values)
-        self.variant = variant if variant is not None else variant_of(signs=signs, catch=catch)
+        if variant is None:
+            variant = variant_of(signs=signs, catch=catch)
+        elif signs != variant.signs:
+            raise ValueError(f"{GAME_NAME}: signs={signs} is not the variant's "
+                             f"({variant.env_id}: signs={variant.signs})")
+        elif catch != variant.catch:
+            variant = variant.with_catch(catch)
+        self.variant = variant
         self.signs, self.catch = self.variant.signs, self.variant.catch
         info = pyspiel.GameInfo(
             num_distinct_actions=self.variant.num_actions,
@@ -150,7 +161,7 @@ class AluetteGame(pyspiel.Game):
             max_utility=2.0 * self.num_deals,
             utility_sum=0.0,
             max_game_length=DEALT * self.num_deals * (2 if self.signs else 1))
-        super().__init__(_GAME_TYPE, info, values)
+        super().__init__(game_type, info, values)
 
     def new_initial_state(self) -> AluetteState:
         return AluetteState(self)
@@ -531,6 +542,32 @@ def seeded_resampler(rng: np.random.RandomState) -> Callable[[Any, int], Aluette
     def resample(state: AluetteState, player: int) -> AluetteState:
         return state.resample_from_infostate(player, rng.uniform)
     return resample
+
+
+def register_variant(variant: Variant, short_name: str) -> None:
+    """Register ``variant`` in OpenSpiel as the game ``short_name`` (its
+    parameters: ``num_deals``, ``first_dealer`` and, with signs, ``catch``), so
+    ``pyspiel.load_game(short_name)`` and OpenSpiel's serialisation play it."""
+    defaults = {"num_deals": variant.num_deals, "first_dealer": 0, "signs": variant.signs,
+                "catch": variant.catch}
+    game_type = pyspiel.GameType(
+        short_name=short_name, long_name=f"Aluette ({variant.env_id})",
+        dynamics=_GAME_TYPE.dynamics, chance_mode=_GAME_TYPE.chance_mode,
+        information=_GAME_TYPE.information, utility=_GAME_TYPE.utility,
+        reward_model=_GAME_TYPE.reward_model, max_num_players=NUM_SEATS,
+        min_num_players=NUM_SEATS, provides_information_state_string=True,
+        provides_information_state_tensor=True, provides_observation_string=True,
+        provides_observation_tensor=True, parameter_specification=defaults)
+
+    def make(params: dict[str, Any] | None = None) -> AluetteGame:
+        return AluetteGame(params, variant, game_type)
+    # Kept here for the life of the process: OpenSpiel's registry releases its
+    # creators after Python has finalised, which must not be the last reference.
+    _REGISTERED[short_name] = (game_type, make)
+    pyspiel.register_game(game_type, make)
+
+
+_REGISTERED: dict[str, tuple[pyspiel.GameType, Callable]] = {}
 
 
 pyspiel.register_game(_GAME_TYPE, AluetteGame)

@@ -44,7 +44,7 @@ SHARED = (
     rules.end_trick, rules.plays_left, rules.is_ahead, rules.first_to_reach, rules.deal_points,
     rules.team_points, rules.seat_gain, rules.dealer_of, rules.first_dealer_of,
     rules.first_leader, rules.tricks_left, rules.hand_size, rules.cards_in_trick,
-    rules.cards_before, rules.trick_so_far, signs.sees_sign, signs.catch_bits,
+    rules.cards_before, rules.trick_so_far, signs.sees_sign,
     state.start_deal, state.is_legal, state.write_legal, state.step, state.played_by,
     state.order_of_play,
     observation.write_view, observation.write_signs, observation.write_active,

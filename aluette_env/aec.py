@@ -470,7 +470,8 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; "
                                   "pass render_mode='ansi' or 'human' to aluette_env.env()")
             return None
-        text = render_table(self.deal, self.match, self.last_trick, self.render_hands)
+        text = render_table(self.deal, self.match, self.last_trick, self.render_hands,
+                            variant=self.variant)
         if self.render_mode == "human":
             print(text)
             return None

@@ -453,6 +453,15 @@ def test_a_seats_render_shows_the_signs_it_saw_and_no_other():
     text = env.render()
     assert "sign of player_2: the mouth opened: an Ace" in text
     assert "player_3" in text and "sign of player_3" not in text  # not caught
+    # A silence has nothing to catch: player_0 never knows of player_1's, even
+    # where the deal's draws say it caught whatever player_1 made.
+    env = aluette_signs_v0.raw_env(render_mode="ansi", render_hands=["player_0"])
+    env.reset(seed=1, options={"catches": _catches(1), "first_dealer": 0})  # player_1 leads
+    env.step(SIGN_BASE)  # silence
+    assert "sign of player_1" not in env.render()
+    env.step(env.deal.hand(1)[0])
+    env.step(SIGN_BASE + 1)  # player_2, the partner: known
+    assert "sign of player_2: eyes raised" in env.render()
     spectator = aluette_signs_v0.raw_env(render_mode="ansi")
     spectator.reset(seed=1, options={"first_dealer": 1})
     spectator.step(SIGN_BASE + 9)

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from .cards import NUM_CARDS
 from .deal import Match
 from .rules import DEFAULT_NUM_DEALS, NUM_TRICKS
-from .seats import NUM_SEATS, seat_at, team_of
+from .seats import NUM_SEATS, opponents_of, team_of
 from .signs import DEFAULT_CATCH, NO_SIGN, NUM_ACTIONS, SIGN_BASE, check_catch, sees_sign
 from .state import write_legal
 
@@ -115,7 +115,7 @@ class Variant:
         one statement of the catch rule: every other method here follows."""
         if not self.signs:
             return ()
-        return (seat_at(signer, 1), self.catch), (seat_at(signer, 3), self.catch)
+        return tuple((seat, self.catch) for seat in opponents_of(signer))
 
     def caught_from_draws(self, signer: int, draws: Sequence):
         """The caught bits (bit o: seat o caught it) of a sign of ``signer``

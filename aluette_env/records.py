@@ -181,8 +181,9 @@ def load_record(data: str | bytes | dict[str, Any],
     """The record in ``data`` (JSON text, its UTF-8 bytes, or the parsed object),
     every field checked and the match replayed through the game core (and
     ``variant``'s catch rule: by default the shipped variant's); RecordError
-    with one line naming the field otherwise. Returns the parsed record. One strict reader for every path (files, uploads, objects): UTF-8
-    without a byte order mark, no key twice in an object, no NaN or Infinity,
+    with one line naming the field otherwise. Returns the parsed record. One
+    strict reader for every path (files, uploads, objects): UTF-8 without a
+    byte order mark, no key twice in an object, no NaN or Infinity,
     integers where integers are meant (never a bool or a float), and text
     without lone surrogates."""
     if isinstance(data, (bytes, bytearray)):

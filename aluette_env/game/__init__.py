@@ -60,7 +60,8 @@ from .variant import (
 
 __all__ = [
     "ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "VARIANTS", "Variant", "deal_reason",
-    "load_variant", "opponents_of", "variant_of", "write_legal", "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
+    "load_variant", "opponents_of", "variant_of", "write_legal", "AGENTS", "CARDS_BY_STRENGTH",
+    "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
     "DEFAULT_NUM_DEALS", "HAND_SIZE", "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NO_SIGN",
     "NUM_ACTIONS", "NUM_CARDS", "NUM_SEATS", "NUM_SIGNS", "NUM_SIGN_ACTIONS", "NUM_STRENGTHS",
     "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "PLAY_PHASE", "SEAT", "SIGNS",

@@ -83,7 +83,7 @@ from pettingzoo.utils import wrappers
 
 from .game import (
     AGENTS, CARD_PLAYED, DEAL_DONE, MATCH_DONE, NUM_CARDS, NUM_SEATS, NUM_SIGN_ACTIONS, NUM_TRICKS,
-    SEAT, SIGN_BASE, Deal, Match, Variant, check_card, check_hands, deal_result, describe,
+    SEAT, SIGN_BASE, VARIANTS, Deal, Match, Variant, check_card, check_hands, deal_result, describe,
     match_result, seat_gain, seat_of, variant_of, write_legal,
 )
 from .game.variant import NEWEST, SIGNS_A_DEAL
@@ -505,19 +505,18 @@ def _render_hands(render_hands: Any) -> list[str]:
 
 
 def _register() -> None:
-    """``pettingzoo.make("aec", "aluette_v1")`` (and every older version; plain
-    ``"aluette"`` is the newest) once this module is loaded."""
+    """``pettingzoo.make("aec", "aluette_v1")`` (every shipped variant's env id,
+    each its version module's env; plain ``"aluette"`` is the newest) once this
+    module is loaded."""
     try:
         from pettingzoo.env_registry import register
         from pettingzoo.env_registry.registration import aec_registry
     except ImportError:  # PettingZoo without a registry (< 1.26): env() still works
         return
-    for version in (0, 1):
-        if f"aluette-v{version}" not in aec_registry:  # ids as the registry spells them
-            register("aec", f"aluette_v{version}",
-                     entry_point=f"aluette_env.aluette_v{version}:env")
-    if "aluette_signs-v0" not in aec_registry:
-        register("aec", "aluette_signs_v0", entry_point="aluette_env.aluette_signs_v0:env")
+    for env_id in VARIANTS:
+        name, _, version = env_id.rpartition("_")
+        if f"{name}-{version}" not in aec_registry:  # ids as the registry spells them
+            register("aec", env_id, entry_point=f"aluette_env.{env_id}:env")
 
 
 _register()

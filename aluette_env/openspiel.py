@@ -559,18 +559,15 @@ def register_variant(variant: Variant, short_name: str) -> None:
         provides_information_state_tensor=True, provides_observation_string=True,
         provides_observation_tensor=True, parameter_specification=defaults)
 
-    def make(params: dict[str, Any] | None = None) -> AluetteGame:
-        return AluetteGame(params, variant, game_type)
-    # Kept here for the life of the process: OpenSpiel's registry releases its
-    # creators after Python has finalised, which must not be the last reference.
-    _REGISTERED[short_name] = (game_type, make)
-    pyspiel.register_game(game_type, make)
-
-
-_REGISTERED: dict[str, tuple[pyspiel.GameType, Callable]] = {}
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        AluetteGame.__init__(self, params, variant, game_type)
+    # A class, as OpenSpiel's own registrations: its registry lets its creators go
+    # after Python has finalised, and a class (unlike a function) is not freed then.
+    game_class = type(f"AluetteGame[{variant.env_id}]", (AluetteGame,), {"__init__": __init__})
+    pyspiel.register_game(game_type, game_class)
 
 
 pyspiel.register_game(_GAME_TYPE, AluetteGame)
 
 __all__ = ["GAME_NAME", "PERFECT_RECALL", "AluetteGame", "AluetteObserver", "AluetteState",
-           "observation_of", "observation_text", "seeded_resampler"]
+           "observation_of", "observation_text", "register_variant", "seeded_resampler"]

@@ -58,7 +58,8 @@ dealt to the seat so far, in the ``hand`` slice. Every rule is the game core's
 and scoring by ``Deal`` and ``Match``; the actions, the catches' chance nodes,
 who knows which sign and the tensors' layout are the game's variant's
 (``AluetteGame.variant``, an :class:`aluette_env.game.Variant` built from the
-parameters; ``AluetteGame(params, variant=...)`` plays any other).
+parameters; ``AluetteGame(params, variant=...)`` plays any other, and
+:func:`register_variant` registers one under a name of its own).
 
 OpenSpiel is an optional dependency: ``pip install 'aluette-rl[openspiel]'``.
 

@@ -26,18 +26,17 @@ class raw_env(aec.raw_env):
     metadata = {**aec.raw_env.metadata, "name": ALUETTE_SIGNS_V0.env_id}
     variant = ALUETTE_SIGNS_V0
 
-    def __init__(self, num_deals: int | None = None, render_mode: str | None = None,
-                 render_hands: Any = (), numeric_infos: bool = False, *,
-                 catch: float | None = None, signs: bool | None = None, **kwargs: Any):
+    def __init__(self, catch: float | None = None, signs: bool | None = None, **kwargs: Any):
+        """``catch``: the chance that each opponent catches a sign (S4, default
+        0.25); the other arguments as :class:`aluette_env.aec.raw_env`'s."""
         if signs is not None and signs is not True:
             raise ValueError("aluette_signs_v0 is the signs variant: signs=True only")
-        super().__init__(num_deals, render_mode, render_hands, numeric_infos, catch=catch,
-                         **kwargs)
+        super().__init__(catch=catch, **kwargs)
 
 
-def env(**kwargs: Any) -> AECEnv:
+def env(catch: float | None = None, **kwargs: Any) -> AECEnv:
     """``aluette_signs_v0`` inside PettingZoo's standard classic wrappers."""
-    return aec.wrap(raw_env(**kwargs))
+    return aec.wrap(raw_env(catch=catch, **kwargs))
 
 
 __all__ = ["env", "raw_env"]

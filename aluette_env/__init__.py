@@ -61,8 +61,8 @@ _LAZY = {
     "OBS_SIZE": "aluette_env.observation",
     "OBS_VERSION": "aluette_env.observation",
     "decode_observation": "aluette_env.observation",
-    "env": "aluette_env.aec",
-    "raw_env": "aluette_env.aec",
+    "env": "aluette_env.aluette_v1",  # the newest version
+    "raw_env": "aluette_env.aluette_v1",
     "VectorGame": "aluette_env.vector",
     "load_player": "aluette_env.players",
     "duplicate_eval": "aluette_env.evaluation",

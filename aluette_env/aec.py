@@ -42,8 +42,14 @@ agents and teams (``"player_2"``, None for a spoiled trick or no winner);
 none), for libraries whose replay buffers take numbers only (Tianshou; see
 :func:`aluette_env.game.deal_result`).
 
-**The signs variant** (``env(signs=True, catch=0.25)``, registered as
-``aluette_signs_v0``; docs/RULES.md S1-S5): each turn is two steps. The seat to
+**The variant** an env plays is one object, ``env.variant`` (an
+:class:`aluette_env.game.Variant`: its env id, actions, legal actions, chance
+draws, who knows which sign and its observation); ``raw_env(variant=...)``
+plays any, and each version module fixes its own.
+
+**The signs variant** (``aluette_signs_v0.env(catch=0.25)``, the variant
+:data:`~aluette_env.game.ALUETTE_SIGNS_V0`; ``env(signs=True, catch=0.25)``
+still builds it; docs/RULES.md S1-S5): each turn is two steps. The seat to
 act first makes a sign or none (a sign action, ``48 + sign``: 48 silence,
 49-57 the nine signs of ``aluette_env.game.SIGNS``), then plays its card;
 ``Discrete(58)`` actions, a 58-entry mask (the ten sign actions in the sign
@@ -76,19 +82,15 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from .game import (
-    AGENTS, CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, MATCH_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS,
-    NUM_SIGN_ACTIONS, NUM_TRICKS, SEAT, SIGN_BASE, Deal, Match, catch_bits, check_card,
-    check_catch, check_hands, deal_result, describe, match_result, seat_gain, seat_of,
+    AGENTS, CARD_PLAYED, DEAL_DONE, MATCH_DONE, NUM_CARDS, NUM_SEATS, NUM_SIGN_ACTIONS, NUM_TRICKS,
+    SEAT, SIGN_BASE, VARIANTS, Deal, Match, Variant, check_card, check_hands, deal_result, describe,
+    match_result, seat_gain, seat_of, variant_of, write_legal,
 )
-from .observation import (
-    MAX_DEALS, SIGNS_OBS_SIZE, SIGNS_OBS_VERSION, IncrementalObservations, encode_state,
-    obs_size, state_size, write_signs, write_view,
-)
+from .game.variant import NEWEST, SIGNS_A_DEAL
+from .observation import MAX_DEALS, OBS_SIZE, IncrementalObservations, observer
 from .render import render_table
 
 _EMPTY_MASK = np.zeros(NUM_CARDS, np.int8)
-_SIGN_MASK = np.zeros(NUM_ACTIONS, np.int8)
-_SIGN_MASK[SIGN_BASE:] = 1
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -121,48 +123,58 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
                 try:
                     check_card(action)
                 except ValueError as err:
-                    if not self.unwrapped.signs:
+                    variant = self.unwrapped.variant
+                    if variant.num_actions == NUM_CARDS:
                         raise ValueError(f"{agent}'s action: {err}") from None
-                    if not _is_sign_action(action):  # the variant's actions, not the deck's
+                    if not _is_action(variant, action):  # the variant's actions, not the deck's
                         shown = action if isinstance(action, (int, np.integer)) else repr(action)
                         raise ValueError(f"{agent}'s action: {str(shown)[:40]} is not an action "
-                                         f"of the signs variant; its actions are 0-"
-                                         f"{NUM_ACTIONS - 1}: the cards 0-{NUM_CARDS - 1}, "
-                                         f"{SIGN_BASE} no sign, {SIGN_BASE + 1}-{NUM_ACTIONS - 1} "
-                                         f"the signs") from None
+                                         f"of {variant.env_id}; its actions are "
+                                         f"{variant.describe_actions()}") from None
         super().step(action)
+
+
+class _OfVariant:
+    """An attribute of the env's variant, on the class (its default variant) or
+    on an env (the variant it plays)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __get__(self, env: Any, cls: type) -> Any:
+        return getattr((cls if env is None else env).variant, self.name)
 
 
 class raw_env(AECEnv):
     """Aluette, four players in two fixed partnerships; see the module docstring.
-    This class is the newest version; an older one is a subclass with its own
-    ``metadata["name"]`` and ``obs_version`` (:mod:`aluette_env.aluette_v0`).
-    ``raw_env(signs=True)`` is a :class:`SignsEnv`: the variant's observation,
-    mask and sign step live there, so the default game's steps pay nothing for
-    them."""
-
-    def __new__(cls, *args: Any, **kwargs: Any):
-        if kwargs.get("signs") is True and cls is raw_env:
-            cls = SignsEnv
-        return super().__new__(cls)
+    It plays the variant ``variant`` (by default the class's: the newest
+    default game here, :data:`~aluette_env.game.ALUETTE_V1`); each version
+    module (:mod:`aluette_env.aluette_v1`, ...) is a subclass that fixes its
+    own, so a later version never changes an earlier one. ``metadata["name"]``
+    is the variant's env id."""
 
     metadata = {
-        "name": "aluette_v1",
+        "name": NEWEST.env_id,
         "render_modes": ["human", "ansi"],
         "is_parallelizable": False,
         "render_fps": 1,
     }
-    #: The observation version this env gives: the first ``obs_size(obs_version)``
-    #: entries of the layout (stated, not ``OBS_VERSION``: a new layout is a new env).
-    obs_version = 2
+    #: The variant this class plays unless told another.
+    variant: Variant = NEWEST
+    #: The observation version it gives, whether it has signs (S1-S5) and their
+    #: chance of a catch (S4): its variant's, read on the class or an env.
+    obs_version = _OfVariant("obs_version")
+    signs = _OfVariant("signs")
+    catch = _OfVariant("catch")
 
-    def __init__(self, num_deals: int = 5, render_mode: str | None = None,
+    def __init__(self, num_deals: int | None = None, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
-                 numeric_infos: bool = False, *, signs: bool = False,
-                 catch: float = DEFAULT_CATCH):
+                 numeric_infos: bool = False, *, variant: Variant | None = None,
+                 signs: bool | None = None, catch: float | None = None):
         """
         Args:
-            num_deals: deals in a match (R2 says five); 1 to ``MAX_DEALS``.
+            num_deals: deals in a match (R2 says five: the variant's
+                ``num_deals``); 1 to ``MAX_DEALS``.
             render_mode: ``"ansi"`` (``render()`` returns the table as a
                 string), ``"human"`` (prints it) or None.
             render_hands: agents whose hands ``render()`` shows (a list, one
@@ -170,12 +182,15 @@ class raw_env(AECEnv):
                 none by default, as a player sees the table.
             numeric_infos: the deal and match results in ``infos`` with seats
                 and teams as numbers (-1: none) instead of names.
-            signs: the signs variant (S1-S5, see the module docstring): a sign
-                step before each card, OBS_VERSION 3, 58 actions.
-            catch: with signs, the chance that each opponent catches a sign
-                (S4), 0 to 1.
+            variant: the game played (:class:`aluette_env.game.Variant`).
+            signs, catch: the older way to ask for the signs variant, kept
+                working: ``signs=True`` is ``ALUETTE_SIGNS_V0`` with ``catch``,
+                the chance that each opponent catches a sign (S4), 0 to 1.
         """
         super().__init__()
+        variant = variant_of(variant, signs, catch, base=type(self).variant)
+        if num_deals is None:
+            num_deals = variant.num_deals
         if isinstance(num_deals, bool) or not isinstance(num_deals, (int, np.integer)) \
                 or not 1 <= num_deals <= MAX_DEALS:
             raise ValueError(f"num_deals must be an int from 1 to {MAX_DEALS}, got {num_deals!r}")
@@ -185,27 +200,18 @@ class raw_env(AECEnv):
         hands = _render_hands(render_hands)
         if not isinstance(numeric_infos, bool):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
-        if not isinstance(signs, (bool, np.bool_)):
-            raise ValueError(f"signs must be True or False, got {signs!r}")
-        check_catch(catch)
-        if not signs and catch != DEFAULT_CATCH:
-            raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass "
-                             f"signs=True too")
-        self.signs = bool(signs)
-        self.catch = float(catch)
-        if self.signs:
-            if self.obs_version != type(self).obs_version or self.obs_version < 2:
-                raise ValueError("the signs variant extends the version-2 observation")
-            self.metadata = {**self.metadata, "name": "aluette_signs_v0"}
-            self.obs_version = SIGNS_OBS_VERSION
+        self.variant = variant
+        if variant.env_id != self.metadata["name"]:
+            self.metadata = {**self.metadata, "name": variant.env_id}
+        self._observer = observer(variant)
         self.numeric_infos = numeric_infos
         self.num_deals = int(num_deals)
         self.render_mode = render_mode
         self.render_hands = hands
         self.possible_agents = list(AGENTS)
         self.agents = []
-        self._obs_width = obs_size(self.obs_version)
-        self._num_actions = NUM_ACTIONS if self.signs else NUM_CARDS
+        self._obs_width = self._observer.size
+        self._num_actions = variant.num_actions
         self._obs_space = spaces.Dict({
             "observation": spaces.Box(0, 1, (self._obs_width,), np.int8),
             "action_mask": spaces.Box(0, 1, (self._num_actions,), np.int8),
@@ -213,11 +219,13 @@ class raw_env(AECEnv):
         self._act_space = spaces.Discrete(self._num_actions)
         self.observation_spaces = {a: self._obs_space for a in AGENTS}
         self.action_spaces = {a: self._act_space for a in AGENTS}
-        self._state_width = state_size(2) + SIGNS_OBS_SIZE - obs_size(2) if self.signs \
-            else state_size(self.obs_version)
+        self._state_width = self._observer.state_size
         self.state_space = spaces.Box(0, 1, (self._state_width,), np.int8)
         self.np_random, self.np_random_seed = None, None
-        self._enc = IncrementalObservations(self._obs_width)
+        # The default game's observations are kept up to date play by play; a
+        # layout the incremental writer does not know is written at each observe.
+        self._enc = IncrementalObservations(self._obs_width) \
+            if not self._observer.signs and self._obs_width <= OBS_SIZE else None
         self.match: Match | None = None
         self.deal: Deal | None = None
         self.last_trick = None
@@ -244,7 +252,7 @@ class raw_env(AECEnv):
             first_dealer = int(self.np_random.integers(NUM_SEATS))
         self._fixed_deals = deals
         self._fixed_catches = catches
-        self.match = Match(first_dealer=first_dealer, num_deals=self.num_deals, signs=self.signs)
+        self.match = self.variant.new_match(first_dealer, self.num_deals)
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -311,21 +319,19 @@ class raw_env(AECEnv):
             raise ValueError(f"options['catches'] must be 1 to {self.num_deals} deals of "
                              f"9 x 4 x 4 0/1 (trick, signer, observer), got "
                              f"{'shape ' + str(got) if got is not None else 'ragged lists'}")
-        return [[catch_bits(s, bool(d[t, s, (s + 1) % NUM_SEATS]),
-                            bool(d[t, s, (s + 3) % NUM_SEATS]))
+        return [[int(self.variant.caught_bits(s, d[t, s]))
                  for t in range(NUM_TRICKS) for s in range(NUM_SEATS)] for d in arr]
 
     def _draw_catches(self) -> list[int] | None:
         """S4: the deal's catches, fixed by ``options["catches"]`` or drawn from
-        ``np_random`` (two opponents for each of the 36 signs)."""
+        ``np_random`` (the variant's draws, one per catcher of each of the 36 signs)."""
         if not self.signs:
             return None
         k = self.match.deal_index
         if self._fixed_catches is not None and k < len(self._fixed_catches):
             return self._fixed_catches[k]
-        draws = self.np_random.random((NUM_TRICKS * NUM_SEATS, 2)) < self.catch
-        return [catch_bits(i % NUM_SEATS, bool(left), bool(right))
-                for i, (left, right) in enumerate(draws)]
+        draws = self.np_random.random(SIGNS_A_DEAL * len(self.variant.catchers(0))).tolist()
+        return self.variant.draw_catches(iter(draws).__next__)
 
     def _start_deal(self) -> None:
         match = self.match
@@ -337,7 +343,8 @@ class raw_env(AECEnv):
         caught = self._draw_catches()
         self.deal = match.start_deal(hands, caught=caught) if deck is None else \
             match.deal_deck(deck, caught=caught)
-        self._enc.start_deal(self.deal.state)
+        if self._enc is not None:
+            self._enc.start_deal(self.deal.state)
         self.agent_selection = AGENTS[self.deal.to_act]
 
     # -- observe / state --------------------------------------------------------
@@ -355,11 +362,15 @@ class raw_env(AECEnv):
 
     def _observation(self, g, seat: int) -> dict[str, np.ndarray]:
         enc = self._enc
+        if enc is None:  # written from the state (the signs variant's, S5)
+            mask = np.zeros(self._num_actions, np.int8)
+            write_legal(g, seat, mask)
+            return {"observation": self._observer.encode(g, seat), "action_mask": mask}
         mask = (enc.hands[seat] if seat == g.to_act and not g.over else _EMPTY_MASK).copy()
         return {"observation": enc.seats[seat].copy(), "action_mask": mask}
 
     def state(self) -> np.ndarray:
-        return encode_state(self.deal)[:self._state_width]
+        return self._observer.encode_state(self.deal)
 
     # -- step -------------------------------------------------------------------
 
@@ -378,7 +389,7 @@ class raw_env(AECEnv):
         seat = g.to_act
         # The common case, an int card id in the hand to act (and no sign to
         # make), in one test; anything else is checked and refused, naming the
-        # reason, by _check_action, or is a sign (SignsEnv).
+        # reason, by _check_action, or is a sign (S1, _sign).
         if type(action) is not int or not 0 <= action < NUM_CARDS or g.card_state[action] != seat \
                 or g.phase:
             if g.phase:
@@ -392,7 +403,8 @@ class raw_env(AECEnv):
         self._cumulative_rewards[agent] = 0.0
 
         event = deal.play(action)
-        self._enc.play(g, seat, action, event)
+        if self._enc is not None:
+            self._enc.play(g, seat, action, event)
         if event != CARD_PLAYED:
             self.last_trick = deal.tricks[-1]
             if event >= DEAL_DONE:
@@ -408,7 +420,18 @@ class raw_env(AECEnv):
             self.render()
 
     def _sign(self, agent: str, seat: int, action: Any) -> None:
-        raise NotImplementedError("the default game has no sign phase")
+        """S1: the seat to act makes its sign (or none); it plays its card next."""
+        if not _is_action(self.variant, action) or action < SIGN_BASE:
+            raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
+                             f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
+        if self._dirty:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+            self.infos = {a: {} for a in self.agents}
+            self._dirty = False
+        self._cumulative_rewards[agent] = 0.0
+        self.deal.sign(int(action) - SIGN_BASE)
+        if self.render_mode == "human":
+            self.render()
 
     def _check_action(self, action: Any, seat: int) -> int:
         try:
@@ -447,7 +470,8 @@ class raw_env(AECEnv):
             gymnasium.logger.warn("render() called without a render_mode; "
                                   "pass render_mode='ansi' or 'human' to aluette_env.env()")
             return None
-        text = render_table(self.deal, self.match, self.last_trick, self.render_hands)
+        text = render_table(self.deal, self.match, self.last_trick, self.render_hands,
+                            variant=self.variant)
         if self.render_mode == "human":
             print(text)
             return None
@@ -457,47 +481,10 @@ class raw_env(AECEnv):
         pass
 
 
-class SignsEnv(raw_env):
-    """The signs variant (``raw_env(signs=True)``; the module docstring): the
-    observation of OBS_VERSION 3 and the 58-entry mask, written from the state
-    at each ``observe`` (:func:`write_view`, :func:`write_signs`), the sign
-    step, and ``state()`` with every sign made."""
-
-    def _observation(self, g, seat: int) -> dict[str, np.ndarray]:
-        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
-        write_view(g, seat, row)
-        write_signs(g, seat, row)
-        mask = np.zeros(NUM_ACTIONS, np.int8)
-        if seat == g.to_act and not g.over:
-            if self.deal.signing:
-                mask[SIGN_BASE:] = 1
-            else:
-                mask[:NUM_CARDS] = row[:NUM_CARDS]
-        return {"observation": row, "action_mask": mask}
-
-    def state(self) -> np.ndarray:
-        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
-        write_signs(self.match.state, -1, row)
-        return np.concatenate([encode_state(self.deal)[:state_size(2)], row[obs_size(2):]])
-
-    def _sign(self, agent: str, seat: int, action: Any) -> None:
-        """S1: the seat to act makes its sign (or none); it plays its card next."""
-        if not _is_sign_action(action):
-            raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
-                             f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
-        if self._dirty:
-            self.rewards = dict.fromkeys(self.agents, 0.0)
-            self.infos = {a: {} for a in self.agents}
-            self._dirty = False
-        self._cumulative_rewards[agent] = 0.0
-        self.deal.sign(int(action) - SIGN_BASE)
-        if self.render_mode == "human":
-            self.render()
-
-
-def _is_sign_action(action: Any) -> bool:
+def _is_action(variant: Variant, action: Any) -> bool:
+    """``action`` is an action id of ``variant`` (a Python or numpy int, not a bool)."""
     return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
-        and SIGN_BASE <= action < NUM_ACTIONS
+        and variant.is_action(int(action))
 
 
 def _is_sequence(x: Any) -> bool:
@@ -518,19 +505,18 @@ def _render_hands(render_hands: Any) -> list[str]:
 
 
 def _register() -> None:
-    """``pettingzoo.make("aec", "aluette_v1")`` (and every older version; plain
-    ``"aluette"`` is the newest) once this module is loaded."""
+    """``pettingzoo.make("aec", "aluette_v1")`` (every shipped variant's env id,
+    each its version module's env; plain ``"aluette"`` is the newest) once this
+    module is loaded."""
     try:
         from pettingzoo.env_registry import register
         from pettingzoo.env_registry.registration import aec_registry
     except ImportError:  # PettingZoo without a registry (< 1.26): env() still works
         return
-    for version in (0, 1):
-        if f"aluette-v{version}" not in aec_registry:  # ids as the registry spells them
-            register("aec", f"aluette_v{version}",
-                     entry_point=f"aluette_env.aluette_v{version}:env")
-    if "aluette_signs-v0" not in aec_registry:
-        register("aec", "aluette_signs_v0", entry_point="aluette_env.aluette_signs_v0:env")
+    for env_id in VARIANTS:
+        name, _, version = env_id.rpartition("_")
+        if f"{name}-{version}" not in aec_registry:  # ids as the registry spells them
+            register("aec", env_id, entry_point=f"aluette_env.{env_id}:env")
 
 
 _register()

@@ -2,8 +2,9 @@
 card the seat to act makes one of the traditional signs, or none; its partner
 always sees it, each opponent catches it with probability ``catch``. Its
 observation is OBS_VERSION 3 (1,395 entries), its actions the 48 cards and ten
-sign actions. The env and its documentation are in :mod:`aluette_env.aec`
-(``env(signs=True, catch=...)``).
+sign actions. A frozen version: its game is the variant
+:data:`aluette_env.game.ALUETTE_SIGNS_V0` (``catch`` its parameter); the env
+and its documentation are in :mod:`aluette_env.aec`.
 
 May import: :mod:`aluette_env.aec`.
 """
@@ -15,17 +16,25 @@ from typing import Any
 from pettingzoo import AECEnv
 
 from . import aec
-from .game import DEFAULT_CATCH
+from .game import ALUETTE_SIGNS_V0
 
 
-def raw_env(catch: float = DEFAULT_CATCH, **kwargs: Any) -> aec.raw_env:
-    """The bare signs env: :class:`aluette_env.aec.raw_env` with ``signs=True``."""
-    if "signs" in kwargs and kwargs.pop("signs") is not True:
-        raise ValueError("aluette_signs_v0 is the signs variant: signs=True only")
-    return aec.raw_env(signs=True, catch=catch, **kwargs)
+class raw_env(aec.raw_env):
+    """:class:`aluette_env.aec.raw_env` playing :data:`~aluette_env.game.ALUETTE_SIGNS_V0`
+    with the chance ``catch`` (S4)."""
+
+    metadata = {**aec.raw_env.metadata, "name": ALUETTE_SIGNS_V0.env_id}
+    variant = ALUETTE_SIGNS_V0
+
+    def __init__(self, catch: float | None = None, signs: bool | None = None, **kwargs: Any):
+        """``catch``: the chance that each opponent catches a sign (S4, default
+        0.25); the other arguments as :class:`aluette_env.aec.raw_env`'s."""
+        if signs is not None and signs is not True:
+            raise ValueError("aluette_signs_v0 is the signs variant: signs=True only")
+        super().__init__(catch=catch, **kwargs)
 
 
-def env(catch: float = DEFAULT_CATCH, **kwargs: Any) -> AECEnv:
+def env(catch: float | None = None, **kwargs: Any) -> AECEnv:
     """``aluette_signs_v0`` inside PettingZoo's standard classic wrappers."""
     return aec.wrap(raw_env(catch=catch, **kwargs))
 

@@ -2,8 +2,9 @@
 entries), kept loadable so that experiments made with it repeat exactly: the
 same spaces, and values equal to the first ``obs_size(1)`` entries of
 :mod:`aluette_env.aluette_v1`'s observation (``state_size(1)`` of its state).
-New work uses ``aluette_v1``. The env is :mod:`aluette_env.aec`'s, as
-documented there.
+New work uses ``aluette_v1``. A frozen version: its game is the variant
+:data:`aluette_env.game.ALUETTE_V0`, played by :mod:`aluette_env.aec`'s env,
+as documented there.
 
 May import: :mod:`aluette_env.aec`.
 """
@@ -15,13 +16,14 @@ from typing import Any
 from pettingzoo import AECEnv
 
 from . import aec
+from .game import ALUETTE_V0
 
 
 class raw_env(aec.raw_env):
-    """:class:`aluette_env.aec.raw_env` with the version-1 observation."""
+    """:class:`aluette_env.aec.raw_env` playing :data:`~aluette_env.game.ALUETTE_V0`."""
 
-    metadata = {**aec.raw_env.metadata, "name": "aluette_v0"}
-    obs_version = 1
+    metadata = {**aec.raw_env.metadata, "name": ALUETTE_V0.env_id}
+    variant = ALUETTE_V0
 
 
 def env(**kwargs: Any) -> AECEnv:

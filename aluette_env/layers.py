@@ -45,7 +45,8 @@ LAYERS: tuple[Layer, ...] = (
              "tricks, the tally and its scoring, team points), the game's one step over a flat "
              "state record (`state`: `STATE_FIELDS`, `start_deal`, `step`), `Deal` and `Match` "
              "for Python callers and the result dicts (`deal`), the signs variant (`signs`: "
-             "S1–S5, its phase part of the one step) — every rule stated once "
+             "S1–S5, its phase part of the one step), a variant as one object (`variant`: its "
+             "env id, actions, chance draws, who knows which sign) — every rule stated once "
              "([where](RULES.md#where-each-rule-lives-in-the-code))"),
         Part(("aluette_env.models",), (), "the shipped ONNX policies (package data)"),
         Part(("aluette_env._files",), (),

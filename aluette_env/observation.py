@@ -72,13 +72,13 @@ May import: numpy and :mod:`aluette_env.game`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from .game import (
     CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, NUM_UNUSED,
-    SIGN_PHASE, TRICK_DONE, Deal, first_leader, relative_seat, sees_sign, team_of,
+    SIGN_PHASE, TRICK_DONE, Deal, Variant, first_leader, relative_seat, sees_sign, team_of,
 )
 from .game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
 
@@ -295,6 +295,61 @@ def encode_state(deal: Deal, out: np.ndarray | None = None) -> np.ndarray:
     unused[deal.unused] = 1
     v[(NUM_SEATS + 1) * NUM_CARDS:] = encode_observation(deal, 0)[NUM_CARDS:]
     return v
+
+
+
+class Observer(NamedTuple):
+    """A variant's observation (:func:`observer`): its ``version``, its width
+    (``size``) and the global state's (``state_size``), its named views
+    (``slices`` and ``shapes``: the layout's fields, with signs the signs
+    block's) and its writer (:meth:`write`, :meth:`encode`, :meth:`encode_state`)."""
+
+    version: int
+    size: int
+    state_size: int
+    signs: bool
+    slices: dict[str, slice]
+    shapes: dict[str, tuple[int, ...]]
+
+    def write(self, g, observer: int, row) -> None:
+        """``observer``'s vector of the state ``g`` into ``row`` (int8, at least
+        ``OBS_SIZE`` long; its first ``size`` entries are the observation)."""
+        write_view(g, observer, row)
+        if self.signs:
+            write_signs(g, observer, row)
+
+    def encode(self, g, observer: int, out: np.ndarray | None = None) -> np.ndarray:
+        """``observer``'s observation of the state ``g`` (int8 [size]), from scratch."""
+        row = np.zeros(max(self.size, OBS_SIZE), np.int8)
+        self.write(g, observer, row)
+        if out is None:
+            return row[:self.size]
+        out[:] = row[:self.size]
+        return out
+
+    def encode_state(self, deal: Deal) -> np.ndarray:
+        """The global state (``raw_env.state()``, int8 [state_size]): every hand and
+        the unused cards, player_0's public view, with signs every sign made."""
+        state = encode_state(deal)[:min(self.state_size, STATE_SIZE)]
+        if not self.signs:
+            return state
+        row = np.zeros(SIGNS_OBS_SIZE, np.int8)
+        write_signs(deal.state, -1, row)
+        return np.concatenate([state, row[OBS_SIZE:]])
+
+
+def observer(variant: Variant) -> Observer:
+    """The observation of ``variant`` (its ``obs_version``): version 1 or 2 of the
+    default game's layout, or the signs variant's (version 3)."""
+    version = variant.obs_version
+    signs = version == SIGNS_OBS_VERSION
+    size = obs_size(version)
+    slices = {k: v for k, v in SLICES.items() if v.stop <= size}
+    shapes = {k: SHAPES[k] for k in slices}
+    if signs:
+        slices.update(SIGN_SLICES)
+        shapes.update(SIGN_SHAPES)
+    return Observer(version, size, state_size(version), signs, slices, shapes)
 
 
 # ---------------------------------------------------------------------------- sparse forms

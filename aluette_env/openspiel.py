@@ -55,7 +55,11 @@ Serialisation              OpenSpiel's own: the action history
 At chance nodes (while a deal is being dealt) the tensors hold only the cards
 dealt to the seat so far, in the ``hand`` slice. Every rule is the game core's
 (:mod:`aluette_env.game`): dealing by :func:`~aluette_env.game.deal_cards`, play
-and scoring by ``Deal`` and ``Match``.
+and scoring by ``Deal`` and ``Match``; the actions, the catches' chance nodes,
+who knows which sign and the tensors' layout are the game's variant's
+(``AluetteGame.variant``, an :class:`aluette_env.game.Variant` built from the
+parameters; ``AluetteGame(params, variant=...)`` plays any other, and
+:func:`register_variant` registers one under a name of its own).
 
 OpenSpiel is an optional dependency: ``pip install 'aluette-rl[openspiel]'``.
 
@@ -78,14 +82,11 @@ except ImportError:  # one line, not a traceback into a missing wheel
                       "'aluette-rl[openspiel]' (open-spiel==2.0.2)") from None
 
 from .game import (
-    AGENTS, DEAL_DONE, DEFAULT_CATCH, HAND_SIZE, MATCH_DONE, NO_SIGN, NUM_ACTIONS, NUM_CARDS,
-    NUM_SEATS, SIGN_BASE, SIGNS, Deal, Match, card_name, catch_bits, check_catch,
-    deal_order, sees_sign, seat_at, sign_name, team_of,
+    AGENTS, DEAL_DONE, DEFAULT_CATCH, HAND_SIZE, MATCH_DONE, NO_SIGN, NUM_CARDS, NUM_SEATS,
+    SIGN_BASE, SIGNS, Deal, Variant, card_name, check_catch, deal_order, seat_at, sign_name,
+    team_of, variant_of,
 )
-from .observation import (
-    MAX_DEALS, OBS_SIZE, OBS_VERSION, SHAPES, SIGN_SHAPES, SIGN_SLICES, SIGNS_OBS_SIZE, SLICES,
-    decode_observation, encode_observation, encode_signs_observation,
-)
+from .observation import MAX_DEALS, OBS_VERSION, SLICES, decode_observation, observer
 
 GAME_NAME = "python_aluette"
 #: Whether ``information_state_tensor`` is perfect recall: it is the env's
@@ -134,27 +135,41 @@ def _check_params(params: dict[str, Any]) -> tuple[int, int, bool, float]:
 
 
 class AluetteGame(pyspiel.Game):
-    """The game; see the module docstring."""
+    """The game; see the module docstring. ``variant``: the game played, instead
+    of the parameters ``signs`` and ``catch``."""
 
-    def __init__(self, params: dict[str, Any] | None = None):
-        values = {**_DEFAULTS, **(params or {})}
-        self.num_deals, self.first_dealer, self.signs, self.catch = _check_params(values)
+    def __init__(self, params: dict[str, Any] | None = None, variant: Variant | None = None,
+                 game_type: pyspiel.GameType = _GAME_TYPE):
+        # A variant's own parameters are the game's, unless ``params`` says otherwise.
+        own = {} if variant is None else {"num_deals": variant.num_deals, "signs": variant.signs,
+                                          "catch": variant.catch}
+        values = {**_DEFAULTS, **own, **(params or {})}
+        self.num_deals, self.first_dealer, signs, catch = _check_params(values)
+        if variant is None:
+            variant = variant_of(signs=signs, catch=catch)
+        elif signs != variant.signs:
+            raise ValueError(f"{GAME_NAME}: signs={signs} is not the variant's "
+                             f"({variant.env_id}: signs={variant.signs})")
+        elif catch != variant.catch:
+            variant = variant.with_catch(catch)
+        self.variant = variant
+        self.signs, self.catch = self.variant.signs, self.variant.catch
         info = pyspiel.GameInfo(
-            num_distinct_actions=NUM_ACTIONS if self.signs else NUM_CARDS,
+            num_distinct_actions=self.variant.num_actions,
             max_chance_outcomes=NUM_CARDS,
             num_players=NUM_SEATS,
             min_utility=-2.0 * self.num_deals,
             max_utility=2.0 * self.num_deals,
             utility_sum=0.0,
             max_game_length=DEALT * self.num_deals * (2 if self.signs else 1))
-        super().__init__(_GAME_TYPE, info, values)
+        super().__init__(game_type, info, values)
 
     def new_initial_state(self) -> AluetteState:
         return AluetteState(self)
 
     def make_py_observer(self, iig_obs_type=None, params=None) -> AluetteObserver:
         perfect_recall = iig_obs_type is not None and iig_obs_type.perfect_recall
-        return AluetteObserver(perfect_recall, params, self.signs)
+        return AluetteObserver(perfect_recall, params, self.variant)
 
 
 class AluetteState(pyspiel.State):
@@ -163,9 +178,8 @@ class AluetteState(pyspiel.State):
 
     def __init__(self, game: AluetteGame):
         super().__init__(game)
-        self.match = Match(first_dealer=game.first_dealer, num_deals=game.num_deals,
-                           signs=game.signs)
-        self.catch = game.catch
+        self.variant = game.variant
+        self.match = self.variant.new_match(game.first_dealer, game.num_deals)
         self.dealt: list[int] = []  # this deal's chance outcomes so far
         # What happened, in order, for information_state_string: (DEALT, seat, card),
         # (PLAYED, seat, card), (NEW_DEAL, deal index, dealer), (SCORED, points 0, 1),
@@ -208,20 +222,12 @@ class AluetteState(pyspiel.State):
     def _legal_moves(self) -> list[int]:
         """The seat to act's actions: the ten sign actions in its sign phase (S1,
         S3), else its cards (R9)."""
-        if self.deal.signing:
-            return list(range(SIGN_BASE, NUM_ACTIONS))
-        return self.deal.legal_cards()
+        return self.variant.legal_actions(self.match.state)
 
     def _catch_outcomes(self) -> list[tuple[int, float]]:
-        """S4: who catches the sign just made: outcome left + 2 * right, each
-        opponent with probability ``catch``; outcomes of probability 0 left out."""
-        p = self.catch
-        out = []
-        for outcome in range(4):
-            prob = (p if outcome & 1 else 1 - p) * (p if outcome & 2 else 1 - p)
-            if prob > 0:
-                out.append((outcome, prob))
-        return out
+        """S4: who catches the sign just made (the variant's outcomes: left + 2 *
+        right, each opponent with probability ``catch``)."""
+        return self.variant.catch_outcomes(self.catching)
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if not self.is_chance_node():
@@ -277,7 +283,7 @@ class AluetteState(pyspiel.State):
         seat = self.catching
         self.deal_steps += 1
         g = self.match.state
-        bits = catch_bits(seat, bool(outcome & 1), bool(outcome & 2))
+        bits = self.variant.caught_of_outcome(seat, outcome)
         g.caught[g.trick_index * NUM_SEATS + seat] = bits
         kind, who, sign = self.events[-1]
         self.events[-1] = (kind, who, sign + 16 * bits)
@@ -286,8 +292,9 @@ class AluetteState(pyspiel.State):
     def _action_to_string(self, player: int, action: int) -> str:
         if player == pyspiel.PlayerId.CHANCE:
             if self.catching >= 0:
-                caught = [AGENTS[(self.catching + k) % NUM_SEATS]
-                          for bit, k in ((1, 1), (2, 3)) if action & bit]
+                signer, sign = self.catching, self.events[-1][2]
+                caught = [AGENTS[s] for s in self.variant.caught_by(
+                    signer, sign, self.variant.caught_of_outcome(signer, action))]
                 return "caught by " + (", ".join(caught) if caught else "nobody")
             return f"deal {card_name(action)}"
         if action >= SIGN_BASE:
@@ -355,8 +362,8 @@ class AluetteState(pyspiel.State):
         """(index, action) of the action history as ``player`` may take it to be,
         given what it saw (S4-S5): every opponent's sign it did not catch made
         silence and its catch draw dropped; every other catch draw drawn afresh
-        from ``rng``, each opponent of the signer catching with probability
-        ``catch``, except ``player``'s own catch, which it saw. A history
+        from ``rng`` (the variant's :meth:`~aluette_env.game.Variant.redraw_outcome`),
+        except ``player``'s own catch, which it saw. A history
         ``player`` cannot tell from the true one, and that tells nothing it did
         not see. Only sign actions are 48 or more."""
         actions = [int(a) for a in self.history()]
@@ -368,21 +375,14 @@ class AluetteState(pyspiel.State):
             if drop_draw:
                 drop_draw = False
                 continue
-            if draw_of >= 0:  # outcome left + 2 * right, as _catch_outcomes
-                outcome = 0
-                for bit, opponent in ((1, (draw_of + 1) % NUM_SEATS),
-                                      (2, (draw_of + 3) % NUM_SEATS)):
-                    if opponent == player:
-                        outcome |= a & bit
-                    elif rng.random() < self.catch:
-                        outcome |= bit
-                out.append((k, outcome))
+            if draw_of >= 0:
+                out.append((k, self.variant.redraw_outcome(draw_of, a, player, rng.random)))
                 draw_of = -1
                 continue
             if a >= SIGN_BASE:
                 _, seat, code = next(signed)
                 sign, bits = code % 16, code // 16
-                if sign != NO_SIGN and not sees_sign(player, seat, bits):
+                if sign != NO_SIGN and not self.variant.knows_sign(player, seat, sign, bits):
                     out.append((k, SIGN_BASE + NO_SIGN))
                     drop_draw = True
                     continue
@@ -460,18 +460,18 @@ def _by_seat(team_points) -> list[float]:
 
 class AluetteObserver:
     """OpenSpiel's observer (PyObserver protocol) over the env's observation:
-    one flat ``tensor`` of ``OBS_SIZE`` values (``SIGNS_OBS_SIZE`` with signs)
-    and its named views in ``dict`` (the slices of :mod:`aluette_env.observation`)."""
+    one flat ``tensor`` of the variant's observation (``OBS_SIZE`` values,
+    ``SIGNS_OBS_SIZE`` with signs) and its named views in ``dict`` (the slices of
+    :func:`aluette_env.observation.observer`)."""
 
-    def __init__(self, perfect_recall: bool, params: dict | None, signs: bool = False):
+    def __init__(self, perfect_recall: bool, params: dict | None, variant: Variant):
         if params:
             raise ValueError(f"{GAME_NAME} observers take no parameters, got {params}")
         self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(SIGNS_OBS_SIZE if signs else OBS_SIZE, np.float32)
-        self.dict = {name: self.tensor[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
-        if signs:
-            self.dict.update({name: self.tensor[s].reshape(SIGN_SHAPES[name])
-                              for name, s in SIGN_SLICES.items()})
+        view = observer(variant)
+        self.tensor = np.zeros(view.size, np.float32)
+        self.dict = {name: self.tensor[s].reshape(view.shapes[name])
+                     for name, s in view.slices.items()}
 
     def set_from(self, state: AluetteState, player: int) -> None:
         self.tensor[:] = observation_of(state, player)
@@ -483,15 +483,15 @@ class AluetteObserver:
 
 
 def observation_of(state: AluetteState, player: int) -> np.ndarray:
-    """The env's observation vector of ``player`` (int8, ``OBS_SIZE``; with signs
-    ``SIGNS_OBS_SIZE``, the signs it saw); while a deal is being dealt, the cards
-    dealt to it so far in the ``hand`` slice."""
-    signs = state.match.state.signs_on
-    vec = np.zeros(SIGNS_OBS_SIZE if signs else OBS_SIZE, np.int8)
+    """The env's observation vector of ``player`` (int8, the variant's: ``OBS_SIZE``;
+    with signs ``SIGNS_OBS_SIZE``, the signs it saw); while a deal is being dealt,
+    the cards dealt to it so far in the ``hand`` slice."""
+    view = observer(state.variant)
     if state.deal is None:
+        vec = np.zeros(view.size, np.int8)
         vec[SLICES["hand"]][state.hand_so_far(player)] = 1
         return vec
-    return (encode_signs_observation if signs else encode_observation)(state.deal, player, vec)
+    return view.encode(state.deal.state, player)
 
 
 def information_state_text(state: AluetteState, player: int) -> str:
@@ -508,7 +508,7 @@ def information_state_text(state: AluetteState, player: int) -> str:
             lines.append(f"{AGENTS[a]} {card_name(b)}")
         elif kind == _SIGNED:
             sign, bits = b % 16, b // 16
-            if sees_sign(player, a, bits) and (sign != NO_SIGN or (a - player) % 2 == 0):
+            if state.variant.knows_sign(player, a, sign, bits):
                 lines.append(f"{AGENTS[a]} {_sign_text(sign)}")
         else:
             lines.append(f"deal over: points {[a, b]}")
@@ -545,7 +545,30 @@ def seeded_resampler(rng: np.random.RandomState) -> Callable[[Any, int], Aluette
     return resample
 
 
+def register_variant(variant: Variant, short_name: str) -> None:
+    """Register ``variant`` in OpenSpiel as the game ``short_name`` (its
+    parameters: ``num_deals``, ``first_dealer`` and, with signs, ``catch``), so
+    ``pyspiel.load_game(short_name)`` and OpenSpiel's serialisation play it."""
+    defaults = {"num_deals": variant.num_deals, "first_dealer": 0, "signs": variant.signs,
+                "catch": variant.catch}
+    game_type = pyspiel.GameType(
+        short_name=short_name, long_name=f"Aluette ({variant.env_id})",
+        dynamics=_GAME_TYPE.dynamics, chance_mode=_GAME_TYPE.chance_mode,
+        information=_GAME_TYPE.information, utility=_GAME_TYPE.utility,
+        reward_model=_GAME_TYPE.reward_model, max_num_players=NUM_SEATS,
+        min_num_players=NUM_SEATS, provides_information_state_string=True,
+        provides_information_state_tensor=True, provides_observation_string=True,
+        provides_observation_tensor=True, parameter_specification=defaults)
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        AluetteGame.__init__(self, params, variant, game_type)
+    # A class, as OpenSpiel's own registrations: its registry lets its creators go
+    # after Python has finalised, and a class (unlike a function) is not freed then.
+    game_class = type(f"AluetteGame[{variant.env_id}]", (AluetteGame,), {"__init__": __init__})
+    pyspiel.register_game(game_type, game_class)
+
+
 pyspiel.register_game(_GAME_TYPE, AluetteGame)
 
 __all__ = ["GAME_NAME", "PERFECT_RECALL", "AluetteGame", "AluetteObserver", "AluetteState",
-           "observation_of", "observation_text", "seeded_resampler"]
+           "observation_of", "observation_text", "register_variant", "seeded_resampler"]

@@ -9,7 +9,9 @@ as the game core reports them (:func:`~aluette_env.game.deal_result`,
 field and then replays the whole match through the game core (:class:`Deal`,
 :class:`Match`): a card played twice, a play out of turn or results that do
 not match the plays are refused with one line that names the field. No rule
-is restated here; the replay is the rules' own.
+is restated here; the replay is the rules' own, and who may catch a sign the
+variant's (:class:`~aluette_env.game.Variant`: a record with signs is
+``ALUETTE_SIGNS_V0``'s unless the reader names another).
 
 Standard library and the game core only.
 """
@@ -26,9 +28,9 @@ from collections.abc import Iterator, Mapping, Sequence
 
 from ._files import read_regular
 from .game import (
-    AGENTS, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS, NUM_SEATS, NUM_SIGNS,
-    NUM_TRICKS, SEAT, Deal, Match, catch_bits, check_card, deal_result, describe, match_result,
-    seat_at,
+    AGENTS, ALUETTE_SIGNS_V0, ALUETTE_V1, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS,
+    NUM_SEATS, NUM_SIGNS, NUM_TRICKS, SEAT, Deal, Match, Variant, check_card, deal_result,
+    describe, match_result, seat_at, team_of,
 )
 
 FORMAT = "aluette-match"
@@ -44,21 +46,30 @@ MAX_DEALS = 100
 PLAYS_PER_DEAL = NUM_SEATS * NUM_TRICKS
 _TOP_KEYS = {"format", "version", "num_deals", "first_dealer", "players", "deals", "result"}
 _DEAL_KEYS = {"hands", "plays", "result"}
-#: What a seat saw of a sign (S4-S5): the signer and its partner always, then the
-#: opponents listed as catching it.
 
 
 class RecordError(ValueError):
     """A record that cannot be loaded: the message names the field and why."""
 
 
-def _sign_entry(deal: Deal, trick: int, seat: int) -> list[Any]:
+def _sign_entry(deal: Deal, trick: int, seat: int, variant: Variant) -> list[Any]:
     """A play's sign as a record keeps it: [sign 0-9, [opponents who caught it]]."""
-    g = deal.state
     sign = deal.sign_of(trick, seat)
-    bits = g.caught[trick * NUM_SEATS + seat] if sign > 0 else 0  # silence: nothing to catch
-    return [sign, [AGENTS[o] for o in ((seat + 1) % NUM_SEATS, (seat + 3) % NUM_SEATS)
-                   if (bits >> o) & 1]]
+    caught = int(deal.state.caught[trick * NUM_SEATS + seat])
+    return [sign, [AGENTS[o] for o in variant.caught_by(seat, sign, caught)]]
+
+
+def _variant(record: Mapping[str, Any], variant: Variant | None) -> Variant:
+    """The variant a record is replayed with: ``variant`` if given (it must have
+    signs exactly when the record does), else the shipped one."""
+    signs = record.get("signs", False) is True
+    if variant is None:
+        return ALUETTE_SIGNS_V0 if signs else ALUETTE_V1
+    if variant.signs != signs:
+        raise RecordError(f"signs: the record is a match {'with' if signs else 'without'} "
+                          f"signs, the variant {variant.env_id} one "
+                          f"{'without' if signs else 'with'}")
+    return variant
 
 
 @dataclass(frozen=True)
@@ -80,17 +91,21 @@ class Position:
 
 def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
               num_deals: int = DEFAULT_NUM_DEALS,
-              names: Mapping[int, str] | None = None) -> dict[str, Any]:
+              names: Mapping[int, str] | None = None,
+              variant: Variant | None = None) -> dict[str, Any]:
     """The record of a match's finished deals (``deals``: the core's finished
     :class:`Deal` objects of one match, in order: ``Match.deals``,
     :func:`~aluette_env.game.play_match`), its first dealer, each seat's player
     (a spec or ``"human"``) and its length; ``names``: the display names of the
     people's seats (a version 2 record; version 1 without). Unfinished deals
     are left out. The results are the deals' own (``Deal.record``, the match
-    points after the last one)."""
+    points after the last one). ``variant``: the game played (by default the
+    shipped one, with signs if the deals have them), whose catchers it names."""
     out = []
     points = [0, 0]
     signs = bool(deals) and bool(deals[0].state.signs_on)
+    if variant is None or variant.signs != signs:  # no finished deal: no signs recorded
+        variant = _variant({"signs": signs}, None)
     for deal in deals[:num_deals]:
         if deal.record is None:
             break
@@ -101,7 +116,7 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
                 seat = seat_at(trick.leader, k)
                 hands[seat].append(card)
                 plays.append([AGENTS[seat], card])
-                made.append(_sign_entry(deal, trick.index, seat))
+                made.append(_sign_entry(deal, trick.index, seat, variant))
         out.append({"hands": [sorted(h) for h in hands], "plays": plays,
                     **({"signs": made} if signs else {}),
                     "result": deal_result(deal.record)})
@@ -161,12 +176,14 @@ def _shown_path(path: Path) -> str:
     return text if len(text) <= 200 else text[:200] + "..."
 
 
-def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
+def load_record(data: str | bytes | dict[str, Any],
+                variant: Variant | None = None) -> dict[str, Any]:
     """The record in ``data`` (JSON text, its UTF-8 bytes, or the parsed object),
-    every field checked and the match replayed through the game core;
-    RecordError with one line naming the field otherwise. Returns the parsed
-    record. One strict reader for every path (files, uploads, objects): UTF-8
-    without a byte order mark, no key twice in an object, no NaN or Infinity,
+    every field checked and the match replayed through the game core (and
+    ``variant``'s catch rule: by default the shipped variant's); RecordError
+    with one line naming the field otherwise. Returns the parsed record. One
+    strict reader for every path (files, uploads, objects): UTF-8 without a
+    byte order mark, no key twice in an object, no NaN or Infinity,
     integers where integers are meant (never a bool or a float), and text
     without lone surrogates."""
     if isinstance(data, (bytes, bytearray)):
@@ -239,7 +256,8 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     if not isinstance(deals, list) or len(deals) > num_deals:
         raise RecordError(f"deals: a list of at most num_deals ({num_deals}) deals, "
                           f"got {_kind(deals)}")
-    match = Match(first_dealer=first, num_deals=num_deals, signs=signs)
+    variant = _variant(rec, variant)
+    match = variant.new_match(first, num_deals)
     for i, d in enumerate(deals):
         where = f"deals[{i}]"
         if not isinstance(d, dict):
@@ -250,7 +268,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
         if not isinstance(plays, list) or len(plays) != PLAYS_PER_DEAL:
             raise RecordError(f"{where}.plays: a list of the deal's {PLAYS_PER_DEAL} plays, "
                               f"got {_kind(plays)}")
-        made = _signs(d["signs"], plays, where) if signs else None
+        made = _signs(d["signs"], plays, where, variant) if signs else None
         deal = match.start_deal(hands)
         played: dict[int, int] = {}
         for k, play in enumerate(plays):
@@ -268,7 +286,7 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
             if not deal.holds(seat, card):
                 raise RecordError(f"{at}: {describe(card)} is not in {AGENTS[seat]}'s hand")
             if made is not None:
-                _make_sign(deal, seat, made[k])
+                _make_sign(deal, seat, made[k], variant)
             deal.play(card)
             played[card] = k
         _same(d["result"], deal_result(deal.record), where + ".result")
@@ -276,9 +294,10 @@ def load_record(data: str | bytes | dict[str, Any]) -> dict[str, Any]:
     return rec
 
 
-def _signs(signs: object, plays: list, where: str) -> list[tuple[int, list[int]]]:
+def _signs(signs: object, plays: list, where: str,
+           variant: Variant) -> list[tuple[int, list[int]]]:
     """A deal's ``signs`` (one per play: [sign 0-9, [opponents who caught it]]),
-    checked; the catchers as seats."""
+    checked against ``variant``'s catchers; the catchers as seats."""
     if not isinstance(signs, list) or len(signs) != PLAYS_PER_DEAL:
         raise RecordError(f"{where}.signs: a list of the deal's {PLAYS_PER_DEAL} signs, one "
                           f"per play, got {_kind(signs)}")
@@ -297,9 +316,12 @@ def _signs(signs: object, plays: list, where: str) -> list[tuple[int, list[int]]
         caught = []
         for j, agent in enumerate(entry[1]):
             who = _agent(agent, f"{at}[1][{j}]")
-            if seat is not None and (who - seat) % 2 == 0:
+            if seat is not None and team_of(who) == team_of(seat):
                 raise RecordError(f"{at}[1][{j}]: {agent} is {AGENTS[seat]}'s own team: only "
                                   f"opponents catch a sign (the partner always sees it)")
+            if seat is not None and not variant.may_catch(seat, who):
+                raise RecordError(f"{at}[1][{j}]: {agent} does not catch {AGENTS[seat]}'s "
+                                  f"signs in {variant.env_id}")
             if who in caught:
                 raise RecordError(f"{at}[1][{j}]: {agent} is named twice")
             caught.append(who)
@@ -307,66 +329,68 @@ def _signs(signs: object, plays: list, where: str) -> list[tuple[int, list[int]]
     return out
 
 
-def _make_sign(deal: Deal, seat: int, made: tuple[int, list[int]]) -> None:
+def _make_sign(deal: Deal, seat: int, made: tuple[int, list[int]], variant: Variant) -> None:
     """Replay a recorded sign: its catches into the deal's record, then the sign."""
     sign, caught = made
     g = deal.state
-    g.caught[g.trick_index * NUM_SEATS + seat] = catch_bits(
-        seat, (seat + 1) % NUM_SEATS in caught, (seat + 3) % NUM_SEATS in caught)
+    g.caught[g.trick_index * NUM_SEATS + seat] = variant.caught_bits(
+        seat, [o in caught for o in range(NUM_SEATS)])
     deal.sign(sign)
 
 
-def positions(record: dict[str, Any]) -> Iterator[Position]:
+def positions(record: dict[str, Any], variant: Variant | None = None) -> Iterator[Position]:
     """Every decision of a loaded record, in order, with the core's deal and
     match as they stood before it (one replay, no copies: the objects move on)."""
     first = SEAT[record["first_dealer"]]
-    signs = record.get("signs", False)
-    match = Match(first_dealer=first, num_deals=record["num_deals"], signs=signs)
+    variant = _variant(record, variant)
+    match = variant.new_match(first, record["num_deals"])
     for i, d in enumerate(record["deals"]):
         deal = match.start_deal(d["hands"])
-        made = _signs(d["signs"], d["plays"], "") if signs else None
+        made = _signs(d["signs"], d["plays"], "", variant) if variant.signs else None
         for k, (agent, card) in enumerate(d["plays"]):
             if made is not None:
-                _make_sign(deal, SEAT[agent], made[k])
+                _make_sign(deal, SEAT[agent], made[k], variant)
             yield Position(i, k, SEAT[agent], card, deal, match)
             deal.play(card)
 
 
-def tricks(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+def tricks(record: dict[str, Any], variant: Variant | None = None
+           ) -> list[list[dict[str, Any]]]:
     """Each deal's tricks as the core plays them: ``{"index", "leader",
     "plays": [[player, card], ...], "winner": player or None}`` (R10-R11); in a
     match with signs also ``"signs": [[player, sign, [who caught it]], ...]``,
     each play's sign (0: none) in the same order."""
-    return replay(record, with_steps=False)[0]
+    return replay(record, with_steps=False, variant=variant)[0]
 
 
-def replay_steps(record: dict[str, Any]) -> list[list[dict[str, Any]]]:
+def replay_steps(record: dict[str, Any], variant: Variant | None = None
+                 ) -> list[list[dict[str, Any]]]:
     """Each deal as a replay shows it after each of its plays: ``steps[d][k]``
     (``k`` plays made, 0 to 36) is ``{"hands": each player's cards still held,
     in the order dealt; "trick": [[player, card], ...] on the table; "opened":
     the last play led a trick; "done": that trick is complete; "winner": who
     took it (None: spoiled, or not complete)}``. A complete trick stays on the
     table until the next card (R9-R11, as the core plays them)."""
-    return replay(record)[1]
+    return replay(record, variant=variant)[1]
 
 
-def replay(record: dict[str, Any], with_steps: bool = True
+def replay(record: dict[str, Any], with_steps: bool = True, variant: Variant | None = None
            ) -> tuple[list[list[dict[str, Any]]], list[list[dict[str, Any]]]]:
     """(:func:`tricks`, :func:`replay_steps`) of ``record`` from one replay of
     its plays through the core; without ``with_steps``, the second is empty."""
     all_tricks: list[list[dict[str, Any]]] = []
     all_steps: list[list[dict[str, Any]]] = []
-    signs = record.get("signs", False)
-    match = Match(first_dealer=SEAT[record["first_dealer"]], num_deals=record["num_deals"],
-                  signs=signs)
+    variant = _variant(record, variant)
+    signs = variant.signs
+    match = variant.new_match(SEAT[record["first_dealer"]], record["num_deals"])
     for d in record["deals"]:
         dealt = [list(h) for h in d["hands"]]
         deal = match.start_deal(dealt)
-        made = _signs(d["signs"], d["plays"], "") if signs else None
+        made = _signs(d["signs"], d["plays"], "", variant) if signs else None
         steps = [_step(dealt, deal, [], False, None, False)] if with_steps else []
         for k, (agent, card) in enumerate(d["plays"]):
             if made is not None:
-                _make_sign(deal, SEAT[agent], made[k])
+                _make_sign(deal, SEAT[agent], made[k], variant)
             event = deal.play(card)
             if not with_steps:
                 continue
@@ -389,7 +413,8 @@ def replay(record: dict[str, Any], with_steps: bool = True
                                       for k, c in enumerate(t.cards)],
                             "winner": None if t.winner < 0 else AGENTS[t.winner],
                             **({"signs": [[AGENTS[seat_at(t.leader, k)],
-                                           *_sign_entry(deal, t.index, seat_at(t.leader, k))]
+                                           *_sign_entry(deal, t.index, seat_at(t.leader, k),
+                                                        variant)]
                                           for k in range(len(t.cards))]} if signs else {})}
                            for t in deal.tricks])
     return all_tricks, all_steps

@@ -3,7 +3,8 @@
 Shows the match score, dealer, trick counts in first-to-reach order, the
 Mordienne run, the last trick, the trick in progress and only the hands it is
 asked for (a seat's render shows no other hand). With signs (S1-S5) it shows
-the signs of this trick that the seats of ``show_hands`` saw, and no other.
+the signs of this trick that the seats of ``show_hands`` know of, as the
+game's variant says (:meth:`~aluette_env.game.Variant.knows_sign`), and no other.
 Standard library only; the facts come from :mod:`aluette_env.game`.
 """
 
@@ -12,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .game import (
-    AGENTS, NUM_SEATS, NUM_TRICKS, SEAT, SIGNS, STRENGTH, Deal, Match, Trick, card_name,
-    mordienne_chance, reach_order, seat_at, sees_sign, sign_name,
+    AGENTS, ALUETTE_SIGNS_V0, NUM_SEATS, NUM_TRICKS, SEAT, SIGNS, STRENGTH, Deal, Match, Trick,
+    Variant, card_name, mordienne_chance, reach_order, seat_at, sign_name,
 )
 
 
@@ -24,9 +25,11 @@ def hand_order(hand: Sequence[int]) -> list[int]:
 
 
 def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | None = None,
-                 show_hands: Sequence[str] = (), lang: str = "en") -> str:
+                 show_hands: Sequence[str] = (), lang: str = "en",
+                 variant: Variant = ALUETTE_SIGNS_V0) -> str:
     """The table: match score, dealer, trick counts and who reached them first,
-    the last and the current trick, and the hands of ``show_hands`` (agents)."""
+    the last and the current trick, and the hands of ``show_hands`` (agents);
+    with signs, the signs they know of in ``variant``."""
     if match is None or deal is None:
         return "(no match: call reset())"
     lines = []
@@ -61,16 +64,17 @@ def render_table(deal: Deal | None, match: Match | None, last_trick: Trick | Non
         for k, c in enumerate(deal.trick_cards):
             lines.append(f"  {AGENTS[seat_at(deal.leader, k)]}: {card_name(c, lang)}")
         lines.append(f"To {'sign' if deal.signing else 'play'}: {AGENTS[deal.to_act]}")
-        lines += _signs_seen(deal, show_hands)
+        lines += _signs_seen(deal, show_hands, variant)
     for a in show_hands:
         hand = hand_order(deal.hand(SEAT[a]))
         lines.append(f"{a}'s hand: " + ", ".join(f"[{c}] {card_name(c, lang)}" for c in hand))
     return "\n".join(lines)
 
 
-def _signs_seen(deal: Deal, show_hands: Sequence[str]) -> list[str]:
+def _signs_seen(deal: Deal, show_hands: Sequence[str], variant: Variant) -> list[str]:
     """With signs: the signs made in the trick in progress that one of the seats
-    of ``show_hands`` saw (S5), one line each; nothing for a spectator."""
+    of ``show_hands`` knows of (S5; silence only the signer's team), one line
+    each; nothing for a spectator."""
     g = deal.state
     if not g.signs_on or not show_hands:
         return []
@@ -83,7 +87,7 @@ def _signs_seen(deal: Deal, show_hands: Sequence[str]) -> list[str]:
         if sign < 0:
             break
         bits = g.caught[t * NUM_SEATS + seat]
-        if any(sees_sign(w, seat, bits) for w in watchers):
+        if any(variant.knows_sign(w, seat, sign, bits) for w in watchers):
             what = "no sign" if sign == 0 else f"{SIGNS[sign - 1][1]}: {sign_name(sign)}"
             out.append(f"  sign of {AGENTS[seat]}: {what}")
     return out

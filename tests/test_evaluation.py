@@ -52,6 +52,18 @@ def test_both_tables_get_identical_hands_and_dealers():
     assert k == 5
 
 
+def test_match_winners_are_the_rules_winning_team(monkeypatch):
+    """R2 decides a match: the evaluation asks the rules (``winning_team``) who
+    won each match instead of reading the sign of the points itself."""
+    from aluette_env.evaluation import duplicate
+    from aluette_env.game import NOBODY
+    res = duplicate_eval("heuristic", "random", deals=20, seed=1)
+    assert res.match_win_rate > 0
+    monkeypatch.setattr(duplicate, "winning_team", lambda p0, p1: NOBODY)  # all drawn
+    res = duplicate_eval("heuristic", "random", deals=20, seed=1)
+    assert (res.match_win_rate, res.match_draw_rate, res.match_loss_rate) == (0, 1, 0)
+
+
 def test_evaluation_is_reproducible_from_its_seed():
     a = duplicate_eval("heuristic", "random", deals=120, seed=9).to_json()
     b = duplicate_eval("heuristic", "random", deals=120, seed=9).to_json()

@@ -135,7 +135,7 @@ def _probe(tmp_path: Path, module: str, source: str) -> list[str]:
     ("aluette_env.game.probe", "def f():\n    from aluette_env import vector\n",
      "imports aluette_env.vector"),
     # a name of the lazy front door: the module it loads
-    ("aluette_env.game.probe", "from aluette_env import env\n", "imports aluette_env.aec"),
+    ("aluette_env.game.probe", "from aluette_env import env\n", "imports aluette_env.aluette_v1"),
     ("aluette_env.players.probe", "from ..apps import cli\n", "imports aluette_env.apps.cli"),
     ("aluette_env.players.probe", "import aluette_env.evaluation\n",
      "imports aluette_env.evaluation"),

@@ -239,38 +239,52 @@ def test_an_action_out_of_range_names_the_variants_actions(action):
         plain.step(48)
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_the_engine_with_signs_is_the_env_bit_for_bit(seed):
-    rng = rng0(seed)
-    n = 4
-    deals = np.stack([np.stack([rng.permutation(NUM_CARDS)[:36].reshape(4, 9)
-                                for _ in range(2)]) for _ in range(n)])
-    catches = rng.random((n, 2, 9, 4, 4)) < 0.5
-    game = VectorGame(n, num_deals=2, seed=seed, signs=True, catch=0.5, auto_reset=False)
-    game.reset(options={"deals": deals, "catches": catches, "first_dealer": [0, 1, 2, 3]})
-    envs = []
-    for i in range(n):
-        env = aluette_signs_v0.raw_env(num_deals=2, catch=0.5)
-        env.reset(seed=0, options={"deals": deals[i].tolist(), "catches": catches[i],
-                                   "first_dealer": i})
-        envs.append(env)
-    while not game.state.over.all():
-        live = ~game.state.over
-        actions = np.zeros(n, np.int64)
-        for i, env in enumerate(envs):
-            if not live[i]:
-                continue
-            ob = env.observe(env.agent_selection)
-            assert env.agent_selection == f"player_{game.to_act[i]}"
-            assert (ob["observation"] == game.obs[i]).all()
-            assert (ob["action_mask"] == game.mask[i]).all()
-            actions[i] = rng.choice(np.flatnonzero(game.mask[i]))
-            env.step(int(actions[i]))
-        rewards, deal_done, _ = game.step(actions, active=live.copy())
-        for i, env in enumerate(envs):
-            if deal_done[i]:
-                assert [env.rewards[f"player_{s}"] for s in range(4)] == list(rewards[i])
-    assert [env.match.points for env in envs] == game.final_points.tolist()
+def test_the_engine_with_signs_is_the_env_over_2000_deals():
+    """As many deals as the default game's equivalence (tests/test_vector.py):
+    100 games, four five-deal matches each, the same hands, catches and actions
+    through the batched engine's signs kernels and ``aluette_signs_v0``; every
+    observation, mask, reward, deal result and match result equal."""
+    n, n_matches, n_deals = 100, 4, 5
+    rng = rng0(60)
+    game = VectorGame(n, num_deals=n_deals, seed=1, signs=True, catch=0.5, auto_reset=False)
+    checked = signed = caught = 0
+    for m in range(n_matches):
+        deals = np.stack([np.stack([rng.permutation(NUM_CARDS)[:36].reshape(4, 9)
+                                    for _ in range(n_deals)]) for _ in range(n)])
+        catches = rng.random((n, n_deals, 9, 4, 4)) < 0.5
+        dealers = rng.integers(0, 4, n)
+        game.reset(options={"deals": deals, "catches": catches, "first_dealer": dealers})
+        envs = []
+        for i in range(n):
+            env = aluette_signs_v0.raw_env(num_deals=n_deals, catch=0.5)
+            env.reset(seed=i, options={"deals": deals[i].tolist(), "catches": catches[i],
+                                       "first_dealer": int(dealers[i])})
+            envs.append(env)
+        for step in range(2 * 36 * n_deals):
+            actions = np.zeros(n, np.int64)
+            for i, env in enumerate(envs):
+                ob = env.observe(env.agent_selection)
+                assert env.agent_selection == f"player_{game.to_act[i]}"
+                assert np.array_equal(ob["observation"], game.obs[i]), (m, step, i)
+                assert np.array_equal(ob["action_mask"], game.mask[i]), (m, step, i)
+                actions[i] = rng.choice(np.flatnonzero(game.mask[i]))
+                env.step(int(actions[i]))
+            signed += int((actions > SIGN_BASE).sum())
+            caught += int((game.state.caught != 0).sum())
+            rewards, deal_done, match_done = game.step(actions)
+            for i, env in enumerate(envs):
+                assert [env.rewards[f"player_{s}"] for s in range(4)] == rewards[i].tolist()
+                info = env.infos["player_0"]
+                assert deal_done[i] == ("deal_result" in info)
+                if deal_done[i]:
+                    assert game.deal_result(i) == info["deal_result"]
+                    checked += 1
+                if match_done[i]:
+                    assert game.match_result(i) == info["match_result"]
+        for i, env in enumerate(envs):  # the match is over: the last view, no action
+            assert np.array_equal(env.observe(env.agent_selection)["observation"], game.obs[i])
+            assert not game.mask[i].any()
+    assert checked == 2000 and signed > 0 and caught > 0
 
 
 def test_the_default_game_is_unchanged_by_the_variant():
@@ -439,6 +453,15 @@ def test_a_seats_render_shows_the_signs_it_saw_and_no_other():
     text = env.render()
     assert "sign of player_2: the mouth opened: an Ace" in text
     assert "player_3" in text and "sign of player_3" not in text  # not caught
+    # A silence has nothing to catch: player_0 never knows of player_1's, even
+    # where the deal's draws say it caught whatever player_1 made.
+    env = aluette_signs_v0.raw_env(render_mode="ansi", render_hands=["player_0"])
+    env.reset(seed=1, options={"catches": _catches(1), "first_dealer": 0})  # player_1 leads
+    env.step(SIGN_BASE)  # silence
+    assert "sign of player_1" not in env.render()
+    env.step(env.deal.hand(1)[0])
+    env.step(SIGN_BASE + 1)  # player_2, the partner: known
+    assert "sign of player_2: eyes raised" in env.render()
     spectator = aluette_signs_v0.raw_env(render_mode="ansi")
     spectator.reset(seed=1, options={"first_dealer": 1})
     spectator.step(SIGN_BASE + 9)

@@ -83,6 +83,20 @@ def test_equivalence_with_aec_env_over_2000_deals():
     assert mordiennes > 0 and spoiled > 0 and all_spoiled > 0
 
 
+def test_the_engines_dealer_is_deal_cards():
+    """R5 twice, pinned: the engine deals a batch of shuffled decks with its
+    kernel (``hands_from_decks``), the core with ``deal_cards``; the same hands,
+    in the order received, from every dealer."""
+    from aluette_env.game import deal_cards
+    from aluette_env.vector import kernels
+    rng = np.random.default_rng(60)
+    decks = np.stack([rng.permutation(48) for _ in range(2000)]).astype(np.int8)
+    dealers = np.arange(2000, dtype=np.int64) % 4
+    hands = kernels.hands_from_decks(decks, dealers, kernels.DEAL_ORDER)
+    for k in range(len(decks)):
+        assert hands[k].tolist() == deal_cards(decks[k].tolist(), int(dealers[k]))[0], k
+
+
 def test_illegal_card_names_game_seat_and_card_and_changes_nothing():
     game = VectorGame(8, seed=1)
     game.reset(options={"first_dealer": "player_0"})

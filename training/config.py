@@ -77,6 +77,12 @@ class EnvConfig(BaseModel):
     catch: float = Field(0.25, ge=0, le=1, description="with signs: the chance that each "
                          "opponent catches a sign (S4)")
 
+    @property
+    def variant(self):
+        """The game these settings name (an :class:`aluette_env.game.Variant`)."""
+        from aluette_env.game import variant_of
+        return variant_of(signs=self.signs, catch=self.catch if self.signs else None)
+
 
 class PPOConfig(BaseModel):
     """MaskablePPO hyperparameters (sb3-contrib); each passed as is."""

@@ -38,8 +38,7 @@ def evaluate_run(cfg: TrainConfig, player, state: dict, run_dir: Path, timesteps
     results = {}
     for spec in cfg.eval.opponents:
         res = duplicate_eval(player, spec, deals=cfg.eval.deals, seed=cfg.eval.seed,
-                             **({"signs": True, "catch": cfg.env.catch} if cfg.env.signs
-                                else {}))
+                             variant=cfg.env.variant)
         results[spec] = res.to_json()
         key = spec.replace("/", "_")
         scalar(f"eval/points_per_deal_vs_{key}", res.points_per_deal)

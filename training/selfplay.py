@@ -19,7 +19,9 @@ import math
 
 import numpy as np
 
-from aluette_env.game import DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, partner_of, team_of
+from aluette_env.game import (
+    DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, Variant, partner_of, team_of, variant_of,
+)
 from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE
 from aluette_env.players import Player, act_batch, for_signs
 from aluette_env.vector import VectorGame
@@ -452,7 +454,8 @@ class TableGames:
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
                  num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
                  signs: bool = False, catch: float = DEFAULT_CATCH, joint=None,
-                 num_partnered: int = 0, partners: PartnerPool | None = None):
+                 num_partnered: int = 0, partners: PartnerPool | None = None,
+                 variant: Variant | None = None):
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
@@ -464,11 +467,13 @@ class TableGames:
         self.num_games = num_games
         self.num_selfplay = num_selfplay
         self.inputs = check_inputs(inputs)
-        self.signs = bool(signs)
+        # The game: ``variant``, or the older signs / catch.
+        self.variant = variant if variant is not None else \
+            variant_of(signs=signs, catch=catch if signs else None)
+        self.signs = self.variant.signs
         input_size(inputs, self.signs)  # the signs variant: dense inputs only
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True,
-                               sparse=inputs != "dense", signs=self.signs,
-                               **({"catch": catch} if self.signs else {}))
+                               sparse=inputs != "dense", variant=self.variant)
         self.pool = pool
         self.joint = joint
         self.num_partnered = num_partnered

@@ -32,6 +32,7 @@ from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
 from aluette_env.game import NAMED_CARDS, NUM_SIGNS, SIGNS, check_card, sign_name
+from aluette_env.game.cards import rank_index_of, suit_of
 
 #: Language code -> its own name, in the order the language menu shows them.
 LANGUAGES: dict[str, str] = {
@@ -124,7 +125,7 @@ def card_names(lang: str) -> tuple[str, ...]:
     _ = translator(lang).gettext
     names = []
     for card in range(48):
-        suit, rank = divmod(card, 12)  # R4 card ids
+        suit, rank = suit_of(card), rank_index_of(card)  # R4 card ids
         name = _("{suit} {rank}").format(suit=_(SUITS[suit]), rank=_(RANKS[rank]))
         if card in TITLES:
             name = _("{card} — {title}").format(card=name, title=_(TITLES[card]))

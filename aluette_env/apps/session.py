@@ -11,12 +11,14 @@ everything a seat may know and nothing else, with seats counted from it
 is restated: dealing, tricks, the tally, scoring and when a Mordienne can
 still happen come from the game core.
 
-With signs (``signs=True``; docs/RULES.md S1-S5), each turn of a seat is two
-moves: a sign or none (:meth:`GameSession.sign`), then a card. The catches are
-drawn when a deal is dealt, with the deal's randomness. A sign event is told
-only to the seats that see it (:func:`~aluette_env.game.sees_sign`), and each
-view lists only the signs its seat saw (:mod:`.views`): never who caught the
-reader's own.
+The game played is a variant (``variant``, an :class:`aluette_env.game.Variant`;
+by default the default game). With signs (``variant=ALUETTE_SIGNS_V0``, or
+``signs=True``; docs/RULES.md S1-S5), each turn of a seat is two moves: a sign
+or none (:meth:`GameSession.sign`), then a card. The catches are the variant's
+draws when a deal is dealt, with the deal's randomness. A sign event is told
+only to the seats that know of it (:meth:`~aluette_env.game.Variant.knows_sign`),
+and each view lists only the signs its seat saw (:mod:`.views`): never who
+caught the reader's own.
 """
 
 from __future__ import annotations
@@ -29,11 +31,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from aluette_env.game import (
-    CARD_PLAYED, DEAL_DONE, DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
-    SIGN_BASE, Match, catch_bits, check_catch, check_sign, deal_cards, is_sign_action, seat_at,
-    sign_name, team_of, trick_winner,
+    CARD_PLAYED, DEAL_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
+    SIGN_BASE, Variant, check_catch, check_sign, deal_cards, deal_reason, is_sign_action,
+    seat_at, sign_name, team_of, trick_winner, variant_of, write_legal,
 )
-from aluette_env.observation import encode_observation, encode_signs_observation
+from aluette_env.observation import observer
 from aluette_env.players import Player, for_signs
 
 from .views import _tally, _trick_view, _who, game_view, seen_from, sign_seen
@@ -69,18 +71,21 @@ class GameSession:
     instead of shuffling. :meth:`snapshot` and :meth:`restore` keep a game
     outside the process (the web server's database): the snapshot is the
     match record of :mod:`aluette_env.records` plus the deal in progress.
-    ``signs``: the signs variant, each opponent catching a sign with the
-    chance ``catch`` (S4); the AI players that do not play signs sit silent
-    (:func:`~aluette_env.players.for_signs`).
+    ``variant``: the game played (by default the default game; ``signs=True``
+    and ``catch`` still ask for the signs variant, each opponent catching a
+    sign with the chance ``catch``, S4); at a table with signs the AI players
+    that do not play signs sit silent (:func:`~aluette_env.players.for_signs`).
     """
 
     def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
                  seed: int | None = None, first_dealer: int | None = None,
                  deals: Sequence[Sequence[Sequence[int]]] = (),
                  people: Mapping[int, str] | None = None, standin: Player | None = None,
-                 standin_spec: str = "ai", start: bool = True, signs: bool = False,
-                 catch: float = DEFAULT_CATCH):
-        self.signs, self.catch = bool(signs), check_catch(catch)
+                 standin_spec: str = "ai", start: bool = True, signs: bool | None = None,
+                 catch: float | None = None, variant: Variant | None = None):
+        self.variant = variant_of(variant, signs, catch)
+        self.signs, self.catch = self.variant.signs, self.variant.catch
+        self._observer = observer(self.variant)
         self.people = dict(people) if people is not None else {HUMAN: ""}
         ai_seats = set(range(NUM_SEATS)) - set(self.people)
         if set(players) != ai_seats or not self.people:
@@ -148,7 +153,7 @@ class GameSession:
         # R2/R6: any seat may deal first; the match rotates it from there.
         first = self.first_dealer if self.first_dealer is not None else \
             self._rng(0).randrange(NUM_SEATS)
-        self.match = Match(first_dealer=first, signs=self.signs)
+        self.match = self.variant.new_match(first)
         return self._new_deal()
 
     def _rng(self, deal: int) -> random.Random:
@@ -167,10 +172,8 @@ class GameSession:
             deck = list(range(NUM_CARDS))
             rng.shuffle(deck)
             hands, unused = deal_cards(deck, self.match.dealer)  # R5
-        caught = None
-        if self.signs:  # S4: each opponent's catch of each sign, chance drawn at the deal
-            caught = [catch_bits(k % NUM_SEATS, rng.random() < self.catch,
-                                 rng.random() < self.catch) for k in range(NUM_TRICKS * NUM_SEATS)]
+        # S4: the catches of the deal's signs, chance drawn at the deal
+        caught = self.variant.draw_catches(rng.random) if self.signs else None
         self._start_deal(hands, unused, caught)
         for player in [*self.players.values(), self.standin]:
             reset = getattr(player, "reset", None)
@@ -204,19 +207,10 @@ class GameSession:
         deal = self.deal
         while not deal.done and (player := self._player_of(deal.to_act)) is not None:
             seat = deal.to_act
-            if not self.signs:
-                obs = encode_observation(deal, seat)
-                mask = np.zeros(NUM_CARDS, np.int8)
-                mask[deal.hand(seat)] = 1
-                events.extend(self._play(int(player.act(obs, mask))))
-                continue
-            # The signs variant's observation and mask (as aluette_signs_v0 gives them).
-            obs = encode_signs_observation(deal, seat)
-            mask = np.zeros(NUM_ACTIONS, np.int8)
-            if deal.signing:
-                mask[SIGN_BASE:] = 1
-            else:
-                mask[deal.hand(seat)] = 1
+            # The variant's observation and mask (as its env gives them).
+            obs = self._observer.encode(deal.state, seat)
+            mask = np.zeros(self.variant.num_actions, np.int8)
+            write_legal(deal.state, seat, mask)
             action = int(player.act(obs, mask))
             events.extend(self._sign(action - SIGN_BASE) if is_sign_action(action)
                           else self._play(action))
@@ -260,21 +254,14 @@ class GameSession:
         return self._told(events, None if trick is None else (self.last_trick, before))
 
     def _summary(self, record) -> dict[str, Any]:
-        """Why the deal went as it did, from the core's score (R13-R16)."""
+        """Why the deal went as it did, from the core (R13-R16: :func:`deal_reason`)."""
         score = record.score
-        counts = list(record.trick_counts)
-        reason = "all_spoiled"
-        tied_with: list[int] = []
-        if score.winner >= 0:
-            tied_with = [s for s in range(NUM_SEATS)
-                         if s != score.winner and counts[s] == counts[score.winner]]
-            reason = "mordienne" if score.mordienne else (
-                "first_to_reach" if tied_with else "most_tricks")
+        reason, tied_with = deal_reason(record)
         return {
             "deal": record.deal,
             "dealer": record.dealer,
             "trick_winners": [_who(w) for w in record.trick_winners],
-            "trick_counts": counts,
+            "trick_counts": list(record.trick_counts),
             "winner": _who(score.winner),
             "points": score.points,
             "mordienne": score.mordienne,
@@ -453,7 +440,7 @@ class GameSession:
         players = [PERSON if s in self.people else self.specs[s] for s in range(NUM_SEATS)]
         names = {s: name for s, name in self.people.items() if name}
         return record_of(self.match.deals, self.match.first_dealer, players, self.match.num_deals,
-                         names)
+                         names, self.variant)
 
     # ------------------------------------------------------- keeping a game
 
@@ -487,41 +474,48 @@ class GameSession:
                 "recent": self.recent}
 
     @classmethod
-    def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player]
-                ) -> GameSession:
+    def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player],
+                variant: Variant | None = None) -> GameSession:
         """The game of a :meth:`snapshot`, its every field checked
         (:func:`check_snapshot`), its record by
         :func:`~aluette_env.records.load_record`, and every play replayed
         through the rules: a tampered snapshot raises ValueError (a
         :class:`~aluette_env.records.RecordError` for the record), whatever
         was changed in it. ``get_player`` raises ValueError for a spec it
-        cannot make."""
+        cannot make. ``variant``: the game it was (by default the shipped one,
+        with signs if the snapshot has a ``catch``); the snapshot's ``catch``
+        is its chance of a catch."""
         from aluette_env.records import AGENTS, SEAT, load_record
         check_snapshot(snapshot)
-        record = load_record(snapshot["record"])
+        signs = "catch" in snapshot
+        if variant is not None and variant.signs != signs:
+            raise ValueError(f"snapshot: a game {'with' if signs else 'without'} signs, the "
+                             f"variant {variant.env_id} one {'without' if signs else 'with'}")
+        if variant is None:
+            variant = variant_of(signs=signs, catch=snapshot.get("catch"))
+        elif signs:
+            variant = variant.with_catch(snapshot["catch"])
+        record = load_record(snapshot["record"], variant)
         specs = {int(s): spec for s, spec in snapshot["specs"].items()}
         people = {int(s): name for s, name in snapshot["people"].items()}
         standin = snapshot["standin"]
-        signs = "catch" in snapshot
         if record["deals"] and bool(record.get("signs")) != signs:
             raise ValueError(f"snapshot: its record is a match {'without' if signs else 'with'} "
                              f"signs, the game one {'with' if signs else 'without'}")
         game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
                    seed=snapshot["seed"], people=people, standin_spec=standin,
                    standin=get_player(standin) if standin else None, start=False,
-                   signs=signs, catch=snapshot.get("catch", DEFAULT_CATCH))
+                   variant=variant)
         game.match_number = snapshot["match_number"]
-        game.match = Match(first_dealer=SEAT[record["first_dealer"]],
-                           num_deals=record["num_deals"], signs=signs)
+        game.match = variant.new_match(SEAT[record["first_dealer"]], record["num_deals"])
         deals = []
         for d in record["deals"]:
             made = [entry[0] for entry in d["signs"]] if signs else []
             caught = [0] * (NUM_TRICKS * NUM_SEATS) if signs else None
             for k, ((agent, _), (_, who)) in enumerate(zip(d["plays"], d.get("signs", []))):
                 seat = SEAT[agent]  # the record lists who caught each sign (S4)
-                caught[k // NUM_SEATS * NUM_SEATS + seat] = catch_bits(
-                    seat, AGENTS[(seat + 1) % NUM_SEATS] in who,
-                    AGENTS[(seat + 3) % NUM_SEATS] in who)
+                caught[k // NUM_SEATS * NUM_SEATS + seat] = variant.caught_bits(
+                    seat, [AGENTS[o] in who for o in range(NUM_SEATS)])
             deals.append((d["hands"], [p[1] for p in d["plays"]], made, caught))
         current = snapshot["current"]
         if current is not None:
@@ -573,11 +567,10 @@ class GameSession:
         return [seen_from(self._sign_for(e, seat), seat or 0) for e in events
                 if self.tells(e, seat)]
 
-    @staticmethod
-    def tells(event: dict[str, Any], seat: int | None) -> bool:
-        """Whether ``seat`` is told of ``event``: of a sign, only if it sees it (S5)."""
-        return event["type"] != "sign" or sign_seen(seat, event["seat"], event["sign"],
-                                                     event["catches"])
+    def tells(self, event: dict[str, Any], seat: int | None) -> bool:
+        """Whether ``seat`` is told of ``event``: of a sign, only if it knows of it (S5)."""
+        return event["type"] != "sign" or sign_seen(self.variant, seat, event["seat"],
+                                                     event["sign"], event["catches"])
 
     @staticmethod
     def _sign_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:

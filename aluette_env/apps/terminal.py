@@ -41,6 +41,7 @@ from rich.console import Console
 from rich.table import Table
 
 from ..game import CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS
+from ..game.cards import rank_index_of, suit_of
 from . import i18n
 from ..commands import Command, UsageError, printable, probability, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
@@ -101,7 +102,7 @@ def short_names(lang: str) -> tuple[str, ...]:
     def codes(gettext) -> tuple[str, ...]:
         out = []
         for card in range(NUM_CARDS):
-            suit, rank = divmod(card, 12)  # R4 card ids
+            suit, rank = suit_of(card), rank_index_of(card)  # R4 card ids
             face = FACE_CODES.get(rank)
             out.append((gettext(face) if face else str(rank + 1)) + gettext(SUIT_CODES[suit]))
         return tuple(out)

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 
 from aluette_env.game import (
-    NO_SIGN, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, STRENGTH, Deal, first_to_reach, mordienne_chance,
-    other_team, reach_order, relative_seat, sees_sign, seat_at, team_of, trick_winner,
+    NUM_SEATS, NUM_SIGNS, NUM_TRICKS, STRENGTH, Deal, Variant, first_to_reach, mordienne_chance,
+    other_team, reach_order, relative_seat, seat_at, team_of, trick_winner,
 )
 from aluette_env.render import hand_order
 
@@ -74,11 +74,11 @@ def game_view(game: Any, seat: int | None,
     }
 
 
-def sign_seen(seat: int | None, signer: int, sign: int, catches: int) -> bool:
+def sign_seen(variant: Variant, seat: int | None, signer: int, sign: int, catches: int) -> bool:
     """S5: whether ``seat`` knows the sign ``signer`` made (``sign``, 0: none;
-    ``catches``: the deal's catch bits of it). Silence has nothing to catch: only
-    the signer and its partner know of it. A spectator sees no sign."""
-    return seat is not None and sees_sign(seat, signer, catches if sign != NO_SIGN else 0)
+    ``catches``: the deal's catch bits of it), as ``variant`` says
+    (:meth:`~aluette_env.game.Variant.knows_sign`). A spectator sees no sign."""
+    return seat is not None and variant.knows_sign(seat, signer, sign, catches)
 
 
 def _signs_view(game: Any, seat: int | None, your_turn: bool) -> dict[str, Any]:
@@ -93,7 +93,8 @@ def _signs_view(game: Any, seat: int | None, your_turn: bool) -> dict[str, Any]:
         leader = deal.tricks[t].leader if t < len(deal.tricks) else deal.leader
         for s in (seat_at(leader, k) for k in range(NUM_SEATS)):
             sign = deal.sign_of(t, s)
-            if sign >= 0 and sign_seen(seat, s, sign, int(deal.state.caught[t * NUM_SEATS + s])):
+            if sign >= 0 and sign_seen(game.variant, seat, s, sign,
+                                       int(deal.state.caught[t * NUM_SEATS + s])):
                 seen.append({"trick": t, "seat": s, "sign": sign,
                              "caught": team_of(s) != team_of(seat)})
     signing = not deal.done and deal.signing

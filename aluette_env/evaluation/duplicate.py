@@ -7,11 +7,13 @@ second. Each side plays each hand once; the deal-pair difference cancels most
 of the luck. Deals run as consecutive five-deal matches (R2) on the batched
 engine, each seat's decisions for all games batched per step.
 
-With ``signs=True`` the deals are played in the signs variant (docs/RULES.md
-S1-S5) with the same catches on both tables: who catches each sign is drawn
-from the seed per deal, trick, signer and watcher seat, so a seat's luck in
-catching is the same whichever team sits there. Players that do not play
-signs sit silent (:func:`~aluette_env.players.for_signs`).
+The deals are played in ``variant`` (an :class:`aluette_env.game.Variant`, by
+default the default game). In the signs variant (``variant=ALUETTE_SIGNS_V0``,
+or ``signs=True``; docs/RULES.md S1-S5) both tables have the same catches: who
+catches each sign is drawn from the seed per deal, trick, signer and watcher
+seat (with the variant's chances), so a seat's luck in catching is the same
+whichever team sits there. Players that do not play signs sit silent
+(:func:`~aluette_env.players.for_signs`).
 
 Seat overrides make mixed teams: ``{"player_2": "random"}`` puts ``random``
 in team A's second chair (player_2 on the first table, player_3 on the
@@ -42,9 +44,8 @@ import numpy as np
 
 from .._workers import spawn_pool, stop_pool
 from ..game import (
-    DEFAULT_CATCH, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
-    PLAYS_PER_DEAL,
-    check_catch, team_of,
+    ALUETTE_SIGNS_V0, ALUETTE_V1, DEFAULT_NUM_DEALS, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS,
+    NUM_TRICKS, PLAYS_PER_DEAL, Variant, team_of, variant_of, winning_team,
 )
 from ..players import Player, act_batch, for_signs, load_player
 from ..vector import VectorGame
@@ -124,12 +125,20 @@ def evaluation_deals(num_deals: int, seed: int) -> tuple[np.ndarray, np.ndarray]
     return hands, dealers
 
 
-def evaluation_catches(num_deals: int, seed: int, catch: float) -> np.ndarray:
+def evaluation_catches(num_deals: int, seed: int, variant: Variant | float) -> np.ndarray:
     """The signs variant's catches of an evaluation (S4): [num_deals, 9, 4, 4]
     0/1 by trick, signer and watcher, drawn from ``seed`` in a stream of their
-    own (the deals of the seed stay those of :func:`evaluation_deals`)."""
+    own (the deals of the seed stay those of :func:`evaluation_deals`), each
+    watcher with the variant's chance of catching the signer (0: it does not
+    catch it); a float ``variant``: the signs variant with that ``catch``."""
+    if not isinstance(variant, Variant):
+        variant = ALUETTE_SIGNS_V0.with_catch(variant)
+    chance = np.zeros((NUM_SEATS, NUM_SEATS))
+    for signer in range(NUM_SEATS):
+        for seat, p in variant.catchers(signer):
+            chance[signer, seat] = p
     rng = np.random.default_rng([seed, 4])
-    return (rng.random((num_deals, NUM_TRICKS, NUM_SEATS, NUM_SEATS)) < catch).astype(np.int8)
+    return (rng.random((num_deals, NUM_TRICKS, NUM_SEATS, NUM_SEATS)) < chance).astype(np.int8)
 
 
 @dataclass
@@ -166,12 +175,15 @@ class TableRecord:
 
 def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarray,
                progress: Callable[[int], None] | None = None,
-               chunk: int = 4096, catches: np.ndarray | None = None) -> TableRecord:
+               chunk: int = 4096, catches: np.ndarray | None = None,
+               variant: Variant | None = None) -> TableRecord:
     """Play the deals as consecutive five-deal matches with ``seat_players[s]``
-    in seat s; records every deal. ``catches`` ([deals, 9, 4, 4]): the signs
-    variant, with these catches."""
+    in seat s; records every deal. ``variant``: the game (by default the signs
+    variant with ``catches``, [deals, 9, 4, 4], else the default game)."""
     num_deals = len(hands)
-    signs = catches is not None
+    if variant is None:
+        variant = ALUETTE_V1 if catches is None else ALUETTE_SIGNS_V0
+    signs = variant.signs
     if signs:
         seat_players = [for_signs(p) for p in seat_players]
     for p in seat_players:
@@ -187,7 +199,7 @@ def play_table(seat_players: list[Player], hands: np.ndarray, dealers: np.ndarra
     for per_match, m0, n_matches in groups:
         first = m0 * DEFAULT_NUM_DEALS
         block = hands[first:first + n_matches * per_match].reshape(n_matches, per_match, 4, 9)
-        game = VectorGame(n_matches, num_deals=per_match, auto_reset=False, signs=signs)
+        game = VectorGame(n_matches, num_deals=per_match, auto_reset=False, variant=variant)
         options = {"deals": block, "first_dealer": dealers[m0:m0 + n_matches]}
         if signs:
             options["catches"] = catches[first:first + n_matches * per_match].reshape(
@@ -235,7 +247,8 @@ _WORKER_PLAYERS: dict[tuple[str, int], Player] = {}
 
 
 def _play_slice(chairs: list[tuple[str, int]], hands: np.ndarray,
-                dealers: np.ndarray, catches: np.ndarray | None = None) -> TableRecord:
+                dealers: np.ndarray, catches: np.ndarray | None = None,
+                variant: Variant | None = None) -> TableRecord:
     """A worker's share of a table: whole matches, each seat's player from its spec."""
     players = []
     for spec, player_seed in chairs:
@@ -243,13 +256,14 @@ def _play_slice(chairs: list[tuple[str, int]], hands: np.ndarray,
         if key not in _WORKER_PLAYERS:
             _WORKER_PLAYERS[key] = load_player(spec, seed=player_seed)
         players.append(_WORKER_PLAYERS[key])
-    return play_table(players, hands, dealers, catches=catches)
+    return play_table(players, hands, dealers, catches=catches, variant=variant)
 
 
 def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.ndarray,
                               dealers: np.ndarray, jobs: int,
                               tick: Callable[[int], None] | None,
-                              catches: np.ndarray | None = None) -> list[TableRecord]:
+                              catches: np.ndarray | None = None,
+                              variant: Variant | None = None) -> list[TableRecord]:
     """Each table's deals split into slices of whole matches, played by ``jobs``
     processes and put back together in order."""
     num_deals = len(hands)
@@ -265,7 +279,7 @@ def _play_tables_in_processes(tables: list[list[tuple[str, int]]], hands: np.nda
             for m0, m1 in bounds:
                 d0, d1 = m0 * DEFAULT_NUM_DEALS, min(m1 * DEFAULT_NUM_DEALS, num_deals)
                 job = pool.submit(_play_slice, chairs, hands[d0:d1], dealers[m0:m1],
-                                  None if catches is None else catches[d0:d1])
+                                  None if catches is None else catches[d0:d1], variant)
                 futures[job] = (t, d0, d1)
         for job in as_completed(futures):
             t, d0, d1 = futures[job]
@@ -308,18 +322,18 @@ def check_deals(deals: object, name: str = "deals") -> int:
 
 def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000,
                    seed: int = 0, seats: dict[str, str | Player] | None = None,
-                   progress: bool = False, jobs: int = 1, signs: bool = False,
-                   catch: float = DEFAULT_CATCH) -> EvalResult:
+                   progress: bool = False, jobs: int = 1, signs: bool | None = None,
+                   catch: float | None = None, variant: Variant | None = None) -> EvalResult:
     """Team A against team B over ``deals`` deal pairs (see the module docstring);
-    ``jobs`` worker processes (player specs only, not player objects); ``signs``
-    the signs variant, each opponent catching a sign with probability ``catch``."""
+    ``jobs`` worker processes (player specs only, not player objects);
+    ``variant`` the game (``signs`` and ``catch`` still ask for the signs
+    variant, each opponent catching a sign with probability ``catch``)."""
     check_deals(deals)
-    if not isinstance(signs, (bool, np.bool_)):
-        raise ValueError(f"signs must be True or False, got {signs!r}"[:200])
-    check_catch(catch)
-    if not signs and catch != DEFAULT_CATCH:
-        raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass signs=True "
-                         f"too"[:200])
+    try:
+        variant = variant_of(variant, signs, catch)
+    except ValueError as err:
+        raise ValueError(str(err)[:200]) from None
+    signs = variant.signs
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or not 0 <= seed < 2**63:
         raise ValueError(f"seed must be an integer from 0 to 2**63-1, got {seed!r}"[:200])
     if isinstance(jobs, bool) or not isinstance(jobs, (int, np.integer)) or not 1 <= jobs <= 1024:
@@ -358,7 +372,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
         for spec in set(chairs.values()):
             load_player(spec)  # a bad spec fails here, not in every worker
     hands, dealers = evaluation_deals(deals, seed)
-    catches = evaluation_catches(deals, seed, float(catch)) if signs else None
+    catches = evaluation_catches(deals, seed, variant) if signs else None
     bar = None
     if progress:
         from tqdm import tqdm
@@ -369,10 +383,10 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     if jobs > 1:
         table1, table2 = _play_tables_in_processes(
             [[(spec, seed * 8 + k) for spec, k in t] for t in tables], hands, dealers,
-            jobs, tick, catches)
+            jobs, tick, catches, variant)
     else:
         table1, table2 = (play_table([make(spec, k) for spec, k in t], hands, dealers, tick,
-                                     catches=catches)
+                                     catches=catches, variant=variant)
                           for t in tables)
     if bar:
         bar.close()
@@ -385,22 +399,24 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
         np.concatenate([table1.winner >= 0, table2.winner >= 0])
     b_won = np.concatenate([table1.winner >= 0, table2.winner >= 0]) & ~a_won
     mord = np.concatenate([table1.mordienne, table2.mordienne])
-    # Matches: consecutive five-deal groups on each table.
-    match_pts = []
+    # Matches: consecutive five-deal groups on each table, won as R2 says.
+    match_winners, a_teams = [], []
     for tbl, a_team in ((table1, 0), (table2, 1)):
         for m0 in range(0, deals, DEFAULT_NUM_DEALS):
             p = tbl.points[m0:m0 + DEFAULT_NUM_DEALS].sum(0)
-            match_pts.append(p[a_team] - p[1 - a_team])
-    match_pts = np.array(match_pts)
-    n_matches = len(match_pts)
-    wins = int((match_pts > 0).sum())
+            match_winners.append(winning_team(int(p[0]), int(p[1])))
+            a_teams.append(a_team)
+    match_winners, a_teams = np.array(match_winners), np.array(a_teams)
+    a_won_match, drawn = match_winners == a_teams, match_winners == NOBODY
+    n_matches = len(match_winners)
+    wins = int(a_won_match.sum())
     return EvalResult(
         team_a=a_name, team_b=b_name, deals=deals, seed=seed,
         points_per_deal=ppd, points_per_deal_ci95=ci,
         deal_win_rate=float(a_won.mean()),
         match_win_rate=wins / n_matches,
-        match_draw_rate=float((match_pts == 0).mean()),
-        match_loss_rate=float((match_pts < 0).mean()),
+        match_draw_rate=float(drawn.mean()),
+        match_loss_rate=float((~a_won_match & ~drawn).mean()),
         mordienne_rate=float((mord & a_won).mean()),
         spoiled_rate=float(np.concatenate([table1.spoiled, table2.spoiled]).sum()
                            / (2 * deals * 9)),

@@ -20,6 +20,9 @@ anywhere. Everything else builds on it:
   records of finished deals and the result dicts every part reports.
 - :mod:`.signs`: the signs variant (S1-S5): the lexicon of signs, the sign
   actions, who sees a sign. Its phase is part of the one step.
+- :mod:`.variant`: a variant as one object (``Variant``: its env id, actions,
+  legal actions, chance draws, who knows which sign, its observation's
+  version), the shipped ones (``ALUETTE_V1``, ``ALUETTE_SIGNS_V0``, ...) by id.
 
 May import: the standard library only.
 """
@@ -29,7 +32,8 @@ from .cards import (
     describe, short_name,
 )
 from .deal import (
-    Deal, DealRecord, DealScore, Match, Trick, deal_result, match_result, play_match, score_deal,
+    Deal, DealRecord, DealScore, Match, Trick, deal_reason, deal_result, match_result, play_match,
+    score_deal,
 )
 from .rules import (
     DEFAULT_NUM_DEALS, HAND_SIZE, NUM_TRICKS, NUM_UNUSED, PLAYS_PER_DEAL, card_beats,
@@ -39,8 +43,8 @@ from .rules import (
     trick_winner, trick_winner_of_levels, tricks_left, winning_team,
 )
 from .seats import (
-    AGENTS, NOBODY, NUM_SEATS, NUM_TEAMS, SEAT, TEAMS, next_seat, other_team, partner_of,
-    relative_seat, seat_at, seat_of, team_of,
+    AGENTS, NOBODY, NUM_SEATS, NUM_TEAMS, SEAT, TEAMS, next_seat, opponents_of, other_team,
+    partner_of, relative_seat, seat_at, seat_of, team_of,
 )
 from .signs import (
     DEFAULT_CATCH, NO_SIGN, NUM_ACTIONS, NUM_SIGN_ACTIONS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD,
@@ -48,11 +52,16 @@ from .signs import (
 )
 from .state import (
     CARD_PLAYED, DEAL_DONE, MATCH_DONE, PLAY_PHASE, SIGN_MADE, SIGN_PHASE, TRICK_DONE, GameState,
-    is_legal, order_of_play, played_by, start_deal, step,
+    is_legal, order_of_play, played_by, start_deal, step, write_legal,
+)
+from .variant import (
+    ALUETTE_SIGNS_V0, ALUETTE_V0, ALUETTE_V1, VARIANTS, Variant, load_variant, variant_of,
 )
 
 __all__ = [
-    "AGENTS", "CARDS_BY_STRENGTH", "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
+    "ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "VARIANTS", "Variant", "deal_reason",
+    "load_variant", "opponents_of", "variant_of", "write_legal", "AGENTS", "CARDS_BY_STRENGTH",
+    "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
     "DEFAULT_NUM_DEALS", "HAND_SIZE", "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NO_SIGN",
     "NUM_ACTIONS", "NUM_CARDS", "NUM_SEATS", "NUM_SIGNS", "NUM_SIGN_ACTIONS", "NUM_STRENGTHS",
     "NUM_TEAMS", "NUM_TRICKS", "NUM_UNUSED", "PLAYS_PER_DEAL", "PLAY_PHASE", "SEAT", "SIGNS",

@@ -359,6 +359,22 @@ def play_match(choose: Callable[[Deal, Match], int], rng: random.Random, first_d
     return match.deals
 
 
+def deal_reason(record: DealRecord) -> tuple[str, list[int]]:
+    """Why a finished deal went as it did, from its record: ``"all_spoiled"``
+    (R15: every trick spoiled, nobody scores), ``"mordienne"`` (R16),
+    ``"first_to_reach"`` (R14: tied on tricks, the winner reached the count
+    first) or ``"most_tricks"`` (R13); and the seats tied with the winner on
+    its count of tricks (none when nobody won)."""
+    score, counts = record.score, record.trick_counts
+    if score.winner < 0:
+        return "all_spoiled", []
+    tied_with = [s for s in range(NUM_SEATS)
+                 if s != score.winner and counts[s] == counts[score.winner]]
+    if score.mordienne:
+        return "mordienne", tied_with
+    return ("first_to_reach" if tied_with else "most_tricks"), tied_with
+
+
 def _agent(seat: int) -> str | None:
     return None if seat < 0 else AGENTS[seat]
 

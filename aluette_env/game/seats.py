@@ -59,6 +59,12 @@ def partner_of(seat: int) -> int:
     return (seat + 2) & 3
 
 
+def opponents_of(seat: int) -> tuple[int, int]:
+    """R1: the two seats of the other team, the one on ``seat``'s left (next to
+    play) first, then the one on its right."""
+    return seat_at(seat, 1), seat_at(seat, 3)
+
+
 def seat_of(player: object) -> int:
     """``"player_2"`` (or the int 2, numpy ints included) -> seat 2; ValueError otherwise."""
     if isinstance(player, str):

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numbers
 
 from .cards import ACE, NAMED_CARDS, NUM_CARDS, card_id
-from .seats import NUM_SEATS, partner_of
+from .seats import opponents_of, partner_of
 
 #: Silence: the seat makes no sign (S1).
 NO_SIGN = 0
@@ -109,9 +109,10 @@ def sees_sign(observer: int, signer: int, caught: int) -> bool:
 def catch_bits(signer: int, left: bool, right: bool) -> int:
     """S4: the ``caught`` bits of one sign from its two opponents' draws: ``left``
     the opponent on the signer's left (next to play), ``right`` the other."""
+    on_left, on_right = opponents_of(signer)
     bits = 0
     if left:
-        bits |= 1 << ((signer + 1) % NUM_SEATS)
+        bits |= 1 << on_left
     if right:
-        bits |= 1 << ((signer + 3) % NUM_SEATS)
+        bits |= 1 << on_right
     return bits

@@ -192,6 +192,20 @@ def is_legal(g, action: int) -> bool:
     return 0 <= action < NUM_CARDS and g.card_state[action] == g.to_act
 
 
+def write_legal(g, seat: int, mask) -> None:
+    """The legal-action mask of ``seat`` in the state ``g`` into ``mask`` (0/1, one
+    entry per action: NUM_CARDS, or with signs NUM_ACTIONS): :func:`is_legal`'s
+    actions when ``seat`` is to act, in its sign phase the sign actions (S1, S3),
+    else the cards in its hand (R9); all zero for another seat or once the match
+    is over."""
+    mine = seat == g.to_act and not g.over
+    signing = mine and g.phase == SIGN_PHASE
+    for c in range(NUM_CARDS):
+        mask[c] = 1 if mine and not signing and g.card_state[c] == seat else 0
+    for a in range(SIGN_BASE, len(mask)):
+        mask[a] = 1 if signing else 0
+
+
 def step(g, card: int, strength: Sequence[int]) -> int:
     """Play ``card`` (legal: see :func:`is_legal`) for the seat to act; returns
     the event (``CARD_PLAYED``, ``TRICK_DONE``, ``DEAL_DONE``, ``MATCH_DONE``).

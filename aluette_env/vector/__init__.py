@@ -30,11 +30,14 @@ game whose ``deal_done`` / ``match_done`` flag is set. With ``auto_reset``
 decision to make; the results of the finished match stay readable until that
 game's next deal ends.
 
-With ``signs=True`` every game is the signs variant (docs/RULES.md S1-S5, the
-AEC env's ``aluette_signs_v0``, bit for bit): each turn is a sign action
-(48-57) and then a card, ``obs`` is OBS_VERSION 3 ([N, SIGNS_OBS_SIZE]) and
-``mask`` [N, 58]; each deal's catches (S4) are drawn with ``catch`` from
-``rng`` or fixed by ``reset(options={"catches": ...})``.
+Every game plays one variant (``variant``, an
+:class:`aluette_env.game.Variant`; by default the newest default game, the
+AEC env's ``aluette_v1``, bit for bit). With the signs variant
+(``variant=ALUETTE_SIGNS_V0``; ``signs=True, catch=...`` still builds it;
+docs/RULES.md S1-S5, the AEC env's ``aluette_signs_v0``, bit for bit) each
+turn is a sign action (48-57) and then a card, ``obs`` is OBS_VERSION 3 ([N,
+SIGNS_OBS_SIZE]) and ``mask`` [N, 58]; each deal's catches (S4) are the
+variant's draws from ``rng`` or fixed by ``reset(options={"catches": ...})``.
 
 The state of all games is one record array of the named structure
 :data:`~.kernels.GAME_STATE` (``game.state``; ``game.state.counts`` is [N, 4]),
@@ -53,7 +56,6 @@ from typing import Any
 import numpy as np
 
 from ..game import (
-    DEFAULT_CATCH,
     HAND_SIZE,
     NOBODY,
     NUM_ACTIONS,
@@ -63,7 +65,7 @@ from ..game import (
     SIGN_BASE,
     DealRecord,
     DealScore,
-    check_catch,
+    Variant,
     check_hands,
     deal_result,
     dealer_of,
@@ -71,10 +73,11 @@ from ..game import (
     match_result,
     seat_of,
     team_points,
+    variant_of,
 )
 from ..game.state import SIGN_PHASE
 from ..observation import (
-    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, SIGNS_OBS_SIZE,
+    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, observer,
 )
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
@@ -96,9 +99,17 @@ __all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame"]
 class VectorGame:
     """N Aluette matches stepped together; see the module docstring."""
 
-    def __init__(self, num_games: int, num_deals: int = 5, seed: int | None = None,
-                 auto_reset: bool = True, sparse: bool = False, signs: bool = False,
-                 catch: float = DEFAULT_CATCH):
+    def __init__(self, num_games: int, num_deals: int | None = None, seed: int | None = None,
+                 auto_reset: bool = True, sparse: bool = False, signs: bool | None = None,
+                 catch: float | None = None, *, variant: Variant | None = None):
+        """``variant``: the game every match plays (``signs`` and ``catch``: the
+        older keywords for the signs variant, kept working); ``num_deals`` a
+        match's deals, by default the variant's."""
+        if signs is not None and not isinstance(signs, (bool, np.bool_)):
+            raise TypeError(f"signs must be True or False, got {signs!r}")
+        variant = variant_of(variant, signs, catch)
+        if num_deals is None:
+            num_deals = variant.num_deals
         if not _is_int(num_games) or not 1 <= num_games <= 1_000_000:
             raise ValueError(f"num_games must be an int from 1 to 1,000,000, got {num_games!r}")
         if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:
@@ -107,29 +118,29 @@ class VectorGame:
             raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
         if not isinstance(sparse, (bool, np.bool_)):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
-        if not isinstance(signs, (bool, np.bool_)):
-            raise TypeError(f"signs must be True or False, got {signs!r}")
-        check_catch(catch)
-        if signs and sparse:
+        view = observer(variant)
+        if view.size < OBS_SIZE:
+            raise ValueError(f"{variant.env_id}: the engine writes observations of version 2 "
+                             f"or more (its players read an older version's prefix), not "
+                             f"version {variant.obs_version}")
+        if variant.signs and sparse:
             raise ValueError("sparse index lists are written for the default game only, not "
                              "with signs=True")
-        if not signs and catch != DEFAULT_CATCH:
-            raise ValueError(f"catch ({catch!r}) is the signs variant's parameter: pass "
-                             f"signs=True too")
-        self.signs, self.catch = bool(signs), float(catch)
+        self.variant = variant
+        self.signs, self.catch = variant.signs, variant.catch
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
         self.auto_reset = bool(auto_reset)
         self.rng = np.random.default_rng(_check_seed(seed))
         self._started = False
-        self.state = kernels.new_state(n, self.num_deals, self.signs)
+        self.state = kernels.new_state(n, self.num_deals, variant.signs)
         self.results = kernels.new_results(n)
         self._st, self._res = kernels.kernel_view(self.state), kernels.kernel_view(self.results)
         self.rewards = np.zeros((n, NUM_SEATS), np.float32)
         self.deal_done = np.zeros(n, np.bool_)
         self.match_done = np.zeros(n, np.bool_)
-        self.obs = np.zeros((n, SIGNS_OBS_SIZE if signs else OBS_SIZE), np.int8)
-        self.mask = np.zeros((n, NUM_ACTIONS if signs else NUM_CARDS), np.int8)
+        self.obs = np.zeros((n, view.size), np.int8)
+        self.mask = np.zeros((n, variant.num_actions), np.int8)
         self.sparse = bool(sparse)
         self.obs_indices = np.full((n, MAX_ACTIVE) if sparse else (n, 0), ACTIVE_PAD, np.int16)
         self.hidden_indices = np.full((n, MAX_HIDDEN) if sparse else (n, 0), HIDDEN_PAD,
@@ -228,12 +239,10 @@ class VectorGame:
                              f"4, 4] or [D, 9, 4, 4] (trick, signer, observer), 1 <= D <= "
                              f"{self.num_deals}; got "
                              f"{'shape ' + str(got) if got is not None else 'ragged lists'}")
-        seats = np.arange(NUM_SEATS)
         n, d = arr.shape[:2]
-        left = arr[..., seats, (seats + 1) % NUM_SEATS].reshape(n * d, -1) != 0  # [N*D, 36]
-        right = arr[..., seats, (seats + 3) % NUM_SEATS].reshape(n * d, -1) != 0
-        bits = np.zeros((n * d, NUM_TRICKS * NUM_SEATS), np.uint8)
-        kernels.caught_bits(left, right, bits)
+        bits = np.zeros((n, d, NUM_TRICKS, NUM_SEATS), np.uint8)
+        for s in range(NUM_SEATS):  # the variant's catchers of each signer, every game at once
+            bits[..., s] = self.variant.caught_bits(s, np.moveaxis(arr[..., s, :], -1, 0))
         return bits.reshape(n, d, -1)
 
     def _new_matches(self, games: np.ndarray, first: bool = False) -> None:
@@ -275,13 +284,17 @@ class VectorGame:
     def _deal_catches(self, games: np.ndarray, deal_idx: np.ndarray,
                       use_fixed: np.ndarray) -> None:
         """S4: each new deal's catches, fixed where ``options["catches"]`` names
-        the deal (in the match reset() started), else drawn with ``catch``."""
+        the deal (in the match reset() started), else the variant's draws: one
+        per catcher of each of the deal's 36 signs, sign after sign."""
         if len(games) == 0:
             return
-        draws = self.rng.random((len(games), NUM_TRICKS * NUM_SEATS, 2)) < self.catch
-        caught = np.zeros((len(games), NUM_TRICKS * NUM_SEATS), np.uint8)
-        kernels.caught_bits(np.ascontiguousarray(draws[..., 0]),
-                            np.ascontiguousarray(draws[..., 1]), caught)
+        variant, k = self.variant, len(games)
+        per_sign = len(variant.catchers(0))
+        draws = self.rng.random((k, NUM_TRICKS, NUM_SEATS, per_sign))
+        caught = np.zeros((k, NUM_TRICKS, NUM_SEATS), np.uint8)
+        for s in range(NUM_SEATS):  # every game and trick at once
+            caught[..., s] = variant.caught_from_draws(s, np.moveaxis(draws[:, :, s], -1, 0))
+        caught = caught.reshape(k, NUM_TRICKS * NUM_SEATS)
         fixed = self._fixed_catches
         if fixed is not None:
             mine = self._in_fixed_match[games] & (deal_idx < fixed.shape[1])

@@ -26,10 +26,10 @@ import numpy as np
 from .._jit import COMPILED as _COMPILED
 from .._jit import HAVE_NUMBA, njit, prange  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
-    HAND_SIZE, NOBODY, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, STRENGTH,
-    catch_bits, deal_order, is_legal, seat_gain, start_deal, step, team_points,
+    HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, deal_order, is_legal,
+    seat_gain, start_deal, step, team_points, write_legal,
 )
-from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, SIGN_PHASE, STATE_FIELDS, UNUSED
+from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, STATE_FIELDS, UNUSED
 from ..observation import (
     MAX_ACTIVE, SLICES, write_active, write_hidden, write_signs, write_view,
 )
@@ -176,32 +176,18 @@ def observe(st, obs, mask):
 
 
 @njit(cache=True)
-def caught_bits(left, right, out):
-    """S4: each sign's ``caught`` bits (the game's :func:`~aluette_env.game.signs.catch_bits`)
-    from its two opponents' catches: ``left``, ``right`` and ``out`` [K, 36], the
-    sign of trick t by seat s at t * 4 + s."""
-    for k in range(out.shape[0]):
-        for i in range(out.shape[1]):
-            out[k, i] = catch_bits(i % NUM_SEATS, left[k, i], right[k, i])
-
-
-@njit(cache=True)
 def observe_signs(st, obs, mask):
     """The signs variant's :func:`observe`: the OBS_VERSION 3 vector (the signs
-    the seat to act saw, S5) and a mask of NUM_ACTIONS: the ten sign actions in
-    the sign phase, the hand in the card phase."""
+    the seat to act saw, S5) and the game's legal-action mask of NUM_ACTIONS
+    (:func:`~aluette_env.game.state.write_legal`: the ten sign actions in the sign
+    phase, the hand in the card phase)."""
     for i in range(obs.shape[0]):
         g = st[i]
         row = obs[i]
         seat = int(g.to_act)
         write_view(g, seat, row)
         write_signs(g, seat, row)
-        live = not g.over
-        signing = live and g.phase == SIGN_PHASE
-        for c in range(NUM_CARDS):
-            mask[i, c] = row[_HAND + c] if live and not signing else 0
-        for a in range(SIGN_BASE, NUM_ACTIONS):
-            mask[i, a] = 1 if signing else 0
+        write_legal(g, seat, mask[i])
 
 
 @njit(cache=True, parallel=True)

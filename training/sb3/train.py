@@ -183,7 +183,7 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
                           f"whole teams), got {sp.partner!r}")
     return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
                                   cfg.env.num_deals, seed=seed, inputs=inputs,
-                                  signs=cfg.env.signs, catch=cfg.env.catch,
+                                  variant=cfg.env.variant,
                                   joint=SnapshotStack(seed), num_partnered=partner_games(cfg),
                                   partners=partners))
 

@@ -2,7 +2,8 @@
 // (Coins, Cups, Batons, Swords), pips for 1-9, a letter for Valet, Cavalière and
 // Roi (the letters of the page's language, from the catalog), and a gold frame
 // with a ribbon for the eight named cards.
-// Only the public card-id contract is used here (id = 12 * suit + rank_index);
+// Only the public card-id contract is used here (id = 12 * suit + rank_index, R4, as
+// the server states it once in aluette_env/game/cards.py: card_id, suit_of, rank_index_of);
 // which cards are named comes from the server's /api/deck.
 "use strict";
 

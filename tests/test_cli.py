@@ -78,7 +78,7 @@ def test_league_prints_ratings(capsys, tmp_path):
       "--member-deals", "heuristic=5"], "--member-deals: deal pairs for 'heuristic'"),
     (["eval", "--team-a", "heuristic", "--panel", "--panel-members", "heuristic", "--deals", "3"],
      "--panel-members: the panel (heuristic) holds only the player itself"),
-    (["eval", "--team-a", "ai:version=5", "--panel", "--panel-members", "ai,heuristic",
+    (["eval", "--team-a", "ai:version=6", "--panel", "--panel-members", "ai,heuristic",
       "--member-deals", "ai=5"], "--member-deals: deal pairs for 'ai', which is the player itself"),
     (["eval", "--team-a", "heuristic", "--panel", "--member-deals", "pimc:worlds=64=0"],
      "--member-deals pimc:worlds=64=0: must be from 1"),

@@ -107,7 +107,7 @@ def test_plan_gives_each_member_its_pairs_in_panel_order():
 
 def test_the_player_itself_is_left_out_of_its_panel():
     """A mirror match scores 0 whatever the player: ``ai`` (the same model file as
-    ``ai:version=5``) is not its own panel member."""
+    ``ai:version=6``) is not its own panel member."""
     res = panel_eval("ai", members=["heuristic", "ai"],
                      deals=4, seed=1)
     assert res.itself == ["ai"] and "ai" not in res.results and res.to_json()["itself"] == ["ai"]

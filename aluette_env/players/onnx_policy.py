@@ -18,7 +18,7 @@ plays signs itself (``plays_signs``) at a table with signs.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
 (sampled from softmax(logits / T)); ``ai`` is the newest shipped model and
-``ai:version=1`` or ``ai:version=2`` an earlier one (for comparisons).
+``ai:version=1`` to ``ai:version=5`` an earlier one (for comparisons).
 """
 
 from __future__ import annotations
@@ -42,14 +42,15 @@ _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: the default player of the games.
 SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx",
                   3: _MODELS / "aluette-ppo-v3.onnx", 4: _MODELS / "aluette-ppo-v4.onnx",
-                  5: _MODELS / "aluette-ppo-v5.onnx"}
+                  5: _MODELS / "aluette-ppo-v5.onnx", 6: _MODELS / "aluette-ppo-v6.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
 SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
-                 "(aluette-ppo-v2), 3 (aluette-ppo-v3), 4 (aluette-ppo-v4) or 5 "
-                 "(aluette-ppo-v5, the default, which reads the order of play)",
+                 "(aluette-ppo-v2), 3 (aluette-ppo-v3), 4 (aluette-ppo-v4), 5 "
+                 "(aluette-ppo-v5, the first to read the order of play) or 6 "
+                 "(aluette-ppo-v6, the default: trained beside many partners)",
                  check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 

@@ -91,11 +91,16 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
     signing = page.get_attribute("body", "data-signing") == "true"
     assert page.locator('.sign-button').count() == (10 if signing else 0)
 
-    # The truth: the game as the server holds it; every sign the page received was seen.
+    # The truth: the game as the server holds it. The views the page received list
+    # every sign its seat saw (S5: its own and its partner's, silences included, and
+    # the caught ones), and every sign the page received was seen.
     game = game_of(app, token)
     made = {(t, s): game.deal.sign_of(t, s) for t in range(9) for s in range(NUM_SEATS)}
+    saw = {(t, s, sign) for (t, s), sign in made.items() if sign >= 0 and sees_sign(
+        0, s, int(game.deal.state.caught[t * NUM_SEATS + s]) if sign else 0)}
     got = [x for data in received for x in signs_in(data, [])]
-    assert got
+    listed = {(e[4], e[1], e[2]) for e in got if e[0] == "view"}
+    assert listed == saw, ("missing", sorted(saw - listed), "unseen", sorted(listed - saw))
     for entry in got:
         _, seat, sign, was_caught = entry[:4]
         assert was_caught == (seat % 2 == 1)  # only an opponent's sign is "caught"

@@ -205,14 +205,19 @@ def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(t
 
 
 def test_the_socket_refuses_an_origin_of_another_scheme():
-    """Issue 40, group 15: the Origin must be this server's, scheme included."""
+    """Issue 40, group 15: the Origin must be this server's, scheme included;
+    with it, the socket opens on the seat's view of the game as it is."""
     c = client()
     token = table(c, {"0": "Ann"})["seats"]["0"]["token"]
     for origin in ("ftp://testserver", "https://testserver", "http://testserver.evil",
                    "null", "testserver"):
         ws_refused(c, f"/api/games/{token}/updates", {"origin": origin})
+    game = game_of(c.app, token)
     with c.websocket_connect(f"/api/games/{token}/updates", headers=ORIGIN) as ws:
-        assert ws.receive_json()["version"] >= 0
+        first = ws.receive_json()
+    assert first["version"] == game.version and first["state"]["version"] == game.version
+    assert first["state"] == c.get(f"/api/games/{token}").json()["state"]
+    check_seat_knows_only_its_own(game, 0, first)
 
 
 def ws_refused(c: TestClient, path: str, headers: dict) -> None:

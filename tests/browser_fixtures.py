@@ -2,23 +2,23 @@
 ["browser_fixtures"]`` in each file, so the fixtures are registered once): one
 Chromium for the whole session (Debian's ``/usr/bin/chromium-headless-shell``
 or ``/usr/bin/chromium``, driven by Playwright's ``executable_path``; nothing
-downloads a browser), the skips
-where Playwright or Chromium is missing, and the web app served by uvicorn in
-a thread (:func:`serving`). The test files import it before pytest loads it
-as a plugin, so pytest leaves its asserts as they are: PYTEST_DONT_REWRITE.
+downloads a browser), the skips where Playwright or Chromium is missing, the
+web app served in this process for each file (:func:`server`, changed by the
+file's ``SERVER``) and the helpers that drive its page. The test files import
+it before pytest loads it as a plugin, so pytest leaves its asserts as they
+are: PYTEST_DONT_REWRITE.
 """
 
 from __future__ import annotations
 
-import contextlib
 import os
 import shutil
-import socket
-import threading
-import time
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
+
+from web_helpers import serving
 
 #: Debian's Chromium: its headless shell where it is installed (the same engine
 #: without the browser's window layer, what Playwright itself runs headless:
@@ -54,26 +54,80 @@ def browser():
         b.close()
 
 
-@contextlib.contextmanager
-def serving(**config):
-    """The web app of ``ServerConfig(**config)`` served by uvicorn in a thread on a
-    free port: (app, its URL)."""
-    import uvicorn
+#: The web app each browser file plays against: heuristic AIs in the other seats,
+#: with or without signs, and a coach that only has to answer (every finished deal
+#: is reviewed in the background). A file changes it with a dict ``SERVER`` of its
+#: own (its seed, ``db``), where ``{tmp}`` in ``db`` is a folder of the file's.
+SERVER = dict(partner="heuristic", left="heuristic", right="heuristic", signs_ai="heuristic",
+              seed=11, hint_worlds=8, review_worlds=4)
 
-    from aluette_env.apps.web.server import ServerConfig, create_app
 
-    app = create_app(ServerConfig(**config))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning"))
-    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the test server did not start"
-        time.sleep(0.05)
-    try:
-        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}/"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+class Server(NamedTuple):
+    """A served web app: the Starlette app itself (its game service, its store)
+    and its URL, with no trailing slash."""
+    app: Any
+    url: str
+
+
+@pytest.fixture(scope="module")
+def server(request, tmp_path_factory) -> Server:
+    """The web app of :data:`SERVER` and the test file's ``SERVER``, served by uvicorn
+    in a thread for the file's tests (:func:`web_helpers.serving`)."""
+    config = {**SERVER, **getattr(request.module, "SERVER", {})}
+    if "{tmp}" in config.get("db", ""):
+        config["db"] = config["db"].format(tmp=tmp_path_factory.mktemp("server"))
+    with serving(**config) as (app, url):
+        yield Server(app, url)
+
+
+SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
+
+#: The page's sizes every group of issue 59 is checked at: a laptop and a phone.
+DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
+                                            ids=["desktop", "phone"])
+
+
+def open_table(page, pace: int = 0, lang: str | None = None) -> None:
+    """Open ``page.url_base`` with the AI's pace and the language set once (a reload
+    keeps what the page changed), and wait for the game."""
+    script = f"localStorage.setItem('aluette.pace', '{pace}');"
+    if lang:
+        script += f"localStorage.setItem('aluette.lang', '{lang}');"
+    page.add_init_script(f"if (!sessionStorage.getItem('seeded')) {{ {script} "
+                         f"sessionStorage.setItem('seeded', '1'); }}")
+    page.goto(page.url_base)
+    wait_ready(page)
+
+
+def wait_ready(page) -> str:
+    """Wait until the page waits for you (your turn, a deal's or the match's end):
+    its state."""
+    # Selectors, not wait_for_function: the page's CSP forbids eval, as it should.
+    page.wait_for_selector("body[data-state=your-turn], body[data-state=deal-over], "
+                           "body[data-state=match-over]", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+    return page.evaluate("document.body.dataset.state")
+
+
+def after_move(page, action) -> str:
+    """Do ``action`` (a click or a key) and wait until its answer is shown."""
+    moves = int(page.evaluate("document.body.dataset.moves || '0'"))
+    action()
+    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
+                           timeout=MATCH_TIMEOUT_MS)
+    return wait_ready(page)
+
+
+def shoot(page, name: str, quality: int = 85) -> None:
+    """With ``ALUETTE_SCREENSHOTS=DIR``: the page as a README screenshot, DIR/name.jpg."""
+    if SHOTS:
+        page.screenshot(path=str(Path(SHOTS) / f"{name}.jpg"), type="jpeg", quality=quality)
+
+
+def covering(page, selector: str) -> str | None:
+    """What covers the middle of ``selector``'s element, if anything else does."""
+    return page.locator(selector).first.evaluate("""e => {
+      const r = e.getBoundingClientRect();
+      const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+      return top === null || e.contains(top) ? null : (top.id || top.className || top.tagName);
+    }""")

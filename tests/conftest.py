@@ -35,7 +35,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = Path(__file__).with_name("durations.json")
 
-from aluette_env.game.cards import STRENGTH
+# The web files' shared helpers check as they go: their asserts say what they compared.
+pytest.register_assert_rewrite("web_helpers")
+
+from aluette_env.game.cards import COINS, CUPS, NUM_CARDS, STRENGTH, card_id
 
 
 def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
@@ -99,6 +102,57 @@ def descendants(pid: int) -> list[int]:
         with open(f"/proc/{pid}/task/{task}/children") as f:
             found += [int(x) for x in f.read().split()]
     return found
+
+
+def forced_deal(winner_seat):
+    """A deal whose outcome no play can change: ``winner_seat`` holds the eight
+    named cards and the Coins Ace, the other three aces are unused. It wins all
+    nine tricks: Mordienne, 2 points."""
+    top = sorted(range(48), key=lambda c: -STRENGTH[c])[:8] + [0]
+    aces = [12, 24, 36]
+    rest = [c for c in range(48) if c not in top and c not in aces]
+    hands, k = [], 0
+    for seat in range(4):
+        if seat == winner_seat:
+            hands.append(top)
+        else:
+            hands.append(rest[k:k + 9])
+            k += 9
+    return hands
+
+
+COINS_4, COINS_5 = card_id(COINS, 3), card_id(COINS, 4)
+
+
+def observations_at_trick_3(player_1_first: int, player_1_second: int) -> list[np.ndarray]:
+    """Every seat's observation as trick 3 starts, after player_0 led Monsieur then
+    Madame (winning both) and player_1 played ``player_1_first`` then
+    ``player_1_second`` (Coins 4 and Coins 5, in either order); the others played
+    their first cards."""
+    import aluette_env
+
+    monsieur, madame = card_id(COINS, 2), card_id(CUPS, 2)
+    rest = [c for c in range(NUM_CARDS) if c not in (monsieur, madame, COINS_4, COINS_5)]
+    hands = [[monsieur, madame] + rest[0:7], [COINS_4, COINS_5] + rest[7:14], rest[14:23],
+             rest[23:32]]
+    env = aluette_env.raw_env()
+    env.reset(options={"first_dealer": "player_3", "deals": [hands]})
+    plays = [monsieur, player_1_first, hands[2][0], hands[3][0],
+             madame, player_1_second, hands[2][1], hands[3][1]]
+    for card in plays:
+        env.step(card)
+    assert env.agent_selection == "player_0"  # it won both tricks and leads the third
+    return [env.observe(a)["observation"] for a in env.possible_agents]
+
+
+def random_match(seed: int, num_deals: int = 5, first_dealer: int = 1) -> list:
+    """A whole match of random legal cards, played on the game core: its deals."""
+    import random
+
+    from aluette_env import game
+    rng = random.Random(seed)
+    return game.play_match(lambda deal, _: rng.choice(deal.legal_cards()), rng,
+                           first_dealer, num_deals)
 
 
 def play_scripted(env, hands_in_order: list[list[int]]):

@@ -11,6 +11,7 @@ import pytest
 from aluette_env.game import Deal, check_hands
 from aluette_env.apps.coach import Coach, ReviewQueue, match_summary
 from aluette_env.records import load_record, record_of
+from conftest import random_match
 
 MONSIEUR, WEAK = 2, 26  # R7: Monsieur is the single strongest card; 3 of Batons the weakest
 #: A deal (dealer player_3, so player_0 leads) whose first seven tricks leave
@@ -122,13 +123,9 @@ def test_reviews_run_in_the_background(coach):
 
 @pytest.fixture(scope="module")
 def client():
-    from starlette.testclient import TestClient
+    import web_helpers
 
-    from aluette_env.apps.web.server import ServerConfig, create_app
-    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
-                                  seed=5, hint_worlds=4, review_worlds=4))
-    with TestClient(app) as c:
-        c.app_state = app.state
+    with web_helpers.client(left="heuristic", seed=5, hint_worlds=4) as c:
         yield c
 
 
@@ -160,7 +157,7 @@ def test_web_hint_only_on_your_turn_and_from_your_view(client):
 
 def test_web_reviews_record_download_and_replay(client):
     gid = _play_match(client)
-    queue = client.app_state.coach.queue
+    queue = client.app.state.coach.queue
     for d in range(5):  # every finished deal was queued as it ended
         queue.wait(f"{gid}:1", d, timeout=300)
     review = client.get(f"/api/games/{gid}/review").json()
@@ -382,12 +379,10 @@ def test_the_terminal_game_prints_player_names_as_written():
 def test_the_coach_is_warmed_as_the_server_starts():
     """The hint worker is started and its expert loaded as the server starts,
     before anyone asks: the first hint comes from that same worker."""
-    from starlette.testclient import TestClient
+    import web_helpers
 
-    from aluette_env.apps.web.server import ServerConfig, create_app
-    app = create_app(ServerConfig(partner="heuristic", left="heuristic", right="heuristic",
-                                  seed=5, hint_worlds=4, review_worlds=4))
-    with TestClient(app) as c:
+    with web_helpers.client(left="heuristic", seed=5, hint_worlds=4) as c:
+        app = c.app
         deadline = time.monotonic() + 120
         while not app.state.warming.done():
             assert time.monotonic() < deadline, "the coach's warm-up did not end"
@@ -406,8 +401,7 @@ def test_a_record_opened_again_has_its_reviews_at_once(client):
     record opened again (a new id) shows them in its first answer."""
     import json
 
-    from test_records import play_match
-    body = json.dumps(record_of(play_match(4)[:1], 1, ["human", "ai", "ai", "ai"]))
+    body = json.dumps(record_of(random_match(4)[:1], 1, ["human", "ai", "ai", "ai"]))
     first = client.post("/api/records", content=body).json()["id"]
     deadline = time.monotonic() + 300
     while (reviews := client.get(f"/api/records/{first}").json()["deals"]) != [] and \

@@ -11,30 +11,24 @@ import re
 
 import pytest
 
-from tests.test_records import play_match
-from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, serving
-from tests.test_web_browser import after_move, open_table, shoot, wait_ready
+from browser_fixtures import (
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, open_table, shoot, wait_ready,
+)
+from conftest import random_match
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
 
 
-@pytest.fixture(scope="module")
-def server_url():
-    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
-                 hint_worlds=8, review_worlds=4) as (_, url):
-        yield url
-
-
 @pytest.fixture
-def page(browser, server_url):
+def page(browser, server):
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion="reduce")
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.url_base = server_url
+    page.url_base = server.url
     yield page
     context.close()
     assert not errors, errors
@@ -61,7 +55,7 @@ def test_hint_button_and_key_mark_the_experts_card(page):
 def test_a_record_opened_from_a_file_replays_both_ways_with_its_review(page, tmp_path):
     from aluette_env.records import record_of, replay_steps
     path = tmp_path / "match.json"
-    record = record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])
+    record = record_of(random_match(4), 1, ["human", "ai", "ai", "ai"])
     path.write_text(json.dumps(record))
     open_table(page)
     page.set_input_files("#coach-file", str(path))
@@ -105,7 +99,7 @@ def test_the_coach_speaks_the_pages_language(page, tmp_path):
     assert "(meilleure)" in page.locator("#coach-hint .coach-best").inner_text()
     assert "Estimation de l'expert" in page.locator("#coach-hint .coach-note").inner_text()
     path = tmp_path / "match.json"
-    path.write_text(json.dumps(record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])))
+    path.write_text(json.dumps(record_of(random_match(4), 1, ["human", "ai", "ai", "ai"])))
     page.set_input_files("#coach-file", str(path))
     page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
     assert page.locator("#replay-title").inner_text().startswith("Donne 1 sur 5 · carte 0 sur 36")
@@ -180,7 +174,7 @@ def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
     on a phone the review of a finished deal shows each play's whole line."""
     from aluette_env.records import record_of
     path = tmp_path / "match.json"
-    path.write_text(json.dumps(record_of(play_match(4), 1, ["ai", "human", "ai", "ai"])))
+    path.write_text(json.dumps(record_of(random_match(4), 1, ["ai", "human", "ai", "ai"])))
     open_table(page, lang="fr")
     page.set_input_files("#coach-file", str(path))
     page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
@@ -207,11 +201,11 @@ def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
     page.keyboard.press("Escape")
 
 
-def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):  # noqa: F811
+def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server):
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, reduced_motion="reduce")
     page = context.new_page()
-    page.url_base = server_url
+    page.url_base = server.url
     open_table(page, lang="fr")
     for _ in range(9):
         page.locator(".hand-card").first.tap()
@@ -234,7 +228,7 @@ def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server_url):  # noqa:
 def test_a_record_saved_after_its_first_deal_replays_as_deal_1_of_the_match(page, tmp_path):
     from aluette_env.records import record_of
     path = tmp_path / "deal-1.json"
-    path.write_text(json.dumps(record_of(play_match(4)[:1], 1, ["human", "ai", "ai", "ai"])))
+    path.write_text(json.dumps(record_of(random_match(4)[:1], 1, ["human", "ai", "ai", "ai"])))
     open_table(page)
     page.set_input_files("#coach-file", str(path))
     page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)

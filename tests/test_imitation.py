@@ -8,7 +8,7 @@ import pytest
 from aluette_env.observation import decode_observation
 from aluette_env.players.heuristic import HeuristicPlayer
 from training.imitation import demonstrations
-from tests.test_training import forced_deal
+from conftest import QUICK, ROOT, forced_deal
 
 
 def test_demonstrations_are_the_players_own_legal_cards_at_every_seat():
@@ -87,7 +87,6 @@ def test_record_demonstrations_are_the_persons_decisions_as_seen(tmp_path):
 
 
 def test_cloning_a_handful_of_records_reproduces_their_moves_better_than_chance():
-    from tests.test_training import QUICK, ROOT
     from training.config import load_config
     from training.imitation import record_demonstrations
     from training.sb3.policy import PolicyPlayer

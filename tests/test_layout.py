@@ -1,6 +1,6 @@
 """The architecture holds: the game core and the package import no third-party
 module, an exported player loads without pettingzoo/numba/torch, and the wheel
-carries the shipped model and the entry points."""
+carries every shipped model and the entry points."""
 
 from __future__ import annotations
 
@@ -45,10 +45,19 @@ def test_onnx_player_loads_without_pettingzoo_numba_or_torch():
     assert "onnxruntime" in loaded
 
 
-def test_wheel_carries_the_shipped_model_and_entry_points(built_wheel):
+def test_wheel_carries_every_shipped_model_and_the_entry_points(built_wheel):
+    """Each model under aluette_env/models/ (every ``ai:version``) is in the wheel,
+    byte for byte, and the wheel ships no other."""
+    models = {f"aluette_env/models/{p.name}": p.read_bytes()
+              for p in (ROOT / "aluette_env" / "models").glob("*.onnx")}
+    assert models
     with zipfile.ZipFile(built_wheel) as z:
         names = set(z.namelist())
-        assert "aluette_env/models/aluette-ppo-v1.onnx" in names
+        shipped = {n for n in names if n.endswith(".onnx")}
+        assert shipped == set(models), ("missing", sorted(set(models) - shipped),
+                                        "not in the tree", sorted(shipped - set(models)))
+        for name, data in models.items():
+            assert z.read(name) == data, f"{name} in the wheel differs from the tree's"
         entry_points = z.read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     for group in ("[aluette.players]", "[aluette.loaders]", "[aluette.commands]"):
         assert group in entry_points

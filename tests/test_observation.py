@@ -14,40 +14,19 @@ from hypothesis import strategies as st
 
 import aluette_env
 from aluette_env.game import NUM_CARDS, Deal, Match, deal_cards, relative_seat, seat_at
-from aluette_env.game.cards import COINS, CUPS, card_id
 from aluette_env.observation import (
     OBS_SIZE, OBS_VERSION, SLICES, VERSION_ENDS_BEFORE, decode_observation, encode_observation,
     obs_size, read_state, read_view,
 )
 from aluette_env.vector import VectorGame
-
-MONSIEUR, MADAME = card_id(COINS, 2), card_id(CUPS, 2)
-COINS_4, COINS_5 = card_id(COINS, 3), card_id(COINS, 4)
-
-
-def _hands() -> list[list[int]]:
-    rest = [c for c in range(NUM_CARDS) if c not in (MONSIEUR, MADAME, COINS_4, COINS_5)]
-    return [[MONSIEUR, MADAME] + rest[0:7], [COINS_4, COINS_5] + rest[7:14], rest[14:23],
-            rest[23:32]]
-
-
-def _observations_at_trick_3(player_1_first: int, player_1_second: int) -> list[np.ndarray]:
-    hands = _hands()
-    env = aluette_env.raw_env()
-    env.reset(options={"first_dealer": "player_3", "deals": [hands]})
-    plays = [MONSIEUR, player_1_first, hands[2][0], hands[3][0],
-             MADAME, player_1_second, hands[2][1], hands[3][1]]
-    for card in plays:
-        env.step(card)
-    assert env.agent_selection == "player_0"  # it won both tricks and leads the third
-    return [env.observe(a)["observation"] for a in env.possible_agents]
+from conftest import COINS_4, COINS_5, observations_at_trick_3
 
 
 def test_the_order_of_player_1s_two_cards_is_seen_by_every_seat():
     """Monsieur then Madame led by player_0; player_1 plays Coins 4 then Coins 5,
     or Coins 5 then Coins 4. Version 1 could not tell these apart; version 2 does."""
-    a = _observations_at_trick_3(COINS_4, COINS_5)
-    b = _observations_at_trick_3(COINS_5, COINS_4)
+    a = observations_at_trick_3(COINS_4, COINS_5)
+    b = observations_at_trick_3(COINS_5, COINS_4)
     v1 = obs_size(1)
     for seat in range(4):
         assert np.array_equal(a[seat][:v1], b[seat][:v1])  # the set of cards played: the same

@@ -13,7 +13,7 @@ from aluette_env.evaluation import duplicate_eval
 from aluette_env.game import STRENGTH
 from aluette_env.players.heuristic import WORK_SIZE, HeuristicPlayer, decide_v2
 from aluette_env.players.random_player import RandomPlayer
-from conftest import hands_for_winners
+from conftest import COINS_4, COINS_5, hands_for_winners, observations_at_trick_3
 
 
 def table_after(plays, hands, first_dealer="player_3"):
@@ -319,9 +319,8 @@ def test_ai_v5_reads_the_order_of_play_and_earlier_versions_do_not():
     cards, so the same version-1 prefix. v4 reads only that prefix and cannot
     tell them apart; v5 (OBS_VERSION 2) reads the history and does."""
     from aluette_env.observation import OBS_VERSION, SLICES
-    from tests.test_observation import COINS_4, COINS_5, _observations_at_trick_3
-    a = _observations_at_trick_3(COINS_4, COINS_5)[0][None, :]
-    b = _observations_at_trick_3(COINS_5, COINS_4)[0][None, :]
+    a = observations_at_trick_3(COINS_4, COINS_5)[0][None, :]
+    b = observations_at_trick_3(COINS_5, COINS_4)[0][None, :]
     mask = a[:, SLICES["hand"]]  # player_0 holds the lead: every card of its hand
     v4, v5 = load_player("ai:version=4"), load_player("ai:version=5")
     assert v5.obs_version == OBS_VERSION == 2 and v4.obs_version == 1

@@ -6,32 +6,23 @@ from __future__ import annotations
 import copy
 import json
 import os
-import random
 import re
 import time
 
 import pytest
 
 from aluette_env.aec import raw_env
-from aluette_env import game
-from aluette_env.game import AGENTS, Deal
+from aluette_env.game import AGENTS
 from aluette_env.records import (
     RecordError, human_seats, load_record, positions, read_record, record_of, replay_steps,
     save_record, tricks,
 )
-from conftest import within
-
-
-def play_match(seed: int, num_deals: int = 5, first_dealer: int = 1) -> list[Deal]:
-    """A whole match of random legal cards, played on the game core."""
-    rng = random.Random(seed)
-    return game.play_match(lambda deal, _: rng.choice(deal.legal_cards()), rng,
-                           first_dealer, num_deals)
+from conftest import random_match, within
 
 
 @pytest.fixture(scope="module")
 def record():
-    return record_of(play_match(7), 1, ["human", "ai", "heuristic:seed=3", "ai"])
+    return record_of(random_match(7), 1, ["human", "ai", "heuristic:seed=3", "ai"])
 
 
 def test_saved_match_replayed_through_raw_env_gives_the_same_results(record, tmp_path):
@@ -84,7 +75,7 @@ def test_replay_steps_show_each_play_as_the_core_played_it(record):
 
 
 def test_a_record_of_unfinished_match_keeps_its_finished_deals():
-    deals = play_match(3, num_deals=5)[:2]
+    deals = random_match(3, num_deals=5)[:2]
     rec = record_of(deals, 1, ["human", "ai", "ai", "ai"])
     assert len(load_record(json.dumps(rec))["deals"]) == 2
 

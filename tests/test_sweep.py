@@ -28,7 +28,7 @@ import pytest
 
 import aluette_env
 from aluette_env.commands import build_parser, run_command
-from conftest import within
+from conftest import random_match, within
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -202,14 +202,10 @@ def test_every_output_slot_refuses_what_it_cannot_or_must_not_write(slot, kind, 
     """Every file or folder a command writes: a pipe without a reader, a folder,
     a path the system refuses, /proc, or one of the command's own inputs is refused
     in one line before any work, and the input is unchanged."""
-    import random
-
-    from aluette_env import game as core
     from aluette_env.records import record_of
     if slot[0] == "expert-data" and kind in ("folder", "self-link", "surrogate"):
         pytest.skip("a new or empty folder is the data set's own: that is good input")
-    rng = random.Random(0)
-    record = record_of(core.play_match(lambda d, _: rng.choice(d.legal_cards()), rng, 0, 1), 0,
+    record = record_of(random_match(0, num_deals=1, first_dealer=0), 0,
                        ["human", "ai", "ai", "ai"], num_deals=1)
     path = tmp_path / "m.json"
     path.write_text(json.dumps(record))
@@ -338,13 +334,9 @@ def test_read_record_refuses_special_files_at_once(kind, special):
 @pytest.fixture(scope="module")
 def web():
     pytest.importorskip("httpx")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
-    from aluette_env.apps.web.server import ServerConfig, create_app
-    with TestClient(create_app(ServerConfig(partner="random", left="random", right="random",
-                                            seed=1, hint_worlds=1, review_worlds=1)),
-                    raise_server_exceptions=False) as c:
+    from web_helpers import client
+    with client(partner="random", left="random", right="random", seed=1, hint_worlds=1,
+                review_worlds=1, raise_server_exceptions=False) as c:
         yield c
 
 
@@ -383,12 +375,8 @@ def test_every_route_answers_bad_input_with_a_4xx_json_error(web):
             path = get.format(gid=gid, lang="en") + f"?lang={lang}"
             answers.append((path, "lang", lang[:10], c.get(path)))
     # An upload that was taken is read back: what was stored must be sendable too.
-    import random
-
-    from aluette_env import game as core
     from aluette_env.records import record_of
-    rng = random.Random(1)
-    record = record_of(core.play_match(lambda d, _: rng.choice(d.legal_cards()), rng, 0, 1), 0,
+    record = record_of(random_match(1, num_deals=1, first_dealer=0), 0,
                        ["human", "ai", "ai", "ai"], num_deals=1)
     for name in ("\ud800", "x" * 150, "\x1b[2J", "[bold]b", "a\nb"):
         record["players"]["player_1"] = name

@@ -9,13 +9,11 @@ import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import numpy as np
 import pytest
 import yaml
 
-from aluette_env.game.cards import STRENGTH
 from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE, decode_observation
 from aluette_env.players import load_player
@@ -26,9 +24,7 @@ from training.sb3.checkpoints import load_model
 from training.config import ConfigError, load_config
 from training.selfplay import OpponentPool, TableGames
 from training.sb3.vecenv import SelfPlayVecEnv
-
-ROOT = Path(__file__).resolve().parents[1]
-QUICK = ROOT / "configs" / "quick.yaml"
+from conftest import QUICK, ROOT, forced_deal
 
 
 def write(tmp_path, text):
@@ -212,23 +208,6 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_
                                   "selfplay.opponents={latest: 1, random: 2}"])
     with pytest.raises(ConfigError, match="selfplay.opponents"):
         open_run(changed, resume=run_dir, log=lambda line: None)
-
-
-def forced_deal(winner_seat):
-    """A deal whose outcome no play can change: ``winner_seat`` holds the eight
-    named cards and the Coins Ace, the other three aces are unused. It wins all
-    nine tricks: Mordienne, 2 points."""
-    top = sorted(range(48), key=lambda c: -STRENGTH[c])[:8] + [0]
-    aces = [12, 24, 36]
-    rest = [c for c in range(48) if c not in top and c not in aces]
-    hands, k = [], 0
-    for seat in range(4):
-        if seat == winner_seat:
-            hands.append(top)
-        else:
-            hands.append(rest[k:k + 9])
-            k += 9
-    return hands
 
 
 @pytest.mark.parametrize("winner,expected", [("learner", 2.0), ("partner", 2.0), ("left", -2.0)])

@@ -15,9 +15,8 @@ from pathlib import Path
 import pytest
 
 from aluette_env.apps.i18n import LANGUAGES
-from tests.test_records import play_match
-from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving
-from tests.test_web_browser import after_move, open_table
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, expect, open_table
+from conftest import random_match
 
 try:
     import axe_playwright_python
@@ -30,13 +29,6 @@ pytestmark = [*NEEDS_BROWSER,
               pytest.mark.skipif(AXE is None or not AXE.exists(),
                                  reason="axe checks skipped: axe-playwright-python (axe-core's "
                                         "axe.min.js) is not installed: pip install -e .[dev]")]
-
-
-@pytest.fixture(scope="module")
-def server_url():
-    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
-                 signs_ai="heuristic", hint_worlds=8, review_worlds=4) as (_, url):
-        yield url
 
 
 def axe(page, where: str) -> None:
@@ -54,20 +46,19 @@ def axe(page, where: str) -> None:
         (where, moderate)
 
 
-def new_page(browser, server_url, size=(1280, 900)):  # noqa: F811
+def new_page(browser, url: str, size=(1280, 900)):
     # Playwright adds axe's script; the page's own policy stays as strict as served.
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   reduced_motion="reduce", bypass_csp=True)
     page = context.new_page()
-    page.url_base = server_url
+    page.url_base = url
     return context, page
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_url, lang,
-                                                                tmp_path):
+def test_no_serious_accessibility_violation_on_the_main_screens(browser, server, lang, tmp_path):
     from aluette_env.records import record_of
-    context, page = new_page(browser, server_url)
+    context, page = new_page(browser, server.url)
     open_table(page, lang=lang)
     axe(page, f"{lang} turn")
     for _ in range(9):
@@ -79,7 +70,7 @@ def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_
     axe(page, f"{lang} review")
     page.keyboard.press("Escape")
     path = tmp_path / "match.json"
-    path.write_text(json.dumps(record_of(play_match(4), 1, ["human", "ai", "ai", "ai"])))
+    path.write_text(json.dumps(record_of(random_match(4), 1, ["human", "ai", "ai", "ai"])))
     page.set_input_files("#coach-file", str(path))
     page.wait_for_selector("#replay[open]", timeout=MATCH_TIMEOUT_MS)
     page.keyboard.press("ArrowRight")
@@ -88,20 +79,20 @@ def test_no_serious_accessibility_violation_on_the_main_screens(browser, server_
     axe(page, f"{lang} replay")
     context.close()
 
-    context, page = new_page(browser, server_url, size=(390, 844))  # the phone's menu
+    context, page = new_page(browser, server.url, size=(390, 844))  # the phone's menu
     open_table(page, lang=lang)
     axe(page, f"{lang} phone")
     context.close()
 
 
 @pytest.mark.parametrize("lang", list(LANGUAGES))
-def test_no_serious_accessibility_violation_on_a_turn_with_signs(browser, server_url, lang):
+def test_no_serious_accessibility_violation_on_a_turn_with_signs(browser, server, lang):
     """A match with signs, at your sign's step then your card's, in each language
     the site ships: no serious violation, and each sign button's accessible
     name holds its visible words (WCAG 2.5.3, label in name: axe's experimental
     rule, and the name as Playwright computes it)."""
-    context, page = new_page(browser, server_url, size=(1280, 800))
-    token = page.request.post(f"{server_url}api/games", data={"signs": True}).json()["id"]
+    context, page = new_page(browser, server.url, size=(1280, 800))
+    token = page.request.post(f"{server.url}/api/games", data={"signs": True}).json()["id"]
     page.add_init_script(f"sessionStorage.setItem('aluette.game', '{token}');")
     open_table(page, lang=lang)
     page.wait_for_selector("body[data-signing=true][data-state=your-turn]")

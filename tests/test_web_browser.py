@@ -16,38 +16,22 @@ tests also save the README's screenshots there.
 
 from __future__ import annotations
 
-import os
 import random
 import re
-from pathlib import Path
 
 import pytest
 
-from browser_fixtures import (  # noqa: F401 - the skips, and what the other files import
-    CHROMIUM, MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving, sync_playwright,
+from browser_fixtures import (
+    DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
+    open_table, shoot, wait_ready,
 )
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
 
-SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
-
-
-@pytest.fixture(scope="module")
-def server():
-    # A coach that only has to answer (every finished deal is reviewed in the background).
-    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=11,
-                 hint_worlds=8, review_worlds=4) as served:
-        yield served
-
-
-@pytest.fixture(scope="module")
-def server_url(server):
-    return server[1]
-
 
 @pytest.fixture
-def page(browser, server_url, request):
+def page(browser, server, request):
     # The whole-match tests run without animations (Playwright waits for moving
     # elements to settle before each click); the others keep them.
     motion = "reduce" if "whole_" in request.node.name else "no-preference"
@@ -61,37 +45,10 @@ def page(browser, server_url, request):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" and
             not m.text.startswith("Failed to load resource") else None)
     page.errors = errors
-    page.url_base = server_url
+    page.url_base = server.url
     yield page
     context.close()
     assert not errors, errors
-
-
-def open_table(page, pace: int = 0, lang: str | None = None) -> None:
-    script = f"localStorage.setItem('aluette.pace', '{pace}');"
-    if lang:
-        script += f"localStorage.setItem('aluette.lang', '{lang}');"
-    page.add_init_script(f"if (!sessionStorage.getItem('seeded')) {{ {script} "
-                         f"sessionStorage.setItem('seeded', '1'); }}")
-    page.goto(page.url_base)
-    wait_ready(page)
-
-
-def wait_ready(page) -> str:
-    # Selectors, not wait_for_function: the page's CSP forbids eval, as it should.
-    page.wait_for_selector("body[data-state=your-turn], body[data-state=deal-over], "
-                           "body[data-state=match-over]", state="attached",
-                           timeout=MATCH_TIMEOUT_MS)
-    return page.evaluate("document.body.dataset.state")
-
-
-def after_move(page, action) -> str:
-    """Do ``action`` (a click or a key) and wait until its answer is shown."""
-    moves = int(page.evaluate("document.body.dataset.moves || '0'"))
-    action()
-    page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
-                           timeout=MATCH_TIMEOUT_MS)
-    return wait_ready(page)
 
 
 def play_cards(page, n: int) -> None:
@@ -99,11 +56,6 @@ def play_cards(page, n: int) -> None:
     for _ in range(n):
         page.locator(".hand-card").first.click()
         after_move(page, lambda: page.click("#confirm"))
-
-
-def shoot(page, name: str, quality: int = 85) -> None:
-    if SHOTS:
-        page.screenshot(path=str(Path(SHOTS) / f"{name}.jpg"), type="jpeg", quality=quality)
 
 
 def scores(page) -> list[int]:
@@ -350,11 +302,11 @@ def test_display_settings_apply_live_and_survive_a_reload(page):
         shoot(page, "web-ar-rules")
 
 
-def test_reduced_motion_turns_animations_off(browser, server_url):
+def test_reduced_motion_turns_animations_off(browser, server):
     context = browser.new_context(reduced_motion="reduce")
     page = context.new_page()
     page.add_init_script("localStorage.setItem('aluette.pace', '0')")
-    page.goto(server_url)
+    page.goto(server.url)
     wait_ready(page)
     page.locator(".hand-card").first.click()
     transform = page.evaluate(
@@ -367,7 +319,7 @@ SIZES = [(390, 844), (844, 390), (768, 1024), (1280, 800)]
 
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_every_size_fits_with_your_hand_and_play_in_view(browser, server_url, lang):
+def test_every_size_fits_with_your_hand_and_play_in_view(browser, server, lang):
     """Phone (portrait and landscape), tablet and laptop, left-to-right and
     right-to-left: no horizontal scrolling, and on your turn the hand, the
     prompt and Play are on screen without scrolling."""
@@ -375,7 +327,7 @@ def test_every_size_fits_with_your_hand_and_play_in_view(browser, server_url, la
         context = browser.new_context(viewport={"width": width, "height": height},
                                       reduced_motion="reduce")
         page = context.new_page()
-        page.url_base = server_url
+        page.url_base = server.url
         open_table(page, lang=lang)
         play_cards(page, 2)
         cards = page.locator(".hand-card")
@@ -445,13 +397,13 @@ def test_new_match_asks_before_discarding_a_game(page):
     assert page.locator(".hand-card").count() == 9 and scores(page) == [0, 0]
 
 
-def phone(browser, server_url, lang: str, touch: bool = True, size=(390, 844),
+def phone(browser, url: str, lang: str, touch: bool = True, size=(390, 844),
           motion: str = "reduce"):
     """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``."""
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   has_touch=touch, is_mobile=touch, reduced_motion=motion)
     page = context.new_page()
-    page.url_base = server_url
+    page.url_base = url
     open_table(page, lang=lang)
     return context, page
 
@@ -462,13 +414,13 @@ def widest(page) -> int:
 
 
 @pytest.mark.parametrize("lang", ["ar", "fr"])
-def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server_url, lang):
+def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server, lang):
     """On a touch phone, right-to-left and left-to-right, a tap on each card of
     the hand chooses that card and a second tap plays it, on every turn of a
     deal, at every place in the hand (the strength tip once sat a tip's width
     to the left in Arabic and widened the page mid-tap, so taps were lost),
     and the page never grows wider than the screen."""
-    context, page = phone(browser, server_url, lang)
+    context, page = phone(browser, server.url, lang)
     played = 0
     while wait_ready(page) == "your-turn":
         cards = page.locator(".hand-card")
@@ -492,13 +444,13 @@ def test_every_card_of_the_hand_takes_a_tap_on_a_touch_phone(browser, server_url
     context.close()
 
 
-def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser, server_url):
+def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser, server):
     """The first load asks /api/players once (the players' names come with the
     language); a reload takes the page's scripts and styles from the browser's
     cache (the favicon has a cache of its own)."""
     context = browser.new_context(viewport={"width": 1280, "height": 800})
     page = context.new_page()
-    page.url_base = server_url
+    page.url_base = server.url
     asked: list[str] = []
     page.on("request", lambda r: asked.append(r.url))
     open_table(page)
@@ -516,7 +468,7 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     cdp.on("Network.requestWillBeSent", lambda e: files.__setitem__(
         e["requestId"], e["request"]["url"]) if e.get("type") in ("Script", "Stylesheet") else None)
     cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
-    page.goto(server_url)  # a second visit
+    page.goto(server.url)  # a second visit
     wait_ready(page)
     assert len(files) == 6, files
     assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
@@ -524,21 +476,12 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
 
 
 
-def _under(page, selector: str) -> str | None:
-    """What covers the middle of ``selector``'s element, if anything else does."""
-    return page.locator(selector).first.evaluate("""e => {
-      const r = e.getBoundingClientRect();
-      const top = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
-      return top === null || e.contains(top) ? null : (top.id || top.className || top.tagName);
-    }""")
-
-
 @pytest.mark.parametrize("size", [(1280, 800), (1366, 768)])
-def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, server_url, size):
+def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, server, size):
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   reduced_motion="reduce")
     page = context.new_page()
-    page.url_base = server_url
+    page.url_base = server.url
     open_table(page)
     for _ in range(3):
         play_cards(page, 1)
@@ -547,17 +490,17 @@ def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, se
         for selector in ("#trick-status", "#last-result", "#trick"):
             box = page.locator(selector).bounding_box()
             assert box["y"] + box["height"] <= bar["y"] + 1, (size, selector, box, bar)
-            assert _under(page, selector) is None, (size, selector, _under(page, selector))
+            assert covering(page, selector) is None, (size, selector, covering(page, selector))
         for k in range(page.locator(".slot .card").count()):
-            assert _under(page, f".slot:has(.card) >> nth={k}") is None, size
+            assert covering(page, f".slot:has(.card) >> nth={k}") is None, size
     context.close()
 
 
 @pytest.mark.parametrize("size", [(390, 844), (844, 390)])
-def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
+def test_on_a_phone_the_deal_summary_covers_nothing(browser, server, size):
     """The summary of a finished deal leaves the header, the trick counts,
     your hand bar and Play uncovered, and its Next deal button is in reach."""
-    context, page = phone(browser, server_url, "en", size=size)
+    context, page = phone(browser, server.url, "en", size=size)
     for _ in range(9):
         page.locator(".hand-card").first.tap()
         after_move(page, lambda: page.locator("#confirm").tap())
@@ -566,7 +509,7 @@ def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
     page.evaluate("scrollTo(0, 0)")
     for selector in (".topbar", ".seat-north .seat-tricks", ".seat-west .seat-tricks",
                      ".seat-east .seat-tricks", "#confirm"):
-        assert _under(page, selector) is None, (size, selector, _under(page, selector))
+        assert covering(page, selector) is None, (size, selector, covering(page, selector))
     page.locator("#next-deal").scroll_into_view_if_needed()
     summary = page.locator("#summary").bounding_box()
     for selector in (".hand-area", ".topbar"):
@@ -576,7 +519,7 @@ def test_on_a_phone_the_deal_summary_covers_nothing(browser, server_url, size):
                  summary["x"] + summary["width"] <= other["x"] + 1 or
                  other["x"] + other["width"] <= summary["x"] + 1)
         assert apart, (size, selector, summary, other)
-    assert _under(page, "#next-deal") is None, (size, _under(page, "#next-deal"))
+    assert covering(page, "#next-deal") is None, (size, covering(page, "#next-deal"))
     after_move(page, lambda: page.locator("#next-deal").tap())
     context.close()
 
@@ -602,10 +545,10 @@ def test_the_invite_and_review_dialogs_keep_their_text_off_their_edges(page, lan
 
 
 @pytest.mark.parametrize("size", [(390, 844), (1280, 800)])
-def test_the_hand_bar_keeps_its_height_whatever_badges_your_seat_shows(browser, server_url, size):
+def test_the_hand_bar_keeps_its_height_whatever_badges_your_seat_shows(browser, server, size):
     """No badge, or all three in Finnish (the longest words) beside a long
     name: the bar over your hand is as tall."""
-    context, page = phone(browser, server_url, "fi", touch=False, size=size)
+    context, page = phone(browser, server.url, "fi", touch=False, size=size)
     heights = page.evaluate("""() => {
       const bar = document.querySelector(".hand-area");
       const badges = document.querySelector(".seat-south .badges");
@@ -623,10 +566,10 @@ def test_the_hand_bar_keeps_its_height_whatever_badges_your_seat_shows(browser, 
     context.close()
 
 
-def test_on_a_phone_the_chosen_cards_check_stays_over_the_hand(browser, server_url):
+def test_on_a_phone_the_chosen_cards_check_stays_over_the_hand(browser, server):
     """The check mark of a chosen card is drawn inside the hand's own box, so
     it covers none of the badges (Dealer) above the hand, lifted as it is."""
-    context, page = phone(browser, server_url, "en", motion="no-preference")
+    context, page = phone(browser, server.url, "en", motion="no-preference")
     for k in (0, 4, 8):
         page.locator(".hand-card").nth(k).tap()
         check = page.locator(".hand-card.selected").evaluate("""async b => {
@@ -651,11 +594,6 @@ def test_the_default_pace_is_brisk_and_comes_first_in_the_settings(page):
     assert page.locator("#pace-out").inner_text() == "0.3 s"
 
 
-#: The page's sizes every group of issue 59 is checked at: a laptop and a phone.
-DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
-                                            ids=["desktop", "phone"])
-
-
 def play_a_card(page, level_of: dict[int, int], spoil: bool) -> str:
     """Play a card that ties the strongest card on the table (``spoil``: a
     spoiled trick, R11, when nobody beats both) if you hold one, else your
@@ -671,18 +609,18 @@ def play_a_card(page, level_of: dict[int, int], spoil: bool) -> str:
 
 
 def levels(page) -> dict[int, int]:
-    deck = page.request.get(page.url_base + "api/deck").json()
+    deck = page.request.get(page.url_base + "/api/deck").json()
     return {card: k + 1 for k, level in enumerate(deck["levels"]) for card in level}
 
 
 @DESKTOP_AND_PHONE
 @pytest.mark.parametrize("lang", ["en", "ar"])
-def test_your_own_turn_never_reads_waiting_for_you(browser, server_url, lang, size):
+def test_your_own_turn_never_reads_waiting_for_you(browser, server, lang, size):
     """The prompt never says "Waiting for You…" (the page's words, in its
     language): not while your card's answer is shown, not during the pause
     over a trick after which you lead (your turn, its badge shown, the hand
     not yet playable)."""
-    context, page = phone(browser, server_url, lang, touch=False, size=size)
+    context, page = phone(browser, server.url, lang, touch=False, size=size)
     page.evaluate("""() => {
       window.__prompts = [];
       new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
@@ -711,12 +649,12 @@ def test_your_own_turn_never_reads_waiting_for_you(browser, server_url, lang, si
 @DESKTOP_AND_PHONE
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_trick(
-        browser, server_url, lang, size):
+        browser, server, lang, size):
     """At each deal's end the last trick's explanation stays on screen beside
     the summary, covered by nothing; a "✕" in the summary's line of tricks (a
     spoiled trick) is explained under it, in the page's language, and only
     then. Deals are played until one has a spoiled trick."""
-    context, page = phone(browser, server_url, lang, touch=False, size=size)
+    context, page = phone(browser, server.url, lang, touch=False, size=size)
     level_of = levels(page)
     legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
                            "{mark: '✕'})")
@@ -727,7 +665,7 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
         explained = page.locator("#last-result")
         assert explained.inner_text() and explained.is_visible()
         explained.scroll_into_view_if_needed()
-        assert _under(page, "#last-result") is None, (size, _under(page, "#last-result"))
+        assert covering(page, "#last-result") is None, (size, covering(page, "#last-result"))
         words, summary = explained.bounding_box(), page.locator("#summary").bounding_box()
         assert (words["y"] + words["height"] <= summary["y"] + 1
                 or summary["y"] + summary["height"] <= words["y"] + 1), (words, summary)

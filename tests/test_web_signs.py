@@ -14,21 +14,12 @@ import pytest
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 
-import warnings  # noqa: E402
-
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient  # noqa: E402
-
 from aluette_env.apps.narrator import Narrator  # noqa: E402
 from aluette_env.apps.session import GameError, GameSession  # noqa: E402
-from aluette_env.apps.web.server import ServerConfig, create_app  # noqa: E402
 from aluette_env.game import NUM_SEATS, NUM_SIGNS, sees_sign, seat_at  # noqa: E402
 from aluette_env.players import load_player  # noqa: E402
-from tests.test_web import session_of  # noqa: E402  (the game as the server holds it)
+from web_helpers import client, game_of  # noqa: E402
 
-FAST = dict(partner="heuristic", left="random", right="heuristic", signs_ai="heuristic",
-            hint_worlds=8, review_worlds=8)
 EVENT_KEYS = {"type", "seat", "sign", "caught"}
 
 
@@ -196,10 +187,6 @@ def test_a_restored_game_keeps_its_signs_catches_and_the_turn_between_sign_and_c
 
 # ---------------------------------------------------------------------- the web API
 
-def client(**config) -> TestClient:
-    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 7, **config})))
-
-
 def test_api_a_game_with_signs_its_sign_route_and_bad_input():
     with client() as c:
         for body, status in (({"signs": True, "catch": 1.5}, 400), ({"signs": True,
@@ -215,7 +202,7 @@ def test_api_a_game_with_signs_its_sign_route_and_bad_input():
         gid, state = data["id"], data["state"]
         assert state["signs_on"] and state["catch"] == 0.5
         assert set(state["players"].values()) == {"heuristic"}  # the signs AI by default
-        check_told(session_of(c, gid), 0, state, [e for e in data["events"]])
+        check_told(game_of(c.app, gid), 0, state, [e for e in data["events"]])
         if not state["signing"]:
             pytest.skip("the first deal did not start at the person's sign")
         v = state["version"]
@@ -250,7 +237,7 @@ def test_api_every_answer_to_every_seat_carries_only_the_signs_it_saw():
         rng = random.Random(9)
         caught_seen = partner_seen = 0
         for _ in range(120):
-            game = session_of(c, tokens[0])
+            game = game_of(c.app, tokens[0])
             if game.deal.done:
                 if len(game.match.history) >= 2:
                     break
@@ -265,7 +252,7 @@ def test_api_every_answer_to_every_seat_carries_only_the_signs_it_saw():
                 r = c.post(f"/api/games/{tokens[seat]}/play",
                            json={"card": rng.choice(state["legal"]), "version": state["version"]})
             assert r.status_code == 200, r.text
-            game = session_of(c, tokens[0])
+            game = game_of(c.app, tokens[0])
             data = r.json()
             check_told(game, seat, data["state"], data["events"])
             for e in data["events"]:  # the view after each event: a step of the move

@@ -12,20 +12,13 @@ import json
 
 import pytest
 
-from browser_fixtures import NEEDS_BROWSER, serving  # noqa: F401
-
 from aluette_env.game import NUM_SEATS, sees_sign
-from tests.test_web_browser import DESKTOP_AND_PHONE, _under, after_move, wait_ready
+from browser_fixtures import DESKTOP_AND_PHONE, NEEDS_BROWSER, after_move, covering, wait_ready
+from web_helpers import game_of
 
 pytest_plugins = ["browser_fixtures"]
 pytestmark = [*NEEDS_BROWSER]
-
-
-@pytest.fixture(scope="module")
-def server():
-    with serving(partner="heuristic", left="heuristic", right="heuristic",
-                 signs_ai="heuristic", seed=21, hint_worlds=8, review_worlds=4) as served:
-        yield served
+SERVER = dict(seed=21)  # browser_fixtures' server, with these deals
 
 
 def signs_in(data, out: list) -> list:
@@ -98,14 +91,16 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
     signing = page.get_attribute("body", "data-signing") == "true"
     assert page.locator('.sign-button').count() == (10 if signing else 0)
 
-    # The truth: the game as the server holds it; every sign the page received was seen.
-    service = app.state.service
-    table = service.table(token)
-    service.cache.fresh(table)
-    game = table.game
+    # The truth: the game as the server holds it. The views the page received list
+    # every sign its seat saw (S5: its own and its partner's, silences included, and
+    # the caught ones), and every sign the page received was seen.
+    game = game_of(app, token)
     made = {(t, s): game.deal.sign_of(t, s) for t in range(9) for s in range(NUM_SEATS)}
+    saw = {(t, s, sign) for (t, s), sign in made.items() if sign >= 0 and sees_sign(
+        0, s, int(game.deal.state.caught[t * NUM_SEATS + s]) if sign else 0)}
     got = [x for data in received for x in signs_in(data, [])]
-    assert got
+    listed = {(e[4], e[1], e[2]) for e in got if e[0] == "view"}
+    assert listed == saw, ("missing", sorted(saw - listed), "unseen", sorted(listed - saw))
     for entry in got:
         _, seat, sign, was_caught = entry[:4]
         assert was_caught == (seat % 2 == 1)  # only an opponent's sign is "caught"
@@ -127,7 +122,7 @@ def signs_table(browser, url: str, lang: str, size, catch: float):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     context.errors = errors
-    token = page.request.post(url + "api/games", data={"signs": True, "catch": catch}).json()["id"]
+    token = page.request.post(url + "/api/games", data={"signs": True, "catch": catch}).json()["id"]
     page.add_init_script(f"localStorage.setItem('aluette.pace', '0'); "
                          f"localStorage.setItem('aluette.lang', '{lang}'); "
                          f"sessionStorage.setItem('aluette.game', '{token}');")
@@ -153,7 +148,7 @@ def test_with_signs_the_hand_bar_leaves_the_trick_and_its_explanation_readable(
     trick's status and the last trick's explanation lie above the sticky hand
     bar, covered by nothing; the sign buttons show only while you make your
     sign (greyed out at the card's step, they only made the bar taller)."""
-    context, page, _ = signs_table(browser, server[1], lang, size, catch=0.5)
+    context, page, _ = signs_table(browser, server.url, lang, size, catch=0.5)
     explained = 0
     for step in range(8):
         signing = page.get_attribute("body", "data-signing") == "true"
@@ -165,7 +160,7 @@ def test_with_signs_the_hand_bar_leaves_the_trick_and_its_explanation_readable(
             box = page.locator(selector).bounding_box()
             assert 0 <= box["y"] and box["y"] + box["height"] <= bar["y"] + 1, \
                 (lang, size, step, selector, box, bar)
-            assert _under(page, selector) is None, (lang, size, step, _under(page, selector))
+            assert covering(page, selector) is None, (lang, size, step, covering(page, selector))
         explained += "#last-result" in shown
         assert take_a_step(page) == "your-turn"
     assert explained >= 4  # the steps after the first trick, with its explanation
@@ -181,12 +176,12 @@ def test_the_signs_log_lists_each_tricks_signs_in_the_order_they_were_made(
     signs you saw lists each trick's from its leader, as they were made (a
     sign made in answer to another after it, never in seat order), until a
     trick led by another seat than yours has been listed whole."""
-    url = server[1]
+    url = server.url
     context, page, token = signs_table(browser, url, lang, size, catch=1.0)
     for _ in range(3 * 2 * 9):
         if take_a_step(page) != "your-turn":
             break
-        view = page.request.get(f"{url}api/games/{token}").json()["state"]
+        view = page.request.get(f"{url}/api/games/{token}").json()["state"]
         leaders = {t["index"]: t["leader"] for t in view["tricks_played"]}
         leaders[view["deal"]["trick"] - 1] = view["deal"]["leader"]
         seen = [s for s in view["signs"] if s["sign"] or s["seat"] != 0]  # as the log shows them

@@ -15,15 +15,11 @@ import os
 import random
 import re
 import shutil
-import signal
-import socket
 import sqlite3
 import subprocess
-import sys
 import tempfile
 import threading
 import time
-import warnings
 from pathlib import Path
 
 import pytest
@@ -33,16 +29,10 @@ from sqlalchemy import select, update
 
 from aluette_env.apps.session import GameSession
 from aluette_env.apps.web.changes import POLL_S, SAFETY_POLL_S
-from aluette_env.apps.web.server import ServerConfig, create_app
 from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
 from aluette_env.players import load_player
 
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")  # starlette's notice about httpx2
-    from starlette.testclient import TestClient
-
-
-FAST = dict(partner="heuristic", left="random", right="heuristic")
+from web_helpers import Served, client, free_port
 
 
 def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
@@ -58,7 +48,7 @@ def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
 def test_a_game_survives_its_app_and_the_schema_is_versioned(tmp_path):
     url = f"sqlite:///{tmp_path / 'games.db'}"
     rng = random.Random(1)
-    with TestClient(create_app(ServerConfig(**FAST, db=url, seed=4))) as c:
+    with client(db=url, seed=4) as c:
         data = c.post("/api/games").json()
         token, state = data["id"], data["state"]
         for _ in range(20):
@@ -73,7 +63,7 @@ def test_a_game_survives_its_app_and_the_schema_is_versioned(tmp_path):
     assert seat.token_hash == token_hash(token) and token not in (seat.token_hash, row.id)
     snapshot = json.loads(row.state)
     assert snapshot["record"]["format"] == "aluette-match"  # the match record, docs/RECORDS.md
-    with TestClient(create_app(ServerConfig(**FAST, db=url))) as c:  # a new server
+    with client(db=url, seed=None) as c:  # a new server
         assert c.get(f"/api/games/{token}").json()["state"] == {**state, "text": c.get(
             f"/api/games/{token}").json()["state"]["text"]}
 
@@ -89,7 +79,7 @@ def test_a_tampered_row_is_refused(tmp_path, tamper, words, caplog):
     """The reason is the server log's: the answer names no card (the one dealt
     twice is hidden from most seats) and not the game's id."""
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    c = TestClient(create_app(ServerConfig(**FAST, db=url, seed=5)))
+    c = client(db=url, seed=5)
     token = c.post("/api/games").json()["id"]
     db = Database(url)
     with db.session() as s:
@@ -154,7 +144,7 @@ def test_any_malformed_row_is_damaged_on_every_route(tmp_path, edit, caplog):
     the JSON 500 ``{"code": "damaged"}`` with one log line and no traceback
     (the test client raises any exception the app lets through)."""
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    c = TestClient(create_app(ServerConfig(**FAST, db=url, seed=5)))
+    c = client(db=url, seed=5)
     data = c.post("/api/games").json()
     token, version = data["id"], data["state"]["version"]
     _edit_row(url, edit)
@@ -256,8 +246,8 @@ def test_a_failed_write_leaves_the_game_as_the_database_has_it(tmp_path, failure
     server on the file has every answered play and nothing else."""
     from sqlalchemy import event
     url = f"sqlite:///{tmp_path / 'games.db'}"
-    app = create_app(ServerConfig(**FAST, db=url, seed=7))
-    c = TestClient(app)
+    c = client(db=url, seed=7)
+    app = c.app
     rng = random.Random(8)
     data = c.post("/api/games").json()
     token, state = data["id"], data["state"]
@@ -297,7 +287,7 @@ def test_a_failed_write_leaves_the_game_as_the_database_has_it(tmp_path, failure
     after = r.json()["state"]
     assert after["version"] > state["version"] and card not in after["hand"]
     assert c.post(f"/api/games/{token}/play", json=play).json()["state"] == after
-    again = TestClient(create_app(ServerConfig(**FAST, db=url)))
+    again = client(db=url, seed=None)
     assert again.get(f"/api/games/{token}").json()["state"] == after
 
 
@@ -305,11 +295,11 @@ def test_a_change_of_ai_seats_answered_200_is_kept(tmp_path):
     """Changing who plays an AI seat is written like a move: a server started
     again on the database has the new player."""
     db = f"sqlite:///{tmp_path / 'games.db'}"
-    c = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    c = client(db=db, seed=None)
     data = c.post("/api/games", json={}).json()
     r = c.post(f"/api/games/{data['id']}/players", json={"left": "heuristic"})
     assert r.status_code == 200 and r.json()["state"]["version"] > data["state"]["version"]
-    again = TestClient(create_app(ServerConfig(**FAST, db=db)))
+    again = client(db=db, seed=None)
     state = again.get(f"/api/games/{data['id']}").json()["state"]
     assert state["players"]["1"] == "heuristic" and state == r.json()["state"]
 
@@ -328,52 +318,6 @@ def test_snapshots_replay_to_the_same_game_at_every_move():
 
 
 # ------------------------------------------------------------------ real servers
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-class Served:
-    """``aluette serve`` in its own process group (the workers die with it)."""
-
-    def __init__(self, db: str, workers: int = 1, port: int | None = None):
-        self.db, self.workers, self.port = db, workers, port or free_port()
-        self.proc: subprocess.Popen | None = None
-
-    def start(self) -> Served:
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
-             "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
-             "--left", "random", "--right", "heuristic",
-             # The coach's effort is test_coach.py's: here it only has to answer.
-             "--hint-worlds", "8", "--review-worlds", "4"],
-            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        line = self.proc.stdout.readline()
-        assert re.search(r"http://127\.0\.0\.1:\d+/", line), (line, self.proc.stderr.read())
-        deadline = time.monotonic() + 60
-        while True:  # the workers answer once they have made their apps
-            try:
-                if httpx.get(f"{self.url}/api/server", timeout=5).status_code == 200:
-                    return self
-            except httpx.TransportError:
-                pass
-            assert time.monotonic() < deadline, "the server did not answer"
-            time.sleep(0.1)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def kill(self) -> None:
-        os.killpg(self.proc.pid, signal.SIGKILL)
-        self.proc.wait(timeout=30)
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.kill()
 
 
 def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
@@ -521,8 +465,8 @@ def pushes_across_workers(db: str):
     update socket is open on the first, the people play through the second,
     and the socket pushes each move. The first app's state, and how often
     its sockets poll while it runs."""
-    config = ServerConfig(**FAST, db=db, workers=2)
-    with TestClient(create_app(config)) as one, TestClient(create_app(config)) as two:
+    with client(db=db, workers=2, seed=None) as one, \
+            client(db=db, workers=2, seed=None) as two:
         made = one.post("/api/tables", json={"people": {"0": "Ann", "2": "Bob"},
                                              "ai": "heuristic"}).json()
         tokens = [made["seats"][s]["token"] for s in ("0", "2")]
@@ -633,7 +577,7 @@ def test_postgresql_down_every_route_answers_json_503_and_the_game_goes_on(caplo
     back, the game is where the database had it and plays on."""
     cluster = PostgresCluster().make()
     try:
-        c = TestClient(create_app(ServerConfig(**FAST, db=cluster.url, seed=9)))
+        c = client(db=cluster.url, seed=9)
         data = c.post("/api/games").json()
         token, state = data["id"], data["state"]
         play = {"card": state["legal"][0], "version": state["version"]}

@@ -19,7 +19,6 @@ import numpy as np
 import pytest
 from sqlalchemy import select, update
 
-from aluette_env.apps.web.server import ServerConfig, create_app
 from aluette_env.apps.web.store import GameRow, SeatRow, token_hash
 
 with warnings.catch_warnings():
@@ -27,29 +26,15 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect
 
-from test_web import cards_in
+from web_helpers import cards_in, client, game_of
 
-
-FAST = dict(partner="heuristic", left="random", right="heuristic")
 ORIGIN = {"origin": "http://testserver"}
-
-
-def client(**config) -> TestClient:
-    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 9, **config})))
 
 
 def table(c: TestClient, people: dict[str, str], **extra) -> dict:
     r = c.post("/api/tables", json={"people": people, "ai": "heuristic", **extra})
     assert r.status_code == 201, r.text
     return r.json()
-
-
-def game_of(c: TestClient, token: str):
-    """The game as the server has it (read again if a failed move left it stale)."""
-    service = c.app.state.service
-    table = service.table(token)
-    service.cache.fresh(table)
-    return table.game
 
 
 def check_seat_knows_only_its_own(game, seat: int | None, data: dict) -> None:
@@ -126,7 +111,7 @@ def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands
     made = table(c, {str(s): f"P{s}" for s in range(4)})
     tokens = {s: made["seats"][str(s)]["token"] for s in range(4)}
     watcher = made["spectator"]["token"]
-    game = game_of(c, tokens[0])
+    game = game_of(c.app, tokens[0])
     rng = random.Random(1)
     answers = 0
     while True:
@@ -176,7 +161,7 @@ def test_a_spectator_sees_public_information_and_can_do_nothing():
     c = client()
     made = table(c, {"0": "Ann", "1": "Bea"})
     watcher = made["spectator"]["token"]
-    game = game_of(c, watcher)
+    game = game_of(c.app, watcher)
     data = c.get(f"/api/games/{watcher}").json()
     check_seat_knows_only_its_own(game, None, data)
     assert data["state"]["spectator"] is True and data["state"]["legal"] == []
@@ -220,14 +205,19 @@ def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(t
 
 
 def test_the_socket_refuses_an_origin_of_another_scheme():
-    """Issue 40, group 15: the Origin must be this server's, scheme included."""
+    """Issue 40, group 15: the Origin must be this server's, scheme included;
+    with it, the socket opens on the seat's view of the game as it is."""
     c = client()
     token = table(c, {"0": "Ann"})["seats"]["0"]["token"]
     for origin in ("ftp://testserver", "https://testserver", "http://testserver.evil",
                    "null", "testserver"):
         ws_refused(c, f"/api/games/{token}/updates", {"origin": origin})
+    game = game_of(c.app, token)
     with c.websocket_connect(f"/api/games/{token}/updates", headers=ORIGIN) as ws:
-        assert ws.receive_json()["version"] >= 0
+        first = ws.receive_json()
+    assert first["version"] == game.version and first["state"]["version"] == game.version
+    assert first["state"] == c.get(f"/api/games/{token}").json()["state"]
+    check_seat_knows_only_its_own(game, 0, first)
 
 
 def ws_refused(c: TestClient, path: str, headers: dict) -> None:
@@ -244,7 +234,7 @@ def test_updates_are_pushed_to_each_seat_and_the_socket_checks_its_origin():
     ws_refused(c, f"/api/games/{bob}/updates", {"origin": "http://evil.example"})
     ws_refused(c, f"/api/games/{bob}/updates", {})
     ws_refused(c, f"/api/games/{bob[:-2]}xx/updates", ORIGIN)
-    game = game_of(c, ann)
+    game = game_of(c.app, ann)
     with c.websocket_connect(f"/api/games/{bob}/updates?lang=fr", headers=ORIGIN) as ws:
         first = ws.receive_json()
         assert first["version"] == game.version
@@ -267,7 +257,7 @@ def test_the_tables_ai_plays_for_a_person_who_left_until_they_come_back():
     c = client()
     made = table(c, {"0": "Ann", "2": "Bob"}, away_after=30)
     ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
-    game = game_of(c, ann)
+    game = game_of(c.app, ann)
     store = c.app.state.store
     # Ann plays until it is Bob's turn
     while game.deal.to_act != 2:
@@ -339,7 +329,7 @@ def _view_during_a_move(c: TestClient) -> None:
                 c.post(f"/api/games/{token}/play", json={"card": mine["legal"][0],
                                                           "version": mine["version"]})
     gate = Gate()
-    game_of(c, ann).players[1] = gate  # west plays right after Ann
+    game_of(c.app, ann).players[1] = gate  # west plays right after Ann
     answers: dict[str, dict] = {}
 
     def ask(name, method, path, body=None):

@@ -16,14 +16,12 @@ import contextlib
 import json
 import re
 import time
-from types import SimpleNamespace
 
 import httpx
 import pytest
 
-from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, serving
-from test_web_browser import shoot
-from test_web_store import Served, free_port
+from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, shoot
+from web_helpers import Served, cards_in, free_port
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 
@@ -32,21 +30,17 @@ pytestmark = [*NEEDS_BROWSER]
 STATES = ("your-turn", "waiting", "deal-over", "match-over", "busy", "lost")
 
 
+#: browser_fixtures' ``server``, in this process (quicker to start than ``served``),
+#: on a SQLite file as ``aluette serve`` keeps its games.
+SERVER = dict(seed=7, db="sqlite:///{tmp}/games.db")
+
+
 @pytest.fixture
-def server(tmp_path):
+def served(tmp_path):
+    """``aluette serve`` in a process of its own, on a SQLite file: one a test may kill."""
     served = Served(f"sqlite:///{tmp_path / 'games.db'}", port=free_port()).start()
     yield served
     served.stop()
-
-
-@pytest.fixture(scope="module")
-def quick(tmp_path_factory):
-    """A server in this process (quicker to start than ``server``), on a
-    SQLite file, with a coach quick enough to review a deal in seconds."""
-    db = tmp_path_factory.mktemp("quick") / "games.db"
-    with serving(partner="heuristic", left="heuristic", right="heuristic", seed=7,
-                 hint_worlds=8, review_worlds=4, db=f"sqlite:///{db}") as (_, url):
-        yield SimpleNamespace(url=url.rstrip("/"))
 
 
 #: The browser contexts the running test opened (``seat_page``): closed when it
@@ -130,9 +124,9 @@ def make_table(server, bob: str = "Bob", **extra) -> dict:
     return r.json()
 
 
-def test_two_partners_in_two_browsers_play_a_whole_match(browser, server):
-    made = make_table(server, bob="Bob <i>&amp;")
-    pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
+def test_two_partners_in_two_browsers_play_a_whole_match(browser, served):
+    made = make_table(served, bob="Bob <i>&amp;")
+    pages = [seat_page(browser, served.url + made["seats"][s]["link"]) for s in ("0", "2")]
     # Each page shows the other person's name at the partner's seat, as text.
     assert pages[0].locator('.seat[data-seat="2"] .seat-name').inner_text().endswith(
         "· Bob <i>&amp;")
@@ -151,15 +145,15 @@ def test_two_partners_in_two_browsers_play_a_whole_match(browser, server):
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
-def test_four_people_in_four_browsers_play_a_deal(browser, server):
+def test_four_people_in_four_browsers_play_a_deal(browser, served):
     """Every seat a person: each page names the other three at their seats
     (counted from it), and each person plays their nine cards of the deal."""
     names = ["Ann", "Ben", "Chloé", "Dev"]
-    r = httpx.post(f"{server.url}/api/tables", timeout=30,
+    r = httpx.post(f"{served.url}/api/tables", timeout=30,
                    json={"people": {str(s): n for s, n in enumerate(names)}})
     assert r.status_code == 201, r.text
     made = r.json()
-    pages = [seat_page(browser, server.url + made["seats"][str(s)]["link"]) for s in range(4)]
+    pages = [seat_page(browser, served.url + made["seats"][str(s)]["link"]) for s in range(4)]
     for me, page in enumerate(pages):
         for other in range(4):
             if other != me:  # the page counts seats from its own (south: 0)
@@ -180,18 +174,18 @@ def test_four_people_in_four_browsers_play_a_deal(browser, server):
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
-def test_the_server_killed_mid_deal_and_restarted_both_pages_continue(browser, server):
-    made = make_table(server)
-    pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
+def test_the_server_killed_mid_deal_and_restarted_both_pages_continue(browser, served):
+    made = make_table(served)
+    pages = [seat_page(browser, served.url + made["seats"][s]["link"]) for s in ("0", "2")]
     deadline = time.monotonic() + 200
     for _ in range(3):
         assert step(pages, deadline) == "played"
     hands = [p.locator(".hand-card").count() for p in pages]
     for page in pages:
         page.allow_socket_errors = True  # the sockets to the dead server fail, as they should
-    server.kill()
+    served.kill()
     time.sleep(1.0)
-    server.start()
+    served.start()
     # Both pages reconnect by themselves and show the same position, then play on.
     for page, hand in zip(pages, hands):
         page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
@@ -203,14 +197,14 @@ def test_the_server_killed_mid_deal_and_restarted_both_pages_continue(browser, s
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
-def test_the_host_sets_the_away_time_and_the_table_says_who_is_away_and_back(browser, quick):
+def test_the_host_sets_the_away_time_and_the_table_says_who_is_away_and_back(browser, server):
     """The host's page (in French) sets the seconds before the AI plays for a
     friend who left: out of bounds, the server's one-line refusal reads in
     French with its bounds; 5 s makes the table. Bob leaves on his turn: the
     AI plays his card and Ann's page says he is away; he comes back with his
     link, Ann's page says he is back, and he plays his own cards again."""
-    fr = httpx.get(f"{quick.url}/api/i18n/fr", timeout=30).json()["messages"]
-    ann = seat_page(browser, quick.url + "/", lang="fr")
+    fr = httpx.get(f"{server.url}/api/i18n/fr", timeout=30).json()["messages"]
+    ann = seat_page(browser, server.url + "/", lang="fr")
     ann.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                           state="attached", timeout=MATCH_TIMEOUT_MS)
     ann.click("#open-settings")
@@ -283,13 +277,13 @@ def play_deal(pages) -> None:
             time.sleep(0.02)
 
 
-def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, quick):
+def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, server):
     """Ann (seat 0) and Bob (seat 2) play a deal, then each opens "Review deal":
     each review names its reader's own nine plays "You" and the other's
     "Partner", their own cards, and its summary says the same."""
-    made = make_table(quick)
+    made = make_table(server)
     tokens = {s: made["seats"][s]["token"] for s in ("0", "2")}
-    pages = [seat_page(browser, quick.url + made["seats"][s]["link"]) for s in ("0", "2")]
+    pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
     hands = [hand_of(p) for p in pages]
     assert [len(h) for h in hands] == [9, 9]
     play_deal(pages)
@@ -307,7 +301,7 @@ def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, quick):
             plays.setdefault(who, set()).add(card)
         assert plays == {"You": mine, "Partner": partners}, (me, plays)
         # The costs beside "You" are this reader's: the server's review of their seat.
-        review = httpx.get(f"{quick.url}/api/games/{tokens[str(2 * me)]}/review",
+        review = httpx.get(f"{server.url}/api/games/{tokens[str(2 * me)]}/review",
                            timeout=30).json()
         mistakes = {p["card"] for p in review["deals"][0]["plays"]
                     if p["seat"] == 2 * me and p["review"] and p["review"]["mistake"]}
@@ -322,36 +316,16 @@ def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, quick):
     assert not any(p.errors for p in pages), [p.errors for p in pages]
 
 
-#: Keys of a view that hold cards (a card, or a list of them).
-CARD_KEYS = {"card", "cards", "hand", "hands", "legal", "tied", "beats", "best"}
-
-
-def cards_in(data) -> set[int]:
-    """Every card that ``data`` (a view, an answer) names, at any depth."""
-    found: set[int] = set()
-    if isinstance(data, dict):
-        for key, value in data.items():
-            if key in CARD_KEYS and isinstance(value, int):
-                found.add(value)
-            elif key in CARD_KEYS and isinstance(value, list):
-                found |= {c for c in value if isinstance(c, int)}
-            found |= cards_in(value)
-    elif isinstance(data, list):
-        for value in data:
-            found |= cards_in(value)
-    return found
-
-
 YOU = re.compile(r"\b(you|your)\b", re.IGNORECASE)
 
 
-def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, quick):
+def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, server):
     """A spectator watches a whole deal of Ann and three AIs: the seats are
     South (Ann), West, North and East, nothing says "you" (the table, its
     words from the server, the deal's summary), there is no hand, no Play
     button and no coach, and no card that was not played yet is in the page
     or in anything the server sent it (answers and pushed views)."""
-    r = httpx.post(f"{quick.url}/api/tables", timeout=30,
+    r = httpx.post(f"{server.url}/api/tables", timeout=30,
                    json={"people": {"0": "Ann"}, "ai": "heuristic"})
     assert r.status_code == 201, r.text
     made = r.json()
@@ -361,11 +335,11 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, quick):
     def listen(page):
         page.on("response", lambda res: answers.append(res) if "/api/games/" in res.url else None)
         page.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
-    ann = seat_page(browser, quick.url + made["seats"]["0"]["link"])
-    watcher = seat_page(browser, quick.url + made["spectator"]["link"], before=listen)
+    ann = seat_page(browser, server.url + made["seats"]["0"]["link"])
+    watcher = seat_page(browser, server.url + made["spectator"]["link"], before=listen)
 
     def check() -> None:
-        ann_view = httpx.get(f"{quick.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        ann_view = httpx.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
         played = cards_in({"t": ann_view["tricks_played"], "c": ann_view["current_trick"],
                            "l": ann_view["last_trick"]})
         seen = cards_in([a.json() for a in answers] + [json.loads(f) for f in frames])
@@ -414,15 +388,15 @@ def inviting(browser, url: str, name: str):
     return host
 
 
-def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
-    host = inviting(browser, server.url, "Ann <b>")
+def test_the_page_invites_a_friend_who_opens_their_link(browser, served):
+    host = inviting(browser, served.url, "Ann <b>")
     host.check('input[data-invite-seat="1"]')  # the partner (ticked) and West are friends
     host.click("#invite-create")
     links = host.locator("#invite-list input")
     expect_count = 3  # Partner, West, the spectators
     host.wait_for_selector(f"#invite-list li:nth-child({expect_count})", timeout=30_000)
     urls = [links.nth(k).input_value() for k in range(links.count())]
-    assert len(urls) == expect_count and all(u.startswith(server.url + "/?") for u in urls)
+    assert len(urls) == expect_count and all(u.startswith(served.url + "/?") for u in urls)
     assert "?watch=" in urls[-1]
     host.click("#invite button[value=close]")
     # The host now sits south at the new table; the partner opens their link.
@@ -437,14 +411,14 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
     assert not host.errors and not friend.errors and not watcher.errors
 
 
-def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, server):
-    page = seat_page(browser, server.url + "/")
+def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, served):
+    page = seat_page(browser, served.url + "/")
     page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
     play_first_card(page)
     first = page.evaluate("sessionStorage.getItem('aluette.game')")
-    made = make_table(server)  # a second match: this browser opens its seat's link
-    page.goto(server.url + made["seats"]["0"]["link"])
+    made = make_table(served)  # a second match: this browser opens its seat's link
+    page.goto(served.url + made["seats"]["0"]["link"])
     page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
     page.click("#open-settings")
@@ -461,19 +435,19 @@ def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, server):
     assert not page.errors
 
 
-def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, server):
+def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, served):
     """A move the server refuses (made on a view the game had not reached)
     reads as the catalog's French for its error code, never the server's
     English; while the server is down the page says, in French, that it
     tries again (never the browser's "Failed to fetch"), and the play goes
     through once the server is back."""
-    fr = httpx.get(f"{server.url}/api/i18n/fr").json()["messages"]
+    fr = httpx.get(f"{served.url}/api/i18n/fr").json()["messages"]
     context = browser.new_context(viewport={"width": 1280, "height": 900},
                                   reduced_motion="reduce")
     context.add_init_script("localStorage.setItem('aluette.pace', '0');"
                             "localStorage.setItem('aluette.lang', 'fr');")
     page = context.new_page()
-    page.goto(server.url)
+    page.goto(served.url)
     page.wait_for_selector("body[data-state=your-turn]", state="attached",
                            timeout=MATCH_TIMEOUT_MS)
 
@@ -493,14 +467,14 @@ def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, se
 
     hand = page.locator(".hand-card").count()
     moves = int(page.evaluate("document.body.dataset.moves"))
-    server.kill()
+    served.kill()
     page.locator(".hand-card").first.click()
     page.click("#confirm")
     offline = page.locator("#offline")
     offline.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
     assert offline.inner_text() == fr["Cannot reach the server; trying again…"]
     assert "fetch" not in page.locator("body").inner_text().lower()
-    server.start()
+    served.start()
     offline.wait_for(state="hidden", timeout=MATCH_TIMEOUT_MS)
     page.wait_for_selector(f"body[data-moves='{moves + 1}']", state="attached",
                            timeout=MATCH_TIMEOUT_MS)
@@ -522,28 +496,28 @@ def person_plays(url: str, token: str) -> int:
         plays += 1
 
 
-def test_a_push_during_an_animation_is_shown_after_it(browser, quick):
+def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     """Ann's page animates the answer to her play (AI cards at 0.4 s each)
     while Bob plays: the server pushes the newer view to her page mid-answer.
     Each time, over a whole deal, her page ends on the newest view (its
     version, her turn when it is hers), never on her own older answer."""
-    made = make_table(quick)
+    made = make_table(server)
     ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
-    bob = seat_page(browser, quick.url + made["seats"]["2"]["link"])  # Bob is here
-    ann = seat_page(browser, quick.url + made["seats"]["0"]["link"],
+    bob = seat_page(browser, server.url + made["seats"]["2"]["link"])  # Bob is here
+    ann = seat_page(browser, server.url + made["seats"]["0"]["link"],
                     before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '400');"))
     mid = []
 
     def bob_plays_before_the_answer(route):
         response = route.fetch()  # Ann's play is applied; her page waits for its answer
-        mid.append(person_plays(quick.url, bob_token))
+        mid.append(person_plays(server.url, bob_token))
         route.fulfill(response=response)
     ann.route("**/play?*", bob_plays_before_the_answer)
     deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline
-        person_plays(quick.url, bob_token)  # Bob's turns that no play of Ann's led to
-        newest = httpx.get(f"{quick.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        person_plays(server.url, bob_token)  # Bob's turns that no play of Ann's led to
+        newest = httpx.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
         ann.wait_for_selector(f"body[data-version='{newest['version']}']:not([data-state=busy])",
                               state="attached", timeout=15_000)
         expected = "deal-over" if newest["deal"]["done"] else \
@@ -567,12 +541,12 @@ def expect_labels(page, labels: list[str]) -> None:
             label, timeout=10_000)
 
 
-def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, quick):
+def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, server):
     """The host names the West friend "Wes" and leaves the partner unnamed:
     each page labels a seat by its place from the reader, plus the person's
     name when there is one (never a place word as a name), and waits for a
     person by their name."""
-    host = inviting(browser, quick.url, "Ann")
+    host = inviting(browser, server.url, "Ann")
     host.check('input[data-invite-seat="1"]')
     host.fill('input[data-invite-name="1"]', "Wes")
     host.click("#invite-create")
@@ -596,15 +570,15 @@ def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, qui
     assert not host.errors and not wes.errors
 
 
-def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, quick):
+def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, server):
     """At Ann's (the host's) table, Bob's page offers no New match and the
     server refuses his; Ann starts one, and Bob's page and the spectator's say
     that Ann did."""
-    made = make_table(quick)
-    ann, bob, watcher = (seat_page(browser, quick.url + link) for link in (
+    made = make_table(server)
+    ann, bob, watcher = (seat_page(browser, server.url + link) for link in (
         made["seats"]["0"]["link"], made["seats"]["2"]["link"], made["spectator"]["link"]))
     assert ann.locator("#new-match").is_visible() and bob.locator("#new-match").is_hidden()
-    r = httpx.post(f"{quick.url}/api/games/{made['seats']['2']['token']}/new-match",
+    r = httpx.post(f"{server.url}/api/games/{made['seats']['2']['token']}/new-match",
                    json={}, timeout=30)
     assert r.status_code == 403 and r.json()["code"] == "host_only", r.text
     for page in (ann, bob, watcher):
@@ -623,11 +597,11 @@ def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, q
     assert not ann.errors and not bob.errors and not watcher.errors
 
 
-def test_each_page_offers_only_what_its_reader_may_do(browser, quick):
+def test_each_page_offers_only_what_its_reader_may_do(browser, server):
     """No New match and no AI choice for a spectator; a friend's Settings
     offers an AI choice only for the seats AIs hold, not for the host's."""
-    made = make_table(quick)
-    bob, watcher = (seat_page(browser, quick.url + link) for link in (
+    made = make_table(server)
+    bob, watcher = (seat_page(browser, server.url + link) for link in (
         made["seats"]["2"]["link"], made["spectator"]["link"]))
     assert watcher.locator("#new-match").is_hidden()
     watcher.click("#open-settings")
@@ -638,11 +612,11 @@ def test_each_page_offers_only_what_its_reader_may_do(browser, quick):
     assert not bob.errors and not watcher.errors
 
 
-def test_partners_invited_to_a_table_with_signs_read_each_others_signs(browser, quick):
+def test_partners_invited_to_a_table_with_signs_read_each_others_signs(browser, server):
     """The invitation's *Play with signs*: the host and the friend at north each
     sign at their turn with the sign buttons, and each page shows the other's
     sign at the partner's place (seats counted from the reader)."""
-    host = inviting(browser, quick.url, "Ann")
+    host = inviting(browser, server.url, "Ann")
     host.check("#invite-signs")
     host.fill("#invite-catch", "0")
     host.click("#invite-create")

@@ -1,0 +1,149 @@
+"""What the web game's test files share (helpers, no tests): a test client of
+the app with quick AI seats (:func:`client`), the game the server holds behind a
+link (:func:`game_of`), the cards and keys an answer names (:func:`cards_in`,
+:func:`keys_in`), the app served by uvicorn in a thread (:func:`serving`) and
+``aluette serve`` in a process of its own (:class:`Served`). The browser files'
+fixtures and page helpers are in browser_fixtures.py, which serves the app with
+:func:`serving`. tests/conftest.py registers this module for pytest's assert
+rewriting, so a failed check here says what it compared.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import warnings
+
+from aluette_env.apps.web.server import ServerConfig, create_app
+
+#: Quick seats (in games with signs too), and a coach that only has to answer (its
+#: effort is test_coach.py's): every finished deal is reviewed in the background.
+FAST = dict(partner="heuristic", left="random", right="heuristic", signs_ai="heuristic",
+            hint_worlds=8, review_worlds=4)
+
+#: Keys of an answer that hold a card id, or a list of them.
+CARD_KEYS = {"card", "cards", "hand", "hands", "legal", "tied", "beats", "best"}
+
+
+def client(raise_server_exceptions: bool = True, **config):
+    """A Starlette test client of the app of ``ServerConfig(**FAST, seed=7, **config)``
+    (``config`` wins)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # starlette's notice about httpx2
+        from starlette.testclient import TestClient
+    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 7, **config})),
+                      raise_server_exceptions=raise_server_exceptions)
+
+
+def game_of(app, token: str):
+    """The game as the server ``app`` holds it behind ``token`` (a seat's link or a
+    game's id), read again if a failed move left it stale."""
+    service = app.state.service
+    table = service.table(token)
+    service.cache.fresh(table)
+    return table.game
+
+
+def cards_in(data) -> set[int]:
+    """Every card id that ``data`` (a view, an answer, a push) names, at any depth:
+    the values of :data:`CARD_KEYS` and the ids in their lists (a flag such as a
+    hint's ``"best": true`` is no card)."""
+    found: set[int] = set()
+    if isinstance(data, dict):
+        for key, value in data.items():
+            if key in CARD_KEYS:
+                found |= {c for c in (value if isinstance(value, list) else [value])
+                          if isinstance(c, int) and not isinstance(c, bool)}
+            found |= cards_in(value)
+    elif isinstance(data, list):
+        for value in data:
+            found |= cards_in(value)
+    return found
+
+
+def keys_in(data) -> set[str]:
+    """Every key of every object in ``data``, at any depth."""
+    if isinstance(data, dict):
+        return set(data) | set().union(*(keys_in(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(keys_in(v) for v in data)) if data else set()
+    return set()
+
+
+@contextlib.contextmanager
+def serving(uvicorn_options: dict | None = None, **config):
+    """The web app of ``ServerConfig(**config)`` served by uvicorn in a thread on a
+    free loopback port (uvicorn's ``uvicorn_options``, else warnings only in its
+    log): (app, its URL, no trailing slash)."""
+    import uvicorn
+
+    app = create_app(ServerConfig(**config))
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    server = uvicorn.Server(uvicorn.Config(app, **(uvicorn_options or {"log_level": "warning"})))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        assert time.monotonic() < deadline, "the test server did not start"
+        time.sleep(0.05)
+    try:
+        yield app, f"http://127.0.0.1:{sock.getsockname()[1]}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Served:
+    """``aluette serve`` in its own process group (the workers die with it)."""
+
+    def __init__(self, db: str, workers: int = 1, port: int | None = None):
+        self.db, self.workers, self.port = db, workers, port or free_port()
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> Served:
+        import httpx
+
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
+             "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
+             "--left", "random", "--right", "heuristic",
+             # The coach's effort is test_coach.py's: here it only has to answer.
+             "--hint-worlds", "8", "--review-worlds", "4"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        line = self.proc.stdout.readline()
+        assert re.search(r"http://127\.0\.0\.1:\d+/", line), (line, self.proc.stderr.read())
+        deadline = time.monotonic() + 60
+        while True:  # the workers answer once they have made their apps
+            try:
+                if httpx.get(f"{self.url}/api/server", timeout=5).status_code == 200:
+                    return self
+            except httpx.TransportError:
+                pass
+            assert time.monotonic() < deadline, "the server did not answer"
+            time.sleep(0.1)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def kill(self) -> None:
+        os.killpg(self.proc.pid, signal.SIGKILL)
+        self.proc.wait(timeout=30)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.kill()

@@ -282,7 +282,9 @@ def _api_cases():
         cases.append((f"raw step({v!r})", env_step(v, False)))
         if v is not None:
             cases.append((f"env step({v!r})", env_step(v, True)))
-        cases.append((f"raw_env(num_deals={v!r})", lambda v=v: aluette_env.raw_env(num_deals=v)))
+        if v is not None:  # None: the variant's own number of deals (aec.raw_env)
+            cases.append((f"raw_env(num_deals={v!r})",
+                          lambda v=v: aluette_env.raw_env(num_deals=v)))
         cases.append((f"VectorGame({v!r})", lambda v=v: VectorGame(v)))
         cases.append((f"duplicate_eval(deals={v!r})",
                       lambda v=v: duplicate_eval("random", "random", deals=v)))

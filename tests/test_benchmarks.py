@@ -3,10 +3,13 @@ change: every benchmark that builds a training config builds it here and has it
 checked as ``aluette train`` (or ``aluette expert-iteration``) checks one;
 nothing is timed or trained."""
 
+import itertools
+import math
 import re
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from training.config import load_config, load_loop_config
@@ -19,6 +22,7 @@ import bench_expert_data  # noqa: E402
 import bench_rllib  # noqa: E402
 import bench_train  # noqa: E402
 import distill_labels  # noqa: E402
+import pimc_predictors  # noqa: E402
 import same_strength  # noqa: E402
 
 #: The benchmarks checked below: each one that builds a training config.
@@ -76,3 +80,43 @@ def test_the_expert_data_benchmarks_settings_are_valid():
     configs = bench_expert_data.data_configs(32)
     assert sorted(configs) == [0, *sorted(bench_expert_data.WORLDS)]
     assert all(cfg.positions_per_shard == 32 for w, cfg in configs.items() if w)
+
+
+def test_deals_consistent_with_a_view_are_the_multinomial_without_voids_and_counted_with_them():
+    """pimc_predictors.count_deals: 39 unseen cards, 9 to each other seat and 12 out,
+    is 39! / (9! 9! 9! 12!); with voids it agrees with enumerating every deal."""
+    none = np.zeros((4, 4), bool)
+    want = math.factorial(39) / (math.factorial(9) ** 3 * math.factorial(12))
+    assert pimc_predictors.count_deals((9, 9, 9, 12), [10, 10, 10, 9], none) == \
+        pytest.approx(want, rel=1e-12)
+    suits = [0, 0, 0, 1, 1, 2, 3]  # seven unseen cards by suit
+    sizes = (2, 2, 1, 2)
+    void = np.zeros((4, 4), bool)
+    void[0, 0] = void[1, 1] = void[2, 0] = True
+    brute = 0
+    for places in itertools.product(range(4), repeat=len(suits)):
+        if tuple(places.count(r) for r in range(4)) == sizes and \
+                not any(void[r, k] for r, k in zip(places, suits)):
+            brute += 1
+    by_suit = [suits.count(k) for k in range(4)]
+    assert brute > 0 and pimc_predictors.count_deals(sizes, by_suit, void) == brute
+    assert pimc_predictors.count_deals(sizes, by_suit, none) < math.factorial(7)
+
+
+def test_a_sampler_that_puts_the_hidden_cards_where_they_are_beats_uniform_and_misses_stay_finite():
+    """pimc_predictors' log-likelihood: worlds that always place a hidden card right
+    score above the uniform marginal; a card never drawn at its true place keeps the
+    pseudo-world's share of the uniform marginal (finite), below uniform."""
+    truth = np.full(48, -1, np.int8)
+    truth[[0, 1, 2, 3]] = [1, 2, 3, 4]
+    uniform = pimc_predictors.log_likelihood(pimc_predictors.uniform_marginals(truth), truth)
+    assert uniform == pytest.approx(math.log(1 / 4))
+    right = np.where(truth >= 0, truth, -1)[None, :].repeat(10, 0)
+    weights = np.ones(10)
+    marginals = pimc_predictors.sampled_marginals(right, weights, truth)
+    assert pimc_predictors.log_likelihood(marginals, truth) > uniform
+    wrong = right.copy()
+    wrong[:, [0, 1]] = wrong[:, [1, 0]]
+    missed = pimc_predictors.log_likelihood(
+        pimc_predictors.sampled_marginals(wrong, weights, truth), truth)
+    assert np.isfinite(missed) and missed < uniform

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from aluette_env.evaluation import ITSELF, PARTNERS, partner_eval
+from aluette_env.players import split_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -104,8 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--out", default="-", help="the markdown tables ('-': print them)")
     p.add_argument("--json", type=Path, default=None)
     args = p.parse_args(argv)
-    candidates = [c.strip() for c in args.candidates.split(",") if c.strip()]
-    partners = [q.strip() for q in args.partners.split(",") if q.strip()]
+    candidates = [c for c in split_specs(args.candidates) if c]
+    partners = [q for q in split_specs(args.partners) if q]
     results = {}
     for c in candidates:
         results[c] = partner_eval(c, partners, opponent=args.opponent, reference=args.reference,

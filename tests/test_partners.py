@@ -164,11 +164,12 @@ def _eval(*args):
 def test_cli_partners_prints_the_panel_and_writes_its_json(tmp_path):
     out = tmp_path / "p.json"
     proc = _eval("--team-a", "heuristic", "--team-b", "random", "--partners",
-                 "random,heuristic:version=1", "--reference", "ai:version=1", "--deals", "4",
-                 "--json", str(out))
+                 "random,heuristic:version=1,ai:version=1,temperature=2", "--reference",
+                 "ai:version=1", "--deals", "4", "--json", str(out))
     assert proc.returncode == 0, proc.stderr
     data = json.loads(out.read_text())
-    assert list(data["partners"]) == ["random", "heuristic:version=1"]
+    assert list(data["partners"]) == ["random", "heuristic:version=1",
+                                      "ai:version=1,temperature=2"]
     assert data["reference"] == "ai:version=1" and "lift" in proc.stdout
 
 

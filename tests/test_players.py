@@ -355,3 +355,15 @@ def test_shipped_players_make_the_moves_they_made_with_obs_version_1(spec):
         digest.update(actions.astype(np.int8).tobytes())
         game.step(actions)
     assert digest.hexdigest() == MOVES_BEFORE_OBS_VERSION_2[spec]
+
+
+@pytest.mark.parametrize("text,specs", [
+    ("heuristic,ai:version=5,temperature=2,random",
+     ["heuristic", "ai:version=5,temperature=2", "random"]),
+    ("model.onnx:temperature=2,seed=3, heuristic", ["model.onnx:temperature=2,seed=3", "heuristic"]),
+    ("random,seed=3", ["random", "seed=3"]),  # no ':' before: a (bad) spec of its own
+    ("heuristic", ["heuristic"]),
+])
+def test_a_list_of_specs_keeps_each_specs_own_options(text, specs):
+    from aluette_env.players import split_specs
+    assert split_specs(text) == specs

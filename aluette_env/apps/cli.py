@@ -19,7 +19,7 @@ from ..commands import (
     MAX_EVAL_DEALS, MAX_SEED, Command, CommandFailed, UsageError, bounded_int, check_not_input,
     deal_pairs, printable, probability, seed_int, writable_file, write_json,
 )
-from ..players import load_player
+from ..players import load_player, split_specs
 
 
 def _seat_overrides(items: list[str]) -> dict[str, str]:
@@ -105,8 +105,7 @@ def _partner_evaluation(args: argparse.Namespace):
     if args.seat:
         raise UsageError("--seat: not with --partners (each partner sits at player_0, team A "
                          "at player_2)")
-    partners = None if args.partners == _DEFAULT_PARTNERS else \
-        [p.strip() for p in args.partners.split(",")]
+    partners = None if args.partners == _DEFAULT_PARTNERS else split_specs(args.partners)
     try:
         partners = plan_partners(partners, args.reference, args.team_a)
     except ValueError as err:

@@ -226,6 +226,24 @@ def parse_options(spec: str, text: str, options: dict[str, Option]) -> dict[str,
     return values
 
 
+def split_specs(text: str) -> list[str]:
+    """A comma-separated list of player specs, where a spec's own options also
+    follow commas: ``"heuristic,ai:version=5,temperature=2,random"`` is
+    ``["heuristic", "ai:version=5,temperature=2", "random"]``. A piece of the
+    form ``key=value`` with no ``:`` names no player (player names hold no
+    ``=``), so it is an option of the spec before it. Pieces are stripped."""
+    specs: list[str] = []
+    for piece in text.split(","):
+        piece = piece.strip()
+        key, sep, _ = piece.partition("=")
+        if specs and sep and ":" not in key and "/" not in key and "." not in key \
+                and ":" in specs[-1]:
+            specs[-1] += "," + piece
+        else:
+            specs.append(piece)
+    return specs
+
+
 # ---------------------------------------------------------------------------- registry
 
 
@@ -381,5 +399,5 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
 
 __all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError",
            "Silent", "act_batch", "check_batch", "for_signs", "for_the_default_game",
-           "load_player", "parse_options",
+           "load_player", "parse_options", "split_specs",
            "player_names", "player_options", "register_loader", "register_player"]

@@ -11,6 +11,7 @@ adds the command, so that ``aluette --help`` imports no web library.
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 
 from ...commands import Command, UsageError, bounded_int, bounded_seconds
@@ -148,15 +149,37 @@ def run(args: argparse.Namespace) -> int:
                                                **options))
         server.run(sockets=[sock])
         return 0
-    from uvicorn.supervisors import Multiprocess
-
     # Each worker process makes its own app from the same settings.
     os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
                         **options)
-    Multiprocess(uv, sockets=[sock]).run()
+    stopped_by = _supervise(uv, sock)
+    if stopped_by is not None:  # one line and 130 / 143, as every command
+        from ...commands import Terminated
+        raise Terminated if stopped_by == signal.SIGTERM else KeyboardInterrupt
     return 0
+
+
+def _supervise(config, sock) -> int | None:
+    """Run uvicorn's supervisor of worker processes; the signal that stopped it, if
+    any (it takes SIGINT and SIGTERM itself, then returns as if nothing happened)."""
+    from uvicorn.supervisors import Multiprocess
+
+    class Supervisor(Multiprocess):
+        stopped_by: int | None = None
+
+        def handle_int(self) -> None:
+            self.stopped_by = signal.SIGINT
+            super().handle_int()
+
+        def handle_term(self) -> None:
+            self.stopped_by = signal.SIGTERM
+            super().handle_term()
+
+    supervisor = Supervisor(config, sockets=[sock])
+    supervisor.run()
+    return supervisor.stopped_by
 
 
 #: ``aluette serve``, registered in pyproject.toml under ``aluette.commands``.

@@ -142,8 +142,11 @@ LAYERS: tuple[Layer, ...] = (
         Part(("training",),
              ("numpy", "torch", "numba", "gymnasium", "pydantic", "yaml", "matplotlib", "tqdm",
               "onnx"),
-             "`config` (every typed config and its loader: training runs, expert iteration, "
-             "recipes), `runs` (run folders: state, resume, SIGKILL safety), `atomic` (atomic "
+             "`config` (every typed config, for training runs, expert iteration and recipes: "
+             "the models, `schemas`; which settings work together, `compatibility`; the "
+             "checks beyond the keys, `rules`; the YAML reader and entry points, `loader`; "
+             "docs/CONFIG.md generated from the models, `reference`), "
+             "`runs` (run folders: state, resume, SIGKILL safety), `atomic` (atomic "
              "writes), `evaluate` (a run's evaluations), `curve` (the learning curve), "
              "`stopping` (a trainer's stop on a signal), "
              "`selfplay` (the learner's view and the opponent pool, backend-free), "

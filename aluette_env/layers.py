@@ -61,11 +61,12 @@ LAYERS: tuple[Layer, ...] = (
     )),
     Layer("observation", (
         Part(("aluette_env.observation",), ("numpy",),
-             "the observation layout declared once (named slices, versions as prefixes), the "
-             "one writer from a state record (`write_view`: the reference encoder and the "
-             "engine's kernel), the incremental writer of the env, `decode_observation` (with "
-             "the rebuilt order of play), and the readers (`read_view`, `read_state`, "
-             "`read_match`)"),
+             "the one writer from a state record (`write_view`: the reference encoder and the "
+             "engine's kernel), `decode_observation` (with the rebuilt order of play) and the "
+             "readers (`read_view`, `read_state`, `read_match`); the layout declared once "
+             "(`layout`: named slices, versions as prefixes), the incremental writer of the "
+             "env (`incremental`), the learner's index lists (`sparse`: `write_active`, "
+             "`write_hidden`); every public name importable from the package"),
     )),
     Layer("openspiel", (
         Part(("aluette_env.openspiel",), ("numpy", "pyspiel"),

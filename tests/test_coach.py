@@ -259,6 +259,38 @@ def test_review_command_speaks_the_language_asked(tmp_path, capsys, lang, words)
         assert english not in text, english
 
 
+
+def test_a_deal_result_is_one_sentence_for_the_narrator_the_review_and_the_replay(
+        tmp_path, capsys):
+    """A recorded deal's result is worded once, by the narrator: the page's replay
+    (coach.js ``dealResult``) asks the catalog for the same message ids, and the
+    review prints the narrator's sentence."""
+    import json
+    import re
+
+    from aluette_env.apps.narrator import Narrator
+    from aluette_env.apps.web.page import STATIC_DIR
+    from aluette_env.commands import main
+    from aluette_env.records import save_record
+
+    words, asked = Narrator("fr"), []
+    gettext = words._
+    words._ = lambda message: asked.append(message) or gettext(message)
+    for winner, mordienne in ((None, False), ("player_1", False), ("player_1", True)):
+        words.deal_result({"winner": winner, "mordienne": mordienne,
+                           "points": {"team_0": 0, "team_1": 2}}, winner or "")
+    script = (STATIC_DIR / "coach.js").read_text(encoding="utf-8")
+    replay = script.split("function dealResult(")[1].split("\n  }\n")[0]
+    assert len(set(asked)) == 3
+    assert sorted(asked) == sorted(re.findall(r't\("([^"]*)"', replay))
+
+    path = save_record(_record(WEAK), tmp_path, "m")
+    assert main(["review", str(path), "--worlds", "4", "--lang", "fr"]) == 0
+    result = json.loads(path.read_text())["deals"][0]["result"]
+    said = Narrator("fr").deal_result(result, result["winner"] or "")
+    assert said in capsys.readouterr().out.splitlines()
+
+
 # --------------------------------------------- bad-input sweep (issue 33): reviews
 
 

@@ -125,3 +125,22 @@ def test_the_state_reader_says_what_the_vector_reader_says():
                     assert x.tolist() == y.tolist(), (step, i, seat)
         actions = (rng.random(game.mask.shape) * game.mask).argmax(1)
         game.step(actions)
+
+
+def test_the_index_lists_and_the_incremental_writer_have_modules_of_their_own():
+    """The package holds the writers and readers; the layout, the learner's index
+    lists and the env's incremental writer are modules of their own, and every
+    public name stays importable from ``aluette_env.observation``."""
+    import importlib
+
+    import aluette_env.observation as observation
+    homes = {"layout": ("OBS_SIZE", "SLICES", "obs_size", "state_size", "SIGNS_OBS_SIZE"),
+             "sparse": ("write_active", "write_hidden", "dense", "MAX_ACTIVE", "ACTIVE_PAD",
+                        "HIDDEN_SIZE", "MAX_HIDDEN", "HIDDEN_PAD"),
+             "incremental": ("IncrementalObservations",)}
+    for module, names in homes.items():
+        home = importlib.import_module(f"aluette_env.observation.{module}")
+        for name in names:
+            assert getattr(observation, name) is getattr(home, name), (module, name)
+            assert getattr(getattr(home, name), "__module__", home.__name__) == home.__name__
+    assert all(hasattr(observation, name) for name in observation.__all__)

@@ -93,6 +93,56 @@ def test_rules_command_teaches_the_rank_order_and_scoring():
         assert row.split(" = ") == [i18n.card_name(c) for c in level], k
 
 
+
+def _page_rules() -> list[str]:
+    """The message ids of the served page's rules dialog, in order."""
+    from html.parser import HTMLParser
+
+    from aluette_env.apps.web.page import STATIC_DIR, StaticPage
+
+    ids: list[str] = []
+
+    class Rules(HTMLParser):
+        inside = False
+
+        def handle_starttag(self, tag, attrs):
+            attrs = dict(attrs)
+            if attrs.get("class") == "rules-body":
+                self.inside = True
+            elif self.inside and tag in ("h3", "p") and "data-t" in attrs:
+                ids.append(attrs["data-t"])
+
+        def handle_endtag(self, tag):
+            if tag == "div":
+                self.inside = False
+
+    Rules().feed(StaticPage(STATIC_DIR).html)
+    return ids
+
+
+@pytest.mark.parametrize("lang", list(i18n.LANGUAGES))
+def test_the_page_and_the_terminal_tell_the_same_rules(lang):
+    """One text of the rules, the catalog's: the page's file holds none of it, the
+    served page's dialog is written from it, and every paragraph of the dialog, as
+    the page's script translates it, is a line the terminal prints, in order."""
+    from aluette_env.apps.web.page import RULES_MARK, STATIC_DIR
+
+    raw = (STATIC_DIR / "index.html").read_text(encoding="utf-8")
+    body = raw.split('<div class="rules-body">')[1].split("</div>")[0]
+    assert RULES_MARK in body and "data-t" not in body
+    messages = [m for title, paragraphs in i18n.RULES_SECTIONS for m in (title, *paragraphs)]
+    ids = _page_rules()
+    assert ids[:len(messages)] == messages
+    assert ids[len(messages):] == [i18n.RANK_ORDER_TITLE, i18n.RANK_ORDER_NOTE]
+    words = i18n.browser_catalog(lang)["messages"]
+    g, out = game(lang=lang, width=2000, stdin="?\n")
+    with pytest.raises(Quit):
+        g.ask("> ")
+    lines = iter(line.strip() for line in out.getvalue().splitlines())
+    for message in ids:  # each in a line after the previous one's
+        assert any(line == words[message] for line in lines), (lang, message)
+
+
 class Scripted:
     """An AI seat that plays its hand in list order (the k-th card in trick k)."""
 

@@ -81,6 +81,37 @@ SIGN_GESTURES = {"eyes_raised": N_("eyes raised to the sky"),
 assert list(SIGN_GESTURES) == [key for key, _, _ in SIGNS], "every sign needs its gesture"
 _SIGN_CARDS = (N_("an Ace"), N_("no sign"))  # sign_name's words that name no card
 
+#: The rules as both games tell them, by section (title, paragraphs): the terminal
+#: prints them, and the page's rules dialog is written from them when the server
+#: starts (:class:`.web.page.StaticPage`), so the two say the same in every language.
+RULES_SECTIONS = (
+    (N_("The table"), (N_(
+        "You sit south and play with the AI partner opposite you (north) against two AI "
+        "opponents, west and east. Each deal gives nine cards to every player; the twelve "
+        "cards left over stay face down and nobody sees them."),)),
+    (N_("Playing a trick"), (N_(
+        "The leader plays any card, then the others play in turn, clockwise. Any card in your "
+        "hand may be played: there is no suit to follow and no trump, and suits never matter, "
+        "only the rank order below. The single strongest card takes the trick and its player "
+        "leads the next one. When the strongest cards are equal, the trick is spoiled: nobody "
+        "takes it and the same player leads again."),)),
+    (N_("Winning a deal"), (N_(
+        "After nine tricks, the single player with the most tricks wins the deal and one point "
+        "for their side; partners do not add up their tricks. On a tie, whoever got to that "
+        "number of tricks first wins. If every trick was spoiled, nobody scores."), N_(
+        "Mordienne: when the winner took no trick before a closing streak of two or more "
+        "tricks in a row that runs to the ninth trick, their side scores two points instead "
+        "of one."))),
+    (N_("The match"), (N_(
+        "A match is five deals, and the dealer moves one seat clockwise each time. The side "
+        "with more points after the fifth deal wins; equal points make a draw."),)),
+)
+#: The rank order's heading and note; each game lists the order from the game
+#: core (R7-R8).
+RANK_ORDER_TITLE = N_("Rank order, highest first")
+RANK_ORDER_NOTE = N_("Cards in the same row are equal: if two of them are the highest in a "
+                     "trick, the trick is spoiled.")
+
 
 def check_language(lang: object) -> str:
     """``lang`` if it is one of :data:`LANGUAGES`, else ValueError naming them."""

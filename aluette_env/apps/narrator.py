@@ -137,6 +137,23 @@ class Narrator:
                          self.t("The opponents score {points}.", points=theirs))
         return lines
 
+    def deal_result(self, result: dict[str, Any], winner: str,
+                    teams: Sequence[str] = ("team_0", "team_1"), first: int = 0) -> str:
+        """A recorded deal's result (a record's deal ``result``, docs/RECORDS.md): its
+        winner, named ``winner``, and the two teams' points, team ``first`` first
+        under the name ``teams[0]``. The page's replay says the same sentence
+        (``dealResult`` in ``static/coach.js``, in the table's words)."""
+        points = (result["points"]["team_0"], result["points"]["team_1"])
+        fields = {"seat": winner, "team": teams[0], "points": points[first],
+                  "other": teams[1], "other_points": points[1 - first]}
+        if not result["winner"]:
+            return self.t("Nobody won the deal. {team}: {points}, {other}: {other_points}",
+                          **fields)
+        if result["mordienne"]:
+            return self.t("Deal won by {seat} with a Mordienne. {team}: {points}, {other}: "
+                          "{other_points}", **fields)
+        return self.t("Deal won by {seat}. {team}: {points}, {other}: {other_points}", **fields)
+
     def history(self, h: dict[str, Any]) -> str:
         if h["winner"] is None:
             return self.t("Deal {n}: nobody", n=h["deal"] + 1)

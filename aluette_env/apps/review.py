@@ -25,6 +25,7 @@ from ..commands import Command, UsageError, bounded_int, printable, seed_int, wr
 from ..records import MAX_DEALS
 from .coach import MAX_WORLDS, REVIEW_WORLDS
 from .i18n import translate
+from .narrator import Narrator
 
 
 def worlds(text: str) -> int:
@@ -56,18 +57,6 @@ def summary_text(lang: str, who: str, seat: dict[str, Any]) -> str:
     return translate(lang, "{seat} — decisions: {decisions}, mistakes: {mistakes}, mean cost "
                      "per decision: {cost}", seat=who, decisions=seat["decisions"],
                      mistakes=seat["mistakes"], cost=format(seat["mean_cost"], "+.3f"))
-
-
-def deal_result_text(lang: str, result: dict[str, Any]) -> str:
-    """A recorded deal's winner and points, as the record names them."""
-    fields = {"seat": result["winner"], "team_0": result["points"]["team_0"],
-              "team_1": result["points"]["team_1"]}
-    if not result["winner"]:
-        return translate(lang, "Nobody won the deal: team_0 {team_0}, team_1 {team_1}", **fields)
-    if result["mordienne"]:
-        return translate(lang, "Deal won by {seat} with a Mordienne: team_0 {team_0}, "
-                         "team_1 {team_1}", **fields)
-    return translate(lang, "Deal won by {seat}: team_0 {team_0}, team_1 {team_1}", **fields)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -121,6 +110,7 @@ def run(args: argparse.Namespace) -> int:
     deals = range(n) if args.deal is None else [args.deal - 1]
     console = Console(highlight=False, soft_wrap=True)
     lang = args.lang
+    words = Narrator(lang)
     cards = i18n.card_names(lang)
     players = {agent: printable(spec) for agent, spec in record["players"].items()}
     coach = Coach(review_worlds=args.worlds, seed=args.seed)
@@ -142,7 +132,7 @@ def run(args: argparse.Namespace) -> int:
                 line += "   " + review_text(lang, r, play["card"], cards.__getitem__)
             console.print(line, style="red" if r is not None and r["mistake"] else None,
                           markup=False)
-        console.print(deal_result_text(lang, result), markup=False)
+        console.print(words.deal_result(result, result["winner"] or ""), markup=False)
     summary = match_summary(reviews)
     console.rule(Text(translate(lang, "Review by the expert")))
     for seat, s in summary["seats"].items():

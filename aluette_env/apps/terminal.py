@@ -46,7 +46,7 @@ from . import i18n
 from ..commands import Command, UsageError, printable, probability, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
 from .i18n import FACE_LETTERS as FACE_CODES
-from .i18n import N_
+from .i18n import N_, RANK_ORDER_NOTE, RANK_ORDER_TITLE, RULES_SECTIONS
 from .review import review_text, summary_text, worlds
 from .narrator import Narrator
 from .session import HUMAN, GameSession
@@ -64,32 +64,6 @@ RULES = ("?", "help", "rules")
 LAST = ("l", "last")
 HINT = ("h", "hint")  # the coach (aluette_env.apps.coach)
 REVIEW = ("r", "review")
-
-
-#: The rules as the web game tells them (the same messages of the catalog), then
-#: the rank order from the game core.
-RULES_SECTIONS = (
-    (N_("The table"), (N_(
-        "You sit south and play with the AI partner opposite you (north) against two AI "
-        "opponents, west and east. Each deal gives nine cards to every player; the twelve "
-        "cards left over stay face down and nobody sees them."),)),
-    (N_("Playing a trick"), (N_(
-        "The leader plays any card, then the others play in turn, clockwise. Any card in your "
-        "hand may be played: there is no suit to follow and no trump, and suits never matter, "
-        "only the rank order below. The single strongest card takes the trick and its player "
-        "leads the next one. When the strongest cards are equal, the trick is spoiled: nobody "
-        "takes it and the same player leads again."),)),
-    (N_("Winning a deal"), (N_(
-        "After nine tricks, the single player with the most tricks wins the deal and one point "
-        "for their side; partners do not add up their tricks. On a tie, whoever got to that "
-        "number of tricks first wins. If every trick was spoiled, nobody scores."), N_(
-        "Mordienne: when the winner took no trick before a closing streak of two or more "
-        "tricks in a row that runs to the ninth trick, their side scores two points instead "
-        "of one."))),
-    (N_("The match"), (N_(
-        "A match is five deals, and the dealer moves one seat clockwise each time. The side "
-        "with more points after the fifth deal wins; equal points make a draw."),)),
-)
 
 
 class Quit(Exception):
@@ -301,19 +275,19 @@ class TerminalGame:
                             "of the last deal."))
 
     def show_rules(self) -> None:
-        """The web game's rules text, and the rank order from the game core (R7-R8)."""
+        """The rules as both games tell them (:data:`.i18n.RULES_SECTIONS`), and
+        the rank order from the game core (R7-R8)."""
         c = self.console
         c.rule(self.t("How to play Aluette"))
         for title, paragraphs in RULES_SECTIONS:
             self.say(self._(title), style="bold")
             for p in paragraphs:
                 self.say(self._(p))
-        self.say(self._("Rank order, highest first"), style="bold")
+        self.say(self._(RANK_ORDER_TITLE), style="bold")
         for k, level in enumerate(reversed(CARDS_BY_STRENGTH), 1):
             names = [self.card(card) for card in level]
             self.say_items([f"{k:2d}. {names[0]}"] + names[1:], sep=" = ")
-        self.say(self._("Cards in the same row are equal: if two of them are the highest in "
-                        "a trick, the trick is spoiled."))
+        self.say(self._(RANK_ORDER_NOTE))
         c.rule()
 
     def show_last_trick(self, trick: dict | None, next_leader: int | None = None,

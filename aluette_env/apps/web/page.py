@@ -1,7 +1,9 @@
 """The page and what it loads as it starts: ``/`` and its static files
 (``static/``: HTML, CSS and JavaScript, no build step, nothing fetched from
 elsewhere), the languages and their messages, the deck's order, the AI
-players a seat may take and the server's settings.
+players a seat may take and the server's settings. The page's rules dialog is
+written from the catalog's rules (:data:`..i18n.RULES_SECTIONS`, the terminal's
+too) as the server starts.
 
 ===========================================  =========================================
 ``GET  /``                                   the page
@@ -17,6 +19,7 @@ players a seat may take and the server's settings.
 from __future__ import annotations
 
 import hashlib
+import html
 import re
 from pathlib import Path
 from urllib.parse import parse_qsl
@@ -34,6 +37,8 @@ from .errors import ApiError
 from .inputs import narrator
 
 STATIC_DIR = Path(__file__).resolve().parent / "static"
+#: Where the page's rules dialog takes the rules (:func:`rules_html`).
+RULES_MARK = "<!-- the rules: written here from aluette_env/apps/i18n.py by page.py -->"
 
 
 class PageRoutes:
@@ -102,13 +107,31 @@ class StaticPage:
     def __init__(self, directory: Path):
         self.versions = {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
                          for path in sorted(directory.iterdir()) if path.is_file()}
-        html = (directory / "index.html").read_text(encoding="utf-8")
-        self.html = re.sub(r'"/static/([\w.-]+)"', self._versioned, html)
+        page = (directory / "index.html").read_text(encoding="utf-8")
+        if RULES_MARK not in page:
+            raise ValueError(f"{directory / 'index.html'} lacks the rules' place {RULES_MARK!r}")
+        page = page.replace(RULES_MARK, rules_html())
+        self.html = re.sub(r'"/static/([\w.-]+)"', self._versioned, page)
         self.files = _HashedFiles(directory=directory, versions=self.versions)
 
     def _versioned(self, m: re.Match) -> str:
         name = m.group(1)
         return f'"/static/{name}?v={self.versions[name]}"' if name in self.versions else m.group(0)
+
+
+def rules_html(indent: str = "    ") -> str:
+    """The rules dialog's text, from the catalog's rules (:data:`.i18n.RULES_SECTIONS`,
+    the terminal's too): each title and paragraph in English, with its message id
+    in ``data-t`` for the page's script to translate."""
+    def line(tag: str, message: str) -> str:
+        text = html.escape(message)
+        return f'{indent}<{tag} data-t="{text}">{text}</{tag}>'
+    lines = []
+    for title, paragraphs in (*i18n.RULES_SECTIONS,
+                              (i18n.RANK_ORDER_TITLE, (i18n.RANK_ORDER_NOTE,))):
+        lines.append(line("h3", title))
+        lines.extend(line("p", p) for p in paragraphs)
+    return "\n".join(lines).removeprefix(indent)
 
 
 class _HashedFiles(StaticFiles):

@@ -269,7 +269,8 @@
     return line;
   }
 
-  // A deal's result as the record states it, in the table's words.
+  // A deal's result as the record states it, in the table's words: the sentence of
+  // Narrator.deal_result (aluette_env/apps/narrator.py), the same message ids.
   function dealResult(result, words) {
     const n = window.AluetteText.number;
     const points = [n(result.points.team_0), n(result.points.team_1)];

@@ -63,8 +63,14 @@ keeps the four seats' vectors of the PettingZoo env equal to it play by play,
 rewriting from the state the fields that the step's event says changed;
 the readers (:func:`read_view` from a vector, :func:`read_state` from the
 engine's state) fill the same arrays. All of them take their positions from
-the one layout declaration below, and the tests pin each to the reference
-bit for bit.
+the one layout declaration, and the tests pin each to the reference bit for
+bit.
+
+**Modules.** This package holds the writers, the encoders, the decoder and the
+readers; :mod:`.layout` declares the layout, :mod:`.incremental` holds the
+env's incremental writer and :mod:`.sparse` the learner's index lists
+(:func:`write_active`, :func:`write_hidden`). Every public name of the three is
+importable from here.
 
 May import: numpy and :mod:`aluette_env.game`.
 """
@@ -76,123 +82,34 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .game import (
-    CARD_PLAYED, HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, NUM_UNUSED,
-    SIGN_PHASE, TRICK_DONE, Deal, Variant, first_leader, relative_seat, sees_sign, team_of,
+from ..game import (
+    NOBODY, NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS, SIGN_PHASE, Deal, Variant, first_leader,
+    relative_seat, sees_sign, team_of,
 )
-from .game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
-
-OBS_VERSION = 2
-#: The signs variant's observation (S5): version 2's, then the signs block.
-SIGNS_OBS_VERSION = 3
-MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
-MAX_POINTS = 2 * MAX_DEALS
-
-_FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
-    ("hand", (NUM_CARDS,)),
-    ("trick", (NUM_SEATS, NUM_CARDS)),
-    ("played", (NUM_SEATS, NUM_CARDS)),
-    ("trick_winners", (NUM_TRICKS, NUM_SEATS + 1)),
-    ("trick_counts", (NUM_SEATS, NUM_TRICKS)),
-    ("reached", (NUM_SEATS, NUM_TRICKS)),
-    ("won_a_trick", (NUM_SEATS,)),
-    ("in_run", (NUM_SEATS,)),
-    ("leader", (NUM_SEATS,)),
-    ("to_act", (NUM_SEATS,)),
-    ("trick_index", (NUM_TRICKS,)),
-    ("dealer", (NUM_SEATS,)),
-    ("deal", (MAX_DEALS,)),
-    ("deals_left", (MAX_DEALS,)),
-    ("points_own", (MAX_POINTS,)),
-    ("points_opp", (MAX_POINTS,)),
-    ("history", (NUM_TRICKS, NUM_CARDS)),
+from ..game.state import IN_TRICK, PLAYED, UNUSED, order_of_play, played_by
+from .incremental import IncrementalObservations
+from .layout import (
+    _COUNTS, _COUNTS_ROW, _DEAL, _DEALER, _DEALS_LEFT, _HAND, _HISTORY, _HISTORY_ROW, _LEADER,
+    _PLAYED, _PLAYED_ROW, _POINTS_OPP, _POINTS_OWN, _REACHED, _REACHED_ROW, _RUN, _SIGNING,
+    _SIGNS, _TO_ACT, _TRICK, _TRICK_INDEX, _TRICK_ROW, _WINNERS, _WINNERS_ROW, _WON, MAX_DEALS,
+    MAX_POINTS, OBS_SIZE, OBS_VERSION, OFFSET, ROW, SHAPES, SIGN_SHAPES, SIGN_SLICES,
+    SIGNS_OBS_SIZE, SIGNS_OBS_VERSION, SLICES, SPOILED_COLUMN, STATE_SIZE, VERSION_ENDS_BEFORE,
+    obs_size, state_size,
 )
-#: The first field each version added: version v is every field before
-#: VERSION_ENDS_BEFORE[v] (None: all of them).
-VERSION_ENDS_BEFORE = {1: "history", 2: None}
-
-
-def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
-    slices, shapes, start = {}, {}, 0
-    for name, shape in _FIELDS:
-        size = int(np.prod(shape))
-        slices[name] = slice(start, start + size)
-        shapes[name] = shape
-        start += size
-    return slices, shapes, start
-
-
-#: name -> slice of the flat vector; SHAPES[name] is the field's shape.
-SLICES, SHAPES, OBS_SIZE = _layout()
-
-
-def obs_size(version: int) -> int:
-    """Length of an observation of ``version`` (1 to OBS_VERSION): the prefix of
-    today's vector that a model of that version reads; ``SIGNS_OBS_VERSION``
-    (3): the signs variant's vector, version 2's followed by the signs block."""
-    if version == SIGNS_OBS_VERSION:
-        return SIGNS_OBS_SIZE
-    if version not in VERSION_ENDS_BEFORE:
-        raise ValueError(f"no observation version {version!r}; versions are "
-                         f"{sorted(VERSION_ENDS_BEFORE) + [SIGNS_OBS_VERSION]}")
-    end = VERSION_ENDS_BEFORE[version]
-    return OBS_SIZE if end is None else SLICES[end].start
-
-#: Offsets of each field, for the incremental writers.
-OFFSET = {name: s.start for name, s in SLICES.items()}
-#: Row length of each field (its last dimension): field[r, k] is at OFFSET + r * ROW + k.
-ROW = {name: shape[-1] for name, shape in SHAPES.items()}
-
-
-def state_size(version: int) -> int:
-    """Length of the global state (``raw_env.state()``) of observation ``version``:
-    all four hands by absolute seat, the twelve unused cards, then player_0's
-    public view (its observation without its hand, which is already in the first
-    block). A version's state is a prefix of the next one's, as its observation is."""
-    return NUM_SEATS * NUM_CARDS + NUM_CARDS + obs_size(version) - NUM_CARDS
-
-
-STATE_SIZE = state_size(OBS_VERSION)
-
-
-#: A spoiled trick in ``trick_winners``: the field's last column (R11).
-SPOILED_COLUMN = NUM_SEATS
-
-#: The signs variant's observation (S5): version 2's vector (OBS_SIZE entries),
-#: then this block (SIGNS_OBS_VERSION). The default game's vector never has it.
-_SIGN_FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
-    # 1: someone is making a sign (the seat to act, before its card; S1)
-    ("signing", (1,)),
-    # one-hot sign 1-9 (column sign - 1) that each relative seat made in each
-    # trick of this deal, where the observer saw it: its own, its partner's,
-    # and the opponents' it caught (S5). Zeros: silence, not yet, or unseen.
-    ("signs", (NUM_TRICKS, NUM_SEATS, NUM_SIGNS)),
+from .sparse import (
+    ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, dense, write_active,
+    write_hidden,
 )
-SIGN_SLICES: dict[str, slice] = {}
-SIGN_SHAPES: dict[str, tuple[int, ...]] = {}
-_start = OBS_SIZE
-for _name, _shape in _SIGN_FIELDS:
-    SIGN_SLICES[_name] = slice(_start, _start + int(np.prod(_shape)))
-    SIGN_SHAPES[_name] = _shape
-    _start = SIGN_SLICES[_name].stop
-#: Length of the signs variant's observation.
-SIGNS_OBS_SIZE = _start
-_SIGNING = SIGN_SLICES["signing"].start
-_SIGNS = SIGN_SLICES["signs"].start
 
-# Each field's offset and row length, as module constants (numba folds them).
-_HAND = OFFSET["hand"]
-_TRICK, _TRICK_ROW = OFFSET["trick"], ROW["trick"]
-_PLAYED, _PLAYED_ROW = OFFSET["played"], ROW["played"]
-_WINNERS, _WINNERS_ROW = OFFSET["trick_winners"], ROW["trick_winners"]
-_COUNTS, _COUNTS_ROW = OFFSET["trick_counts"], ROW["trick_counts"]
-_REACHED, _REACHED_ROW = OFFSET["reached"], ROW["reached"]
-_WON, _RUN = OFFSET["won_a_trick"], OFFSET["in_run"]
-_LEADER, _TO_ACT = OFFSET["leader"], OFFSET["to_act"]
-_TRICK_INDEX, _DEALER = OFFSET["trick_index"], OFFSET["dealer"]
-_DEAL, _DEALS_LEFT = OFFSET["deal"], OFFSET["deals_left"]
-_POINTS_OWN, _POINTS_OPP = OFFSET["points_own"], OFFSET["points_opp"]
-_HISTORY, _HISTORY_ROW = OFFSET["history"], ROW["history"]
+__all__ = [
+    "ACTIVE_PAD", "HIDDEN_PAD", "HIDDEN_SIZE", "IN_TRICK", "MAX_ACTIVE", "MAX_DEALS", "MAX_HIDDEN",
+    "MAX_POINTS", "OBS_SIZE", "OBS_VERSION", "OFFSET", "PLAYED", "ROW", "SHAPES", "SIGN_SHAPES",
+    "SIGN_SLICES", "SIGNS_OBS_SIZE", "SIGNS_OBS_VERSION", "SLICES", "SPOILED_COLUMN",
+    "STATE_SIZE", "UNSEEN", "VERSION_ENDS_BEFORE", "IncrementalObservations", "Observer",
+    "decode_observation", "dense", "encode_observation", "encode_signs_observation",
+    "encode_state", "obs_size", "observer", "read_match", "read_state", "read_view",
+    "state_size", "write_active", "write_hidden", "write_signs", "write_view",
+]
 
 
 def write_view(g, observer, row) -> None:
@@ -350,80 +267,6 @@ def observer(variant: Variant) -> Observer:
         slices.update(SIGN_SLICES)
         shapes.update(SIGN_SHAPES)
     return Observer(version, size, state_size(version), signs, slices, shapes)
-
-
-# ---------------------------------------------------------------------------- sparse forms
-
-# A learner's first layer computes on the entries set to 1, not on the zeros:
-# ``write_active`` lists them (the batched engine calls it beside ``write_view``),
-# and ``write_hidden`` lists the privileged part a training critic may read.
-
-#: Most entries one observation can set to 1, field by field: each of the 36
-#: dealt cards in at most one of hand / trick / played and, once played, in
-#: ``history`` (72); ``trick_winners`` and ``trick_counts`` (the counts' sum is
-#: the tricks won) 9 each; ``reached``, ``won_a_trick`` and ``in_run`` 4 each;
-#: ``leader``, ``to_act``, ``trick_index``, ``dealer``, ``deal``, ``deals_left``
-#: one each; and the two points thermometers together at most the points
-#: awarded, 2 per deal (R15), 20 in the longest match. The writer refuses more.
-MAX_ACTIVE = (2 * NUM_SEATS * HAND_SIZE + 2 * NUM_TRICKS + 3 * NUM_SEATS + 6
-              + 2 * MAX_DEALS)
-#: The pad of :func:`write_active`'s list: one past the last entry.
-ACTIVE_PAD = OBS_SIZE
-
-#: The privileged part of a seat's position, for training critics only (never a
-#: policy's input): the other three hands by relative seat (1 left, 2 partner,
-#: 3 right), then the unused cards; entry ``(r - 1) * 48 + card`` or ``144 + card``.
-HIDDEN_SIZE = NUM_SEATS * NUM_CARDS
-#: Most privileged entries set to 1: three full hands and the unused cards.
-MAX_HIDDEN = (NUM_SEATS - 1) * HAND_SIZE + NUM_UNUSED
-#: The pad of :func:`write_hidden`'s list.
-HIDDEN_PAD = HIDDEN_SIZE
-_UNUSED_ROW = (NUM_SEATS - 1) * NUM_CARDS
-
-
-def write_active(row, out) -> int:
-    """The entries of ``row`` (an observation) set to 1, in increasing order, into
-    ``out`` (int [MAX_ACTIVE]), padded with ``ACTIVE_PAD``; returns their count.
-    A count above MAX_ACTIVE says the list was cut there: the caller refuses it
-    (raising nothing here lets numba's parallel loops call it)."""
-    # Without a branch on the entry (every k is written, and kept when it is set):
-    # compiled, 1.5x faster than `if row[k] != 0` on real rows, whose 1s fall
-    # where a branch predictor cannot guess them.
-    n = 0
-    for k in range(row.shape[0]):
-        if n < MAX_ACTIVE:
-            out[n] = k
-        n += int(row[k] != 0)
-    for k in range(n, MAX_ACTIVE):
-        out[k] = ACTIVE_PAD
-    return n
-
-
-def write_hidden(g, observer, out) -> int:
-    """The privileged entries of ``observer``'s position in the game state ``g``
-    (see ``HIDDEN_SIZE``) into ``out`` (int [MAX_HIDDEN]), padded with
-    ``HIDDEN_PAD``; returns their count."""
-    n = 0
-    for c in range(NUM_CARDS):
-        code = int(g.card_state[c])
-        if code == UNUSED:
-            out[n] = _UNUSED_ROW + c
-            n += 1
-        elif code < NUM_SEATS and code != observer:
-            out[n] = (relative_seat(code, observer) - 1) * NUM_CARDS + c
-            n += 1
-    for k in range(n, MAX_HIDDEN):
-        out[k] = HIDDEN_PAD
-    return n
-
-
-def dense(indices: np.ndarray, size: int) -> np.ndarray:
-    """Padded index lists ([..., K], pad ``size``) as 0/1 vectors ([..., size], int8):
-    the inverse of :func:`write_active` / :func:`write_hidden`, for tests and tools."""
-    idx = np.asarray(indices, np.int64)
-    out = np.zeros(idx.shape[:-1] + (size + 1,), np.int8)
-    np.put_along_axis(out, idx, 1, axis=-1)
-    return out[..., :size]
 
 
 def _rel_name(r: int) -> str:
@@ -638,206 +481,3 @@ def read_match(row) -> tuple[int, int, int, int, int]:
     return (first("dealer"), deal, deal + first("deals_left") + 1,
             int(np.asarray(row[SLICES["points_own"]]).sum()),
             int(np.asarray(row[SLICES["points_opp"]]).sum()))
-
-
-# ---------------------------------------------------------------------------- incremental
-
-# Flat offsets in the (4, OBS_SIZE) buffer, indexed [seat][observer]: where
-# the fields of "seat" sit in "observer"'s vector (relative seat order).
-
-
-def _per_seat(field: str, stride: int = 1) -> list[list[int]]:
-    return [[o * OBS_SIZE + OFFSET[field] + relative_seat(s, o) * stride
-             for o in range(NUM_SEATS)] for s in range(NUM_SEATS)]
-
-
-def _per_observer(field: str) -> list[int]:
-    return [o * OBS_SIZE + OFFSET[field] for o in range(NUM_SEATS)]
-
-
-_I_TRICK = _per_seat("trick", ROW["trick"])
-_I_PLAYED = _per_seat("played", ROW["played"])
-_I_COUNTS = _per_seat("trick_counts", ROW["trick_counts"])
-_I_REACHED = _per_seat("reached", ROW["reached"])
-_I_WON = _per_seat("won_a_trick")
-_I_IN_RUN = _per_seat("in_run")
-_I_LEADER = _per_seat("leader")
-_I_TO_ACT = _per_seat("to_act")
-_I_DEALER = _per_seat("dealer")
-_I_WINNERS = _per_seat("trick_winners")
-_I_SPOILED = [base + SPOILED_COLUMN for base in _per_observer("trick_winners")]
-#: One-hot fields by value: [value][observer] positions (see :func:`_show`).
-_I_WINNER_AT = [[[p + _WINNERS_ROW * i for p in _I_WINNERS[w]] for w in range(NUM_SEATS)]
-                for i in range(NUM_TRICKS)]  # [trick][winner]
-_I_SPOILED_AT = [[p + _WINNERS_ROW * i for p in _I_SPOILED] for i in range(NUM_TRICKS)]
-_I_TRICK_AT = [[p + t for p in _per_observer("trick_index")] for t in range(NUM_TRICKS)]
-_I_DEAL_AT = [[p + k for p in _per_observer("deal")] for k in range(MAX_DEALS)]
-_I_DEALS_LEFT_AT = [[p + k for p in _per_observer("deals_left")] for k in range(MAX_DEALS)]
-_I_REACHED_AT = [[[p + k for p in _I_REACHED[s]] for k in range(_REACHED_ROW)]
-                 for s in range(NUM_SEATS)]  # [seat][trick index]
-_I_HAND = _per_observer("hand")
-_I_HISTORY = _per_observer("history")  # + trick_index * ROW + card
-_BASE = [o * OBS_SIZE for o in range(NUM_SEATS)]
-#: The points fields' bytes for each count: a thermometer.
-_THERMOMETER = [b"\x01" * n + bytes(MAX_POINTS - n) for n in range(MAX_POINTS + 1)]
-
-
-class IncrementalObservations:
-    """The four seats' observation vectors of one game state, kept equal to
-    :func:`write_view` play by play for the PettingZoo env.
-
-    ``obs`` is a ``(4, OBS_SIZE)`` int8 view of one bytearray, indexed by
-    absolute seat. After each step the step's event
-    (:func:`~aluette_env.game.state.step`) says which fields changed, and
-    those are written again from the state record, at the layout's positions:
-    the card's own entries after any play; after a trick its four cards, its
-    winner, the tally and the fields of the trick in progress; after a deal the
-    match fields too, each against what the writer last put there. Nothing is
-    worked out here: who leads, who reached what, whether the deal or the
-    match is over are read from the state. Equal to :func:`write_view` after
-    every call (tested at every step).
-    """
-
-    def __init__(self, width: int = OBS_SIZE) -> None:
-        self.buf = bytearray(NUM_SEATS * OBS_SIZE)
-        self.width = int(width)
-        self._views()
-        self._forget()
-
-    def _views(self) -> None:
-        """``obs``, and per seat its vector's first ``width`` entries (``seats``)
-        and its hand's entries (``hands``): views of ``buf``, made once, so that
-        a seat's observation costs one copy."""
-        self.obs = np.frombuffer(self.buf, np.int8).reshape(NUM_SEATS, OBS_SIZE)
-        self.seats = [self.obs[s, :self.width] for s in range(NUM_SEATS)]
-        self.hands = [self.obs[s, SLICES["hand"]] for s in range(NUM_SEATS)]
-
-    def _forget(self) -> None:
-        """What the fields say, as last written (-1: nothing; the values an
-        all-zero view says), so that a diff with the state writes only what
-        differs."""
-        self.leader = self.to_act = self.trick_index = self.deal = self.deals_left = -1
-        self.counts = [0] * NUM_SEATS
-        self.reached = [-1] * NUM_SEATS
-        self.in_run = [0] * NUM_SEATS
-
-    def __getstate__(self) -> dict:
-        return {k: v for k, v in self.__dict__.items() if k not in ("obs", "seats", "hands")}
-
-    def __setstate__(self, state: dict) -> None:
-        self.__dict__.update(state)
-        self._views()
-
-    def start_deal(self, g) -> None:
-        """The views of a deal just dealt into the state ``g``, nothing played:
-        the hands, the dealer, the trick in progress and the match."""
-        buf = self.buf
-        self.obs[:] = 0
-        self._forget()
-        card_state = g.card_state
-        for c in range(NUM_CARDS):
-            code = card_state[c]
-            if code < NUM_SEATS:
-                buf[_I_HAND[code] + c] = 1
-        _show(buf, _I_DEALER, -1, g.dealer)
-        self._turn(g)
-        self._match(g)
-
-    def play(self, g, seat: int, card: int, event: int) -> None:
-        """``seat`` played ``card``: ``g`` is the state after the step, ``event``
-        the step's event."""
-        buf = self.buf
-        buf[_I_HAND[seat] + card] = 0
-        at = g.card_trick[card] * _HISTORY_ROW + card
-        hist = _I_HISTORY
-        buf[hist[0] + at] = buf[hist[1] + at] = buf[hist[2] + at] = buf[hist[3] + at] = 1
-        if event == CARD_PLAYED:  # the card joined the trick; the next seat acts
-            pos = _I_TRICK[seat]
-            buf[pos[0] + card] = buf[pos[1] + card] = buf[pos[2] + card] = buf[pos[3] + card] = 1
-            _show(buf, _I_TO_ACT, self.to_act, g.to_act)
-            self.to_act = g.to_act
-            return
-        self._trick(g)
-        self._turn(g)
-        if event != TRICK_DONE:
-            self._match(g)
-
-    def _trick(self, g) -> None:
-        """The trick just finished: its cards (now played), its winner and the tally."""
-        buf = self.buf
-        for card in g.trick_cards:
-            s = g.card_state[card] - PLAYED
-            t, p = _I_TRICK[s], _I_PLAYED[s]
-            buf[t[0] + card] = buf[t[1] + card] = buf[t[2] + card] = buf[t[3] + card] = 0
-            buf[p[0] + card] = buf[p[1] + card] = buf[p[2] + card] = buf[p[3] + card] = 1
-        i = g.trick_index - 1
-        w = g.trick_winners[i]
-        p = _I_SPOILED_AT[i] if w < 0 else _I_WINNER_AT[i][w]
-        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1
-        counts, reached, in_run = self.counts, self.reached, self.in_run
-        for s in range(NUM_SEATS):
-            n, old = g.counts[s], counts[s]
-            if n != old:  # the thermometer's entries between the two counts
-                c, v = _I_COUNTS[s], 1 if n > old else 0
-                for k in range(min(n, old), max(n, old)):
-                    buf[c[0] + k] = buf[c[1] + k] = buf[c[2] + k] = buf[c[3] + k] = v
-                if (n == 0) != (old == 0):
-                    _flag(buf, _I_WON[s], 1 if n else 0)
-                counts[s] = n
-            at = g.reached[s] if n else -1
-            if at != reached[s]:
-                _show(buf, _I_REACHED_AT[s], reached[s], at)
-                reached[s] = at
-            run = 1 if g.in_run[s] else 0
-            if run != in_run[s]:
-                _flag(buf, _I_IN_RUN[s], run)
-                in_run[s] = run
-
-    def _turn(self, g) -> None:
-        """Leader, seat to act and trick index of the trick in progress (empty
-        once the deal is over)."""
-        buf = self.buf
-        live = g.trick_index < NUM_TRICKS
-        leader, to_act, t = (g.leader, g.to_act, g.trick_index) if live else (-1, -1, -1)
-        if leader != self.leader:
-            _show(buf, _I_LEADER, self.leader, leader)
-            self.leader = leader
-        if to_act != self.to_act:
-            _show(buf, _I_TO_ACT, self.to_act, to_act)
-            self.to_act = to_act
-        _show(buf, _I_TRICK_AT, self.trick_index, t)
-        self.trick_index = t
-
-    def _match(self, g) -> None:
-        """Deal index, deals left (empty once the match is over) and the points."""
-        buf = self.buf
-        k = g.deal_index
-        deal, left = (-1, -1) if g.over else \
-            (min(k, MAX_DEALS - 1), min(g.num_deals - k, MAX_DEALS) - 1)
-        _show(buf, _I_DEAL_AT, self.deal, deal)
-        _show(buf, _I_DEALS_LEFT_AT, self.deals_left, left)
-        self.deal, self.deals_left = deal, left
-        points = g.points
-        for o in range(NUM_SEATS):
-            base = _BASE[o]
-            team = team_of(o)
-            own, opp = base + _POINTS_OWN, base + _POINTS_OPP
-            buf[own:own + MAX_POINTS] = _THERMOMETER[min(points[team], MAX_POINTS)]
-            buf[opp:opp + MAX_POINTS] = _THERMOMETER[min(points[1 - team], MAX_POINTS)]
-
-
-def _flag(buf: bytearray, p: list[int], value: int) -> None:
-    """A flag of the four views (positions ``p``, one per observer) set to ``value``."""
-    buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = value
-
-
-def _show(buf: bytearray, places: list[list[int]], old: int, new: int) -> None:
-    """A one-hot field in the four views: ``places[value]`` are its positions
-    for ``value``; clears the entry of ``old`` and sets that of ``new`` (-1:
-    none)."""
-    if old >= 0:
-        p = places[old]
-        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 0
-    if new >= 0:
-        p = places[new]
-        buf[p[0]] = buf[p[1]] = buf[p[2]] = buf[p[3]] = 1

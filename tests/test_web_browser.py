@@ -21,6 +21,7 @@ import re
 
 import pytest
 
+from aluette_env.apps.web.page import STATIC_DIR
 from browser_fixtures import (
     DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
@@ -456,10 +457,12 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     open_table(page)
     assert sum("/api/players" in url for url in asked) == 1, asked
     statics = [url for url in asked if "/static/" in url]
-    # The page's six scripts and styles, and the favicon where the browser shows
-    # one (Chromium's headless shell asks for none).
+    # Every script (main.js's modules by the hashes it names) and style of the
+    # page, and the favicon where the browser shows one (Chromium's headless
+    # shell asks for none).
+    files_of_page = sum(path.suffix in (".js", ".css") for path in STATIC_DIR.iterdir())
     icons = [url for url in statics if "/static/favicon" in url]
-    assert len(statics) - len(icons) == 6 and len(icons) <= 1 and \
+    assert len(statics) - len(icons) == files_of_page and len(icons) <= 1 and \
         all("?v=" in url for url in statics), statics
     cdp = context.new_cdp_session(page)  # Chromium's own word on where each answer came from
     cdp.send("Network.enable")
@@ -470,7 +473,7 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
     page.goto(server.url)  # a second visit
     wait_ready(page)
-    assert len(files) == 6, files
+    assert len(files) == files_of_page, files
     assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
     context.close()
 

@@ -250,13 +250,14 @@ def test_arabic_is_laid_out_right_to_left_and_remembered(page):
     assert west["x"] < east["x"]  # the table keeps its compass: west is on your left
     brand = page.locator(".brand").bounding_box()
     assert brand["x"] > 640  # the title starts on the right
+    # Card names in Arabic too, once the hand is drawn again in the new language
+    # (the layout turns first; under load the hand's new labels may follow later,
+    # so the hand is measured once it is drawn again, never while it is replaced).
+    expect(page.locator(".hand-card").first).to_have_accessible_name(
+        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     first = page.locator(".hand-card").first.bounding_box()
     last = page.locator(".hand-card").last.bounding_box()
     assert first["x"] > last["x"]  # the hand reads right to left
-    # Card names in Arabic too, once the hand is drawn again in the new language
-    # (the layout turns first; under load the hand's new labels may follow later).
-    expect(page.locator(".hand-card").first).to_have_accessible_name(
-        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     page.locator(".hand-card").first.click()
     shoot(page, "web-ar")
     page.reload()

@@ -21,6 +21,7 @@ import re
 
 import pytest
 
+from aluette_env.apps.web.page import STATIC_DIR
 from browser_fixtures import (
     DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
@@ -249,13 +250,14 @@ def test_arabic_is_laid_out_right_to_left_and_remembered(page):
     assert west["x"] < east["x"]  # the table keeps its compass: west is on your left
     brand = page.locator(".brand").bounding_box()
     assert brand["x"] > 640  # the title starts on the right
+    # Card names in Arabic too, once the hand is drawn again in the new language
+    # (the layout turns first; under load the hand's new labels may follow later,
+    # so the hand is measured once it is drawn again, never while it is replaced).
+    expect(page.locator(".hand-card").first).to_have_accessible_name(
+        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     first = page.locator(".hand-card").first.bounding_box()
     last = page.locator(".hand-card").last.bounding_box()
     assert first["x"] > last["x"]  # the hand reads right to left
-    # Card names in Arabic too, once the hand is drawn again in the new language
-    # (the layout turns first; under load the hand's new labels may follow later).
-    expect(page.locator(".hand-card").first).to_have_accessible_name(
-        re.compile("[\u0600-\u06ff]"), timeout=MATCH_TIMEOUT_MS)
     page.locator(".hand-card").first.click()
     shoot(page, "web-ar")
     page.reload()
@@ -456,10 +458,12 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     open_table(page)
     assert sum("/api/players" in url for url in asked) == 1, asked
     statics = [url for url in asked if "/static/" in url]
-    # The page's six scripts and styles, and the favicon where the browser shows
-    # one (Chromium's headless shell asks for none).
+    # Every script (main.js's modules by the hashes it names) and style of the
+    # page, and the favicon where the browser shows one (Chromium's headless
+    # shell asks for none).
+    files_of_page = sum(path.suffix in (".js", ".css") for path in STATIC_DIR.iterdir())
     icons = [url for url in statics if "/static/favicon" in url]
-    assert len(statics) - len(icons) == 6 and len(icons) <= 1 and \
+    assert len(statics) - len(icons) == files_of_page and len(icons) <= 1 and \
         all("?v=" in url for url in statics), statics
     cdp = context.new_cdp_session(page)  # Chromium's own word on where each answer came from
     cdp.send("Network.enable")
@@ -470,7 +474,7 @@ def test_a_page_load_asks_each_thing_once_and_a_reload_reuses_the_files(browser,
     cdp.on("Network.requestServedFromCache", lambda e: cached.add(e["requestId"]))
     page.goto(server.url)  # a second visit
     wait_ready(page)
-    assert len(files) == 6, files
+    assert len(files) == files_of_page, files
     assert set(files) <= cached, [url for rid, url in files.items() if rid not in cached]
     context.close()
 

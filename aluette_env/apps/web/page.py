@@ -99,20 +99,49 @@ class PageRoutes:
 
 class StaticPage:
     """The page and its files, cached by content: the page (``/``) names each
-    file with a hash of its content (``/static/app.js?v=<sha256 prefix>``,
+    file with a hash of its content (``/static/main.js?v=<sha256 prefix>``,
     computed at start), so a browser keeps a file for a year and asks again
     only when it changed (``immutable``); the page itself and a file asked
-    without its hash are checked on every load (``no-cache``)."""
+    without its hash are checked on every load (``no-cache``). A script module
+    names the modules it imports the same way (``from "./state.js?v=…"``,
+    written in as it is served), so its hash covers theirs: a change to one
+    module reaches every module that imports it."""
 
     def __init__(self, directory: Path):
-        self.versions = {path.name: hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-                         for path in sorted(directory.iterdir()) if path.is_file()}
-        page = (directory / "index.html").read_text(encoding="utf-8")
+        self.bodies = {path.name: path.read_bytes()
+                       for path in sorted(directory.iterdir()) if path.is_file()}
+        self.versions: dict[str, str] = {}
+        for name in self.bodies:
+            self._version(name, ())
+        page = self.bodies["index.html"].decode("utf-8")
         if RULES_MARK not in page:
             raise ValueError(f"{directory / 'index.html'} lacks the rules' place {RULES_MARK!r}")
         page = page.replace(RULES_MARK, rules_html())
         self.html = re.sub(r'"/static/([\w.-]+)"', self._versioned, page)
-        self.files = _HashedFiles(directory=directory, versions=self.versions)
+        self.files = _HashedFiles(directory=directory, versions=self.versions, bodies={
+            name: body for name, body in self.bodies.items()
+            if body != (directory / name).read_bytes()})
+
+    def _version(self, name: str, importers: tuple[str, ...]) -> str:
+        """The hash of file ``name`` as it is served: a module's imports named by
+        their own hashes first (``importers``: the modules importing it, to
+        refuse a cycle, which no hash could name)."""
+        if name not in self.versions:
+            if name in importers:
+                raise ValueError(f"static/{name} imports itself through "
+                                 f"{' -> '.join(importers[importers.index(name):])}: "
+                                 "the page's modules must not import in a cycle")
+            if name.endswith(".js"):
+                def versioned(m: re.Match) -> str:
+                    if m["file"] not in self.bodies:
+                        raise ValueError(f"static/{name} imports ./{m['file']}, which is not "
+                                         "in static/")
+                    version = self._version(m["file"], importers + (name,))
+                    return f"{m['keyword']}{m['quote']}./{m['file']}?v={version}{m['quote']}"
+                text = self.bodies[name].decode("utf-8")
+                self.bodies[name] = _IMPORT.sub(versioned, text).encode("utf-8")
+            self.versions[name] = hashlib.sha256(self.bodies[name]).hexdigest()[:16]
+        return self.versions[name]
 
     def _versioned(self, m: re.Match) -> str:
         name = m.group(1)
@@ -134,15 +163,23 @@ def rules_html(indent: str = "    ") -> str:
     return "\n".join(lines).removeprefix(indent)
 
 
-class _HashedFiles(StaticFiles):
-    """Starlette's static files with :class:`StaticPage`'s caching headers."""
+#: A module's import of a file beside it: ``from "./x.js"`` or ``import "./x.js"``.
+_IMPORT = re.compile(r"""(?P<keyword>\b(?:from|import)\s*)(?P<quote>["'])\./(?P<file>[\w.-]+\.js)(?P=quote)""")
 
-    def __init__(self, *, directory: Path, versions: dict[str, str]):
+
+class _HashedFiles(StaticFiles):
+    """Starlette's static files with :class:`StaticPage`'s caching headers;
+    ``bodies``: the modules served with their imports' hashes written in."""
+
+    def __init__(self, *, directory: Path, versions: dict[str, str], bodies: dict[str, bytes]):
         super().__init__(directory=directory)
-        self.versions = versions
+        self.versions, self.bodies = versions, bodies
 
     async def get_response(self, path: str, scope) -> Response:
-        response = await super().get_response(path, scope)
+        if path in self.bodies:
+            response = Response(self.bodies[path], media_type="text/javascript")
+        else:
+            response = await super().get_response(path, scope)
         asked = dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"))).get("v")
         hashed = asked is not None and asked == self.versions.get(path)
         response.headers["cache-control"] = ("public, max-age=31536000, immutable" if hashed

@@ -4,9 +4,9 @@
 // review beside each play. Everything it shows comes from the server's coach
 // routes (aluette_env/apps/web/coach_api.py): the estimates, the reviews and
 // who took each trick. It states no rule of the game, and it reads the table's
-// state only from what app.js publishes (the game id in sessionStorage, the
+// state only from what main.js publishes (the game id in sessionStorage, the
 // state on <body>). Its words are the page's: t() and the card names of
-// app.js (window.AluetteText), from the apps' one message catalog.
+// main.js (window.AluetteText), from the apps' one message catalog.
 "use strict";
 
 (() => {
@@ -24,11 +24,11 @@
   const points = (x) => window.AluetteText.number(x, {signed: true, digits: 2});
   const spread = (x) => window.AluetteText.number(x, {digits: 2});
 
-  // app.js's requests: in the page's language, its error codes in words, and
+  // The table's requests (api.js): in the page's language, its error codes in words, and
   // sent again while the server cannot be reached.
   const api = (method, path, body) => window.AluetteText.api(method, path, body);
 
-  // The page's language is loaded (app.js) before the coach shows anything.
+  // The page's language is loaded (language.js) before the coach shows anything.
   const loadCards = () => window.AluetteText.ready;
 
   function el(tag, className, text) {
@@ -334,7 +334,7 @@
       if (document.querySelector("dialog[open]") || /INPUT|SELECT|TEXTAREA/.test(e.target.tagName)) return;
       showHint();
     });
-    // app.js publishes the table's state on <body>: a new state clears the hint.
+    // render.js publishes the table's state on <body>: a new state clears the hint.
     let last = state();
     new MutationObserver(() => {
       if (state() !== last) { last = state(); clearHint(); }

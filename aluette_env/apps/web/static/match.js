@@ -1,0 +1,104 @@
+// The match: your moves sent to the server (a card, a sign, the next deal, a
+// new match) and its answer shown event by event at the page's pace; a link
+// the server no longer knows.
+import {api, clearError, showError} from "./api.js";
+import {$, sleep, STORE} from "./dom.js";
+import {t} from "./i18n.js";
+import {remember} from "./matches.js";
+import {announce, focusTurn, mayPlay, render} from "./render.js";
+import {pace} from "./settings.js";
+import {get, set, told} from "./state.js";
+
+let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
+
+// The server has no game for this link (mistyped, or kept in another
+// database): say so, and let the person start a new match. Never a silent restart.
+export function showLost() {
+  // The stored id stays: a reload says this again, until a new match.
+  set({lost: true, gameId: null});
+  $("lost-text").textContent = t("This server has no game with this link.");
+  const dialog = $("lost");
+  if (!dialog.open) dialog.showModal();
+  render();
+}
+
+// Show the events of a move one at a time, each by the view the server sent
+// with it, then the server's final view. A finished trick stays in view
+// longer, with its reason.
+async function playEvents(events, finalState) {
+  set({busy: true});
+  for (const ev of events) {
+    set({view: ev.view});
+    render();
+    if (ev.type === "play" || ev.type === "trick" || ev.type === "sign") announce(ev.text);
+    else if (ev.type === "deal_over") announce(ev.text.join(" "));
+    if ((ev.type === "play" || ev.type === "sign") && ev.seat !== 0) await sleep(pace());
+    else if (ev.type === "trick") await sleep(pace() * 2.5);
+  }
+  set({busy: false});
+  set({view: told(finalState)}); // or a newer view pushed meanwhile
+  movesShown += 1;
+  document.body.dataset.moves = String(movesShown);
+  render();
+  if (get("view").your_turn) focusTurn();
+}
+
+async function move(method, path, body) {
+  if (get("busy")) return;
+  set({busy: true});
+  clearError();
+  render();
+  try {
+    const data = await api(method, path, body);
+    if (data.id) { set({gameId: data.id, lost: false}); sessionStorage.setItem(STORE.game, data.id); remember(data.id); }
+    set({selected: null});
+    await playEvents(data.events, data.state);
+  } catch (err) {
+    set({busy: false});
+    if (err.code === "no_game") { showLost(); return; }
+    const gameId = get("gameId");
+    if (err.status === 409 && gameId) { // a stale view: show the game as it is
+      try { set({view: told((await api("GET", `/api/games/${gameId}`)).state)}); } catch { /* keep the error */ }
+    }
+    showError(err);
+    render();
+  }
+}
+
+export function playSelected() {
+  const selected = get("selected");
+  if (!mayPlay(selected)) return;
+  move("POST", `/api/games/${get("gameId")}/play`, {card: selected, version: get("view").version});
+}
+export function makeSign(sign) {
+  const view = get("view");
+  if (!view || !view.your_turn || get("busy") || get("lost") || !view.sign_choices.includes(sign)) return;
+  move("POST", `/api/games/${get("gameId")}/sign`, {sign, version: view.version});
+}
+export function nextDeal() { move("POST", `/api/games/${get("gameId")}/next-deal`, {version: get("view").version}); }
+// "New match" asks first when it would discard a game in progress.
+export function newMatch(confirmed) {
+  const view = get("view");
+  const gameId = get("gameId");
+  const lost = get("lost");
+  if (!confirmed && view && view.in_progress && gameId && !lost) {
+    $("confirm-new").showModal();
+    return;
+  }
+  set({showLastTrick: false});
+  if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
+  else startGame();
+}
+// The settings' signs option for a new game: {signs, catch} (the chance typed in
+// percent; the server checks it), or nothing without signs.
+export function signsChoice(box, chance) {
+  if (!$(box).checked) return {};
+  const typed = $(chance).value.trim();
+  const percent = typed !== "" && Number.isFinite(Number(typed)) ? Number(typed) : NaN;
+  return {signs: true, catch: Number.isFinite(percent) ? percent / 100 : typed};
+}
+export function startGame() {
+  const choice = {};
+  for (const select of document.querySelectorAll("select[data-role]")) if (select.value) choice[select.dataset.role] = select.value;
+  return move("POST", "/api/games", {...choice, ...signsChoice("signs-on", "signs-catch")});
+}

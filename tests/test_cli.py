@@ -180,7 +180,7 @@ def _working(pid: int, seconds: float) -> int:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
-@pytest.mark.parametrize("command", ["eval --jobs 2", "serve", "serve --workers 2"])
+@pytest.mark.parametrize("command", ["eval --jobs 2", "serve"])
 def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_one_line(
         command, sig, tmp_path):
     """Ctrl-C in a terminal (SIGINT to the process group: the command and its
@@ -195,10 +195,6 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
         # The server, the tracker and the coach's hint worker (warmed up at start).
         "serve": (["serve", "--host", "127.0.0.1", "--port", "0",
                    "--db", f"sqlite:///{tmp_path / 'games.db'}"], 2, 0),
-        # uvicorn's supervisor takes the signals itself: it and its server processes
-        # up (the tracker and a worker at least).
-        "serve --workers 2": (["serve", "--host", "127.0.0.1", "--port", "0", "--workers", "2",
-                               "--db", f"sqlite:///{tmp_path / 'games.db'}"], 3, 0),
     }[command]
     proc = subprocess.Popen([sys.executable, "-m", "aluette_env", *argv], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,

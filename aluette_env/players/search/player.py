@@ -25,6 +25,7 @@ from ..solver import Solver
 from .belief import Belief, Rows, draw_worlds
 from .choice import CardValues, choose, classes, paired_gain, searched_plays
 from .rollouts import heuristic_rollouts, policy_rollouts, solve_worlds
+from .value import depth_rollouts, shipped_or_path
 from .versions import LATEST, OPTIONS, PIMC_OPTIONS, VERSIONS, check, with_defaults
 from .worlds import (
     I_PLAYS, I_T, STRENGTH_ARRAY, View, decision_rng, fill_worlds, match_context,
@@ -55,13 +56,17 @@ class ExpertPlayer(BatchPlayer):
             raise ValueError(f"version={version} is the expert guided by "
                              f"{own.policy}: set version or policy, not both "
                              f"(got policy={policy!r})")
-        defaults = {"worlds": own.worlds, "infer": own.infer, "policy": own.policy}
+        defaults = {"worlds": own.worlds, "infer": own.infer, "policy": own.policy,
+                    "depth": own.depth, "value": own.value}
         values = with_defaults(OPTIONS, options, "ExpertPlayer", defaults)
         seed = values.pop("seed")
         check(OPTIONS, values)
         if values["policy"] == "none" and values["rollout"] == "ai":
             raise ValueError("policy=none plays its rollouts by the heuristic: set "
                              "rollout=heuristic (rollout=ai needs a policy)")
+        if values["depth"] and (values["policy"] == "none" or values["rollout"] != "ai"):
+            raise ValueError("depth > 0 stops the guiding policy's rollouts: it needs a "
+                             "policy and rollout=ai")
         self.worlds, self.solve_tricks = int(values["worlds"]), int(values["solve_tricks"])
         self.solve_worlds = int(values["solve_worlds"])
         self.rollout = values["rollout"]
@@ -81,6 +86,8 @@ class ExpertPlayer(BatchPlayer):
                    for k, v in values.items() if v != defaults.get(k, OPTIONS[k].default)]
         self.name = "expert" + (":" + ",".join(changed) if changed else "")
         self._policy = None if values["policy"] == "none" else guiding_policy(values["policy"])
+        self.depth = int(values["depth"])
+        self._value = shipped_or_path(values["value"]) if self.depth else None
         self._solver = Solver()
         most = max(self.worlds, self.solve_worlds)
         self._chunk = min(WORLD_CHUNK, most) if self.max_seconds else most
@@ -250,8 +257,11 @@ class ExpertPlayer(BatchPlayer):
                 fill_worlds(chunk, info, view.cards, view.card_trick, view.trick, view.winners,
                             *view.tally, view.unseen, view.n_left, plays, context,
                             STRENGTH_ARRAY, self._st)
-                value = np.zeros(len(chunk) * n_plays, np.int64)
-                if self.rollout == "heuristic":
+                value = np.zeros(len(chunk) * n_plays, np.float64 if self.depth else np.int64)
+                if self.depth:
+                    depth_rollouts(self._policy, self._value, self.depth, len(value), n_plays,
+                                   plays, self._st, self._res, self._obs, self._mask, value)
+                elif self.rollout == "heuristic":
                     heuristic_rollouts(len(value), n_plays, plays, STRENGTH_ARRAY, self._st,
                                        self._res, value)
                 else:

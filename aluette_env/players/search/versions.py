@@ -18,6 +18,10 @@ class Version(NamedTuple):
     policy: str
     worlds: int
     infer: str
+    #: Tricks ended before a value network values the position (0: every rollout
+    #: played to the end of the deal), and that network (a shipped one, ``v1``).
+    depth: int = 0
+    value: str = "v1"
 
 
 #: The expert's versions (spec ``expert:version=N``). The newest is the default and
@@ -65,11 +69,21 @@ OPTIONS: dict[str, Option] = {
                      lambda v: 0 <= v <= 1, "a number from 0 to 1"),
     "draws": Option(int, 4, "worlds drawn per world searched, to be weighted by belief",
                     lambda v: 1 <= v <= 64, "an integer from 1 to 64"),
+    "depth": Option(int, VERSIONS[LATEST].depth, "rollouts stop once this many tricks "
+                    "have ended (1: the end of the current trick) and the value network "
+                    "values the position reached; 0: every rollout to the end of the deal "
+                    "(an older version: its own)", lambda v: 0 <= v <= 8,
+                    "an integer from 0 (rollouts to the end) to 8"),
+    "value": Option(str, VERSIONS[LATEST].value, "the value network read at the depth "
+                    "limit: v1 (shipped) or an .onnx file made by python -m "
+                    "training.value_net", lambda v: bool(v.strip()), "v1 or a .onnx path"),
     "max_seconds": Option(float, 0.0, "time budget per move, 0 = none (deterministic)",
                           lambda v: 0 <= v <= 3600, "a number of seconds from 0 to 3600"),
     "version": Option(int, LATEST, "which expert: "
-                      + ", ".join(f"{v} (guided by {p}, {w} worlds, infers from the {i})"
-                                  for v, (p, w, i) in VERSIONS.items())
+                      + ", ".join(f"{v} (guided by {x.policy}, {x.worlds} worlds, infers "
+                                  f"from the {x.infer}"
+                                  + (f", rollouts to trick {x.depth} ahead" if x.depth else "")
+                                  + ")" for v, x in VERSIONS.items())
                       + f"; the default {LATEST} follows the policy and worlds options",
                       lambda v: v in VERSIONS, " or ".join(map(str, VERSIONS))),
     "infer": Option(str, VERSIONS[LATEST].infer, "what the belief reads: deal (every "

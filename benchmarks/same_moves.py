@@ -12,6 +12,14 @@ bit), so the same observation gives the same move.
 
     python benchmarks/same_moves.py [--deals 2000] [--out digests.json]
     python benchmarks/same_moves.py --compare digests.json   # exit 1 on a difference
+    python benchmarks/same_moves.py --signs [--players SPEC ...] ...
+
+``--signs`` plays the signs variant (docs/RULES.md S1-S5): each player at a table
+with signs (``for_signs``: itself if it plays signs, else silent), a sign and a
+card each turn. ``--players`` digests these specs instead of the shipped players
+(a model's path, say, to compare it with a checkout that does not ship it).
+To compare with another checkout, run this script with that checkout first on
+``PYTHONPATH`` and ``--out``, then with this one and ``--compare``.
 
 Used to show that a change of the observation layout (``OBS_VERSION``) or of
 the engine changes no move of a shipped player.
@@ -27,7 +35,7 @@ import sys
 import numpy as np
 
 from aluette_env.game import PLAYS_PER_DEAL
-from aluette_env.players import load_player
+from aluette_env.players import for_signs, load_player
 from aluette_env.vector import VectorGame
 
 PLAYERS = ("random:seed=7", "heuristic", "heuristic:version=1", "ai:version=1",
@@ -35,14 +43,16 @@ PLAYERS = ("random:seed=7", "heuristic", "heuristic:version=1", "ai:version=1",
            "ai:version=6")
 
 
-def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None) -> str:
-    """Digest of every move of ``spec`` at all four seats over ``deals`` deals;
-    ``keep`` collects (observation, mask) rows for a later sample."""
-    player = load_player(spec)
-    game = VectorGame(num_games=deals, num_deals=1, seed=seed, auto_reset=False)
+def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None,
+                   signs: bool = False) -> str:
+    """Digest of every move of ``spec`` at all four seats over ``deals`` deals
+    (of the signs variant if ``signs``: a sign and a card each turn); ``keep``
+    collects (observation, mask) rows for a later sample."""
+    player = for_signs(load_player(spec)) if signs else load_player(spec)
+    game = VectorGame(num_games=deals, num_deals=1, seed=seed, auto_reset=False, signs=signs)
     game.reset()
     digest = hashlib.sha256()
-    for _ in range(PLAYS_PER_DEAL):
+    for _ in range(PLAYS_PER_DEAL * (2 if signs else 1)):
         actions = np.asarray(player.act_batch(game.obs, game.mask), np.int64)
         digest.update(actions.astype(np.int8).tobytes())
         if keep is not None:
@@ -56,24 +66,27 @@ def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None) -
 SEARCHERS = ("expert", "pimc")
 
 
-def search_digest(spec: str, rows: list, positions: int, seed: int) -> str:
+def search_digest(spec: str, rows: list, positions: int, seed: int, signs: bool = False) -> str:
     """Digest of ``spec``'s moves on ``positions`` positions sampled from ``rows``."""
     rng = np.random.default_rng(seed)
     obs = np.concatenate([o for o, _ in rows])
     masks = np.concatenate([m for _, m in rows])
     pick = rng.choice(len(obs), positions, replace=False)
-    moves = np.asarray(load_player(spec).act_batch(obs[pick], masks[pick]), np.int64)
+    player = for_signs(load_player(spec)) if signs else load_player(spec)
+    moves = np.asarray(player.act_batch(obs[pick], masks[pick]), np.int64)
     return hashlib.sha256(moves.astype(np.int8).tobytes()).hexdigest()
 
 
-def digests(deals: int, seed: int, positions: int) -> dict[str, str]:
+def digests(deals: int, seed: int, positions: int, signs: bool = False,
+            players: tuple[str, ...] = PLAYERS) -> dict[str, str]:
     out = {}
     rows: list = []
-    for spec in PLAYERS:
-        out[spec] = play_all_seats(spec, deals, seed, rows if spec == "ai:version=4" else None)
+    for spec in players:
+        out[spec] = play_all_seats(spec, deals, seed, rows if spec == "ai:version=4" else None,
+                                   signs)
         print(f"{spec:24s} {out[spec]}", flush=True)
-    for spec in SEARCHERS if positions else ():
-        out[spec] = search_digest(spec, rows, positions, seed)
+    for spec in SEARCHERS if positions and rows else ():
+        out[spec] = search_digest(spec, rows, positions, seed, signs)
         print(f"{spec:24s} {out[spec]}", flush=True)
     return out
 
@@ -83,18 +96,29 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=2000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--expert-positions", type=int, default=200)
+    ap.add_argument("--signs", action="store_true", help="play the signs variant")
+    ap.add_argument("--players", nargs="+", metavar="SPEC",
+                    help="these player specs instead of the shipped players")
     ap.add_argument("--out", help="write the digests to this JSON file")
     ap.add_argument("--compare", help="compare with digests written by --out; exit 1 on a "
                     "difference")
     args = ap.parse_args()
-    found = digests(args.deals, args.seed, args.expert_positions)
-    if args.out:
-        with open(args.out, "w", encoding="utf-8") as f:
-            json.dump({"deals": args.deals, "seed": args.seed,
-                       "expert_positions": args.expert_positions, "digests": found}, f, indent=1)
+    setting = {"deals": args.deals, "seed": args.seed, "expert_positions": args.expert_positions,
+               "signs": args.signs}
+    before = None
     if args.compare:
         with open(args.compare, encoding="utf-8") as f:
-            before = json.load(f)["digests"]
+            before = json.load(f)
+        other = {k: before.get(k, False) for k in setting}
+        if other != setting:
+            sys.exit(f"--compare {args.compare}: digests of {other}, not of this run's {setting}")
+    found = digests(args.deals, args.seed, args.expert_positions, args.signs,
+                    tuple(args.players or PLAYERS))
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump({**setting, "digests": found}, f, indent=1)
+    if before is not None:
+        before = before["digests"]
         differ = [k for k in before if before[k] != found.get(k)]
         print("same moves for every player" if not differ else f"moves differ: {differ}")
         sys.exit(1 if differ else 0)

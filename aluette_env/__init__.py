@@ -4,7 +4,7 @@ batched engine, AI players and duplicate evaluation.
 ``aluette_env.env()`` is the wrapped PettingZoo environment (its newest
 version, ``aluette_v1``) and ``aluette_env.raw_env`` the bare one; each
 version is a module, PettingZoo's way (``from aluette_env import aluette_v1``,
-and ``aluette_v0``, the version-1 observation kept so old experiments repeat),
+and ``aluette_v0``, the layout-1 observation kept so old experiments repeat),
 and ``pettingzoo.make("aec", "aluette_v1")`` finds them once one is loaded
 (PettingZoo's registry entry point). Attributes load lazily (PEP 562):
 ``import aluette_env`` and ``import aluette_env.game`` import no third-party
@@ -59,7 +59,7 @@ _LAZY = {
     "STRENGTH": "aluette_env.game",
     "card_name": "aluette_env.game",
     "OBS_SIZE": "aluette_env.observation",
-    "OBS_VERSION": "aluette_env.observation",
+    "OBS_LAYOUT": "aluette_env.observation",
     "decode_observation": "aluette_env.observation",
     "env": "aluette_env.aluette_v1",  # the newest version
     "raw_env": "aluette_env.aluette_v1",

@@ -64,7 +64,7 @@ LAYERS: tuple[Layer, ...] = (
              "the one writer from a state record (`write_view`: the reference encoder and the "
              "engine's kernel), `decode_observation` (with the rebuilt order of play) and the "
              "readers (`read_view`, `read_state`, `read_match`); the layout declared once "
-             "(`layout`: named slices, versions as prefixes), the incremental writer of the "
+             "(`layout`: named slices, older layouts as prefixes), the incremental writer of the "
              "env (`incremental`), the learner's index lists (`sparse`: `write_active`, "
              "`write_hidden`); every public name importable from the package"),
     )),
@@ -90,7 +90,7 @@ LAYERS: tuple[Layer, ...] = (
              ("numpy", "gymnasium", "pettingzoo"),
              "the PettingZoo AEC environment (`raw_env`, `env`, registered as `aluette_v0`, "
              "`aluette_v1` and `aluette_signs_v0`); one module per version, PettingZoo's way: "
-             "`aluette_v1` (perfect recall, the one to use), `aluette_v0` (the version-1 "
+             "`aluette_v1` (perfect recall, the one to use), `aluette_v0` (the layout-1 "
              "observation, kept so old experiments repeat), `aluette_signs_v0` (the signs "
              "variant)"),
     )),

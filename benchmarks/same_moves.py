@@ -13,7 +13,7 @@ bit), so the same observation gives the same move.
     python benchmarks/same_moves.py [--deals 2000] [--out digests.json]
     python benchmarks/same_moves.py --compare digests.json   # exit 1 on a difference
 
-Used to show that a change of the observation layout (``OBS_VERSION``) or of
+Used to show that a change of the observation layout (``OBS_LAYOUT``) or of
 the engine changes no move of a shipped player.
 """
 

@@ -612,7 +612,7 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
     train(cfg, log=lambda line: None)
     onnx = tmp_path / "signs.onnx"
     meta = export_policy(str(tmp_path / cfg.run_name), onnx, verify=200)
-    assert (meta["obs_version"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
+    assert (meta["obs_layout"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
     player = load_player(str(onnx))
     assert player.plays_signs and player.signs_only
     res = duplicate_eval(player, "heuristic", deals=10, seed=1, signs=True, catch=0.5)
@@ -622,7 +622,7 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
     with pytest.raises(PlayerSpecError, match="signs variant"):
         for_the_default_game(player, str(onnx))
     # Nor does it start a policy of the default game: refused as the config loads.
-    with pytest.raises(ConfigError, match=r"is a policy of the signs variant \(OBS_VERSION 3, "
+    with pytest.raises(ConfigError, match=r"is a policy of the signs variant \(observation layout 3, "
                                           r"58 actions\); this run trains the default game"):
         load_config(QUICK, [f"output_dir={tmp_path}", f"network.warm_start={onnx}"])
 

@@ -256,7 +256,7 @@ FIRST_LAYER = "features_extractor.net.0.weight"
 
 
 def widen_first_layer(key: str, value, own):
-    """A model of an earlier observation version reads a prefix of today's
+    """A model of an earlier observation layout reads a prefix of today's
     vector (aluette_env.observation): its first layer gets today's width with
     the new inputs at zero weight, so the network starts as that model played."""
     if key == FIRST_LAYER and value.ndim == 2 and value.shape[0] == own.shape[0] \
@@ -289,7 +289,7 @@ def widen_actions(key: str, value, own):
 def load_onnx_weights(policy, path: str) -> None:
     """Start ``policy`` from an exported model's weights (its ONNX initializers are
     named after the SB3 policy's parameters: trunk, policy head, action layer;
-    an earlier observation version's first layer is widened by
+    an earlier observation layout's first layer is widened by
     :func:`widen_first_layer`, and a default-game model's action layer in a
     policy of the signs variant by :func:`widen_actions`); CheckpointError naming the file when the
     architectures differ, ModelError when it is no playable policy (its logits not

@@ -12,13 +12,13 @@ module.
 
 Layout, lowest layer first: a module imports only from its own layer and the
 layers before it in this list, and only the third-party packages its part
-names. The layers are declared once, in :mod:`aluette_env.layers`
-(``LAYERS``); ``tests/test_layers.py`` checks the import graph against that
-table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
+names. The import layers are declared once, in :mod:`aluette_env.import_layers`
+(``LAYERS``); ``tests/test_import_layers.py`` checks the import graph against
+that table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 
 1. game: :mod:`aluette_env.game`, the pure rules (standard library only);
    :mod:`aluette_env.models`, the shipped policy files; :mod:`aluette_env._files`,
-   reading a named file safely; :mod:`aluette_env.layers`, this order.
+   reading a named file safely; :mod:`aluette_env.import_layers`, this order.
 2. records: :mod:`aluette_env.records`, the match record format, checked by
    replaying it through the rules.
 3. observation: :mod:`aluette_env.observation`, the observation layout,

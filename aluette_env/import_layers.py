@@ -1,15 +1,16 @@
-"""The package's layers, declared once: which module sits in which layer, lowest
-first, and which third-party packages each part may import. A module imports
-only modules of its own layer and of the layers before it in :data:`LAYERS`,
-and only the third-party packages its part names (with those of any part that
+"""The package's import layers (which module may import which; not a network's
+layers), declared once: which module sits in which layer, lowest first, and
+which third-party packages each part may import. A module imports only
+modules of its own layer and of the layers before it in :data:`LAYERS`, and
+only the third-party packages its part names (with those of any part that
 contains it: ``aluette_env.apps.web`` may import what ``aluette_env.apps`` may).
 
-Three readers follow this table: ``tests/test_layers.py`` checks the import
-graph against it (``from pkg import X`` counts as an import of the submodule X
-when X is one), the package docstring's numbered list is tested against it,
+Three readers follow this table: ``tests/test_import_layers.py`` checks the
+import graph against it (``from pkg import X`` counts as an import of the
+submodule X when X is one), the package docstring's numbered list is tested against it,
 and the table of ``docs/LAYOUT.md`` is generated from it
-(``python -m aluette_env.layers`` rewrites it in a checkout; the test fails
-when it is stale, and when a module of the tree has no part here).
+(``python -m aluette_env.import_layers`` rewrites it in a checkout; the test
+fails when it is stale, and when a module of the tree has no part here).
 
 May import: the standard library only.
 """
@@ -52,7 +53,7 @@ LAYERS: tuple[Layer, ...] = (
         Part(("aluette_env._files",), (),
              "reading a small file a person named: a regular file only (never a pipe or a "
              "device), at most a limit"),
-        Part(("aluette_env.layers",), (), "this table: the layers, declared once"),
+        Part(("aluette_env.import_layers",), (), "this table: the import layers, declared once"),
     )),
     Layer("records", (
         Part(("aluette_env.records",), (),
@@ -205,8 +206,8 @@ def is_third_party(name: str) -> bool:
 
 # ----------------------------------------------------------------------- docs/LAYOUT.md
 
-BEGIN = ("<!-- the layers: generated from aluette_env/layers.py by "
-         "`python -m aluette_env.layers` -->")
+BEGIN = ("<!-- the layers: generated from aluette_env/import_layers.py by "
+         "`python -m aluette_env.import_layers` -->")
 END = "<!-- end of the layers -->"
 
 

@@ -226,7 +226,7 @@ class PFSPConfig(BaseModel):
 class PartnersConfig(BaseModel):
     """Partner games (``selfplay.partners``): the learner's one seat beside a
     partner drawn per match from a population, against the current policy;
-    only the learner's seat trains (training.selfplay.TableGames)."""
+    only the learner's seat trains (training.selfplay.AllSeatGames)."""
 
     model_config = _STRICT
     games: float = Field(0.25, gt=0, lt=1,

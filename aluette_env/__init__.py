@@ -35,7 +35,7 @@ that table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 8. vector: :mod:`aluette_env.vector`, the batched engine (numba kernels).
 9. players: :mod:`aluette_env.players`, the player protocol, spec registry and
    players (the search players roll out on the batched engine).
-10. evaluation: :mod:`aluette_env.evaluation`, duplicate evaluation and leagues.
+10. evaluation: :mod:`aluette_env.evaluation`, duplicate evaluation and ratings.
 11. apps: :mod:`aluette_env.commands` (the ``aluette`` command and its plugin
     API, run by :mod:`aluette_env.__main__`), :mod:`aluette_env.apps` (its
     subcommands and the games for people) and :mod:`aluette_env.apps.web`

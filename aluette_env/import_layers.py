@@ -112,9 +112,10 @@ LAYERS: tuple[Layer, ...] = (
     )),
     Layer("evaluation", (
         Part(("aluette_env.evaluation",), ("numpy", "rich", "tqdm", "openskill"),
-             "duplicate evaluation (`duplicate`), leagues (`league`), strength against a fixed "
-             "panel of players (`panel`: `PANEL`, `panel_eval`), strength beside a panel of "
-             "partners (`partners`: `PARTNERS`, `partner_eval`, how a team's tricks split)"),
+             "duplicate evaluation (`duplicate`), openskill ratings of a round robin "
+             "(`ratings`), strength against a fixed panel of players (`panel`: `PANEL`, "
+             "`panel_eval`), strength beside a panel of partners (`partners`: `PARTNERS`, "
+             "`partner_eval`, how a team's tricks split)"),
     )),
     Layer("apps", (
         Part(("aluette_env.commands", "aluette_env.__main__"), (),
@@ -122,7 +123,7 @@ LAYERS: tuple[Layer, ...] = (
              "output checks), the parser built from the entry points and the one-line-error "
              "runner (`main`, `run_command`); `python -m aluette_env`"),
         Part(("aluette_env.apps",), ("numpy", "rich", "babel"),
-             "the `eval` and `league` subcommands (`cli`), the review (`review`), the coach "
+             "the `eval` and `ratings` subcommands (`cli`), the review (`review`), the coach "
              "(`coach`), the one game flow for people (`session`: `GameSession`, its moves "
              "and events), what a seat may know (`views`: a seat's view, and views and events "
              "with seats counted from the reader), the words of its events and "

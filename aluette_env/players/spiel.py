@@ -3,7 +3,7 @@
 ``ismcts:simulations=N,uct_c=C,evaluator=random|ai,seed=S`` runs OpenSpiel's
 Python ``ISMCTSBot`` (Cowling, Powley and Whitehouse's Information Set MCTS)
 on the game ``python_aluette`` of :mod:`aluette_env.openspiel`, so it plays in
-``aluette eval``, leagues and the strength table beside the project's own
+``aluette eval``, ``aluette ratings`` and the strength table beside the project's own
 search. Each decision:
 
 * **Root.** The observation is turned into an OpenSpiel state of a one-deal

@@ -4,7 +4,7 @@ batched engine, AI players and duplicate evaluation.
 ``aluette_env.env()`` is the wrapped PettingZoo environment (its newest
 version, ``aluette_v1``) and ``aluette_env.raw_env`` the bare one; each
 version is a module, PettingZoo's way (``from aluette_env import aluette_v1``,
-and ``aluette_v0``, the version-1 observation kept so old experiments repeat),
+and ``aluette_v0``, the layout-1 observation kept so old experiments repeat),
 and ``pettingzoo.make("aec", "aluette_v1")`` finds them once one is loaded
 (PettingZoo's registry entry point). Attributes load lazily (PEP 562):
 ``import aluette_env`` and ``import aluette_env.game`` import no third-party
@@ -12,13 +12,13 @@ module.
 
 Layout, lowest layer first: a module imports only from its own layer and the
 layers before it in this list, and only the third-party packages its part
-names. The layers are declared once, in :mod:`aluette_env.layers`
-(``LAYERS``); ``tests/test_layers.py`` checks the import graph against that
-table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
+names. The import layers are declared once, in :mod:`aluette_env.import_layers`
+(``LAYERS``); ``tests/test_import_layers.py`` checks the import graph against
+that table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 
 1. game: :mod:`aluette_env.game`, the pure rules (standard library only);
    :mod:`aluette_env.models`, the shipped policy files; :mod:`aluette_env._files`,
-   reading a named file safely; :mod:`aluette_env.layers`, this order.
+   reading a named file safely; :mod:`aluette_env.import_layers`, this order.
 2. records: :mod:`aluette_env.records`, the match record format, checked by
    replaying it through the rules.
 3. observation: :mod:`aluette_env.observation`, the observation layout,
@@ -35,7 +35,7 @@ table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 8. vector: :mod:`aluette_env.vector`, the batched engine (numba kernels).
 9. players: :mod:`aluette_env.players`, the player protocol, spec registry and
    players (the search players roll out on the batched engine).
-10. evaluation: :mod:`aluette_env.evaluation`, duplicate evaluation and leagues.
+10. evaluation: :mod:`aluette_env.evaluation`, duplicate evaluation and ratings.
 11. apps: :mod:`aluette_env.commands` (the ``aluette`` command and its plugin
     API, run by :mod:`aluette_env.__main__`), :mod:`aluette_env.apps` (its
     subcommands and the games for people) and :mod:`aluette_env.apps.web`
@@ -59,7 +59,7 @@ _LAZY = {
     "STRENGTH": "aluette_env.game",
     "card_name": "aluette_env.game",
     "OBS_SIZE": "aluette_env.observation",
-    "OBS_VERSION": "aluette_env.observation",
+    "OBS_LAYOUT": "aluette_env.observation",
     "decode_observation": "aluette_env.observation",
     "env": "aluette_env.aluette_v1",  # the newest version
     "raw_env": "aluette_env.aluette_v1",

@@ -14,11 +14,11 @@ Observations             ``Dict(observation=Box(0, 1, (n,), int8),
                          action_mask=Box(0, 1, (48,), int8))``; the vector is
                          relative to the observing seat, laid out in
                          :mod:`aluette_env.observation`: ``n`` is
-                         ``obs_size(raw_env.obs_version)``, 1,070 in v1
+                         ``obs_size(raw_env.obs_layout)``, 1,070 in v1
 Action mask              the hand of the agent to act (every card in hand is
                          legal, R9); all zeros for the other agents
 State                    ``state()``: all hands, the unused cards and the
-                         public view (``state_size(raw_env.obs_version)``
+                         public view (``state_size(raw_env.obs_layout)``
                          int8), for central critics
 Rewards                  only at the step that ends a deal: +points to each
                          member of the scoring team, -points to the other team
@@ -58,15 +58,15 @@ opponent catches it with probability ``catch``, drawn from ``np_random`` when a
 deal is dealt; ``reset(options={"catches": [...]})`` fixes them (per deal, 9
 tricks x 4 signers x 4 observers of 0/1; only the signer's opponents' entries
 count), so duplicate evaluation replays the same catches. The observation is
-OBS_VERSION 3 (1,395 entries): version 2's, then the signs the seat saw
+observation layout 3 (1,395 entries): layout 2's, then the signs the seat saw
 (``observation.write_signs``); ``state()`` adds every sign made.
 
 Version history (PettingZoo's: a new suffix whenever the observations or the
 dynamics change; every version stays loadable, so old experiments repeat):
     v1 (:mod:`aluette_env.aluette_v1`): the perfect-recall observation,
-    OBS_VERSION 2 (1,070 entries: ``history`` adds the trick of every card
+    observation layout 2 (1,070 entries: ``history`` adds the trick of every card
     played this deal); the state grows to match.
-    v0 (:mod:`aluette_env.aluette_v0`): initial release, OBS_VERSION 1 (638
+    v0 (:mod:`aluette_env.aluette_v0`): initial release, observation layout 1 (638
     entries). It gives exactly v1's first ``obs_size(1)`` entries (and the state's
     first ``state_size(1)``): the same spaces and values as before v1.
 """
@@ -161,9 +161,9 @@ class raw_env(AECEnv):
     }
     #: The variant this class plays unless told another.
     variant: Variant = NEWEST
-    #: The observation version it gives, whether it has signs (S1-S5) and their
+    #: The observation layout it gives, whether it has signs (S1-S5) and their
     #: chance of a catch (S4): its variant's, read on the class or an env.
-    obs_version = _OfVariant("obs_version")
+    obs_layout = _OfVariant("obs_layout")
     signs = _OfVariant("signs")
     catch = _OfVariant("catch")
 

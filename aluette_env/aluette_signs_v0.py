@@ -1,7 +1,7 @@
 """``aluette_signs_v0``, Aluette with its signs (docs/RULES.md S1-S5): before each
 card the seat to act makes one of the traditional signs, or none; its partner
 always sees it, each opponent catches it with probability ``catch``. Its
-observation is OBS_VERSION 3 (1,395 entries), its actions the 48 cards and ten
+observation is observation layout 3 (1,395 entries), its actions the 48 cards and ten
 sign actions. A frozen version: its game is the variant
 :data:`aluette_env.game.ALUETTE_SIGNS_V0` (``catch`` its parameter); the env
 and its documentation are in :mod:`aluette_env.aec`.

@@ -1,4 +1,4 @@
-"""``aluette_v0``, the environment before perfect recall (OBS_VERSION 1, 638
+"""``aluette_v0``, the environment before perfect recall (observation layout 1, 638
 entries), kept loadable so that experiments made with it repeat exactly: the
 same spaces, and values equal to the first ``obs_size(1)`` entries of
 :mod:`aluette_env.aluette_v1`'s observation (``state_size(1)`` of its state).

@@ -1,4 +1,4 @@
-"""``aluette_v1``, the perfect-recall environment (OBS_VERSION 2, 1,070
+"""``aluette_v1``, the perfect-recall environment (observation layout 2, 1,070
 entries): the one to use. PettingZoo's module per version, as
 ``pettingzoo.classic.connect_four_v3``. A frozen version: its game is the
 variant :data:`aluette_env.game.ALUETTE_V1`, whatever :mod:`aluette_env.aec`'s

@@ -30,7 +30,7 @@ check an output path before any work, and :func:`write_json` writes one.
 Everything in this module is public and stays compatible.
 
 The command itself is built here too: :func:`build_parser` makes one
-subcommand per entry point (``eval`` and ``league`` are
+subcommand per entry point (``eval`` and ``ratings`` are
 :mod:`aluette_env.apps.cli`'s, registered like any plugin), and :func:`main`
 (the console script) and :func:`run_command` run it with the one-line errors.
 
@@ -93,11 +93,14 @@ def _terminate(signum, frame) -> None:
 @dataclass(frozen=True)
 class Command:
     """A subcommand of ``aluette``: its one-line help, how it adds its arguments
-    to its parser, and what runs it (returns the exit code)."""
+    to its parser, and what runs it (returns the exit code). ``old_name_of``:
+    this entry point is the old name of that subcommand, kept so that what
+    people type still runs; it is left out of ``aluette --help``'s list."""
 
     help: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
+    old_name_of: str | None = None
 
 
 def _bounded(convert: Callable[[str], float], low: float, high: float, shown: str,
@@ -286,8 +289,13 @@ def build_parser() -> argparse.ArgumentParser:
                                 metavar="COMMAND")
     for ep in sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name):
         command: Command = ep.load()
-        p = sub.add_parser(ep.name, help=command.help, description=command.help,
-                           formatter_class=_HelpFormatter)
+        if command.old_name_of:  # parsed and run, not listed (argparse lists a help)
+            p = sub.add_parser(ep.name, formatter_class=_HelpFormatter,
+                               description=f"{command.help} (the old name of "
+                                           f"'aluette {command.old_name_of}')")
+        else:
+            p = sub.add_parser(ep.name, help=command.help, description=command.help,
+                               formatter_class=_HelpFormatter)
         command.add_arguments(p)
         p.set_defaults(run=command.run)
     return parser

@@ -26,11 +26,11 @@ Returns                    match points by team: own team's points minus the
 ``information_state_tensor``  the env's observation of the seat
                            (:func:`aluette_env.observation.encode_observation`,
                            ``OBS_SIZE`` values, named views in the observer's
-                           ``dict``); perfect recall since ``OBS_VERSION``
+                           ``dict``); perfect recall since ``OBS_LAYOUT``
                            2 (``PERFECT_RECALL``): it says in which trick
                            each card was played
 ``observation_tensor``     the same vector
-``information_state_string``  perfect recall in every version: the cards the
+``information_state_string``  perfect recall in every layout: the cards the
                            seat was dealt and every card played, in order,
                            with their names, deal by deal
 ``observation_string``     the observation in words (card names)
@@ -40,7 +40,7 @@ With ``signs``             each turn is a sign action (48 + sign: 48
                            node draws who catches it: outcome ``left + 2 *
                            right`` (each opponent's catch, probability
                            ``catch`` each; outcomes of probability 0 are not
-                           listed). The tensors are OBS_VERSION 3 (the signs
+                           listed). The tensors are observation layout 3 (the signs
                            the seat saw); the strings name the signs it saw
 Resampling                 ``resample_from_infostate(player, sampler)``: a
                            state with the same information state for
@@ -86,12 +86,12 @@ from .game import (
     SIGN_BASE, SIGNS, Deal, Variant, card_name, check_catch, deal_order, seat_at, sign_name,
     team_of, variant_of,
 )
-from .observation import MAX_DEALS, OBS_VERSION, SLICES, decode_observation, observer
+from .observation import MAX_DEALS, OBS_LAYOUT, SLICES, decode_observation, observer
 
 GAME_NAME = "python_aluette"
 #: Whether ``information_state_tensor`` is perfect recall: it is the env's
-#: observation, perfect recall from OBS_VERSION 2 on.
-PERFECT_RECALL = OBS_VERSION >= 2
+#: observation, perfect recall from observation layout 2 on.
+PERFECT_RECALL = OBS_LAYOUT >= 2
 DEALT = NUM_SEATS * HAND_SIZE  # chance nodes per deal (R5)
 _NEW_DEAL, _DEALT, _PLAYED, _SCORED, _SIGNED = range(5)  # AluetteState.events
 

@@ -186,6 +186,14 @@ def load_record(data: str | bytes | dict[str, Any],
     byte order mark, no key twice in an object, no NaN or Infinity,
     integers where integers are meant (never a bool or a float), and text
     without lone surrogates."""
+    return load_match(data, variant)[0]
+
+
+def load_match(data: str | bytes | dict[str, Any],
+               variant: Variant | None = None) -> tuple[dict[str, Any], Match]:
+    """:func:`load_record`'s record and the match its replay leaves: the core's
+    :class:`Match` with the record's finished deals played, which a game goes
+    on from (:meth:`~aluette_env.apps.session.GameSession.restore`)."""
     if isinstance(data, (bytes, bytearray)):
         if len(data) > MAX_BYTES:
             raise RecordError(f"the record is {len(data)} bytes; at most {MAX_BYTES}")
@@ -291,7 +299,7 @@ def load_record(data: str | bytes | dict[str, Any],
             played[card] = k
         _same(d["result"], deal_result(deal.record), where + ".result")
     _same(rec["result"], match_result(match.points), "result")
-    return rec
+    return rec, match
 
 
 def _signs(signs: object, plays: list, where: str,

@@ -3,11 +3,12 @@ self-play deals, the share of its worlds' weight that puts each hidden card
 with the seat that really holds it (or out of the deal), for each way of
 weighing worlds, on the same decisions.
 
-    python benchmarks/belief.py [--deals 100] [--seed 0] [--table ai] [--worlds 320]
+    python benchmarks/belief.py [--deals 100] [--seed 0] [--player ai] [--worlds 320]
 
-``--table``: the player at all four seats (``ai``: the guiding policy itself, the
-model of the other players is exact but for its uniform floor; ``heuristic``:
-another player than the model). Uniform worlds are the baseline; ``trick`` is
+``--player``: the player at all four seats (``ai``: the guiding policy itself,
+the model of the other players is exact but for its uniform floor;
+``heuristic``: another player than the model; ``--table``, its old name, is
+read too). Uniform worlds are the baseline; ``trick`` is
 ``expert:version=4``'s belief (the plays of the trick in progress), ``deal``
 ``expert`` v5's (every play of the deal). Prints the mean over decisions by
 trick (0-8) and overall, and the mean effective sample size of the deal
@@ -40,10 +41,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=100)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--table", default="ai")
+    ap.add_argument("--player", "--table", dest="player", default="ai")
     ap.add_argument("--worlds", type=int, default=320)
     args = ap.parse_args()
-    table = load_player(args.table, seed=args.seed)
+    player = load_player(args.player, seed=args.seed)
     experts = {name: ExpertPlayer(worlds=args.worlds, seed=args.seed, **kw)
                for name, kw in BELIEFS.items()}
     scores = {name: [[] for _ in range(9)] for name in BELIEFS}
@@ -69,9 +70,9 @@ def main() -> None:
                 scores[name][t].append(accuracy(holders, weights, truth))
             if experts["deal"].last_ess > 0:  # the deal had plays of other seats to weigh
                 ess.append(experts["deal"].last_ess)
-            env.step(int(table.act_batch(o["observation"][None], o["action_mask"][None])[0]))
+            env.step(int(player.act_batch(o["observation"][None], o["action_mask"][None])[0]))
     print(f"belief accuracy: the share of hidden cards placed with their holder, "
-          f"{args.deals} deals, seed {args.seed}, table {args.table}, {args.worlds} worlds")
+          f"{args.deals} deals, seed {args.seed}, player {args.player}, {args.worlds} worlds")
     print("belief   " + " ".join(f"t{t:<5d}" for t in range(9)) + "  all")
     for name in BELIEFS:
         per = [np.mean(s) if s else float("nan") for s in scores[name]]

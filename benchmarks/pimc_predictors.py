@@ -4,13 +4,14 @@ leaf correlation, bias, disambiguation factor) measured on Aluette, and the
 log-likelihood of the true hidden cards under each way of drawing worlds, on
 the same positions.
 
-    python benchmarks/pimc_predictors.py [--deals 400] [--seed 0] [--table ai]
+    python benchmarks/pimc_predictors.py [--deals 400] [--seed 0] [--player ai]
         [--likelihood-deals 50] [--worlds 320] [--follow-deals 200]
         [--belief-head RUN.zip]
 
 The positions are every decision of ``--deals`` one-deal games with
-``--table`` at the four seats (the deals of ``env.reset(seed=seed * 100_003 + d)``,
-as ``benchmarks/belief.py``). Each figure is computed as follows
+``--player`` at the four seats (``--table``, its old name, is read too; the
+deals of ``env.reset(seed=seed * 100_003 + d)``, as ``benchmarks/belief.py``).
+Each figure is computed as follows
 (docs/SEARCH.md, "Is strategy fusion the problem?" and "Which worlds place the
 hidden cards best"):
 
@@ -86,9 +87,9 @@ class Decision(NamedTuple):
     truth: np.ndarray
 
 
-def play_decisions(table: str, deals: int, seed: int) -> list[Decision]:
-    """Every decision of ``deals`` one-deal games with ``table`` at all four seats."""
-    player = load_player(table, seed=seed)
+def play_decisions(spec: str, deals: int, seed: int) -> list[Decision]:
+    """Every decision of ``deals`` one-deal games with ``spec`` at all four seats."""
+    player = load_player(spec, seed=seed)
     env = aluette_env.raw_env(num_deals=1)
     out = []
     for d in range(deals):
@@ -437,7 +438,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--deals", type=int, default=400)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--table", default="ai")
+    ap.add_argument("--player", "--table", dest="player", default="ai")
     ap.add_argument("--likelihood-deals", type=int, default=50,
                     help="the log-likelihood on the decisions of this many of the deals")
     ap.add_argument("--worlds", type=int, default=320)
@@ -455,8 +456,8 @@ def main() -> None:
         print(f"({time.process_time() - clock:.0f} CPU-s)")
         clock = time.process_time()
 
-    decisions = play_decisions(args.table, args.deals, args.seed)
-    print(f"{len(decisions)} decisions of {args.deals} deals, table {args.table}, "
+    decisions = play_decisions(args.player, args.deals, args.seed)
+    print(f"{len(decisions)} decisions of {args.deals} deals, player {args.player}, "
           f"seed {args.seed}")
     lap()
     solver = Solver()

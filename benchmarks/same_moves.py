@@ -21,7 +21,7 @@ card each turn. ``--players`` digests these specs instead of the shipped players
 To compare with another checkout, run this script with that checkout first on
 ``PYTHONPATH`` and ``--out``, then with this one and ``--compare``.
 
-Used to show that a change of the observation layout (``OBS_VERSION``) or of
+Used to show that a change of the observation layout (``OBS_LAYOUT``) or of
 the engine changes no move of a shipped player.
 """
 

@@ -24,7 +24,7 @@ class LeftCatchesOnly(Variant):
         return ((seat_at(signer, 1), self.catch),)
 
 
-VARIANT = LeftCatchesOnly("aluette_left_catch_v0", obs_version=3, signs=True, catch=0.6,
+VARIANT = LeftCatchesOnly("aluette_left_catch_v0", obs_layout=3, signs=True, catch=0.6,
                           num_deals=3)
 
 

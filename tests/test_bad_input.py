@@ -19,7 +19,7 @@ import pytest
 import aluette_env
 from aluette_env.commands import run_command as main
 from aluette_env.game.cards import card_name
-from aluette_env.observation import OBS_SIZE, OBS_VERSION
+from aluette_env.observation import OBS_SIZE, OBS_LAYOUT
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.vector import VectorGame
 from conftest import model_with_weight
@@ -33,7 +33,7 @@ LONG = "a" * 5000
 HANDS = [list(range(9 * k, 9 * k + 9)) for k in range(4)]
 
 
-def _onnx_model(path: Path, obs_name="observation", obs_size=OBS_SIZE, version=str(OBS_VERSION)):
+def _onnx_model(path: Path, obs_name="observation", obs_size=OBS_SIZE, version=str(OBS_LAYOUT)):
     """A stand-in policy (logits = the mask) with chosen input names, sizes, metadata."""
     import onnx
     from onnx import TensorProto, helper
@@ -44,7 +44,7 @@ def _onnx_model(path: Path, obs_name="observation", obs_size=OBS_SIZE, version=s
                               "policy", [obs, mask], [logits])
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
     model.ir_version = 8
-    for k, v in {"obs_version": version, "obs_size": str(OBS_SIZE), "num_actions": "48"}.items():
+    for k, v in {"obs_layout": version, "obs_size": str(OBS_SIZE), "num_actions": "48"}.items():
         model.metadata_props.add(key=k, value=v)
     onnx.save(model, str(path))
 
@@ -83,7 +83,7 @@ def tmp(tmp_path_factory) -> Path:
     _onnx_model(d / "bad_shape.onnx", obs_size=10)
     _onnx_model(d / "bad_names.onnx", obs_name="obs")
     (d / "garbage.onnx").write_bytes(b"not a model")
-    # Issue 59, group 12: obs_version as int() reads it, not as export writes it.
+    # Issue 59, group 12: obs_layout as int() reads it, not as export writes it.
     _onnx_model(d / "arabic_version.onnx", version="\u0662")
     _onnx_model(d / "spaced_version.onnx", version=" 2 ")
     _onnx_model(d / "padded_version.onnx", version="02")
@@ -119,12 +119,12 @@ CLI_ROWS = [
     (["eval", "--team-a", "nobody", "--team-b", "random"], "nobody"),
     (["eval", "--team-a", "random:seed=-1", "--team-b", "random"], "seed"),
     (["eval", "--team-a", "{tmp}/garbage.onnx", "--team-b", "random"], "garbage.onnx"),
-    (["league", "heuristic"], "at least two"),
-    (["league", "random", "random"], "named twice"),
-    (["league", "heuristic", "random", "--seed", "-5"], "--seed"),
-    (["league", "heuristic", "random", "--deals", "2000000"], "--deals"),
-    (["league", "heuristic", "random", "--json", "/nonexistent/x.json"], "/nonexistent"),
-    (["league", "heuristic", "pimc:worlds=0"], "worlds"),
+    (["ratings", "heuristic"], "at least two"),
+    (["ratings", "random", "random"], "named twice"),
+    (["ratings", "heuristic", "random", "--seed", "-5"], "--seed"),
+    (["ratings", "heuristic", "random", "--deals", "2000000"], "--deals"),
+    (["ratings", "heuristic", "random", "--json", "/nonexistent/x.json"], "/nonexistent"),
+    (["ratings", "heuristic", "pimc:worlds=0"], "worlds"),
     (["play", "--seed", "-5"], "--seed"),
     (["play", "--delay", "-1"], "--delay"),
     (["play", "--delay", "inf"], "--delay"),
@@ -160,10 +160,10 @@ CLI_ROWS = [
     (["train", "{tmp}/braces.yaml"], "braces.yaml: the config file is empty"),
     (["train", "{tmp}/twice.yaml"], "'n_steps' is given twice"),
     (["train", "{quick}", "--resume", "{tmp}/latin1_run"], "latin1_run/config.yaml: not UTF-8"),
-    (["train", "{quick}", "--set", "network.warm_start={tmp}/bad_version.onnx"], "obs_version"),
+    (["train", "{quick}", "--set", "network.warm_start={tmp}/bad_version.onnx"], "obs_layout"),
     (["train", "{quick}", "--set", "network.warm_start={tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}"], "is a folder"),
-    (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_version"),
+    (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_layout"),
     # Issue 59, group 9: a model whose logits are not finite never plays, nor starts a run.
     (["eval", "--team-a", "{tmp}/nan_weights.onnx", "--team-b", "heuristic"],
      "nan_weights.onnx: its logits are NaN or infinite on"),
@@ -187,7 +187,7 @@ CLI_ROWS = [
     (["eval", "--team-a", LONG, "--team-b", "random"], "5000 characters"),
     (["eval", "--team-a", "random", "--team-b", "/tmp/" + "b" * 300 + ".onnx"],
      "File name too long"),
-    (["league", LONG, "random"], "5000 characters"),
+    (["ratings", LONG, "random"], "5000 characters"),
     (["play", "--left", LONG], "5000 characters"),
     (["serve", "--partner", LONG, "--port", "0"], "5000 characters"),
     (["expert-data", "{ei}", "--out", "{tmp}/ed", "--policy", LONG], "5000 characters"),
@@ -424,11 +424,11 @@ PLAYER_ROWS = [
     ("ai:temp=1", "temp"), ("ai::temperature=1", "temperature"), ("random:", "random:"),
     ("random:seed", "seed"), ("nobody", "nobody"), ("", "non-empty"),
     ("missing/model.onnx", "missing/model.onnx"), ("{tmp}/garbage.onnx", "garbage.onnx"),
-    ("{tmp}/bad_version.onnx", "obs_version"), ("{tmp}/bad_shape.onnx", "bad_shape.onnx"),
+    ("{tmp}/bad_version.onnx", "obs_layout"), ("{tmp}/bad_shape.onnx", "bad_shape.onnx"),
     ("{tmp}/bad_names.onnx", "bad_names.onnx"),
-    ("{tmp}/arabic_version.onnx", "unreadable metadata (obs_version '\u0662'"),
-    ("{tmp}/spaced_version.onnx", "unreadable metadata (obs_version ' 2 '"),
-    ("{tmp}/padded_version.onnx", "unreadable metadata (obs_version '02'"),
+    ("{tmp}/arabic_version.onnx", "unreadable metadata (obs_layout '\u0662'"),
+    ("{tmp}/spaced_version.onnx", "unreadable metadata (obs_layout ' 2 '"),
+    ("{tmp}/padded_version.onnx", "unreadable metadata (obs_layout '02'"),
     ("{tmp}/nan_weights.onnx", "nan_weights.onnx: its logits are NaN or infinite on"),
     ("{tmp}/inf_weights.onnx", "inf_weights.onnx: its logits are NaN or infinite on"),
     ("{tmp}/bad_names.onnx:temperature=abc", "temperature"),
@@ -443,7 +443,7 @@ def test_load_player_bad_specs(spec, culprit, tmp):
     assert culprit.format(tmp=tmp) in str(err.value) and "\n" not in str(err.value)
 
 
-@pytest.mark.parametrize("field", ["obs_version", "obs_size"])
+@pytest.mark.parametrize("field", ["obs_layout", "obs_size"])
 @pytest.mark.parametrize("digits", [4000, 5000])  # read by int(), and past its 4300-digit limit
 def test_a_huge_number_in_a_models_metadata_is_not_echoed_whole(field, digits, tmp):
     """Issue 40, group 15: what a model file says is shown cut short."""

@@ -1,4 +1,4 @@
-"""The ``aluette`` command line: eval (one opponent or the panel), league and bad input
+"""The ``aluette`` command line: eval (one opponent or the panel), ratings and bad input
 (exit 2, one line)."""
 
 import json
@@ -44,14 +44,26 @@ def test_eval_panel_prints_each_member_the_minimum_and_the_mean(tmp_path, capsys
         assert words in text
 
 
-def test_league_prints_ratings(capsys, tmp_path):
-    out = tmp_path / "league.json"
-    assert main(["league", "heuristic", "random", "random:seed=1", "--deals", "40",
+def test_ratings_prints_ratings(capsys, tmp_path):
+    out = tmp_path / "ratings.json"
+    assert main(["ratings", "heuristic", "random", "random:seed=1", "--deals", "40",
                  "--quiet", "--json", str(out)]) == 0
     text = capsys.readouterr().out
     assert "rating" in text and "heuristic" in text
     rows = json.loads(out.read_text())["players"]
     assert rows[0]["player"] == "heuristic"
+
+
+def test_league_the_old_name_of_ratings_still_runs_it_and_is_not_listed(capsys, tmp_path):
+    out = {name: tmp_path / f"{name}.json" for name in ("ratings", "league")}
+    for name, path in out.items():
+        assert main([name, "heuristic", "random", "--deals", "10", "--quiet",
+                     "--json", str(path)]) == 0
+    assert out["league"].read_text() == out["ratings"].read_text()
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    listed = capsys.readouterr().out
+    assert "ratings" in listed and "league" not in listed
 
 
 @pytest.mark.parametrize("args,message", [
@@ -64,7 +76,7 @@ def test_league_prints_ratings(capsys, tmp_path):
       "--seat", "player_2=heuristic"], "player_2 is named twice"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--seat", "player_9=random"],
      "player_K=SPEC"),
-    (["league", "heuristic"], "at least two"),
+    (["ratings", "heuristic"], "at least two"),
     (["eval", "--team-b", "random"], "--team-a"),
     (["eval", "--team-a", "heuristic"], "one of the arguments --team-b --panel is required"),
     (["eval", "--team-a", "heuristic", "--team-b", "random", "--panel"], "not allowed with"),
@@ -107,7 +119,7 @@ def test_every_option_of_every_command_has_help_with_its_default():
     from aluette_env.commands import build_parser
     parser = build_parser()
     sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
-    assert set(sub.choices) >= {"eval", "league", "play", "train", "export"}
+    assert set(sub.choices) >= {"eval", "ratings", "league", "play", "train", "export"}
     for name, p in sub.choices.items():
         text = " ".join(p.format_help().split())
         for action in p._actions:
@@ -121,16 +133,16 @@ def test_every_option_of_every_command_has_help_with_its_default():
         assert "%(default)" not in text
 
 
-def test_league_help_states_the_default_deal_count(capsys):
+def test_ratings_help_states_the_default_deal_count(capsys):
     with pytest.raises(SystemExit):
-        main(["league", "--help"])
+        main(["ratings", "--help"])
     out = " ".join(capsys.readouterr().out.split())
     assert "deal pairs per pairing, 1 to 1,000,000 (default: 1000)" in out
 
 
 @pytest.mark.parametrize("command,budget", [
     ("eval", "deal pairs, 1 to 1,000,000"),
-    ("league", "deal pairs per pairing, 1 to 1,000,000"),
+    ("ratings", "deal pairs per pairing, 1 to 1,000,000"),
     ("train", "total_timesteps is 1 to 10,000,000,000 learner samples"),
     ("exploit", "learner samples to train on, 1 to 10,000,000,000"),
     ("exploit", "final evaluation, 1 to 1,000,000"),
@@ -143,7 +155,7 @@ def test_every_budget_states_its_upper_bound_in_help(command, budget, capsys):
 
 
 def test_plugins_use_the_public_command_api():
-    """Every subcommand, eval and league included, is a :class:`Command` of
+    """Every subcommand, eval and ratings included, is a :class:`Command` of
     :mod:`aluette_env.commands`, the documented plugin API, registered as an entry
     point; the console script is that module's runner."""
     from importlib import metadata
@@ -153,7 +165,7 @@ def test_plugins_use_the_public_command_api():
     for ep in metadata.entry_points(group="aluette.commands"):
         assert isinstance(ep.load(), commands.Command), ep.name
         names.add(ep.name)
-    assert {"eval", "league", "play", "review", "train"} <= names
+    assert {"eval", "ratings", "league", "play", "review", "train"} <= names
     script = next(ep for ep in metadata.entry_points(group="console_scripts")
                   if ep.name == "aluette")
     assert script.load() is commands.main

@@ -81,12 +81,12 @@ def test_registered_in_pettingzoo_and_metadata(name, width):
 
 def test_the_newest_version_is_the_package_env():
     assert aluette_env.raw_env is aluette_v1.raw_env and aluette_env.env is aluette_v1.env
-    assert aluette_v1.raw_env.obs_version == 2 and obs_size(2) == OBS_SIZE == 1070
+    assert aluette_v1.raw_env.obs_layout == 2 and obs_size(2) == OBS_SIZE == 1070
     assert aluette_v1.raw_env().state_space.shape == (STATE_SIZE,)
 
 
 @pytest.mark.parametrize("seed", range(3))
-def test_v0_repeats_as_the_version_1_prefix_of_v1(seed):
+def test_v0_repeats_as_the_layout_1_prefix_of_v1(seed):
     """aluette_v0 is what it was before perfect recall: 638-entry observations and
     the matching state, equal to v1's prefix at every step of the same match, the
     same rewards, infos and masks."""

@@ -5,6 +5,7 @@ the loop config and the expert's version option."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -15,7 +16,7 @@ import yaml
 pytest.importorskip("torch")
 pytest.importorskip("sb3_contrib")
 
-from aluette_env.observation import OBS_SIZE
+from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE, OLD_LAYOUT_KEY
 from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.players.search import VERSIONS, ExpertPlayer
 from training import expert_iteration as ei
@@ -52,6 +53,22 @@ def test_format(dataset):
     # The expert's card carries the reference of the paired standard errors.
     assert (data["stderr"][rows, data["best"]] == 0).all()
     assert np.allclose(data["policy"].sum(1), 1) and (data["policy"][~legal] == 0).all()
+
+
+def test_a_data_set_saved_with_the_old_layout_key_still_loads(dataset, tmp_path):
+    """A manifest written before the observation layout was named so (``obs_version``)
+    loads as it did; one of another layout is refused whichever key names it."""
+    old = tmp_path / "old"
+    shutil.copytree(dataset, old)
+    manifest = json.loads((old / ei.MANIFEST).read_text())
+    assert manifest[LAYOUT_KEY] == OBS_LAYOUT and OLD_LAYOUT_KEY not in manifest
+    manifest[OLD_LAYOUT_KEY] = manifest.pop(LAYOUT_KEY)
+    (old / ei.MANIFEST).write_text(json.dumps(manifest))
+    assert len(ei.load_dataset(old)) == 12
+    manifest[OLD_LAYOUT_KEY] = 1
+    (old / ei.MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="observation layout 1; expected"):
+        ei.load_dataset(old)
 
 
 def test_labels_are_the_experts_own_values(dataset):

@@ -10,7 +10,7 @@ import onnx
 import pytest
 
 from aluette_env.commands import main as cli_main
-from aluette_env.observation import OBS_SIZE, OBS_VERSION, obs_size
+from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE, OLD_LAYOUT_KEY, obs_size
 from aluette_env.players.onnx_policy import SHIPPED_MODEL, ModelError, OnnxPlayer
 from aluette_env.players import load_player
 
@@ -42,7 +42,8 @@ def test_export_round_trip_matches_the_sb3_policy(sb3_run, exported):
 
 def test_metadata_inside_the_file(sb3_run, exported):
     meta = {p.key: p.value for p in onnx.load(str(exported)).metadata_props}
-    assert meta["obs_version"] == str(OBS_VERSION) and meta["num_actions"] == "48"
+    assert meta[LAYOUT_KEY] == str(OBS_LAYOUT) and meta["num_actions"] == "48"
+    assert OLD_LAYOUT_KEY not in meta
     assert int(meta["steps_trained"]) > 0 and "run_name: quick" in meta["training_config"]
     assert "points_per_deal" in json.loads(meta["evaluation"])["results"]["heuristic"]
     assert meta["project_version"]
@@ -58,14 +59,14 @@ def test_temperature_sampling_is_seeded(exported):
     assert not np.array_equal(a, greedy)
 
 
-def test_version_mismatch_is_refused_naming_both(exported, tmp_path):
+def test_a_layout_mismatch_is_refused_naming_both(exported, tmp_path):
     m = onnx.load(str(exported))
     for p in m.metadata_props:
-        if p.key == "obs_version":
+        if p.key == LAYOUT_KEY:
             p.value = "999"
     bad = tmp_path / "old.onnx"
     onnx.save(m, str(bad))
-    with pytest.raises(ModelError, match=f"OBS_VERSION 999.*OBS_VERSION {OBS_VERSION}"):
+    with pytest.raises(ModelError, match=f"observation layout 999.*layouts 1 to {OBS_LAYOUT}"):
         OnnxPlayer(bad)
 
 
@@ -106,11 +107,12 @@ def test_export_refuses_bad_input(tmp_path):
 def test_shipped_model_is_small_and_loads():
     assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
     p = load_player("ai")
-    # v5 reads today's whole vector; v1-v4 were trained on version 1 and read its prefix.
-    assert p.metadata["obs_version"] == "2" and p.obs_version == OBS_VERSION == 2
-    assert p.obs_width == OBS_SIZE
+    # v5 reads today's whole vector; v1-v4 were trained on layout 1 and read its prefix.
+    # The shipped files name it by the key of before (obs_version), read still.
+    assert p.metadata[OLD_LAYOUT_KEY] == "2" and LAYOUT_KEY not in p.metadata
+    assert p.obs_layout == OBS_LAYOUT == 2 and p.obs_width == OBS_SIZE
     v4 = load_player("ai:version=4")
-    assert v4.metadata["obs_version"] == "1" and v4.obs_width == obs_size(1) < OBS_SIZE
+    assert v4.metadata[OLD_LAYOUT_KEY] == "1" and v4.obs_width == obs_size(1) < OBS_SIZE
 
 
 def test_a_run_with_a_damaged_state_json_still_exports(sb3_run, tmp_path, capsys):

@@ -13,7 +13,7 @@ from aluette_env.players.random_player import RandomPlayer
 from training.config import load_config
 from training.sb3.league import SnapshotStack
 from training.sb3.train import build_env, build_model, frozen_player
-from training.selfplay import OpponentPool, TableGames
+from training.selfplay import AllSeatGames, OpponentPool
 
 
 @pytest.fixture(scope="module")
@@ -94,18 +94,18 @@ def test_the_stack_draws_each_card_from_its_snapshot_s_softmax(real, snapshots):
         assert (np.abs(seen - p) <= 4.5 * np.sqrt(p * (1 - p) / (n // 2)) + 1e-3).all()
 
 
-def test_table_games_play_the_same_cards_with_the_stack(snapshots):
+def test_all_seat_games_play_the_same_cards_with_the_stack(snapshots):
     """Greedy snapshots: the league's cards with the stack are the cards each
     snapshot plays itself, so the same seed gives the same rollout."""
     def rollout(joint):
         pool = OpponentPool({"snapshots": 1.0}, {}, np.random.default_rng(5))
         pool.snapshots = [(p.name, p) for p in snapshots[:3]]
-        tables = TableGames(24, 0, pool, num_deals=2, seed=7, inputs="indices", joint=joint)
-        tables.reset()
+        games = AllSeatGames(24, 0, pool, num_deals=2, seed=7, inputs="indices", joint=joint)
+        games.reset()
 
         def decide(obs, masks):  # the learner: its first legal card
             return masks.argmax(1), np.zeros(len(obs)), np.zeros(len(obs))
-        return tables.collect(8, decide)
+        return games.collect(8, decide)
 
     for p in snapshots:
         p.temperature = 0.0

@@ -1,4 +1,4 @@
-"""The observation (OBS_VERSION 2) is perfect recall: every history of a deal
+"""The observation (layout 2) is perfect recall: every history of a deal
 gives each seat its own vector, the whole order of play is rebuilt from it,
 version 1 is a prefix of it, and every writer and reader agrees with the one
 layout (the writer for the reference and the kernel, the readers from a
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 import aluette_env
 from aluette_env.game import NUM_CARDS, Deal, Match, deal_cards, relative_seat, seat_at
 from aluette_env.observation import (
-    OBS_SIZE, OBS_VERSION, SLICES, VERSION_ENDS_BEFORE, decode_observation, encode_observation,
+    OBS_SIZE, OBS_LAYOUT, SLICES, LAYOUT_ENDS_BEFORE, decode_observation, encode_observation,
     obs_size, read_state, read_view,
 )
 from aluette_env.vector import VectorGame
@@ -82,18 +82,18 @@ def test_the_exact_history_is_rebuilt_from_every_vector(seed):
                 [relative_seat(t.leader, o) for t in deal.tricks]
 
 
-def test_version_1_is_a_prefix_and_versions_are_named():
-    assert OBS_VERSION == 2 and sorted(VERSION_ENDS_BEFORE) == [1, 2]
+def test_layout_1_is_a_prefix_and_layouts_are_named():
+    assert OBS_LAYOUT == 2 and sorted(LAYOUT_ENDS_BEFORE) == [1, 2]
     assert obs_size(2) == OBS_SIZE
     assert obs_size(1) == SLICES["history"].start == 638
     fields_v1 = [name for name, s in SLICES.items() if s.stop <= obs_size(1)]
     assert fields_v1[0] == "hand" and fields_v1[-1] == "points_opp"
-    # Version 3 is the signs variant's: version 2's vector, then the signs block.
+    # Layout 3 is the signs variant's: layout 2's vector, then the signs block.
     assert obs_size(3) == OBS_SIZE + 1 + 9 * 4 * 9
     try:
         obs_size(4)
     except ValueError as err:
-        assert "versions are [1, 2, 3]" in str(err)
+        assert "layouts are [1, 2, 3]" in str(err)
     else:
         raise AssertionError("obs_size(4) did not raise")
 

@@ -16,7 +16,7 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: "
 
 import aluette_env  # noqa: E402
 from aluette_env.game import AGENTS, NUM_CARDS  # noqa: E402
-from aluette_env.observation import OBS_SIZE, OBS_VERSION  # noqa: E402
+from aluette_env.observation import OBS_SIZE, OBS_LAYOUT  # noqa: E402
 from aluette_env.openspiel import GAME_NAME, PERFECT_RECALL, seeded_resampler  # noqa: E402
 
 
@@ -214,13 +214,13 @@ def test_information_state_string_is_perfect_recall():
     a, b = _swapped_histories()
     assert a.deal.trick_winners == b.deal.trick_winners == [1, 1]
     assert a.information_state_string(0) != b.information_state_string(0)
-    if not PERFECT_RECALL:  # the known limit of OBS_VERSION 1: one tensor for both
+    if not PERFECT_RECALL:  # the known limit of observation layout 1: one tensor for both
         assert a.information_state_tensor(0) == b.information_state_tensor(0)
 
 
-@pytest.mark.skipif(not PERFECT_RECALL, reason=f"OBS_VERSION {OBS_VERSION}: the env's "
+@pytest.mark.skipif(not PERFECT_RECALL, reason=f"observation layout {OBS_LAYOUT}: the env's "
                     "observation (the information_state_tensor) is perfect recall from "
-                    "OBS_VERSION 2 on")
+                    "observation layout 2 on")
 def test_information_state_tensor_is_perfect_recall():
     a, b = _swapped_histories()
     assert a.information_state_tensor(0) != b.information_state_tensor(0)

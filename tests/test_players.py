@@ -316,23 +316,23 @@ def test_ai_version_option_names_the_shipped_models():
 
 def test_ai_v5_reads_the_order_of_play_and_earlier_versions_do_not():
     """Player_1 played Coins 4 then Coins 5, or the other way round: the same
-    cards, so the same version-1 prefix. v4 reads only that prefix and cannot
-    tell them apart; v5 (OBS_VERSION 2) reads the history and does."""
-    from aluette_env.observation import OBS_VERSION, SLICES
+    cards, so the same layout-1 prefix. v4 reads only that prefix and cannot
+    tell them apart; v5 (observation layout 2) reads the history and does."""
+    from aluette_env.observation import OBS_LAYOUT, SLICES
     a = observations_at_trick_3(COINS_4, COINS_5)[0][None, :]
     b = observations_at_trick_3(COINS_5, COINS_4)[0][None, :]
     mask = a[:, SLICES["hand"]]  # player_0 holds the lead: every card of its hand
     v4, v5 = load_player("ai:version=4"), load_player("ai:version=5")
-    assert v5.obs_version == OBS_VERSION == 2 and v4.obs_version == 1
+    assert v5.obs_layout == OBS_LAYOUT == 2 and v4.obs_layout == 1
     assert np.array_equal(v4.probabilities(a, mask), v4.probabilities(b, mask))
     assert np.abs(v5.probabilities(a, mask) - v5.probabilities(b, mask)).max() > 1e-4
 
 
 #: Digests of every move of each player at all four seats of 100 one-deal matches
-#: (VectorGame seed 3), taken with OBS_VERSION 1 before the history was added:
+#: (VectorGame seed 3), taken with observation layout 1 before the history was added:
 #: a model of an earlier version reads its own prefix, so no move may change
 #: (benchmarks/same_moves.py compares 2,000 deals and the search players).
-MOVES_BEFORE_OBS_VERSION_2 = {
+MOVES_BEFORE_OBS_LAYOUT_2 = {
     "random:seed=7": "2f0084ac61239d7494430cb69685ceabe3f356daa03c52af0b9e29e77b7a2685",
     "heuristic": "a616f28381ba45617868ee8afe8133fa3c98238c8a980cf61abc7b691a352719",
     "heuristic:version=1": "76134600cd868151f4ccf6f668c2b6f914457fb85cc335767503e8ca5bab6ef0",
@@ -341,8 +341,8 @@ MOVES_BEFORE_OBS_VERSION_2 = {
 }
 
 
-@pytest.mark.parametrize("spec", sorted(MOVES_BEFORE_OBS_VERSION_2))
-def test_shipped_players_make_the_moves_they_made_with_obs_version_1(spec):
+@pytest.mark.parametrize("spec", sorted(MOVES_BEFORE_OBS_LAYOUT_2))
+def test_shipped_players_make_the_moves_they_made_with_obs_layout_1(spec):
     import hashlib
 
     from aluette_env.vector import VectorGame
@@ -354,7 +354,7 @@ def test_shipped_players_make_the_moves_they_made_with_obs_version_1(spec):
         actions = np.asarray(player.act_batch(game.obs, game.mask), np.int64)
         digest.update(actions.astype(np.int8).tobytes())
         game.step(actions)
-    assert digest.hexdigest() == MOVES_BEFORE_OBS_VERSION_2[spec]
+    assert digest.hexdigest() == MOVES_BEFORE_OBS_LAYOUT_2[spec]
 
 
 @pytest.mark.parametrize("text,specs", [

@@ -292,8 +292,8 @@ def test_quick_run_beats_random_and_exports_to_the_onnx_contract(quick_run, tmp_
     assert cli_main(["export", str(quick_run), "--out", str(out), "--verify", "500"]) == 0
     import onnx
     meta = {p.key: p.value for p in onnx.load(str(out)).metadata_props}
-    from aluette_env.observation import OBS_SIZE, OBS_VERSION
-    assert meta["obs_version"] == str(OBS_VERSION) and meta["obs_size"] == str(OBS_SIZE)
+    from aluette_env.observation import OBS_SIZE, OBS_LAYOUT
+    assert meta["obs_layout"] == str(OBS_LAYOUT) and meta["obs_size"] == str(OBS_SIZE)
     assert meta["checkpoint"] == "best.pt" and "backend: rllib" in meta["training_config"]
     import onnxruntime as ort
     session = ort.InferenceSession(str(out))

@@ -119,7 +119,8 @@ def test_every_numeric_option_refuses_non_finite_and_unbounded_numbers(command, 
     most 64 bits, which the command's own check then meets."""
     parser = subcommands()[command]
     required = {"eval": ["--team-a", "random", "--team-b", "random"],
-                "league": ["random", "heuristic"], "train": [str(QUICK)],
+                "ratings": ["random", "heuristic"], "league": ["random", "heuristic"],
+                "train": [str(QUICK)],
                 "export": ["run", "--out", "x.onnx"], "exploit": ["random"],
                 "review": ["m.json"], "expert-data": [str(LOOP), "--out", "d"],
                 "expert-iteration": [str(LOOP)]}.get(command, [])
@@ -137,7 +138,7 @@ def test_every_numeric_option_refuses_non_finite_and_unbounded_numbers(command, 
 #: is an input the command reads (a file, a spec) or an output it writes.
 READ_SLOTS = [
     ["eval", "--team-a", "{}", "--team-b", "random", "--deals", "1", "--quiet"],
-    ["league", "{}", "random", "--deals", "1", "--quiet"],
+    ["ratings", "{}", "random", "--deals", "1", "--quiet"],
     ["play", "--left", "{}"],
     ["serve", "--partner", "{}", "--port", "0"],
     ["review", "{}"],
@@ -183,7 +184,7 @@ def test_every_input_slot_refuses_special_files_and_strings(slot, kind, special,
 WRITE_SLOTS = [
     ["eval", "--team-a", "random", "--team-b", "random", "--deals", "1", "--quiet", "--json",
      "{}"],
-    ["league", "random", "heuristic", "--deals", "1", "--quiet", "--json", "{}"],
+    ["ratings", "random", "heuristic", "--deals", "1", "--quiet", "--json", "{}"],
     ["review", "{record}", "--worlds", "1", "--json", "{}"],
     ["export", "{tmp}/none.zip", "--out", "{}"],
     ["expert-data", str(LOOP), "--out", "{}"],
@@ -215,7 +216,7 @@ def test_every_output_slot_refuses_what_it_cannot_or_must_not_write(slot, kind, 
         target = str(tmp_path)  # a folder of other files: the record
     argv = [a.replace("{record}", str(path)).replace("{tmp}", str(tmp_path)) for a in slot]
     argv = [target if a == "{}" else a for a in argv]
-    codes = (0, 2) if kind in MAY_WRITE or (kind == "input" and slot[0] in ("eval", "league")) \
+    codes = (0, 2) if kind in MAY_WRITE or (kind == "input" and slot[0] in ("eval", "ratings")) \
         else (2,)
     one_line(argv, capsys, codes)
     if slot[0] in ("review", "expert-data", "export"):

@@ -1,4 +1,4 @@
-"""Training: config validation, the learner's rewards, the all-seat tables,
+"""Training: config validation, the learner's rewards, the all-seat games,
 checkpoints, resume, warm start and pretraining. Runs configs/quick.yaml with
 small overrides, in this process through the CLI's ``main``; the run-folder
 fault tests (signals, SIGKILL) are in test_runs.py. Nothing here depends on
@@ -22,7 +22,7 @@ from aluette_env.players.random_player import RandomPlayer
 from training.runs import CheckpointError
 from training.sb3.checkpoints import load_model
 from training.config import ConfigError, load_config
-from training.selfplay import OpponentPool, TableGames
+from training.selfplay import AllSeatGames, OpponentPool
 from training.sb3.vecenv import SelfPlayVecEnv
 from conftest import QUICK, ROOT, forced_deal
 
@@ -344,17 +344,17 @@ def test_all_seat_tables_give_every_learner_seat_its_team_points(offset, expecte
     n = 8
     pool = OpponentPool({"latest": 0.5, "heuristic": 0.5}, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))
-    tables = TableGames(n, 4, pool, num_deals=1, seed=0)
-    assert tables.num_columns == 4 * 4 + 4 * 2
+    games = AllSeatGames(n, 4, pool, num_deals=1, seed=0)
+    assert games.num_columns == 4 * 4 + 4 * 2
     first = np.array([0, 0, 0, 0, 0, 1, 0, 1])
     deals = np.array([[forced_deal(int((first[g] + offset) % 4))] for g in range(n)], np.int8)
-    tables.reset({"deals": deals, "first_dealer": list(np.arange(n) % 4)})
-    roll = tables.collect(9, random_decide(np.random.default_rng(1)))
+    games.reset({"deals": deals, "first_dealer": list(np.arange(n) % 4)})
+    roll = games.collect(9, random_decide(np.random.default_rng(1)))
     for g in range(n):
         for seat in range(4):
-            c = tables.column[g, seat]
+            c = games.column[g, seat]
             if c < 0:
-                assert not tables.learner[g, seat]
+                assert not games.learner[g, seat]
                 continue
             same_team = (seat - first[g] - offset) % 2 == 0
             want = abs(expected) if same_team else -abs(expected)
@@ -364,26 +364,26 @@ def test_all_seat_tables_give_every_learner_seat_its_team_points(offset, expecte
             assert roll.episode_starts[:, c].tolist() == [1.0] + [0.0] * 8
             decoded = decode_observation(roll.observations[0, c].astype(np.int8))
             assert decoded["to_act"] == 0  # a learner's own decision
-    assert roll.last_dones.all() and len(roll.episodes) == tables.num_columns
+    assert roll.last_dones.all() and len(roll.episodes) == games.num_columns
 
 
 def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_intact():
     pool = OpponentPool({"latest": 0.5, "random": 0.5}, {"random": RandomPlayer(3)},
                         np.random.default_rng(0))
-    tables = TableGames(16, 8, pool, num_deals=2, seed=4)
-    tables.reset()
+    games = AllSeatGames(16, 8, pool, num_deals=2, seed=4)
+    games.reset()
     rng = np.random.default_rng(2)
     for _ in range(3):  # rollouts of 7 tricks cross deal and match boundaries
-        roll = tables.collect(7, random_decide(rng))
+        roll = games.collect(7, random_decide(rng))
         assert roll.rewards[:, :32].sum() == 0  # self-play games are zero-sum
         # the bootstrap's look-ahead (three cards) puts every game back
-        before, obs = tables.game.state.copy(), tables.game.obs.copy()
-        values = tables._bootstrap(random_decide(rng))
-        assert values.shape == (tables.num_columns,)
-        assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
-    assert roll.observations.shape == (7, tables.num_columns, OBS_SIZE)
+        before, obs = games.game.state.copy(), games.game.obs.copy()
+        values = games._bootstrap(random_decide(rng))
+        assert values.shape == (games.num_columns,)
+        assert (games.game.state == before).all() and (games.game.obs == obs).all()
+    assert roll.observations.shape == (7, games.num_columns, OBS_SIZE)
     masks = roll.action_masks.astype(bool)
-    assert masks[np.arange(7)[:, None], np.arange(tables.num_columns),
+    assert masks[np.arange(7)[:, None], np.arange(games.num_columns),
                  roll.actions.astype(int)].all()
 
 
@@ -452,13 +452,13 @@ def test_league_games_record_each_deal_against_the_opponent_that_played_it():
     pool = OpponentPool({"latest": 0.5, "heuristic": 0.25, "random": 0.25},
                         {"heuristic": HeuristicPlayer(), "random": RandomPlayer(3)},
                         np.random.default_rng(0), pfsp=pfsp)
-    tables = TableGames(16, 8, pool, num_deals=2, seed=4)
-    tables.reset()
+    games = AllSeatGames(16, 8, pool, num_deals=2, seed=4)
+    games.reset()
     seen = []
     record = pool.record
     pool.record = lambda names, pts: (seen.append((names.copy(), pts.copy())),
                                       record(names, pts))
-    tables.collect(40, random_decide(np.random.default_rng(2)))
+    games.collect(40, random_decide(np.random.default_rng(2)))
     names = np.concatenate([n for n, _ in seen])
     points = np.concatenate([p for _, p in seen])
     assert set(names) == {"heuristic", "random"}
@@ -567,21 +567,21 @@ def test_signs_tables_give_every_seat_its_decisions_signs_and_cards():
     pool = OpponentPool({"latest": 0.5, "heuristic:signs=false": 0.5},
                         {"heuristic:signs=false": load_player("heuristic:signs=false")},
                         np.random.default_rng(0))
-    tables = TableGames(16, 8, pool, num_deals=2, seed=4, signs=True, catch=0.5)
-    tables.reset()
+    games = AllSeatGames(16, 8, pool, num_deals=2, seed=4, signs=True, catch=0.5)
+    games.reset()
     rng = np.random.default_rng(2)
     for _ in range(3):
-        roll = tables.collect(8, random_decide(rng))
+        roll = games.collect(8, random_decide(rng))
         assert roll.rewards[:, :32].sum() == 0
         signs = roll.actions >= SIGN_BASE
         assert (signs[0::2] == signs[0]).all() and (signs[1::2] == ~signs[0]).all()
-        before, obs = tables.game.state.copy(), tables.game.obs.copy()
-        tables._bootstrap(random_decide(rng))
-        assert (tables.game.state == before).all() and (tables.game.obs == obs).all()
-    assert roll.observations.shape == (8, tables.num_columns, SIGNS_OBS_SIZE)
+        before, obs = games.game.state.copy(), games.game.obs.copy()
+        games._bootstrap(random_decide(rng))
+        assert (games.game.state == before).all() and (games.game.obs == obs).all()
+    assert roll.observations.shape == (8, games.num_columns, SIGNS_OBS_SIZE)
     assert roll.action_masks.shape[-1] == 58
     with pytest.raises(ValueError, match="n_steps must be even"):
-        tables.collect(7, random_decide(rng))
+        games.collect(7, random_decide(rng))
 
 
 @pytest.mark.parametrize("override, message", [
@@ -612,7 +612,7 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
     train(cfg, log=lambda line: None)
     onnx = tmp_path / "signs.onnx"
     meta = export_policy(str(tmp_path / cfg.run_name), onnx, verify=200)
-    assert (meta["obs_version"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
+    assert (meta["obs_layout"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
     player = load_player(str(onnx))
     assert player.plays_signs and player.signs_only
     res = duplicate_eval(player, "heuristic", deals=10, seed=1, signs=True, catch=0.5)
@@ -622,8 +622,9 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
     with pytest.raises(PlayerSpecError, match="signs variant"):
         for_the_default_game(player, str(onnx))
     # Nor does it start a policy of the default game: refused as the config loads.
-    with pytest.raises(ConfigError, match=r"is a policy of the signs variant \(OBS_VERSION 3, "
-                                          r"58 actions\); this run trains the default game"):
+    with pytest.raises(ConfigError, match=r"is a policy of the signs variant \(observation "
+                                          r"layout 3, 58 actions\); this run trains the default "
+                                          r"game"):
         load_config(QUICK, [f"output_dir={tmp_path}", f"network.warm_start={onnx}"])
 
 
@@ -693,16 +694,16 @@ def test_partner_games_train_one_seat_beside_a_drawn_partner_against_the_policy(
                         np.random.default_rng(0))
     partners = PartnerPool({"spy": 1.0}, {"spy": spy}, pool, np.random.default_rng(1))
     n, m = 12, 4  # 4 self-play, 4 league, 4 partner games
-    tables = TableGames(n, 4, pool, num_deals=1, seed=0, num_partnered=m, partners=partners)
-    assert tables.num_columns == 4 * 4 + 4 * 2 + 4
+    games = AllSeatGames(n, 4, pool, num_deals=1, seed=0, num_partnered=m, partners=partners)
+    assert games.num_columns == 4 * 4 + 4 * 2 + 4
     for g in range(8, 12):
-        assert tables.learner[g].tolist() == [s == g % 4 for s in range(4)]
-        assert tables.policy_seat[g].tolist() == [s != (g + 2) % 4 for s in range(4)]
+        assert games.learner[g].tolist() == [s == g % 4 for s in range(4)]
+        assert games.policy_seat[g].tolist() == [s != (g + 2) % 4 for s in range(4)]
     # Seat (g + 2) % 4 of each partner game, the partner, makes Mordienne.
     deals = np.array([[forced_deal(0)] for _ in range(8)]
                      + [[forced_deal((g + 2) % 4)] for g in range(8, 12)], np.int8)
-    tables.reset({"deals": deals, "first_dealer": [3] * n})
-    assert set(tables.opponent[8:]) == {"spy"}
+    games.reset({"deals": deals, "first_dealer": [3] * n})
+    assert set(games.opponent[8:]) == {"spy"}
     asked = []
     rng = np.random.default_rng(1)
 
@@ -710,12 +711,12 @@ def test_partner_games_train_one_seat_beside_a_drawn_partner_against_the_policy(
         asked.append(len(obs))
         return random_decide(rng)(obs, masks)
 
-    roll = tables.collect(9, decide)
+    roll = games.collect(9, decide)
     # the policy decides 3 seats of each partner game, 4 of self-play, 2 of league games
     assert sum(asked[:36]) == 9 * (4 * 4 + 4 * 2 + 4 * 3)
     for g in range(8, 12):
-        c = tables.column[g, g % 4]
-        assert (tables.column[g] >= 0).sum() == 1
+        c = games.column[g, g % 4]
+        assert (games.column[g] >= 0).sum() == 1
         assert roll.rewards[:8, c].tolist() == [0.0] * 8 and roll.rewards[8, c] == 2.0
     # the partner played 9 cards in each partner game (and up to 3 more in the
     # bootstrap's look-ahead into the next match), seeing its own seat only

@@ -75,21 +75,21 @@ def test_a_bad_variant_is_one_line(kwargs, message):
     with pytest.raises(ValueError, match=message) as err:
         variant_of(**kwargs)
     assert "\n" not in str(err.value)
-    with pytest.raises(ValueError, match="extends the version-2 observation"):
+    with pytest.raises(ValueError, match="extends the layout-2 observation"):
         aluette_v0.raw_env(signs=True)
 
 
 def test_a_version_keeps_its_game_when_a_newer_one_comes(monkeypatch):
     """aluette_v1 is frozen: a newer default in aec (a v2) changes neither its
     name nor its observation."""
-    newer = Variant("aluette_v2", obs_version=3, signs=True)
+    newer = Variant("aluette_v2", obs_layout=3, signs=True)
     monkeypatch.setattr(aec.raw_env, "variant", newer)
     monkeypatch.setitem(aec.raw_env.metadata, "name", "aluette_v2")
     assert aec.raw_env().metadata["name"] == "aluette_v2"
     env = aluette_v1.raw_env()
     assert env.metadata["name"] == "aluette_v1" and env.variant == ALUETTE_V1
     assert env.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
-    assert aluette_v1.raw_env.obs_version == 2 and aluette_v0.raw_env.obs_version == 1
+    assert aluette_v1.raw_env.obs_layout == 2 and aluette_v0.raw_env.obs_layout == 1
 
 
 def test_s4_the_draws_are_the_catch_rule():

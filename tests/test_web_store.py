@@ -317,6 +317,18 @@ def test_snapshots_replay_to_the_same_game_at_every_move():
         assert again.view() == game.view() and again.snapshot() == game.snapshot()
 
 
+def test_a_snapshot_with_no_deal_in_progress_and_none_finished_is_refused():
+    """The deal shown is the one in progress or the record's last: with neither,
+    the snapshot is refused as ValueError, not restored into a game with no deal."""
+    specs = {1: "heuristic", 2: "random", 3: "heuristic"}
+    snapshot = GameSession({s: load_player(v) for s, v in specs.items()}, specs,
+                           seed=3).snapshot()
+    assert snapshot["record"]["deals"] == []
+    snapshot["current"] = None
+    with pytest.raises(ValueError, match="no finished deal"):
+        GameSession.restore(snapshot, load_player)
+
+
 # ------------------------------------------------------------------ real servers
 
 

@@ -78,7 +78,7 @@ def test_no_answer_to_a_browser_holds_the_tables_database_id():
     made = r.json()
     tokens = [made["seats"]["0"]["token"], made["seats"]["2"]["token"],
               made["spectator"]["token"]]
-    game_id = c.app.state.service.table(tokens[0]).game_id
+    game_id = c.app.state.service.seat_handle(tokens[0]).game_id
     answers = [r.text, *(c.get(f"/api/games/{t}").text for t in tokens),
                c.post("/api/my-matches", json={"tokens": tokens}).text]
     assert all(game_id not in text for text in answers), game_id
@@ -278,7 +278,7 @@ def test_the_tables_ai_plays_for_a_person_who_left_until_they_come_back():
     assert sorted(back["hand"]) == sorted(game.deal.hands[2])
     # ... a new version, kept in the database and pushed to the others' pages
     assert back["version"] == state["version"] + 1
-    assert store.version(c.app.state.service.table(ann).game_id) == back["version"]
+    assert store.version(c.app.state.service.seat_handle(ann).game_id) == back["version"]
 
 
 def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():

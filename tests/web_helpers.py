@@ -46,9 +46,9 @@ def game_of(app, token: str):
     """The game as the server ``app`` holds it behind ``token`` (a seat's link or a
     game's id), read again if a failed move left it stale."""
     service = app.state.service
-    table = service.table(token)
-    service.cache.fresh(table)
-    return table.game
+    handle = service.seat_handle(token)
+    service.cache.fresh(handle)
+    return handle.game
 
 
 def cards_in(data) -> set[int]:

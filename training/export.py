@@ -141,7 +141,9 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
 
     import aluette_env
     from aluette_env.game import NUM_ACTIONS, NUM_CARDS
-    from aluette_env.observation import OBS_SIZE, OBS_VERSION, SIGNS_OBS_SIZE, SIGNS_OBS_VERSION
+    from aluette_env.observation import (
+        LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE, SIGNS_OBS_LAYOUT, SIGNS_OBS_SIZE,
+    )
     from aluette_env.players.onnx_policy import OnnxPlayer
 
     from .atomic import atomic_path
@@ -150,12 +152,12 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
     path, net, reference, steps = policy_source(spec)
     backend = "RLlib module" if path.suffix == ".pt" else "SB3 policy"
     run_dir = path.parent
-    # A policy of the signs variant reads its OBS_VERSION 3 and chooses among 58 actions.
+    # A policy of the signs variant reads its observation layout 3 and chooses among 58 actions.
     signs = getattr(net, "num_actions", NUM_CARDS) == NUM_ACTIONS
     width = SIGNS_OBS_SIZE if signs else OBS_SIZE
     actions = NUM_ACTIONS if signs else NUM_CARDS
     meta = {
-        "obs_version": str(SIGNS_OBS_VERSION if signs else OBS_VERSION),
+        LAYOUT_KEY: str(SIGNS_OBS_LAYOUT if signs else OBS_LAYOUT),
         "obs_size": str(width),
         "num_actions": str(actions),
         "project_version": aluette_env.__version__,

@@ -395,7 +395,7 @@ class LearnerGames:
 
 
 class Rollout:
-    """One rollout of :class:`TableGames`, by learner column (a seat of a game whose
+    """One rollout of :class:`AllSeatGames`, by learner column (a seat of a game whose
     decisions train the policy): arrays ``[n_steps, columns, ...]`` in the layout of
     SB3's rollout buffer, plus the bootstrap of each column's next decision."""
 
@@ -419,7 +419,7 @@ class Rollout:
         self.episodes: list[tuple[int, float, int]] = []
 
 
-class TableGames:
+class AllSeatGames:
     """N games where the learner's policy holds every seat (self-play games) or one
     team (league games, against an opponent drawn per match from the pool).
 

@@ -1,4 +1,4 @@
-"""Applications: the ``eval`` and ``league`` commands (:mod:`.cli`; the command
+"""Applications: the ``eval`` and ``ratings`` commands (:mod:`.cli`; the command
 line itself is :mod:`aluette_env.commands`) and the games for
 people: one game flow and its words (:mod:`.session`), shown in the terminal
 (:mod:`.terminal`, ``aluette play``) and in the browser (:mod:`.web`,

@@ -1,7 +1,8 @@
-"""The ``eval`` and ``league`` subcommands of ``aluette``: duplicate evaluation
+"""The ``eval`` and ``ratings`` subcommands of ``aluette``: duplicate evaluation
 (one opponent with ``--team-b``, the panel of :mod:`aluette_env.evaluation.panel`
 with ``--panel``, the partner panel of :mod:`aluette_env.evaluation.partners`
-with ``--partners``) and a round-robin league. They are :class:`aluette_env.commands.Command`
+with ``--partners``) and a round robin rated with openskill (``ratings``;
+``league``, its old name, still runs it). They are :class:`aluette_env.commands.Command`
 objects registered under the entry point group ``aluette.commands``, like every
 other subcommand (``play``, ``train``, ``export``, ...); the command itself, its
 parser and its one-line errors, is :mod:`aluette_env.commands`.
@@ -169,23 +170,23 @@ def cmd_eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_league(args: argparse.Namespace) -> int:
+def cmd_ratings(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
     from rich.text import Text
 
-    from ..evaluation.league import league
+    from ..evaluation.ratings import ratings
 
     if len(args.players) < 2:
-        raise UsageError("league needs at least two players")
+        raise UsageError("ratings needs at least two players")
     if len(set(args.players)) != len(args.players):
-        raise UsageError("league: a player is named twice")
+        raise UsageError("ratings: a player is named twice")
     if args.json:
         check_not_input(args.json, "--json", args.players)
     _check_specs(*args.players)
-    rows = league(args.players, deals=args.deals, seed=args.seed, progress=not args.quiet)
+    rows = ratings(args.players, deals=args.deals, seed=args.seed, progress=not args.quiet)
     n_pairs = len(rows) * (len(rows) - 1) // 2
-    t = Table(title=Text(f"League: {n_pairs} duplicate matches of {args.deals} deal pairs, "
+    t = Table(title=Text(f"Ratings: {n_pairs} duplicate matches of {args.deals} deal pairs, "
                     f"seed {args.seed} (cells: row's points per deal vs column)"))
     t.add_column("rank", justify="right")
     t.add_column("player")
@@ -253,7 +254,7 @@ def eval_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-def league_arguments(p: argparse.ArgumentParser) -> None:
+def ratings_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("players", nargs="+", metavar="SPEC", help="two or more player specs")
     p.add_argument("--deals", type=deal_pairs, default=1000,
                    help=f"deal pairs per pairing, 1 to {MAX_EVAL_DEALS:,}")
@@ -263,7 +264,9 @@ def league_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress bar")
 
 
-#: Entry points ``aluette.commands: eval`` and ``league``.
+#: Entry points ``aluette.commands: eval`` and ``ratings`` (and ``league``, the old
+#: name of ``ratings``, which still runs it).
 EVAL = Command("duplicate evaluation of team A against team B", eval_arguments, cmd_eval)
-LEAGUE = Command("round-robin duplicate evaluation with openskill ratings", league_arguments,
-                 cmd_league)
+RATINGS = Command("round-robin duplicate evaluation with openskill ratings", ratings_arguments,
+                  cmd_ratings)
+LEAGUE = Command(RATINGS.help, ratings_arguments, cmd_ratings, old_name_of="ratings")

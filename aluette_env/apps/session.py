@@ -477,15 +477,15 @@ class GameSession:
     def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player],
                 variant: Variant | None = None) -> GameSession:
         """The game of a :meth:`snapshot`, its every field checked
-        (:func:`check_snapshot`), its record by
-        :func:`~aluette_env.records.load_record`, and every play replayed
-        through the rules: a tampered snapshot raises ValueError (a
-        :class:`~aluette_env.records.RecordError` for the record), whatever
-        was changed in it. ``get_player`` raises ValueError for a spec it
-        cannot make. ``variant``: the game it was (by default the shipped one,
-        with signs if the snapshot has a ``catch``); the snapshot's ``catch``
-        is its chance of a catch."""
-        from aluette_env.records import AGENTS, SEAT, load_record
+        (:func:`check_snapshot`), its finished deals the match that
+        :func:`~aluette_env.records.load_match` replays from its record, and
+        the deal in progress played on through the rules: a tampered snapshot
+        raises ValueError (a :class:`~aluette_env.records.RecordError` for the
+        record), whatever was changed in it. ``get_player`` raises ValueError
+        for a spec it cannot make. ``variant``: the game it was (by default the
+        shipped one, with signs if the snapshot has a ``catch``); the
+        snapshot's ``catch`` is its chance of a catch."""
+        from aluette_env.records import load_match
         check_snapshot(snapshot)
         signs = "catch" in snapshot
         if variant is not None and variant.signs != signs:
@@ -495,48 +495,45 @@ class GameSession:
             variant = variant_of(signs=signs, catch=snapshot.get("catch"))
         elif signs:
             variant = variant.with_catch(snapshot["catch"])
-        record = load_record(snapshot["record"], variant)
+        record, match = load_match(snapshot["record"], variant)
         specs = {int(s): spec for s, spec in snapshot["specs"].items()}
         people = {int(s): name for s, name in snapshot["people"].items()}
         standin = snapshot["standin"]
         if record["deals"] and bool(record.get("signs")) != signs:
             raise ValueError(f"snapshot: its record is a match {'without' if signs else 'with'} "
                              f"signs, the game one {'with' if signs else 'without'}")
+        current = snapshot["current"]
+        if current is None and not match.deals:
+            raise ValueError("snapshot: current is null (no deal in progress) and its record "
+                             "has no finished deal: there is no deal to show")
         game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
                    seed=snapshot["seed"], people=people, standin_spec=standin,
                    standin=get_player(standin) if standin else None, start=False,
                    variant=variant)
         game.match_number = snapshot["match_number"]
-        game.match = variant.new_match(SEAT[record["first_dealer"]], record["num_deals"])
-        deals = []
-        for d in record["deals"]:
-            made = [entry[0] for entry in d["signs"]] if signs else []
-            caught = [0] * (NUM_TRICKS * NUM_SEATS) if signs else None
-            for k, ((agent, _), (_, who)) in enumerate(zip(d["plays"], d.get("signs", []))):
-                seat = SEAT[agent]  # the record lists who caught each sign (S4)
-                caught[k // NUM_SEATS * NUM_SEATS + seat] = variant.caught_bits(
-                    seat, [AGENTS[o] in who for o in range(NUM_SEATS)])
-            deals.append((d["hands"], [p[1] for p in d["plays"]], made, caught))
-        current = snapshot["current"]
-        if current is not None:
-            deals.append((current["hands"], [card for _, card in current["plays"]],
-                          current.get("signs", []), current.get("caught")))
-        for hands, cards, made, caught in deals:
-            game._start_deal(hands, None, caught)
+        game.match = match
+        if current is None:  # the last deal is over and shown with its last trick
+            game.deal = match.deals[-1]
+            game.last_trick = _trick_view(game.deal.tricks[-1])
+            game.summary = game._summary(game.deal.record)
+        else:
+            game._start_deal(current["hands"], None, current.get("caught"))
+            cards = [card for _, card in current["plays"]]
+            made = current.get("signs", [])
             for k, sign in enumerate(made):
                 game._sign(sign)
                 if k < len(cards):
                     game._play(cards[k])
             for card in cards[len(made):]:
                 game._play(card)
-        if current is not None and [[s, c] for s, c in current["plays"]] != game.snapshot(
-                )["current"]["plays"]:
-            raise ValueError("the deal in progress: its plays do not follow the rules' turn order")
+            again = game.snapshot()["current"]
+            if [[s, c] for s, c in current["plays"]] != again["plays"]:
+                raise ValueError("the deal in progress: its plays do not follow the rules' "
+                                 "turn order")
+            if current.get("signs", []) != again.get("signs", []):
+                raise ValueError("the deal in progress: its signs do not follow the rules' turns")
         game.away = {int(s) for s in snapshot["away"]} & set(people)
         game.recent = [list(r) for r in snapshot["recent"]]
-        if current is not None and current.get("signs", []) != game.snapshot()["current"].get(
-                "signs", []):
-            raise ValueError("the deal in progress: its signs do not follow the rules' turns")
         game.version = int(snapshot["version"])
         game.opening_events = []
         return game

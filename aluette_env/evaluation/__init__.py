@@ -1,8 +1,8 @@
-"""Evaluation of players: duplicate matches with confidence intervals, and leagues.
+"""Evaluation of players: duplicate matches with confidence intervals, and ratings.
 
 - :mod:`.duplicate`: team A against team B on the same deals with the seats
   swapped (``duplicate_eval``), the deals of a seed (``evaluation_deals``).
-- :mod:`.league`: a round robin of duplicate matches rated with openskill.
+- :mod:`.ratings`: a round robin of duplicate matches rated with openskill.
 - :mod:`.panel`: one player against each member of a fixed panel on the same
   deals (``panel_eval``), with the minimum and the mean (``PANEL``).
 - :mod:`.partners`: one player beside each partner of a panel against a fixed
@@ -10,7 +10,7 @@
   how the team's tricks split, the minimum and the means (``PARTNERS``).
 
 May import: numpy, :mod:`aluette_env.game`, :mod:`aluette_env.vector`,
-:mod:`aluette_env.players` (openskill in the league).
+:mod:`aluette_env.players` (openskill in the ratings).
 """
 
 from .duplicate import (EvalResult, duplicate_eval, evaluation_deals, mean_ci95, play_table,

@@ -5,7 +5,7 @@ A :class:`Variant` owns
 
 - its registered env id (``aluette_v1``, ``aluette_signs_v0``; a changed
   game gets a new id, and an old id keeps its game: PettingZoo's versions),
-- the observation it gives (``obs_version``; the layer above writes it:
+- the observation it gives (``obs_layout``; the layer above writes it:
   :func:`aluette_env.observation.observer`),
 - its actions (:attr:`~Variant.num_actions`) and, through the game's one
   step, its phases and legal actions (:meth:`~Variant.legal_actions`,
@@ -55,7 +55,7 @@ class Variant:
     deals unless its caller says otherwise (R2: five)."""
 
     env_id: str
-    obs_version: int
+    obs_layout: int
     signs: bool = False
     catch: float = DEFAULT_CATCH
     num_deals: int = DEFAULT_NUM_DEALS
@@ -203,13 +203,13 @@ class Variant:
         return sees_sign(observer, signer, caught)
 
 
-#: ``aluette_v0``: the default game with the version-1 observation (kept so old
+#: ``aluette_v0``: the default game with the layout-1 observation (kept so old
 #: experiments repeat).
-ALUETTE_V0 = Variant("aluette_v0", obs_version=1)
+ALUETTE_V0 = Variant("aluette_v0", obs_layout=1)
 #: ``aluette_v1``: the default game with the perfect-recall observation.
-ALUETTE_V1 = Variant("aluette_v1", obs_version=2)
-#: ``aluette_signs_v0``: the signs variant (S1-S5), the observation of version 3.
-ALUETTE_SIGNS_V0 = Variant("aluette_signs_v0", obs_version=3, signs=True)
+ALUETTE_V1 = Variant("aluette_v1", obs_layout=2)
+#: ``aluette_signs_v0``: the signs variant (S1-S5), the observation of layout 3.
+ALUETTE_SIGNS_V0 = Variant("aluette_signs_v0", obs_layout=3, signs=True)
 #: The shipped variants by env id; the newest default game is ``aluette_v1``.
 VARIANTS: dict[str, Variant] = {v.env_id: v for v in (ALUETTE_V0, ALUETTE_V1, ALUETTE_SIGNS_V0)}
 NEWEST = ALUETTE_V1
@@ -249,8 +249,8 @@ def variant_of(variant: Variant | None = None, signs: object = None,
         return base
     if base.signs:
         return base if catch is None else base.with_catch(catch)
-    if base.obs_version != ALUETTE_SIGNS_V0.obs_version - 1:
-        raise ValueError("the signs variant extends the version-2 observation")
+    if base.obs_layout != ALUETTE_SIGNS_V0.obs_layout - 1:
+        raise ValueError("the signs variant extends the layout-2 observation")
     return ALUETTE_SIGNS_V0 if catch is None else ALUETTE_SIGNS_V0.with_catch(catch)
 
 

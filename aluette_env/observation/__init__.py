@@ -33,14 +33,14 @@ slice (``SLICES[name]``)  size    meaning
 ``points_opp``            20      other team's match points, thermometer
 ``history``               9 x 48  the cards played in each trick of this deal
                                   (the trick in progress included), by trick
-                                  index (version 2)
+                                  index (layout 2)
 ========================  ======  ===============================================
 
 Fields describing the trick/deal in progress are all zero once the match is
-over. ``OBS_VERSION`` changes whenever this layout or its meaning changes;
+over. ``OBS_LAYOUT`` changes whenever this layout or its meaning changes;
 exported models record it.
 
-**Perfect recall (version 2).** ``history`` says in which trick every card of
+**Perfect recall (layout 2).** ``history`` says in which trick every card of
 this deal was played; with the seat of each card (``trick``, ``played``), the
 first leader (R6, from ``dealer``) and each trick's winner (R10-R11, from
 ``trick_winners``), the whole order of play is rebuilt, each card with its
@@ -49,10 +49,10 @@ seat: two different histories of a deal never give a seat the same vector
 match are summed up by the match fields (points, deal index): their cards
 say nothing about the hands of this deal, which is dealt anew.
 
-**Versions.** A version's fields are a prefix of the next one's: version 1
+**Layouts.** A layout's fields are a prefix of the next one's: layout 1
 is the first ``obs_size(1)`` (638) entries, the fields above ``history``.
-A model records the version it was trained on, and its loader gives it that
-prefix (``observation[..., :obs_size(version)]``), so every shipped model
+A model records the layout it was trained on, and its loader gives it that
+prefix (``observation[..., :obs_size(layout)]``), so every shipped model
 plays as it did.
 
 **One writer.** :func:`write_view` writes a seat's vector from the game's
@@ -92,9 +92,9 @@ from .layout import (
     _COUNTS, _COUNTS_ROW, _DEAL, _DEALER, _DEALS_LEFT, _HAND, _HISTORY, _HISTORY_ROW, _LEADER,
     _PLAYED, _PLAYED_ROW, _POINTS_OPP, _POINTS_OWN, _REACHED, _REACHED_ROW, _RUN, _SIGNING,
     _SIGNS, _TO_ACT, _TRICK, _TRICK_INDEX, _TRICK_ROW, _WINNERS, _WINNERS_ROW, _WON, MAX_DEALS,
-    MAX_POINTS, OBS_SIZE, OBS_VERSION, OFFSET, ROW, SHAPES, SIGN_SHAPES, SIGN_SLICES,
-    SIGNS_OBS_SIZE, SIGNS_OBS_VERSION, SLICES, SPOILED_COLUMN, STATE_SIZE, VERSION_ENDS_BEFORE,
-    obs_size, state_size,
+    LAYOUT_ENDS_BEFORE, LAYOUT_KEY, MAX_POINTS, OBS_LAYOUT, OBS_SIZE, OFFSET, OLD_LAYOUT_KEY, ROW,
+    SHAPES, SIGN_SHAPES, SIGN_SLICES, SIGNS_OBS_LAYOUT, SIGNS_OBS_SIZE, SLICES, SPOILED_COLUMN,
+    STATE_SIZE, obs_size, saved_layout, state_size,
 )
 from .sparse import (
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, dense, write_active,
@@ -102,13 +102,13 @@ from .sparse import (
 )
 
 __all__ = [
-    "ACTIVE_PAD", "HIDDEN_PAD", "HIDDEN_SIZE", "IN_TRICK", "MAX_ACTIVE", "MAX_DEALS", "MAX_HIDDEN",
-    "MAX_POINTS", "OBS_SIZE", "OBS_VERSION", "OFFSET", "PLAYED", "ROW", "SHAPES", "SIGN_SHAPES",
-    "SIGN_SLICES", "SIGNS_OBS_SIZE", "SIGNS_OBS_VERSION", "SLICES", "SPOILED_COLUMN",
-    "STATE_SIZE", "UNSEEN", "VERSION_ENDS_BEFORE", "IncrementalObservations", "Observer",
-    "decode_observation", "dense", "encode_observation", "encode_signs_observation",
+    "ACTIVE_PAD", "HIDDEN_PAD", "HIDDEN_SIZE", "IN_TRICK", "LAYOUT_ENDS_BEFORE", "LAYOUT_KEY",
+    "MAX_ACTIVE", "MAX_DEALS", "MAX_HIDDEN", "MAX_POINTS", "OBS_LAYOUT", "OBS_SIZE", "OFFSET",
+    "OLD_LAYOUT_KEY", "PLAYED", "ROW", "SHAPES", "SIGN_SHAPES", "SIGN_SLICES", "SIGNS_OBS_LAYOUT",
+    "SIGNS_OBS_SIZE", "SLICES", "SPOILED_COLUMN", "STATE_SIZE", "UNSEEN", "IncrementalObservations",
+    "Observer", "decode_observation", "dense", "encode_observation", "encode_signs_observation",
     "encode_state", "obs_size", "observer", "read_match", "read_state", "read_view",
-    "state_size", "write_active", "write_hidden", "write_signs", "write_view",
+    "saved_layout", "state_size", "write_active", "write_hidden", "write_signs", "write_view",
 ]
 
 
@@ -160,7 +160,7 @@ def write_view(g, observer, row) -> None:
 
 
 def write_signs(g, observer, row) -> None:
-    """S5: the signs block of ``observer``'s vector (SIGNS_OBS_VERSION) from the
+    """S5: the signs block of ``observer``'s vector (SIGNS_OBS_LAYOUT) from the
     state ``g`` into ``row`` (int8 [SIGNS_OBS_SIZE]; :func:`write_view` writes the
     rest): every sign of the deal the observer saw, by trick and relative seat,
     and whether the seat to act is making its sign. Never a sign it did not see,
@@ -191,7 +191,7 @@ def encode_observation(deal: Deal, observer: int,
 
 def encode_signs_observation(deal: Deal, observer: int,
                               out: np.ndarray | None = None) -> np.ndarray:
-    """:func:`encode_observation` for a deal of the signs variant: OBS_VERSION 3,
+    """:func:`encode_observation` for a deal of the signs variant: observation layout 3,
     [SIGNS_OBS_SIZE], the default game's vector then the signs ``observer`` saw
     (:func:`write_signs`)."""
     v = np.zeros(SIGNS_OBS_SIZE, np.int8) if out is None else out
@@ -216,12 +216,12 @@ def encode_state(deal: Deal, out: np.ndarray | None = None) -> np.ndarray:
 
 
 class Observer(NamedTuple):
-    """A variant's observation (:func:`observer`): its ``version``, its width
+    """A variant's observation (:func:`observer`): its ``layout``, its width
     (``size``) and the global state's (``state_size``), its named views
     (``slices`` and ``shapes``: the layout's fields, with signs the signs
     block's) and its writer (:meth:`write`, :meth:`encode`, :meth:`encode_state`)."""
 
-    version: int
+    layout: int
     size: int
     state_size: int
     signs: bool
@@ -256,17 +256,17 @@ class Observer(NamedTuple):
 
 
 def observer(variant: Variant) -> Observer:
-    """The observation of ``variant`` (its ``obs_version``): version 1 or 2 of the
-    default game's layout, or the signs variant's (version 3)."""
-    version = variant.obs_version
-    signs = version == SIGNS_OBS_VERSION
-    size = obs_size(version)
+    """The observation of ``variant`` (its ``obs_layout``): layout 1 or 2 of the
+    default game, or the signs variant's (layout 3)."""
+    layout = variant.obs_layout
+    signs = layout == SIGNS_OBS_LAYOUT
+    size = obs_size(layout)
     slices = {k: v for k, v in SLICES.items() if v.stop <= size}
     shapes = {k: SHAPES[k] for k in slices}
     if signs:
         slices.update(SIGN_SLICES)
         shapes.update(SIGN_SHAPES)
-    return Observer(version, size, state_size(version), signs, slices, shapes)
+    return Observer(layout, size, state_size(layout), signs, slices, shapes)
 
 
 def _rel_name(r: int) -> str:
@@ -286,8 +286,8 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     ``[(trick, relative seat, sign 1-9), ...]`` in the order of play."""
     v = np.asarray(vec)
     if v.shape not in ((OBS_SIZE,), (SIGNS_OBS_SIZE,)):
-        raise ValueError(f"an observation has shape ({OBS_SIZE},) for OBS_VERSION "
-                         f"{OBS_VERSION} (or ({SIGNS_OBS_SIZE},) with signs), got {v.shape}")
+        raise ValueError(f"an observation has shape ({OBS_SIZE},) for observation layout "
+                         f"{OBS_LAYOUT} (or ({SIGNS_OBS_SIZE},) with signs), got {v.shape}")
     f = {name: v[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
 
     def one(field: np.ndarray) -> int | None:

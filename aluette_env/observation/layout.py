@@ -1,5 +1,5 @@
 """The observation's layout, declared once: each field's slice and shape, the
-versions as prefixes, the signs variant's block, and each field's offset as a
+older layouts as prefixes, the signs variant's block, and each field's offset as a
 module constant that numba folds into the writers and readers.
 
 The fields and what they mean are in :mod:`aluette_env.observation`'s table.
@@ -9,13 +9,18 @@ May import: numpy and :mod:`aluette_env.game`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 import numpy as np
 
 from ..game import NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS
 
-OBS_VERSION = 2
-#: The signs variant's observation (S5): version 2's, then the signs block.
-SIGNS_OBS_VERSION = 3
+#: The layout written today (a number, not a release: a model records the
+#: layout it reads, and each layout is a prefix of the next).
+OBS_LAYOUT = 2
+#: The signs variant's observation (S5): layout 2's, then the signs block.
+SIGNS_OBS_LAYOUT = 3
 MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
 MAX_POINTS = 2 * MAX_DEALS
 
@@ -38,9 +43,9 @@ _FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
     ("points_opp", (MAX_POINTS,)),
     ("history", (NUM_TRICKS, NUM_CARDS)),
 )
-#: The first field each version added: version v is every field before
-#: VERSION_ENDS_BEFORE[v] (None: all of them).
-VERSION_ENDS_BEFORE = {1: "history", 2: None}
+#: The first field each layout added: layout v is every field before
+#: LAYOUT_ENDS_BEFORE[v] (None: all of them).
+LAYOUT_ENDS_BEFORE = {1: "history", 2: None}
 
 
 def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
@@ -57,16 +62,16 @@ def _layout() -> tuple[dict[str, slice], dict[str, tuple[int, ...]], int]:
 SLICES, SHAPES, OBS_SIZE = _layout()
 
 
-def obs_size(version: int) -> int:
-    """Length of an observation of ``version`` (1 to OBS_VERSION): the prefix of
-    today's vector that a model of that version reads; ``SIGNS_OBS_VERSION``
-    (3): the signs variant's vector, version 2's followed by the signs block."""
-    if version == SIGNS_OBS_VERSION:
+def obs_size(layout: int) -> int:
+    """Length of an observation of ``layout`` (1 to OBS_LAYOUT): the prefix of
+    today's vector that a model of that layout reads; ``SIGNS_OBS_LAYOUT``
+    (3): the signs variant's vector, layout 2's followed by the signs block."""
+    if layout == SIGNS_OBS_LAYOUT:
         return SIGNS_OBS_SIZE
-    if version not in VERSION_ENDS_BEFORE:
-        raise ValueError(f"no observation version {version!r}; versions are "
-                         f"{sorted(VERSION_ENDS_BEFORE) + [SIGNS_OBS_VERSION]}")
-    end = VERSION_ENDS_BEFORE[version]
+    if layout not in LAYOUT_ENDS_BEFORE:
+        raise ValueError(f"no observation layout {layout!r}; layouts are "
+                         f"{sorted(LAYOUT_ENDS_BEFORE) + [SIGNS_OBS_LAYOUT]}")
+    end = LAYOUT_ENDS_BEFORE[layout]
     return OBS_SIZE if end is None else SLICES[end].start
 
 #: Offsets of each field, for the incremental writers.
@@ -75,22 +80,34 @@ OFFSET = {name: s.start for name, s in SLICES.items()}
 ROW = {name: shape[-1] for name, shape in SHAPES.items()}
 
 
-def state_size(version: int) -> int:
-    """Length of the global state (``raw_env.state()``) of observation ``version``:
+def state_size(layout: int) -> int:
+    """Length of the global state (``raw_env.state()``) of observation ``layout``:
     all four hands by absolute seat, the twelve unused cards, then player_0's
     public view (its observation without its hand, which is already in the first
-    block). A version's state is a prefix of the next one's, as its observation is."""
-    return NUM_SEATS * NUM_CARDS + NUM_CARDS + obs_size(version) - NUM_CARDS
+    block). A layout's state is a prefix of the next one's, as its observation is."""
+    return NUM_SEATS * NUM_CARDS + NUM_CARDS + obs_size(layout) - NUM_CARDS
 
 
-STATE_SIZE = state_size(OBS_VERSION)
+STATE_SIZE = state_size(OBS_LAYOUT)
+
+#: The key under which a saved artefact (an exported policy's ``metadata_props``,
+#: an expert data set's manifest) names the layout it reads; the old key is what
+#: artefacts saved before it had this name wrote, and is read still.
+LAYOUT_KEY, OLD_LAYOUT_KEY = "obs_layout", "obs_version"
+
+
+def saved_layout(metadata: Mapping[str, Any]) -> Any:
+    """The observation layout a saved artefact's ``metadata`` names, as written
+    (under :data:`LAYOUT_KEY`, or :data:`OLD_LAYOUT_KEY` in an older one); None
+    if neither."""
+    return metadata.get(LAYOUT_KEY, metadata.get(OLD_LAYOUT_KEY))
 
 
 #: A spoiled trick in ``trick_winners``: the field's last column (R11).
 SPOILED_COLUMN = NUM_SEATS
 
-#: The signs variant's observation (S5): version 2's vector (OBS_SIZE entries),
-#: then this block (SIGNS_OBS_VERSION). The default game's vector never has it.
+#: The signs variant's observation (S5): layout 2's vector (OBS_SIZE entries),
+#: then this block (SIGNS_OBS_LAYOUT). The default game's vector never has it.
 _SIGN_FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (
     # 1: someone is making a sign (the seat to act, before its card; S1)
     ("signing", (1,)),

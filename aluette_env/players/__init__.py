@@ -102,7 +102,7 @@ def check_batch(observations: np.ndarray, masks: np.ndarray,
 
 class Silent(BatchPlayer):
     """A player of the default game at a table with signs (docs/RULES.md S1-S5):
-    it makes no sign, and plays its cards from the version-2 part of the
+    it makes no sign, and plays its cards from the layout-2 part of the
     observation (it reads no sign). A player whose ``plays_signs`` is True
     takes the signs variant's arrays itself and is not wrapped
     (:func:`for_signs`)."""

@@ -8,12 +8,12 @@ checks these names and shapes when it loads a model, and that its logits are
 finite on a few real positions (:func:`probe_positions`: a model with a NaN
 or infinite weight is refused), and applies the mask itself, so no model
 output can make it play a card that is not in hand.
-``metadata_props`` carry ``obs_version``, ``obs_size``, ``num_actions``, the
+``metadata_props`` carry ``obs_layout``, ``obs_size``, ``num_actions``, the
 project version, the training config, the steps trained and the evaluation
-summary. A model of an earlier ``obs_version`` reads that version's fields,
-the first ``obs_size(version)`` entries of today's vector
+summary. A model of an earlier ``obs_layout`` reads that layout's fields,
+the first ``obs_size(layout)`` entries of today's vector
 (:mod:`aluette_env.observation`), so it plays exactly as it did. A model of
-the signs variant (``obs_version`` 3: 1,395 inputs, 58 actions, docs/SIGNS.md)
+the signs variant (``obs_layout`` 3: 1,395 inputs, 58 actions, docs/SIGNS.md)
 plays signs itself (``plays_signs``) at a table with signs.
 
 Specs: ``path/to/model.onnx`` (greedy) or ``path/to/model.onnx:temperature=0.7``
@@ -32,8 +32,8 @@ import numpy as np
 
 from ..game import NUM_ACTIONS, NUM_CARDS, NUM_SIGN_ACTIONS, NUM_UNUSED, SIGN_BASE, Match
 from ..observation import (
-    OBS_VERSION, SIGNS_OBS_VERSION, VERSION_ENDS_BEFORE, encode_observation,
-    encode_signs_observation, obs_size,
+    LAYOUT_ENDS_BEFORE, LAYOUT_KEY, OBS_LAYOUT, SIGNS_OBS_LAYOUT, encode_observation,
+    encode_signs_observation, obs_size, saved_layout,
 )
 from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
 
@@ -96,12 +96,12 @@ class OnnxPlayer(BatchPlayer):
         self.path = Path(path)
         self.session = _session(self.path, ort)
         self.metadata = dict(self.session.get_modelmeta().custom_metadata_map)
-        #: The observation version the model reads, and its width (a prefix of OBS_SIZE).
-        self.obs_version = _check_model(self.path, self.session, self.metadata)
-        self.obs_width = obs_size(self.obs_version)
+        #: The observation layout the model reads, and its width (a prefix of OBS_SIZE).
+        self.obs_layout = _check_model(self.path, self.session, self.metadata)
+        self.obs_width = obs_size(self.obs_layout)
         #: A model of the signs variant: it makes its signs and reads them itself,
         #: and plays only at a table with signs.
-        self.plays_signs = self.signs_only = self.obs_version == SIGNS_OBS_VERSION
+        self.plays_signs = self.signs_only = self.obs_layout == SIGNS_OBS_LAYOUT
         self.num_actions = NUM_ACTIONS if self.plays_signs else NUM_CARDS
         self.temperature = None if temperature is None else float(temperature)
         self.rng = np.random.default_rng(seed)
@@ -136,7 +136,7 @@ class OnnxPlayer(BatchPlayer):
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """The model's raw logits ([N, 48]) for observations of today's
-        ``OBS_VERSION`` (the model reads its own version's prefix)."""
+        ``OBS_LAYOUT`` (the model reads its own layout's prefix)."""
         return self.session.run(["logits"], {
             "observation": np.asarray(np.asarray(observations)[:, :self.obs_width], np.float32),
             "action_mask": np.asarray(masks, np.float32)})[0]
@@ -184,7 +184,7 @@ def probe_positions(signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     loads: two seeded deals played at random on the game core (signs too, with
     ``signs``), each seat's first decisions (a whole hand: the second deal deals
     the first one's unused cards, so every action is legal somewhere) and every
-    ninth decision after, as float32 observations (today's OBS_VERSION, or the
+    ninth decision after, as float32 observations (today's OBS_LAYOUT, or the
     signs variant's) and masks. Built once a process."""
     rng = random.Random(59)
     deck = rng.sample(range(NUM_CARDS), NUM_CARDS)
@@ -246,28 +246,28 @@ def _whole_number(text: str) -> int:
 
 def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
     """Metadata, input and output names and shapes of an Aluette policy; its
-    observation version, or ModelError. What the file says is shown cut short."""
-    version = metadata.get("obs_version")
-    if version is None:
-        raise ModelError(f"{path}: no obs_version in its metadata; not an Aluette policy")
+    observation layout, or ModelError. What the file says is shown cut short."""
+    written = saved_layout(metadata)
+    if written is None:
+        raise ModelError(f"{path}: no {LAYOUT_KEY} in its metadata; not an Aluette policy")
     try:
-        version_no = _whole_number(version)
+        layout = _whole_number(written)
         sizes = _whole_number(metadata.get("obs_size", "0")), \
             _whole_number(metadata.get("num_actions", "0"))
     except ValueError:  # not a number, or a number of more digits than int() reads
-        raise ModelError(f"{path}: unreadable metadata (obs_version {_shown(version)}, obs_size "
+        raise ModelError(f"{path}: unreadable metadata ({LAYOUT_KEY} {_shown(written)}, obs_size "
                          f"{_shown(metadata.get('obs_size'))}, num_actions "
                          f"{_shown(metadata.get('num_actions'))})") from None
-    if version_no not in VERSION_ENDS_BEFORE and version_no != SIGNS_OBS_VERSION:
-        raise ModelError(f"{path}: exported for OBS_VERSION {_shown(version_no)}, this "
-                         f"environment reads OBS_VERSION {min(VERSION_ENDS_BEFORE)} to "
-                         f"OBS_VERSION {OBS_VERSION} (and {SIGNS_OBS_VERSION}, the signs "
+    if layout not in LAYOUT_ENDS_BEFORE and layout != SIGNS_OBS_LAYOUT:
+        raise ModelError(f"{path}: exported for observation layout {_shown(layout)}, this "
+                         f"environment reads observation layouts {min(LAYOUT_ENDS_BEFORE)} to "
+                         f"{OBS_LAYOUT} (and {SIGNS_OBS_LAYOUT}, the signs "
                          f"variant's); re-export it from its checkpoint")
-    width = obs_size(version_no)
-    actions = NUM_ACTIONS if version_no == SIGNS_OBS_VERSION else NUM_CARDS
+    width = obs_size(layout)
+    actions = NUM_ACTIONS if layout == SIGNS_OBS_LAYOUT else NUM_CARDS
     if sizes != (width, actions):
         raise ModelError(f"{path}: observation/action sizes {_shown(sizes[0])}/"
-                         f"{_shown(sizes[1])} differ from OBS_VERSION {version_no}'s "
+                         f"{_shown(sizes[1])} differ from observation layout {layout}'s "
                          f"{width}/{actions}")
     expected = {"observation": width, "action_mask": actions}
     inputs = {i.name: i.shape for i in session.get_inputs()}
@@ -282,7 +282,7 @@ def _check_model(path: Path, session, metadata: dict[str, str]) -> int:
         if len(shape) != 2 or shape[1] != size:
             raise ModelError(f"{path}: {name} has shape {_shown(shape)}; expected [batch, "
                              f"{size}]")
-    return version_no
+    return layout
 
 
 def onnx_player(path: str, temperature: float | None = None,

@@ -3,7 +3,7 @@
 ``ismcts:simulations=N,uct_c=C,evaluator=random|ai,seed=S`` runs OpenSpiel's
 Python ``ISMCTSBot`` (Cowling, Powley and Whitehouse's Information Set MCTS)
 on the game ``python_aluette`` of :mod:`aluette_env.openspiel`, so it plays in
-``aluette eval``, leagues and the strength table beside the project's own
+``aluette eval``, ``aluette ratings`` and the strength table beside the project's own
 search. Each decision:
 
 * **Root.** The observation is turned into an OpenSpiel state of a one-deal
@@ -53,7 +53,7 @@ def state_from_observation(observation: np.ndarray, rng: np.random.Generator):
     """An OpenSpiel state of ``python_aluette(num_deals=1)`` at the observer's
     decision that the observer (seat 0, the observation's relative seat 0)
     cannot tell from the real deal: its hand, the dealer and every card played
-    in order (the observation's ``history``, perfect recall from OBS_VERSION 2).
+    in order (the observation's ``history``, perfect recall from observation layout 2).
     The other seats' unplayed cards are drawn with ``rng``; the plays are
     replayed through the game, which decides every trick."""
     spiel = _openspiel()

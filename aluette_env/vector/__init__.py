@@ -2,7 +2,7 @@
 
 Each game is a match of ``num_deals`` deals (R2, R5-R16), with exactly the
 rules of :mod:`aluette_env.game.rules` and the observation encoding of
-:mod:`aluette_env.observation` (same ``OBS_VERSION``, bit for bit). The state
+:mod:`aluette_env.observation` (same ``OBS_LAYOUT``, bit for bit). The state
 is a few small arrays per game (under 200 bytes; the observation buffer adds
 ``OBS_SIZE`` bytes); the hot path is compiled with numba into one loop over
 games per call, and no Python code runs per game.
@@ -35,7 +35,7 @@ Every game plays one variant (``variant``, an
 AEC env's ``aluette_v1``, bit for bit). With the signs variant
 (``variant=ALUETTE_SIGNS_V0``; ``signs=True, catch=...`` still builds it;
 docs/RULES.md S1-S5, the AEC env's ``aluette_signs_v0``, bit for bit) each
-turn is a sign action (48-57) and then a card, ``obs`` is OBS_VERSION 3 ([N,
+turn is a sign action (48-57) and then a card, ``obs`` is observation layout 3 ([N,
 SIGNS_OBS_SIZE]) and ``mask`` [N, 58]; each deal's catches (S4) are the
 variant's draws from ``rng`` or fixed by ``reset(options={"catches": ...})``.
 
@@ -120,9 +120,9 @@ class VectorGame:
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
         view = observer(variant)
         if view.size < OBS_SIZE:
-            raise ValueError(f"{variant.env_id}: the engine writes observations of version 2 "
-                             f"or more (its players read an older version's prefix), not "
-                             f"version {variant.obs_version}")
+            raise ValueError(f"{variant.env_id}: the engine writes observations of layout 2 "
+                             f"or more (its players read an older layout's prefix), not "
+                             f"layout {variant.obs_layout}")
         if variant.signs and sparse:
             raise ValueError("sparse index lists are written for the default game only, not "
                              "with signs=True")

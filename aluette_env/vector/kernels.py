@@ -165,7 +165,7 @@ def hands_from_decks(decks, dealers, order):
 
 @njit(cache=True)
 def observe(st, obs, mask):
-    """Write the observation (OBS_VERSION layout) and mask of the seat to act."""
+    """Write the observation (layout OBS_LAYOUT) and mask of the seat to act."""
     for i in range(obs.shape[0]):
         g = st[i]
         row = obs[i]
@@ -177,7 +177,7 @@ def observe(st, obs, mask):
 
 @njit(cache=True)
 def observe_signs(st, obs, mask):
-    """The signs variant's :func:`observe`: the OBS_VERSION 3 vector (the signs
+    """The signs variant's :func:`observe`: the observation layout 3 vector (the signs
     the seat to act saw, S5) and the game's legal-action mask of NUM_ACTIONS
     (:func:`~aluette_env.game.state.write_legal`: the ten sign actions in the sign
     phase, the hand in the card phase)."""

@@ -91,7 +91,7 @@ def check_from_scratch(cfg: TrainConfig, source: str) -> None:
 
 def check_warm_start(cfg: TrainConfig, source: str) -> None:
     """``network.warm_start`` is an exported policy this environment can play (the
-    checks ``aluette eval`` makes: its observation version and sizes), of a variant
+    checks ``aluette eval`` makes: its observation layout and sizes), of a variant
     the run's policy can start from (a signs policy never starts a default-game one)."""
     path = cfg.network.warm_start
     if path is None:
@@ -107,7 +107,7 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
         raise ConfigError(f"{source}: 'network.warm_start': {err}") from None
     if player.signs_only and not cfg.env.signs:
         raise ConfigError(f"{source}: 'network.warm_start': {path} is a policy of the signs "
-                          f"variant (OBS_VERSION {player.obs_version}, {player.num_actions} "
+                          f"variant (observation layout {player.obs_layout}, {player.num_actions} "
                           f"actions); this run trains the default game (env.signs false): set "
                           f"env.signs to true, or start from a policy of the default game")
 
@@ -213,7 +213,7 @@ def check_start(cfg: TrainConfig | LoopConfig, previous: StagePolicy) -> None:
     """A stage of config ``cfg`` can start from ``previous``, the policy the stage
     before it makes: a training run of the same network, of the signs variant
     only from a policy of either variant and of the default game only from one
-    of the default game (OBS_VERSION 3's inputs and sign actions have no place in
+    of the default game (observation layout 3's inputs and sign actions have no place in
     it); expert iteration from a default-game policy of its network (its first
     distillation starts from those weights). ConfigError (one line) otherwise."""
     train = isinstance(cfg, TrainConfig)

@@ -57,7 +57,7 @@ class EnvConfig(BaseModel):
     num_deals: int = Field(5, ge=1, le=10, description="deals per match (R2: five)")
     signs: bool = Field(False, description="the signs variant (docs/RULES.md S1-S5, "
                         "docs/SIGNS.md): each turn a sign action, then a card; the learner "
-                        "reads OBS_VERSION 3 and chooses among 58 actions (SB3 backend, "
+                        "reads observation layout 3 and chooses among 58 actions (SB3 backend, "
                         "selfplay.all_seats, a dense first layer and the seat's own critic)")
     catch: float = Field(0.25, ge=0, le=1, description="with signs: the chance that each "
                          "opponent catches a sign (S4)")
@@ -226,7 +226,7 @@ class PFSPConfig(BaseModel):
 class PartnersConfig(BaseModel):
     """Partner games (``selfplay.partners``): the learner's one seat beside a
     partner drawn per match from a population, against the current policy;
-    only the learner's seat trains (training.selfplay.TableGames)."""
+    only the learner's seat trains (training.selfplay.AllSeatGames)."""
 
     model_config = _STRICT
     games: float = Field(0.25, gt=0, lt=1,

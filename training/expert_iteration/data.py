@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from aluette_env.game import NUM_CARDS
-from aluette_env.observation import OBS_SIZE, OBS_VERSION
+from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE, saved_layout
 
 from ..atomic import atomic_path, write_json
 from ..config import ConfigError, DataConfig, check_policy, folder_problem
@@ -36,7 +36,7 @@ MANIFEST = "dataset.json"
 #: The arrays of a shard: name -> (dtype, shape after the position axis, meaning).
 FIELDS: dict[str, tuple[str, tuple[int, ...], str]] = {
     "observations": ("int8", (OBS_SIZE,), ("the acting seat's observation (the manifest's "
-                     "OBS_VERSION)")),
+                     "obs_layout)")),
     "masks": ("int8", (NUM_CARDS,), "its legal cards (1: legal)"),
     "values": ("float32", (NUM_CARDS,), ("the expert's mean deal points for the acting seat's "
                "team if it plays that card (NaN: illegal card)")),
@@ -179,7 +179,7 @@ def open_dataset(out: Path, cfg: DataConfig, policy: str, log=print) -> list[int
                               f" differ); use another folder")
     try:
         write_json(manifest, {
-            "format": FORMAT, "version": FORMAT_VERSION, "obs_version": OBS_VERSION,
+            "format": FORMAT, "version": FORMAT_VERSION, LAYOUT_KEY: OBS_LAYOUT,
             "obs_size": OBS_SIZE, "settings": settings, "shards": cfg.shards,
             "fields": {name: {"dtype": d, "shape": ["n", *s], "meaning": m}
                        for name, (d, s, m) in FIELDS.items()}})
@@ -268,10 +268,10 @@ def load_dataset(*folders: str | Path) -> ExpertData:
             manifest = json.loads((folder / MANIFEST).read_text())
         except (OSError, ValueError):
             raise ValueError(f"{folder}: no readable {MANIFEST}; not an expert data set") from None
-        if manifest.get("format") != FORMAT or manifest.get("obs_version") != OBS_VERSION:
-            raise ValueError(f"{folder}: format {manifest.get('format')!r} OBS_VERSION "
-                             f"{manifest.get('obs_version')!r}; expected {FORMAT!r} "
-                             f"{OBS_VERSION}")
+        if manifest.get("format") != FORMAT or saved_layout(manifest) != OBS_LAYOUT:
+            raise ValueError(f"{folder}: format {manifest.get('format')!r} observation layout "
+                             f"{saved_layout(manifest)!r}; expected {FORMAT!r} layout "
+                             f"{OBS_LAYOUT}")
         for path in sorted(folder.glob("shard-*.npz")):
             problem = shard_problem(path)
             if problem:

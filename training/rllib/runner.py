@@ -3,7 +3,7 @@ to RLlib as batches.
 
 :class:`TableEnvRunner` is an RLlib ``EnvRunner`` (the documented extension
 point for environments RLlib's own runners do not fit). It steps
-:class:`training.selfplay.TableGames`, the SB3 backend's all-seat collection,
+:class:`training.selfplay.AllSeatGames`, the SB3 backend's all-seat collection,
 for ``num_games`` matches at once: one forward pass of the current module per
 play for every seat it holds, the league (past snapshots, fixed players) at
 the other seats. Each call of :meth:`sample` plays whole matches and returns
@@ -36,7 +36,7 @@ from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
 
 from ..config import TrainConfig, selfplay_games
-from ..selfplay import POLICY_ENTRIES, OpponentPool, TableGames
+from ..selfplay import POLICY_ENTRIES, AllSeatGames, OpponentPool
 from .env import ACTION_SPACE, OBSERVATION_SPACE
 
 
@@ -108,8 +108,8 @@ class TableEnvRunner(SingleAgentEnvRunner):
         fixed = {spec: load_player(spec, seed=seed) for spec in cfg.selfplay.opponents
                  if spec not in POLICY_ENTRIES}
         self.pool = OpponentPool(cfg.selfplay.opponents, fixed, np.random.default_rng(seed))
-        self.games = TableGames(cfg.num_games, selfplay_games(cfg), self.pool,
-                                cfg.env.num_deals, seed=seed)
+        self.games = AllSeatGames(cfg.num_games, selfplay_games(cfg), self.pool,
+                                  cfg.env.num_deals, seed=seed)
         self._needs_reset = True  # at the first sample: league games may await snapshots
         self.generator = torch.Generator().manual_seed(seed)
         self.rounds = rounds_per_sample(cfg)

@@ -8,16 +8,16 @@ PPO, read in the order it runs (``aluette train CONFIG``, :func:`.train.train`):
 3. **Who plays**: :class:`training.selfplay.OpponentPool` (the league, PFSP) and
    :class:`training.selfplay.PartnerPool` (partner games), built in
    :func:`.train.train` and :func:`.train.build_partners`.
-4. **The games**: :class:`training.selfplay.TableGames` over the batched engine:
+4. **The games**: :class:`training.selfplay.AllSeatGames` over the batched engine:
    self-play, league and partner games; which seats are samples; rewards onto
    each column's last decision of a deal; the bootstrap value
-   (``TableGames.collect``, ``_score``, ``_bootstrap``). :class:`.vecenv.TableVecEnv`
+   (``AllSeatGames.collect``, ``_score``, ``_bootstrap``). :class:`.vecenv.AllSeatVecEnv`
    is its SB3 face (:func:`.train.build_env`).
 5. **The network**: :class:`.policy.CardTrunk` (the first layer on the engine's
    index lists, :mod:`.gather`), :class:`.policy.CardPolicy` (masked logits, the
    privileged critic, the belief head and its loss), built in
    :func:`.train.build_model`; a warm start in :func:`.train.load_onnx_weights`.
-6. **A rollout**: :meth:`.train.AluettePPO.collect_rollouts` asks ``TableGames``
+6. **A rollout**: :meth:`.train.AluettePPO.collect_rollouts` asks ``AllSeatGames``
    for whole rollouts, sampling with ``CardPolicy.sample``; GAE is SB3's
    ``RolloutBuffer.compute_returns_and_advantage``.
 7. **The update**: ``MaskablePPO.train`` (sb3-contrib: clipped surrogate, value
@@ -32,7 +32,7 @@ PPO, read in the order it runs (``aluette train CONFIG``, :func:`.train.train`):
 Modules:
 
 - :mod:`.vecenv`: SB3's ``VecEnv`` over :class:`training.selfplay.LearnerGames`
-  and ``TableGames``.
+  and ``AllSeatGames``.
 - :mod:`.policy`: the shared card trunk, masked logits, policies as players.
 - :mod:`.gather`: the sparse first layer's gather-sum.
 - :mod:`.league`: the snapshots played as one network a step.

@@ -30,21 +30,21 @@ from ..runs import (
 )
 from ..stopping import end_message, stop_requests
 from ..selfplay import (
-    POLICY_ENTRIES, OpponentPool, PartnerPool, TableGames, careless_temperature,
+    POLICY_ENTRIES, AllSeatGames, OpponentPool, PartnerPool, careless_temperature,
 )
 from .checkpoints import load_model, save_model
 from .league import SnapshotStack
 from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
-from .vecenv import SelfPlayVecEnv, TableVecEnv
+from .vecenv import AllSeatVecEnv, SelfPlayVecEnv
 
 
 class AluettePPO(MaskablePPO):
     """MaskablePPO that also logs its losses under ``losses/`` (CleanRL's names) and
-    collects all-seat self-play rollouts from a :class:`TableVecEnv`."""
+    collects all-seat self-play rollouts from a :class:`AllSeatVecEnv`."""
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps,
                          use_masking: bool = True) -> bool:
-        if not isinstance(env, TableVecEnv):
+        if not isinstance(env, AllSeatVecEnv):
             return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
                                             use_masking)
         self.policy.set_training_mode(False)
@@ -171,7 +171,7 @@ def careless_partners(partners: PartnerPool | None, policy, seed: int) -> None:
 
 def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
               partners: PartnerPool | None = None):
-    """The self-play env of a config: all-seat tables, or one learner seat per game."""
+    """The self-play env of a config: all-seat games, or one learner seat per game."""
     sp = cfg.selfplay
     inputs = learner_input_kind(cfg)
     if not sp.all_seats:
@@ -181,11 +181,11 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
     if sp.partner != "latest":
         raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
                           f"whole teams), got {sp.partner!r}")
-    return TableVecEnv(TableGames(cfg.num_games, selfplay_games(cfg), pool,
-                                  cfg.env.num_deals, seed=seed, inputs=inputs,
-                                  variant=cfg.env.variant,
-                                  joint=SnapshotStack(seed), num_partnered=partner_games(cfg),
-                                  partners=partners))
+    return AllSeatVecEnv(AllSeatGames(cfg.num_games, selfplay_games(cfg), pool,
+                                      cfg.env.num_deals, seed=seed, inputs=inputs,
+                                      variant=cfg.env.variant,
+                                      joint=SnapshotStack(seed), num_partnered=partner_games(cfg),
+                                      partners=partners))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,
@@ -256,7 +256,7 @@ FIRST_LAYER = "features_extractor.net.0.weight"
 
 
 def widen_first_layer(key: str, value, own):
-    """A model of an earlier observation version reads a prefix of today's
+    """A model of an earlier observation layout reads a prefix of today's
     vector (aluette_env.observation): its first layer gets today's width with
     the new inputs at zero weight, so the network starts as that model played."""
     if key == FIRST_LAYER and value.ndim == 2 and value.shape[0] == own.shape[0] \
@@ -289,7 +289,7 @@ def widen_actions(key: str, value, own):
 def load_onnx_weights(policy, path: str) -> None:
     """Start ``policy`` from an exported model's weights (its ONNX initializers are
     named after the SB3 policy's parameters: trunk, policy head, action layer;
-    an earlier observation version's first layer is widened by
+    an earlier observation layout's first layer is widened by
     :func:`widen_first_layer`, and a default-game model's action layer in a
     policy of the signs variant by :func:`widen_actions`); CheckpointError naming the file when the
     architectures differ, ModelError when it is no playable policy (its logits not
@@ -601,7 +601,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     careless_partners(partners, model.policy, cfg.seed)
 
     callback = TrainCallback(cfg, run_dir, pool, state)
-    if isinstance(env, TableVecEnv) and not pool.snapshots \
+    if isinstance(env, AllSeatVecEnv) and not pool.snapshots \
             and (cfg.selfplay.opponents.get("snapshots", 0) > 0
                  or (partners is not None and partners.weights.get("snapshots", 0) > 0)):
         callback.init_callback(model)

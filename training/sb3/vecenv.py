@@ -16,7 +16,7 @@ from aluette_env.game import NUM_CARDS
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import Player
 
-from ..selfplay import LearnerGames, OpponentPool, TableGames, input_size
+from ..selfplay import AllSeatGames, LearnerGames, OpponentPool, input_size
 
 
 def input_space(inputs: str, signs: bool = False) -> spaces.Box:
@@ -110,15 +110,15 @@ class SelfPlayVecEnv(VecEnv):
         return list(indices)
 
 
-class TableVecEnv(VecEnv):
-    """The learner columns of :class:`training.selfplay.TableGames` as SB3 envs.
+class AllSeatVecEnv(VecEnv):
+    """The learner columns of :class:`training.selfplay.AllSeatGames` as SB3 envs.
 
     SB3 steps every env at once, but a column's next observation only exists
     after the seats before it have played; so this env is not stepped: the
     trainer's ``collect_rollouts`` (``AluettePPO``) has the games play whole
     rollouts and fills the rollout buffer from them."""
 
-    def __init__(self, games: TableGames):
+    def __init__(self, games: AllSeatGames):
         self.render_mode = None
         actions = games.game.mask.shape[1]  # 48 cards, or with signs 58 actions
         super().__init__(games.num_columns, input_space(games.inputs, games.signs),
@@ -135,11 +135,11 @@ class TableVecEnv(VecEnv):
                         self.observation_space.dtype)
 
     def step_async(self, actions: np.ndarray) -> None:
-        raise NotImplementedError("TableVecEnv plays whole rollouts: "
+        raise NotImplementedError("AllSeatVecEnv plays whole rollouts: "
                                   "see AluettePPO.collect_rollouts")
 
     def step_wait(self):
-        raise NotImplementedError("TableVecEnv plays whole rollouts: "
+        raise NotImplementedError("AllSeatVecEnv plays whole rollouts: "
                                   "see AluettePPO.collect_rollouts")
 
     def action_masks(self) -> np.ndarray:

@@ -58,10 +58,10 @@ MAX_RECORDS = 100
 LIVE_SEATS = (HUMAN, AI_SEATS["partner"])
 
 
-def no_signs(table) -> None:
+def no_signs(handle) -> None:
     """A 409 for a match with signs: the coach reads no sign, and the match's
     record holds every sign made, also those this seat did not see (S5)."""
-    if table.game.signs:
+    if handle.game.signs:
         raise ApiError(409, "a match with signs has no coach and no record download: the "
                             "record holds the signs you did not see", "signs_match")
 
@@ -98,27 +98,27 @@ class CoachRoutes:
 
     # ----------------------------------------------------------- live games
 
-    def moved(self, table, events: list[dict[str, Any]]) -> None:
-        """After a move of ``table``'s seat (in its thread, under its lock):
+    def moved(self, handle, events: list[dict[str, Any]]) -> None:
+        """After a move of ``handle``'s seat (in its thread, under its lock):
         queue the review of the deal the move finished."""
-        game = table.game
+        game = handle.game
         if game.signs:  # the coach reads no signs, and a record holds every one
             return
         if any(e["type"] == "deal_over" for e in events):
-            self.queue.submit(_key(table.token, game), game.record(),
-                              len(game.match.history) - 1, live_seats(table.seat))
+            self.queue.submit(_key(handle.token, game), game.record(),
+                              len(game.match.history) - 1, live_seats(handle.seat))
 
     async def hint(self, request: Request) -> JSONResponse:
         narrator(request)
-        table = await seat_of(self.service, request, person=True)
-        no_signs(table)
-        async with table.lock:  # a consistent view; the search runs after
-            game = table.game
+        handle = await seat_of(self.service, request, person=True)
+        no_signs(handle)
+        async with handle.lock:  # a consistent view; the search runs after
+            game = handle.game
             deal = game.deal
-            if deal.done or deal.to_act != table.seat:
+            if deal.done or deal.to_act != handle.seat:
                 raise ApiError(409, "a hint is for your turn: it is not your turn now",
                                  "not_your_turn")
-            obs, mask = observe(deal, table.seat)
+            obs, mask = observe(deal, handle.seat)
             version = game.version
         hint = await self.workers.hint(obs, mask)
         return JSONResponse({"version": version, **hint})
@@ -126,11 +126,11 @@ class CoachRoutes:
     async def review(self, request: Request) -> JSONResponse:
         narrator(request)
         gid = request.path_params["gid"]
-        table = await seat_of(self.service, request, person=True)
-        no_signs(table)
-        game = table.game
+        handle = await seat_of(self.service, request, person=True)
+        no_signs(handle)
+        game = handle.game
         key = _key(gid, game)
-        seats = live_seats(table.seat)
+        seats = live_seats(handle.seat)
         record = None
         for d in range(len(game.match.history)):
             if not self.queue.known(key, d):  # finished in another process, or before a restart
@@ -142,11 +142,11 @@ class CoachRoutes:
 
     async def record(self, request: Request) -> JSONResponse:
         narrator(request)
-        table = await seat_of(self.service, request, person=True)
-        no_signs(table)
-        async with table.lock:
-            record = table.game.record()
-        name = f"aluette-match-{table.game.match_number}.json"
+        handle = await seat_of(self.service, request, person=True)
+        no_signs(handle)
+        async with handle.lock:
+            record = handle.game.record()
+        name = f"aluette-match-{handle.game.match_number}.json"
         return JSONResponse(record, headers={
             "content-disposition": f'attachment; filename="{name}"'})
 

@@ -37,7 +37,7 @@ from aluette_env.game import NUM_CARDS, NUM_SIGNS
 
 from ..session import AI_SEATS
 from .inputs import check_keys, integer, json_body, narrator, seat_of, signs_option
-from .service import WORKER, GameService, Table
+from .service import WORKER, GameService, SeatHandle
 
 VERSION = "the game's version in the view you saw"
 
@@ -53,9 +53,9 @@ class GameRoutes:
         self.signs_defaults = signs_defaults or defaults
 
     @staticmethod
-    def answer(request: Request, table: Table, events: list[dict[str, Any]],
+    def answer(request: Request, handle: SeatHandle, events: list[dict[str, Any]],
                status: int = 200, **extra: Any) -> JSONResponse:
-        return JSONResponse({**extra, **GameService.answer(table, events, narrator(request))},
+        return JSONResponse({**extra, **GameService.answer(handle, events, narrator(request))},
                             status_code=status, headers={"x-aluette-worker": WORKER})
 
     async def create(self, request: Request) -> JSONResponse:
@@ -67,58 +67,59 @@ class GameRoutes:
         specs = {**(self.defaults if signs is None else self.signs_defaults), **chosen}
         for role, spec in chosen.items():  # a 400 naming the seat, before any work
             self.service.pool.get(spec, role, signs is not None)
-        table, events = await self.service.start(specs, signs)
-        return self.answer(request, table, events, 201, id=table.token)
+        handle, events = await self.service.start(specs, signs)
+        return self.answer(request, handle, events, 201, id=handle.token)
 
     async def show(self, request: Request) -> JSONResponse:
-        table = await seat_of(self.service, request)
+        handle = await seat_of(self.service, request)
         narrator(request)
-        return self.answer(request, table, await self.service.show(table))
+        return self.answer(request, handle,
+                           await self.service.play_pending_ai_turns(handle))
 
     async def play(self, request: Request) -> JSONResponse:
-        table = await seat_of(self.service, request, person=True)
+        handle = await seat_of(self.service, request, person=True)
         narrator(request)
         data = await json_body(request)
         check_keys(data, {"card", "version"})
         card = integer(data, "card", 0, NUM_CARDS - 1, "a card id 0-47 from your hand")
         version = integer(data, "version", 0, None, VERSION)
-        events = await self.service.play(table, card, version, then=self.coach.moved)
-        return self.answer(request, table, events)
+        events = await self.service.play(handle, card, version, then=self.coach.moved)
+        return self.answer(request, handle, events)
 
     async def sign(self, request: Request) -> JSONResponse:
-        table = await seat_of(self.service, request, person=True)
+        handle = await seat_of(self.service, request, person=True)
         narrator(request)
         data = await json_body(request)
         check_keys(data, {"sign", "version"})
         sign = integer(data, "sign", 0, NUM_SIGNS, f"a sign 1-{NUM_SIGNS}, or 0 for none")
         version = integer(data, "version", 0, None, VERSION)
-        return self.answer(request, table, await self.service.sign(table, sign, version))
+        return self.answer(request, handle, await self.service.sign(handle, sign, version))
 
-    async def version(self, request: Request, host: bool = False) -> tuple[Table, int | None]:
+    async def version(self, request: Request, host: bool = False) -> tuple[SeatHandle, int | None]:
         """The seat of a move that carries only the view's version (``host``: one
         that only a table's host may make)."""
-        table = await seat_of(self.service, request, person=True)
+        handle = await seat_of(self.service, request, person=True)
         narrator(request)
         if host:
-            self.service.check_host(table)
+            self.service.check_host(handle)
         data = await json_body(request)
         check_keys(data, {"version"})
-        return table, integer(data, "version", 0, None, VERSION, required=False)
+        return handle, integer(data, "version", 0, None, VERSION, required=False)
 
     async def next_deal(self, request: Request) -> JSONResponse:
-        table, version = await self.version(request)
-        return self.answer(request, table, await self.service.next_deal(table, version))
+        handle, version = await self.version(request)
+        return self.answer(request, handle, await self.service.next_deal(handle, version))
 
     async def new_match(self, request: Request) -> JSONResponse:
-        table, version = await self.version(request, host=True)
-        return self.answer(request, table, await self.service.new_match(table, version))
+        handle, version = await self.version(request, host=True)
+        return self.answer(request, handle, await self.service.new_match(handle, version))
 
     async def set_players(self, request: Request) -> JSONResponse:
-        table = await seat_of(self.service, request, person=True)
+        handle = await seat_of(self.service, request, person=True)
         narrator(request)
         data = await json_body(request)
         check_keys(data, set(AI_SEATS))
-        return self.answer(request, table, await self.service.set_players(table, data))
+        return self.answer(request, handle, await self.service.set_players(handle, data))
 
     def routes(self) -> list[Route]:
         return [

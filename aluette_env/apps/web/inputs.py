@@ -66,7 +66,7 @@ def narrator(request: HTTPConnection) -> Narrator:
 
 
 async def seat_of(service, request: HTTPConnection, person: bool = False):
-    """The :class:`~.service.Table` the request's token (path ``gid``) reaches
+    """The :class:`~.service.SeatHandle` the request's token (path ``gid``) reaches
     (:meth:`.service.GameService.reach`)."""
     client = request.client.host if request.client else "?"
     return await service.reach(request.path_params["gid"], client, person)

@@ -83,7 +83,7 @@ class CachedGame:
 
 
 @dataclass
-class Table:
+class SeatHandle:
     """A game as one seat reaches it: the game (shared by every seat of it in
     this process), the seat (None: a spectator), and the lock that lets one
     move at a time touch the game in this process. ``known``: the game's
@@ -158,43 +158,43 @@ class GameCache:
         with self._lock:
             self._games.pop(gid, None)
 
-    def behind(self, table: Table) -> bool:
-        """The game in memory is older than the version ``table`` knows of."""
-        return table.entry.version < table.known or table.entry.version < 0
+    def behind(self, handle: SeatHandle) -> bool:
+        """The game in memory is older than the version ``handle`` knows of."""
+        return handle.entry.version < handle.known or handle.entry.version < 0
 
-    def fresh(self, table: Table, version: int | None = None) -> bool:
+    def fresh(self, handle: SeatHandle, version: int | None = None) -> bool:
         """Under the table's lock: the game in memory brought up to ``version``
         (the database's version as read since the request came; None: read it
         now). A game this process wrote since then is already newer. True if
         the game was read again."""
-        entry = table.entry
+        entry = handle.entry
         if version is None:
-            version = self.store.version(table.game_id)
+            version = self.store.version(handle.game_id)
         if version is None or entry.version >= version >= 0:
             return False
-        entry.game, entry.version = self._read(table.game_id)
+        entry.game, entry.version = self._read(handle.game_id)
         return True
 
-    def save(self, table: Table) -> bool:
-        """Write the game of ``table`` (the caller holds its lock) if the database
+    def save(self, handle: SeatHandle) -> bool:
+        """Write the game of ``handle`` (the caller holds its lock) if the database
         still has it at the version it was read at; :class:`Conflict` (the game
         to be read again) if another process wrote it first. False when there
         was nothing to write."""
-        entry, game = table.entry, table.game
+        entry, game = handle.entry, handle.game
         if game.version == entry.version:
             return False
-        if not self.store.save(table.game_id, entry.version, game.version,
+        if not self.store.save(handle.game_id, entry.version, game.version,
                                json.dumps(game.snapshot()), game.match.over):
-            self.stale(table)
+            self.stale(handle)
             raise Conflict(f"the game moved on (it is past version {entry.version}); "
                            f"nothing was changed: reload it")
         entry.version = game.version
         return True
 
-    def stale(self, table: Table) -> None:
+    def stale(self, handle: SeatHandle) -> None:
         """The game in memory is not the database's (a move failed half-way, or
         another process wrote first): the next step under its lock reads it again."""
-        table.entry.version = -1
+        handle.entry.version = -1
 
     def _read(self, gid: str) -> tuple[GameSession, int]:
         """The game ``gid`` from its row, replayed through the rules
@@ -302,15 +302,15 @@ class GameService:
         self.cache.keep(gid, game)
         return gid, tokens
 
-    def add(self, game: GameSession) -> Table:
+    def add(self, game: GameSession) -> SeatHandle:
         """Keep a one-person game; the person's seat (``.token``: its token)."""
         _, tokens = self.keep(game)
         token = tokens[min(game.people)]
-        table = self.table(token)
-        table.token = token
-        return table
+        handle = self.seat_handle(token)
+        handle.token = token
+        return handle
 
-    def table(self, token: str) -> Table | None:
+    def seat_handle(self, token: str) -> SeatHandle | None:
         """The game and seat of ``token`` (one read of the seat and its game's
         version; the game itself read only if this process does not hold it);
         None for an unknown token. Rows that are not what this server writes
@@ -323,45 +323,45 @@ class GameService:
         if found.seat is not None and found.seat not in entry.game.people:
             raise DamagedGame(f"game {found.game_id}: a seat row names seat {found.seat}, "
                               f"where no person sits (people: {sorted(entry.game.people)})")
-        return Table(found.game_id, found.seat, found.name, entry, found.away_after,
+        return SeatHandle(found.game_id, found.seat, found.name, entry, found.away_after,
                      last_seen=found.last_seen, known=found.version)
 
-    async def reach(self, token: str, client: str, person: bool = False) -> Table:
+    async def reach(self, token: str, client: str, person: bool = False) -> SeatHandle:
         """The game and seat of ``token``, asked by the address ``client``: 403
         for an unknown token (429 after too many), 403 for a spectator where
         ``person``. The game is brought up to the database's version; a person
         who was away is back."""
-        def find() -> tuple[Table | None, float]:
+        def find() -> tuple[SeatHandle | None, float]:
             wait = self.guard.blocked(client)  # before the token: a guess that hits gets 429
             if wait > 0:
                 return None, wait
-            table = self.table(token)
-            if table is None:
+            handle = self.seat_handle(token)
+            if handle is None:
                 self.guard.failed(client)
-            return table, 0.0
+            return handle, 0.0
         # A damaged row (store.DamagedGame) or a failing database (StoreUnavailable)
         # raises through: the server answers them, as on every route.
-        table, wait = await self.run(find)
+        handle, wait = await self.run(find)
         if wait > 0:
             raise ApiError(429, f"too many unknown game links from this address; "
                                 f"try again in {max(wait, 1):.0f} s", "too_many")
-        if table is not None and self.cache.behind(table):
-            async with table.lock:
-                await self.run(self.cache.fresh, table, table.known)
-        if table is None:
+        if handle is not None and self.cache.behind(handle):
+            async with handle.lock:
+                await self.run(self.cache.fresh, handle, handle.known)
+        if handle is None:
             raise ApiError(403, "no game has this link: check it, or ask for a new one",
                            "no_game")
-        table.token = token
-        if person and table.seat is None:
+        handle.token = token
+        if person and handle.seat is None:
             raise ApiError(403, "a spectator's link shows the game but cannot play", "spectator")
-        if table.seat is not None and table.seat in table.game.away:
-            await self.move(table, lambda: table.game.set_away(table.seat, False), quiet=True)
-        await self.take_over(table)
-        return table
+        if handle.seat is not None and handle.seat in handle.game.away:
+            await self.move(handle, lambda: handle.game.set_away(handle.seat, False), quiet=True)
+        await self.take_over(handle)
+        return handle
 
     # ------------------------------------------------------------ moves
 
-    async def move(self, table: Table, step: Callable[[], list[Event]],
+    async def move(self, handle: SeatHandle, step: Callable[[], list[Event]],
                    quiet: bool = False) -> list[Event]:
         """Run ``step`` (AI players included) in a thread, one move per game at
         a time in this process, on the game as the database has it, and write
@@ -372,28 +372,28 @@ class GameService:
         next step reads the game as the database has it. Returns the move's
         events as the seat sees them, each with the seat's view after it
         (``view``); the seat's view now is taken under the same lock
-        (:meth:`Table.view`). ``quiet``: a move of the server's own, given up
+        (:meth:`SeatHandle.view`). ``quiet``: a move of the server's own, given up
         without an error."""
         def run() -> tuple[list[Event], int | None]:
-            self.cache.fresh(table, table.known)
-            game, before = table.game, table.game.version
+            self.cache.fresh(handle, handle.known)
+            game, before = handle.game, handle.game.version
             try:
-                with game.following(table.seat) as views:
+                with game.following(handle.seat) as views:
                     # A move stopped by a dead AI worker left an AI seat to play: it plays first.
                     events = game.resume() if game.ai_to_move else []
                     events += step()
-                wrote = self.cache.save(table)
+                wrote = self.cache.save(handle)
             except GameError:
                 if game.version != before:  # the AI seats played, then the move was refused
-                    self.cache.stale(table)
+                    self.cache.stale(handle)
                 raise
             except BaseException:  # a failed move or write: the database has the game as it was
-                self.cache.stale(table)
+                self.cache.stale(handle)
                 raise
-            table.look()
-            return self.seen(table, events, views), game.version if wrote else None
+            handle.look()
+            return self.seen(handle, events, views), game.version if wrote else None
 
-        async with table.lock:
+        async with handle.lock:
             try:
                 events, written = await self.run(run)
             except (GameError, Conflict) as err:
@@ -403,93 +403,94 @@ class GameService:
                         "conflict" if isinstance(err, Conflict) else "refused")
                 raise ApiError(409, str(err), code) from None
         if written is not None:
-            self.changes.moved(table.game_id, written)
+            self.changes.moved(handle.game_id, written)
         return events
 
     @staticmethod
-    def seen(table: Table, events: list[Event], views: list[dict[str, Any]]) -> list[Event]:
+    def seen(handle: SeatHandle, events: list[Event], views: list[dict[str, Any]]) -> list[Event]:
         """The public ``events`` as the seat sees them, each with its view after
         it, less :data:`NOT_IN_STEPS`."""
         return [{**e, "view": {k: x for k, x in v.items() if k not in NOT_IN_STEPS}}
-                for e, v in zip(table.game.events_for(events, table.seat), views, strict=True)]
+                for e, v in zip(handle.game.events_for(events, handle.seat), views, strict=True)]
 
-    async def look(self, table: Table) -> dict[str, Any]:
+    async def look(self, handle: SeatHandle) -> dict[str, Any]:
         """The seat's view of the game as the database has it (at least at
-        ``table.known``), taken under the game's lock."""
-        async with table.lock:
-            if self.cache.behind(table):
-                await self.run(self.cache.fresh, table, table.known)
-            return table.look()
+        ``handle.known``), taken under the game's lock."""
+        async with handle.lock:
+            if self.cache.behind(handle):
+                await self.run(self.cache.fresh, handle, handle.known)
+            return handle.look()
 
-    async def show(self, table: Table) -> list[Event]:
-        """A seat looks at its game: a move stopped by a dead AI worker left an
-        AI seat to play, and it plays now (its events)."""
-        events = await self.move(table, list) if table.game.ai_to_move else []
+    async def play_pending_ai_turns(self, handle: SeatHandle) -> list[Event]:
+        """A seat looks at its game: the AI turns a move left unplayed (stopped
+        by a dead AI worker) are played now, and their events returned; none
+        left, the seat's view is taken (:meth:`look`)."""
+        events = await self.move(handle, list) if handle.game.ai_to_move else []
         if not events:
-            await self.look(table)
+            await self.look(handle)
         return events
 
     async def start(self, specs: dict[str, str], signs: dict[str, Any] | None = None
-                    ) -> tuple[Table, list[Event]]:
+                    ) -> tuple[SeatHandle, list[Event]]:
         """A one-person match against the AIs ``specs`` names (role -> spec),
         kept; its seat and the events of its opening (the AIs before the
         person play). ``signs``: ``{"catch": p}`` for a match with signs."""
-        def make() -> tuple[Table, list[Event]]:
+        def make() -> tuple[SeatHandle, list[Event]]:
             players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
                        for role, spec in specs.items()}
             game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
                                start=False, **variant(signs))
             with game.following(min(game.people)) as views:
                 events = game.start()
-            table = self.add(game)
-            table.look()
-            return table, self.seen(table, events, views)
+            handle = self.add(game)
+            handle.look()
+            return handle, self.seen(handle, events, views)
         return await self.run(make)
 
-    async def play(self, table: Table, card: int, version: int,
-                   then: Callable[[Table, list[Event]], Any] | None = None) -> list[Event]:
-        """The seat plays ``card`` on the view of ``version``; ``then(table,
+    async def play(self, handle: SeatHandle, card: int, version: int,
+                   then: Callable[[SeatHandle, list[Event]], Any] | None = None) -> list[Event]:
+        """The seat plays ``card`` on the view of ``version``; ``then(handle,
         events)`` runs after the move, under the game's lock (the coach's
         review of a finished deal)."""
         def step() -> list[Event]:
-            events = table.game.play(card, version, table.seat)
+            events = handle.game.play(card, version, handle.seat)
             if then is not None:
-                then(table, events)
+                then(handle, events)
             return events
-        return await self.move(table, step)
+        return await self.move(handle, step)
 
-    async def sign(self, table: Table, sign: int, version: int) -> list[Event]:
+    async def sign(self, handle: SeatHandle, sign: int, version: int) -> list[Event]:
         """The seat makes ``sign`` (0: none) before its card, on the view of ``version``."""
-        return await self.move(table, lambda: table.game.sign(sign, version, table.seat))
+        return await self.move(handle, lambda: handle.game.sign(sign, version, handle.seat))
 
-    async def next_deal(self, table: Table, version: int | None) -> list[Event]:
-        return await self.move(table, lambda: table.game.next_deal(version, table.seat))
+    async def next_deal(self, handle: SeatHandle, version: int | None) -> list[Event]:
+        return await self.move(handle, lambda: handle.game.next_deal(version, handle.seat))
 
     @staticmethod
-    def check_host(table: Table) -> None:
+    def check_host(handle: SeatHandle) -> None:
         """A 403 unless the seat may start a new match (at a table of people,
         only its host)."""
-        if not table.game.may_start_match(table.seat):
+        if not handle.game.may_start_match(handle.seat):
             raise ApiError(403, "at a table of people only its host starts a new match",
                            "host_only")
 
-    async def new_match(self, table: Table, version: int | None) -> list[Event]:
-        self.check_host(table)
-        return await self.move(table, lambda: table.game.new_match(version, table.seat))
+    async def new_match(self, handle: SeatHandle, version: int | None) -> list[Event]:
+        self.check_host(handle)
+        return await self.move(handle, lambda: handle.game.new_match(version, handle.seat))
 
-    async def set_players(self, table: Table, specs: dict[str, str]) -> list[Event]:
+    async def set_players(self, handle: SeatHandle, specs: dict[str, str]) -> list[Event]:
         """The AI seats ``specs`` names (roles counted from the seat: "left" is
         the seat on its left) take those players; all or nothing."""
         if not specs:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
-        chosen = {role: self.pool.get(spec, role, table.game.signs)
+        chosen = {role: self.pool.get(spec, role, handle.game.signs)
                   for role, spec in specs.items()}
-        seats = {role: seat_at(table.seat, AI_SEATS[role]) for role in chosen}
+        seats = {role: seat_at(handle.seat, AI_SEATS[role]) for role in chosen}
 
         def change() -> list[Event]:
             return [e for role, player in chosen.items()
-                    for e in table.game.set_player(seats[role], specs[role], player)]
-        return await self.move(table, change)
+                    for e in handle.game.set_player(seats[role], specs[role], player)]
+        return await self.move(handle, change)
 
     # ------------------------------------------------------------ tables of people
 
@@ -512,45 +513,45 @@ class GameService:
             return self.keep(game, away_after, names, spectator=True)
         return await self.run(make)
 
-    async def take_over(self, table: Table) -> None:
+    async def take_over(self, handle: SeatHandle) -> None:
         """The table's AI plays for the person to act if they have been away
         for the table's ``away_after`` seconds."""
-        game = table.game  # a first look without the lock: the move checks again under it
+        game = handle.game  # a first look without the lock: the move checks again under it
         deal = game.deal
         seat = deal.to_act
-        if (table.away_after <= 0 or deal.done or seat not in game.people
-                or seat in game.away or seat == table.seat
-                or self.here.get(table.game_id, {}).get(seat)):  # their page is open here
+        if (handle.away_after <= 0 or deal.done or seat not in game.people
+                or seat in game.away or seat == handle.seat
+                or self.here.get(handle.game_id, {}).get(seat)):  # their page is open here
             return
-        seen = await self.run(self.store.last_seen, table.game_id)
-        if self.clock() - seen.get(seat, 0.0) < table.away_after:
+        seen = await self.run(self.store.last_seen, handle.game_id)
+        if self.clock() - seen.get(seat, 0.0) < handle.away_after:
             return
 
         def leave() -> list[Event]:
-            game = table.game
+            game = handle.game
             if game.deal.done or game.deal.to_act != seat:  # they played meanwhile
                 return []
             return game.set_away(seat, True)
-        await self.move(table, leave, quiet=True)
+        await self.move(handle, leave, quiet=True)
 
     @contextlib.contextmanager
-    def present(self, table: Table) -> Iterator[None]:
+    def present(self, handle: SeatHandle) -> Iterator[None]:
         """A person's seat counts as here while its update socket is open."""
-        if table.seat is None:
+        if handle.seat is None:
             yield
             return
-        tokens = self.here.setdefault(table.game_id, {}).setdefault(table.seat, {})
-        tokens[table.token] = tokens.get(table.token, 0) + 1
+        tokens = self.here.setdefault(handle.game_id, {}).setdefault(handle.seat, {})
+        tokens[handle.token] = tokens.get(handle.token, 0) + 1
         try:
             yield
         finally:
-            tokens[table.token] -= 1
-            if not tokens[table.token]:
-                del tokens[table.token]
+            tokens[handle.token] -= 1
+            if not tokens[handle.token]:
+                del tokens[handle.token]
             if not tokens:
-                del self.here[table.game_id][table.seat]
-            if not self.here[table.game_id]:
-                del self.here[table.game_id]
+                del self.here[handle.game_id][handle.seat]
+            if not self.here[handle.game_id]:
+                del self.here[handle.game_id]
 
     async def keep_seen(self) -> None:
         """Every seat with an open socket in this process is marked as here,
@@ -595,11 +596,11 @@ class GameService:
     # ------------------------------------------------------------ answers
 
     @staticmethod
-    def answer(table: Table, events: list[Event], words: Narrator) -> dict[str, Any]:
+    def answer(handle: SeatHandle, events: list[Event], words: Narrator) -> dict[str, Any]:
         """What a seat is answered after a request: the move's events with their
         words, each with the view after it, and the seat's view now."""
         return {"events": [{**words.event(e), "view": worded(e["view"], words)} for e in events],
-                "state": worded(table.view(), words)}
+                "state": worded(handle.view(), words)}
 
 
 def variant(signs: dict[str, Any] | None) -> dict[str, Any]:
@@ -613,5 +614,5 @@ def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:
     return {**view, "text": words.view(view)}
 
 
-__all__ = ["CachedGame", "Conflict", "GameCache", "GameService", "Table", "TokenGuard",
+__all__ = ["CachedGame", "Conflict", "GameCache", "GameService", "SeatHandle", "TokenGuard",
            "WORKER", "worded"]

@@ -6,7 +6,7 @@ person who left are the service's (:mod:`.service`).
 ===========================================  =========================================
 ``POST /api/tables``                         ``{"people": {"0": "Ann", "2": "Bob"},
                                              "ai": spec, "away_after": s}`` (and
-                                             ``"signs": true, "catch": p``): a table,
+                                             ``"signs": true, "catch": p``): a handle,
                                              one token per person and a spectators' one
                                              (a name may be "": the seat reads by its
                                              place); its host, the lowest seat, alone
@@ -39,7 +39,7 @@ from aluette_env.game import NUM_SEATS
 from ..narrator import Narrator
 from .errors import ApiError
 from .inputs import check_keys, integer, json_body, logged_path, seat_of, signs_option
-from .service import GameService, Table, worded
+from .service import GameService, SeatHandle, worded
 from .store import DamagedGame, StoreUnavailable
 
 log = logging.getLogger("aluette.web")
@@ -113,12 +113,12 @@ class TableRoutes:
             return
         try:
             words = Narrator(websocket.query_params.get("lang", "en"))
-            table = await seat_of(self.service, websocket)
+            handle = await seat_of(self.service, websocket)
         except Exception:  # a bad language, an unknown token, too many tries
             await websocket.close(code=1008)
             return
         await websocket.accept()
-        with self.service.changes.watch(table.game_id) as watch, self.service.present(table):
+        with self.service.changes.watch(handle.game_id) as watch, self.service.present(handle):
             async def hear() -> None:  # the page sends nothing: only its leaving matters
                 try:
                     while (await websocket.receive())["type"] != "websocket.disconnect":
@@ -129,7 +129,7 @@ class TableRoutes:
                     watch.close()
             hearing = asyncio.create_task(hear())
             try:
-                await self._push(websocket, table, watch, words)
+                await self._push(websocket, handle, watch, words)
             except WebSocketDisconnect:
                 pass
             except (StoreUnavailable, DamagedGame) as err:  # the page reconnects, and asks
@@ -149,8 +149,8 @@ class TableRoutes:
         host = websocket.headers.get("host", "")
         return bool(host) and origin.scheme == scheme and origin.netloc.lower() == host.lower()
 
-    async def _push(self, websocket: WebSocket, table: Table, watch, words: Narrator) -> None:
-        version: int | None = table.known
+    async def _push(self, websocket: WebSocket, handle: SeatHandle, watch, words: Narrator) -> None:
+        version: int | None = handle.known
         sent = None
         loop = asyncio.get_running_loop()
         polled = kept = loop.time()
@@ -159,8 +159,8 @@ class TableRoutes:
                 await websocket.close(code=1008)
                 return
             if version != sent:
-                table.known = max(table.known, version)
-                view = await self.service.look(table)
+                handle.known = max(handle.known, version)
+                view = await self.service.look(handle)
                 await websocket.send_json({"version": view["version"],
                                            "state": worded(view, words)})
                 sent = view["version"]
@@ -168,14 +168,14 @@ class TableRoutes:
             if now - kept >= KEEP_EVERY_S:  # the people are here; is the one to play?
                 kept = now
                 await self.service.keep_seen()
-                await self.service.take_over(table)
+                await self.service.take_over(handle)
             poll = self.service.changes.poll_s
             told = await watch.wait(min(polled + poll, kept + KEEP_EVERY_S) - loop.time())
             if told is not None and told >= 0:
                 version = max(told, sent or 0)
             elif told is not None or loop.time() - polled >= poll:
                 polled = loop.time()
-                version = await self.service.version(table.game_id)
+                version = await self.service.version(handle.game_id)
 
     def routes(self) -> list:
         return [

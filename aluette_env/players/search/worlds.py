@@ -28,7 +28,7 @@ from ...observation import IN_TRICK, PLAYED, UNSEEN, obs_size, read_match, read_
 
 STRENGTH_ARRAY = np.array(STRENGTH, np.int8)
 UNUSED = UNSEEN  # engine card code of a card outside every hand
-#: The part of an observation that seeds a decision's worlds: version 1's fields,
+#: The part of an observation that seeds a decision's worlds: layout 1's fields,
 #: so that the same position gets the same worlds as before the history was added.
 SEED_VIEW = obs_size(1)
 

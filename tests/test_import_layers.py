@@ -1,4 +1,4 @@
-"""The layers declared in aluette_env/layers.py, checked against the tree: every
+"""The layers declared in aluette_env/import_layers.py, checked against the tree: every
 import of aluette_env and training runs downward (or within a layer), with
 ``from pkg import X`` read as an import of the submodule X when X is one; each
 third-party import is one its part may make; the graph has no cycle, even
@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import aluette_env
-from aluette_env.layers import (
+from aluette_env.import_layers import (
     BEGIN, END, LAYERS, allowed_imports, is_third_party, layer_of, layout_table, tree_modules,
     with_table,
 )
@@ -94,13 +94,13 @@ def violations(files: dict[str, Path], modules: frozenset[str] = MODULES) -> lis
 
 def test_every_module_has_a_layer():
     missing = [m for m in sorted(MODULES) if m != "aluette_env" and layer_of(m) is None]
-    assert not missing, f"modules without a part in aluette_env/layers.py: {missing}"
+    assert not missing, f"modules without a part in aluette_env/import_layers.py: {missing}"
 
 
 @pytest.mark.parametrize("path", source_files(), ids=lambda p: str(p.relative_to(ROOT)))
 def test_imports_follow_the_layers(path):
     bad = violations({module_name(path): path})
-    assert not bad, "imports against aluette_env/layers.py:\n" + "\n".join(bad)
+    assert not bad, "imports against aluette_env/import_layers.py:\n" + "\n".join(bad)
 
 
 def test_the_declaration_keeps_the_heavy_packages_in_their_layers():
@@ -256,7 +256,8 @@ def test_layout_md_is_generated_from_the_declaration():
     doc = (ROOT / "docs" / "LAYOUT.md").read_text(encoding="utf-8")
     table = layout_table(*tree_modules(ROOT))
     assert with_table(doc, table) == doc, (
-        "docs/LAYOUT.md's table is not the declaration's: run `python -m aluette_env.layers`")
+        "docs/LAYOUT.md's table is not the declaration's: "
+        "run `python -m aluette_env.import_layers`")
 
 
 def test_layout_md_names_every_module_and_its_links_resolve():

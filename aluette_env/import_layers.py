@@ -1,15 +1,16 @@
-"""The package's layers, declared once: which module sits in which layer, lowest
-first, and which third-party packages each part may import. A module imports
-only modules of its own layer and of the layers before it in :data:`LAYERS`,
-and only the third-party packages its part names (with those of any part that
+"""The package's import layers (which module may import which; not a network's
+layers), declared once: which module sits in which layer, lowest first, and
+which third-party packages each part may import. A module imports only
+modules of its own layer and of the layers before it in :data:`LAYERS`, and
+only the third-party packages its part names (with those of any part that
 contains it: ``aluette_env.apps.web`` may import what ``aluette_env.apps`` may).
 
-Three readers follow this table: ``tests/test_layers.py`` checks the import
-graph against it (``from pkg import X`` counts as an import of the submodule X
-when X is one), the package docstring's numbered list is tested against it,
+Three readers follow this table: ``tests/test_import_layers.py`` checks the
+import graph against it (``from pkg import X`` counts as an import of the
+submodule X when X is one), the package docstring's numbered list is tested against it,
 and the table of ``docs/LAYOUT.md`` is generated from it
-(``python -m aluette_env.layers`` rewrites it in a checkout; the test fails
-when it is stale, and when a module of the tree has no part here).
+(``python -m aluette_env.import_layers`` rewrites it in a checkout; the test
+fails when it is stale, and when a module of the tree has no part here).
 
 May import: the standard library only.
 """
@@ -52,7 +53,7 @@ LAYERS: tuple[Layer, ...] = (
         Part(("aluette_env._files",), (),
              "reading a small file a person named: a regular file only (never a pipe or a "
              "device), at most a limit"),
-        Part(("aluette_env.layers",), (), "this table: the layers, declared once"),
+        Part(("aluette_env.import_layers",), (), "this table: the import layers, declared once"),
     )),
     Layer("records", (
         Part(("aluette_env.records",), (),
@@ -64,7 +65,7 @@ LAYERS: tuple[Layer, ...] = (
              "the one writer from a state record (`write_view`: the reference encoder and the "
              "engine's kernel), `decode_observation` (with the rebuilt order of play) and the "
              "readers (`read_view`, `read_state`, `read_match`); the layout declared once "
-             "(`layout`: named slices, versions as prefixes), the incremental writer of the "
+             "(`layout`: named slices, older layouts as prefixes), the incremental writer of the "
              "env (`incremental`), the learner's index lists (`sparse`: `write_active`, "
              "`write_hidden`); every public name importable from the package"),
     )),
@@ -90,7 +91,7 @@ LAYERS: tuple[Layer, ...] = (
              ("numpy", "gymnasium", "pettingzoo"),
              "the PettingZoo AEC environment (`raw_env`, `env`, registered as `aluette_v0`, "
              "`aluette_v1` and `aluette_signs_v0`); one module per version, PettingZoo's way: "
-             "`aluette_v1` (perfect recall, the one to use), `aluette_v0` (the version-1 "
+             "`aluette_v1` (perfect recall, the one to use), `aluette_v0` (the layout-1 "
              "observation, kept so old experiments repeat), `aluette_signs_v0` (the signs "
              "variant)"),
     )),
@@ -111,9 +112,10 @@ LAYERS: tuple[Layer, ...] = (
     )),
     Layer("evaluation", (
         Part(("aluette_env.evaluation",), ("numpy", "rich", "tqdm", "openskill"),
-             "duplicate evaluation (`duplicate`), leagues (`league`), strength against a fixed "
-             "panel of players (`panel`: `PANEL`, `panel_eval`), strength beside a panel of "
-             "partners (`partners`: `PARTNERS`, `partner_eval`, how a team's tricks split)"),
+             "duplicate evaluation (`duplicate`), openskill ratings of a round robin "
+             "(`ratings`), strength against a fixed panel of players (`panel`: `PANEL`, "
+             "`panel_eval`), strength beside a panel of partners (`partners`: `PARTNERS`, "
+             "`partner_eval`, how a team's tricks split)"),
     )),
     Layer("apps", (
         Part(("aluette_env.commands", "aluette_env.__main__"), (),
@@ -121,7 +123,7 @@ LAYERS: tuple[Layer, ...] = (
              "output checks), the parser built from the entry points and the one-line-error "
              "runner (`main`, `run_command`); `python -m aluette_env`"),
         Part(("aluette_env.apps",), ("numpy", "rich", "babel"),
-             "the `eval` and `league` subcommands (`cli`), the review (`review`), the coach "
+             "the `eval` and `ratings` subcommands (`cli`), the review (`review`), the coach "
              "(`coach`), the one game flow for people (`session`: `GameSession`, its moves "
              "and events), what a seat may know (`views`: a seat's view, and views and events "
              "with seats counted from the reader), the words of its events and "
@@ -205,8 +207,8 @@ def is_third_party(name: str) -> bool:
 
 # ----------------------------------------------------------------------- docs/LAYOUT.md
 
-BEGIN = ("<!-- the layers: generated from aluette_env/layers.py by "
-         "`python -m aluette_env.layers` -->")
+BEGIN = ("<!-- the layers: generated from aluette_env/import_layers.py by "
+         "`python -m aluette_env.import_layers` -->")
 END = "<!-- end of the layers -->"
 
 

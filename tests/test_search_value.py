@@ -115,3 +115,19 @@ def test_value_option_names_a_shipped_network_or_a_file(tmp_path):
         load_player(f"expert:depth=1,value={bad}")
     with pytest.raises(ValueError, match="rollout=ai"):
         load_player("expert:depth=1,rollout=heuristic")
+
+
+def test_the_training_script_makes_a_value_network_the_expert_reads(tmp_path):
+    from training.value_net import main
+    out = tmp_path / "value.onnx"
+    assert main(["--deals", "200", "--epochs", "1", "--hidden", "16", "--out", str(out)]) == 0
+    player = load_player(f"expert:depth=1,worlds=4,value={out}", seed=0)
+    meta = player._value.session.get_modelmeta().custom_metadata_map
+    assert meta["kind"] == "aluette-value" and meta["guide"] == "ai:version=4"
+    game = VectorGame(1, num_deals=1, seed=3)
+    game.reset()
+    for _ in range(10):
+        card = player.act(game.obs[0], game.mask[0])
+        assert game.mask[0, card]
+        game.step(np.array([card]))
+    assert main(["--deals", "5", "--out", str(out)]) == 2

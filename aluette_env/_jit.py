@@ -45,7 +45,7 @@ SHARED = (
     rules.team_points, rules.seat_gain, rules.dealer_of, rules.first_dealer_of,
     rules.first_leader, rules.tricks_left, rules.hand_size, rules.cards_in_trick,
     rules.cards_before, rules.trick_so_far, signs.sees_sign,
-    state.start_deal, state.is_legal, state.write_legal, state.step, state.played_by,
+    state.start_deal, state.is_legal, state.legal_kind, state.write_legal, state.step, state.played_by,
     state.order_of_play,
     observation.write_view, observation.write_signs, observation.write_active,
     observation.write_hidden,

@@ -45,7 +45,9 @@ none), for libraries whose replay buffers take numbers only (Tianshou; see
 **The variant** an env plays is one object, ``env.variant`` (an
 :class:`aluette_env.game.Variant`: its env id, actions, legal actions, chance
 draws, who knows which sign and its observation); ``raw_env(variant=...)``
-plays any, and each version module fixes its own.
+plays any, and each version module fixes its own. An env of a variant that is
+not its class's is made of that variant's class (:func:`env_class`, made once),
+so ``metadata`` stays a class attribute, the variant's env id as its name.
 
 **The signs variant** (``aluette_signs_v0.env(catch=0.25)``, the variant
 :data:`~aluette_env.game.ALUETTE_SIGNS_V0`; ``env(signs=True, catch=0.25)``
@@ -167,6 +169,19 @@ class raw_env(AECEnv):
     signs = _OfVariant("signs")
     catch = _OfVariant("catch")
 
+    def __new__(cls, *args: Any, variant: Variant | None = None, signs: bool | None = None,
+                catch: float | None = None, **kwargs: Any) -> raw_env:
+        chosen = variant_of(variant, signs, catch, base=cls.variant)
+        if chosen.env_id != cls.metadata["name"]:
+            cls = env_class(chosen, cls)
+        return super().__new__(cls)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        made = vars(type(self)).get("_made_from")  # a class of env_class's, found by it again
+        if made is None:
+            return super().__reduce_ex__(protocol)
+        return _unpickled_env, made, self.__dict__.copy()
+
     def __init__(self, num_deals: int | None = None, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
                  numeric_infos: bool = False, *, variant: Variant | None = None,
@@ -201,8 +216,6 @@ class raw_env(AECEnv):
         if not isinstance(numeric_infos, bool):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
         self.variant = variant
-        if variant.env_id != self.metadata["name"]:
-            self.metadata = {**self.metadata, "name": variant.env_id}
         self._observer = observer(variant)
         self.numeric_infos = numeric_infos
         self.num_deals = int(num_deals)
@@ -479,6 +492,35 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
+
+
+#: The classes env_class made, by (base class, variant).
+_VARIANT_CLASSES: dict[tuple[type, Variant], type] = {}
+
+
+def env_class(variant: Variant, base: type[raw_env] = raw_env) -> type[raw_env]:
+    """The env class of ``variant``: ``base`` (:class:`raw_env`, or a version
+    module's) with the variant's env id as ``metadata["name"]`` and the variant
+    as its ``variant``, both class attributes as PettingZoo reads them. Made once
+    per base and variant; ``raw_env(variant=...)`` makes its env of this class
+    when the variant is not the class's own."""
+    key = (base, variant)
+    made = _VARIANT_CLASSES.get(key)
+    if made is None:
+        made = _VARIANT_CLASSES[key] = type(base.__name__, (base,), {
+            "__doc__": f":class:`{base.__module__}.{base.__qualname__}` playing "
+                       f"{variant.env_id}.",
+            "__module__": base.__module__,
+            "metadata": {**base.metadata, "name": variant.env_id},
+            "variant": variant,
+            "_made_from": key,
+        })
+    return made
+
+
+def _unpickled_env(base: type[raw_env], variant: Variant) -> raw_env:
+    """An empty env of :func:`env_class`'s class, for pickle to fill."""
+    return object.__new__(env_class(variant, base))
 
 
 def _is_action(variant: Variant, action: Any) -> bool:

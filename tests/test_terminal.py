@@ -13,7 +13,9 @@ from rich.console import Console
 
 from aluette_env.apps import i18n
 from aluette_env.apps.terminal import Quit, TerminalGame, short_names
-from aluette_env.game import CARDS_BY_STRENGTH, NOBODY, NUM_CARDS, STRENGTH, score_deal
+from aluette_env.game import (
+    ALUETTE_SIGNS_V0, CARDS_BY_STRENGTH, NOBODY, NUM_CARDS, STRENGTH, Variant, score_deal,
+)
 from aluette_env.players.random_player import RandomPlayer
 from conftest import hands_for_winners
 
@@ -310,6 +312,23 @@ def test_new_match_after_the_end_clears_scores():
     assert proc.stdout.count("─ New match ─") == 2
     second = proc.stdout.split("─ New match ─")[2]
     assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
+
+
+def test_the_terminal_game_plays_the_variant_it_is_given():
+    """``variant=`` as the game for people takes it: a match of a variant of
+    three deals ends after its third; the older ``signs=`` / ``catch=``
+    still build the signs variant."""
+    three_deals = Variant("aluette_three_deals_v0", obs_layout=2, num_deals=3)
+    out = io.StringIO()
+    deal = "1\ny\n" * 8 + "\n"  # the first card each turn; the ninth plays itself
+    g = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0,
+                     console=Console(file=out, width=100, highlight=False, color_system=None),
+                     stdin=io.StringIO(deal * 3 + "q\n"), variant=three_deals)
+    assert g.run() == 0
+    assert g.session.variant == three_deals and g.session.match.num_deals == 3
+    assert "Deal 3 of 3 is over" in out.getvalue() and "Goodbye." in out.getvalue()
+    older = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, signs=True, catch=0.5)
+    assert older.variant == ALUETTE_SIGNS_V0.with_catch(0.5) and older.signs
 
 
 @pytest.mark.parametrize("catch", [0.0, 0.5, 1.0])

@@ -6,6 +6,7 @@ object everywhere, and each env version frozen to its own variant."""
 
 from __future__ import annotations
 
+import pickle
 import random
 
 import numpy as np
@@ -90,6 +91,26 @@ def test_a_version_keeps_its_game_when_a_newer_one_comes(monkeypatch):
     assert env.metadata["name"] == "aluette_v1" and env.variant == ALUETTE_V1
     assert env.observation_space("player_0")["observation"].shape == (OBS_SIZE,)
     assert aluette_v1.raw_env.obs_layout == 2 and aluette_v0.raw_env.obs_layout == 1
+
+
+def test_an_env_of_another_variant_has_its_metadata_on_its_own_class():
+    """``raw_env(variant=...)`` or ``raw_env(signs=True)``, a variant that is not
+    the class's: the env is of that variant's class, made once, whose class
+    attribute ``metadata`` names it; no env carries a ``metadata`` of its own,
+    and the class it was asked of keeps its name. It pickles to the same class."""
+    env = aec.raw_env(signs=True)
+    assert "metadata" not in vars(env) and "metadata" not in vars(aec.raw_env(variant=ALUETTE_V0))
+    assert type(env).metadata["name"] == "aluette_signs_v0" and type(env).variant == env.variant
+    assert isinstance(env, aec.raw_env) and type(env) is aec.env_class(ALUETTE_SIGNS_V0)
+    assert type(aec.raw_env(variant=ALUETTE_SIGNS_V0)) is type(env)
+    assert aec.raw_env.metadata["name"] == "aluette_v1" and type(aec.raw_env()) is aec.raw_env
+    assert type(aluette_signs_v0.raw_env(catch=0.5)) is aluette_signs_v0.raw_env
+    env.reset(seed=2)
+    env.step(SIGN_BASE)
+    again = pickle.loads(pickle.dumps(env))
+    assert type(again) is type(env) and again.variant == ALUETTE_SIGNS_V0
+    assert np.array_equal(again.observe(again.agent_selection)["observation"],
+                          env.observe(env.agent_selection)["observation"])
 
 
 def test_s4_the_draws_are_the_catch_rule():

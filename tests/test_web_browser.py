@@ -22,6 +22,9 @@ import re
 import pytest
 
 from aluette_env.apps.web.page import STATIC_DIR
+from aluette_env.game.cards import (
+    NUM_CARDS, NUM_RANKS, NUM_SUITS, SUITS_EN, rank_index_of, suit_of,
+)
 from browser_fixtures import (
     DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
@@ -183,6 +186,27 @@ def test_whole_deal_shows_the_servers_views(page):
     assert wait_ready(page) == "deal-over" and plays == 9
     assert checked >= 9 + 27  # your turns, and every AI card
     assert "Trick 9 of 9" in page.locator("#deal-info").inner_text()
+
+
+def test_a_card_is_drawn_with_the_suit_and_rank_the_server_gives(page):
+    """The page draws each card of your hand from the suit and rank index that
+    /api/deck gives (the game's ``suit_of``, ``rank_index_of``), never from its
+    id: given other suits and ranks, it draws those."""
+    deck = page.request.get(page.url_base + "/api/deck").json()
+    assert deck["suits"] == [suit_of(c) for c in range(NUM_CARDS)]
+    assert deck["ranks"] == [rank_index_of(c) for c in range(NUM_CARDS)]
+    other = {**deck, "suits": [(s + 1) % NUM_SUITS for s in deck["suits"]],
+             "ranks": [(r + 5) % NUM_RANKS for r in deck["ranks"]]}
+    page.route(re.compile(r"/api/deck(\?|$)"), lambda route: route.fulfill(json=other))
+    faces = page.request.get(page.url_base + "/api/i18n/en").json()["faces"]
+    open_table(page, lang="en")
+    drawn = page.locator("#hand .hand-card").evaluate_all("""cs => cs.map((c) => [
+      Number(c.dataset.card), c.querySelector("svg").getAttribute("class"),
+      c.querySelector("svg text.index").textContent])""")
+    assert len(drawn) == 9
+    for card, classes, label in drawn:
+        assert f"suit-{SUITS_EN[other['suits'][card]].lower()}" in classes.split(), (card, classes)
+        assert label == faces[other["ranks"][card]], (card, label)
 
 
 def test_whole_deal_by_keyboard(page):

@@ -40,7 +40,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from ..game import CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS
+from ..game import CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS, Variant, variant_of
 from ..game.cards import rank_index_of, suit_of
 from . import i18n
 from ..commands import Command, UsageError, printable, probability, seed_int
@@ -95,8 +95,11 @@ class TerminalGame:
                  delay: float = 0.0, deal_pause: float | None = None,
                  specs: dict[int, str] | None = None, console: Console | None = None,
                  stdin=None, first_dealer: int | None = None, deals=(), coach=None,
-                 record_dir: str | None = None, signs: bool = False,
-                 catch: float = DEFAULT_CATCH):
+                 record_dir: str | None = None, signs: bool | None = None,
+                 catch: float | None = None, variant: Variant | None = None):
+        """``variant``: the game played (:class:`aluette_env.game.Variant`, by
+        default the newest default game); ``signs`` and ``catch``: the older
+        keywords for the signs variant, kept working, as :class:`.GameSession`'s."""
         self.players = players
         self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
@@ -118,8 +121,9 @@ class TerminalGame:
         self.reviews: ReviewQueue | None = None
         #: Where each finished match's record is saved (None: nowhere).
         self.record_dir = record_dir
-        #: The signs variant (S1-S5) and each opponent's chance to catch a sign.
-        self.signs, self.catch = bool(signs), catch
+        #: The game played; with signs (S1-S5), each opponent's chance to catch a sign.
+        self.variant = variant_of(variant, signs, catch)
+        self.signs, self.catch = self.variant.signs, self.variant.catch
         if self.signs and (coach is not None or record_dir is not None):
             raise ValueError("a match with signs has no coach and no record")
 
@@ -135,7 +139,7 @@ class TerminalGame:
         """A new session (the first match): the events of its first deal."""
         self.session = GameSession(self.players, self.specs, self.seed,
                                    first_dealer=self.first_dealer, deals=self.deals,
-                                   signs=self.signs, catch=self.catch)
+                                   variant=self.variant)
         return self.session.opening_events
 
     @property
@@ -614,10 +618,11 @@ def run(args: argparse.Namespace) -> int:
         return Coach(args.hint_worlds, args.review_worlds,
                      seed=0 if args.seed is None else args.seed)
 
-    signs = {"signs": True, "catch": DEFAULT_CATCH if args.catch is None else args.catch}
+    variant = variant_of(signs=args.signs, catch=args.catch)
     return TerminalGame(players, args.seed, args.lang, args.delay, args.deal_pause,
-                        specs=specs, **(signs if args.signs else
-                                        {"coach": coach, "record_dir": args.record})).run()
+                        specs=specs, variant=variant,
+                        **({} if variant.signs else
+                           {"coach": coach, "record_dir": args.record})).run()
 
 
 #: Entry point ``aluette.commands: play``.

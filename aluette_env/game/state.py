@@ -59,6 +59,9 @@ SIGN_MADE = -1
 #: ``phase``: the seat to act plays a card (always, without signs), or first
 #: makes its sign (S1).
 PLAY_PHASE, SIGN_PHASE = 0, 1
+#: What a seat may do (:func:`legal_kind`): nothing, play a card of its hand
+#: (R9), make a sign (S1, S3).
+NO_ACTIONS, CARD_ACTIONS, SIGN_ACTIONS = 0, 1, 2
 
 #: The record: (name, kind, shape, meaning); kinds "i1" int8, "i2" int16, "u1"
 #: a 0/1 flag, "b1" bool. The engine's numpy dtype and GameState follow from it.
@@ -192,18 +195,29 @@ def is_legal(g, action: int) -> bool:
     return 0 <= action < NUM_CARDS and g.card_state[action] == g.to_act
 
 
+def legal_kind(g, seat: int) -> int:
+    """What ``seat`` may do in the state ``g``: ``NO_ACTIONS`` when another seat
+    is to act or the match is over; in its sign phase ``SIGN_ACTIONS`` (any sign
+    action, S1, S3); else ``CARD_ACTIONS`` (any card in its hand, R9).
+    :func:`write_legal` writes the mask; the batched engine's observation kernel
+    copies the hand from the row it has just written instead (a scalar test keeps
+    its loop fast)."""
+    if seat != g.to_act or g.over:
+        return NO_ACTIONS
+    return SIGN_ACTIONS if g.phase == SIGN_PHASE else CARD_ACTIONS
+
+
 def write_legal(g, seat: int, mask) -> None:
     """The legal-action mask of ``seat`` in the state ``g`` into ``mask`` (0/1, one
     entry per action: NUM_CARDS, or with signs NUM_ACTIONS): :func:`is_legal`'s
-    actions when ``seat`` is to act, in its sign phase the sign actions (S1, S3),
-    else the cards in its hand (R9); all zero for another seat or once the match
-    is over."""
-    mine = seat == g.to_act and not g.over
-    signing = mine and g.phase == SIGN_PHASE
+    actions when ``seat`` is to act (:func:`legal_kind`), in its sign phase the
+    sign actions (S1, S3), else the cards in its hand (R9); all zero for another
+    seat or once the match is over."""
+    kind = legal_kind(g, seat)
     for c in range(NUM_CARDS):
-        mask[c] = 1 if mine and not signing and g.card_state[c] == seat else 0
+        mask[c] = 1 if kind == CARD_ACTIONS and g.card_state[c] == seat else 0
     for a in range(SIGN_BASE, len(mask)):
-        mask[a] = 1 if signing else 0
+        mask[a] = 1 if kind == SIGN_ACTIONS else 0
 
 
 def step(g, card: int, strength: Sequence[int]) -> int:

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..game import NUM_ACTIONS, NUM_CARDS, NUM_SIGN_ACTIONS, NUM_UNUSED, SIGN_BASE, Match
+from ..game import NUM_ACTIONS, NUM_CARDS, NUM_UNUSED, SIGN_BASE, variant_of
 from ..observation import (
     LAYOUT_ENDS_BEFORE, LAYOUT_KEY, OBS_LAYOUT, SIGNS_OBS_LAYOUT, encode_observation,
     encode_signs_observation, obs_size, saved_layout,
@@ -185,28 +185,28 @@ def probe_positions(signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
     ``signs``), each seat's first decisions (a whole hand: the second deal deals
     the first one's unused cards, so every action is legal somewhere) and every
     ninth decision after, as float32 observations (today's OBS_LAYOUT, or the
-    signs variant's) and masks. Built once a process."""
+    signs variant's) and the variant's legal-action masks. Built once a process."""
+    variant = variant_of(signs=signs)
     rng = random.Random(59)
     deck = rng.sample(range(NUM_CARDS), NUM_CARDS)
     encode = encode_signs_observation if signs else encode_observation
     obs, masks = [], []
     for dealer in range(2):
-        deal = Match(first_dealer=dealer, num_deals=1, signs=signs).deal_deck(deck)
+        deal = variant.new_match(first_dealer=dealer, num_deals=1).deal_deck(deck)
         deck = deck[-NUM_UNUSED:] + deck[:-NUM_UNUSED]  # R5: the unused cards are the last
         decision = 0
         while deal.record is None:
-            mask = np.zeros(NUM_ACTIONS if signs else NUM_CARDS, np.float32)
-            if deal.signing:
-                mask[SIGN_BASE:] = 1
-            else:
-                mask[deal.legal_cards()] = 1
+            legal = variant.legal_actions(deal.state)
+            mask = np.zeros(variant.num_actions, np.float32)
+            mask[legal] = 1
             if deal.trick_index == 0 or decision % 9 == 0:
                 obs.append(encode(deal, deal.to_act).astype(np.float32))
                 masks.append(mask)
+            action = rng.choice(legal)
             if deal.signing:
-                deal.sign(rng.randrange(NUM_SIGN_ACTIONS))
+                deal.sign(action - SIGN_BASE)
             else:
-                deal.play(rng.choice(deal.legal_cards()))
+                deal.play(action)
             decision += 1
     obs, masks = np.stack(obs), np.stack(masks)
     obs.setflags(write=False)  # shared by every load

@@ -26,10 +26,12 @@ import numpy as np
 from .._jit import COMPILED as _COMPILED
 from .._jit import HAVE_NUMBA, njit, prange  # noqa: F401 - HAVE_NUMBA: re-exported
 from ..game import (
-    HAND_SIZE, NOBODY, NUM_CARDS, NUM_SEATS, NUM_TRICKS, STRENGTH, deal_order, is_legal,
-    seat_gain, start_deal, step, team_points, write_legal,
+    HAND_SIZE, NOBODY, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, STRENGTH,
+    deal_order, is_legal, seat_gain, start_deal, step, team_points,
 )
-from ..game.state import DEAL_DONE, IN_TRICK, PLAYED, STATE_FIELDS, UNUSED
+from ..game.state import (
+    CARD_ACTIONS, DEAL_DONE, IN_TRICK, PLAYED, SIGN_ACTIONS, STATE_FIELDS, UNUSED, legal_kind,
+)
 from ..observation import (
     MAX_ACTIVE, SLICES, write_active, write_hidden, write_signs, write_view,
 )
@@ -179,15 +181,21 @@ def observe(st, obs, mask):
 def observe_signs(st, obs, mask):
     """The signs variant's :func:`observe`: the observation layout 3 vector (the signs
     the seat to act saw, S5) and the game's legal-action mask of NUM_ACTIONS
-    (:func:`~aluette_env.game.state.write_legal`: the ten sign actions in the sign
-    phase, the hand in the card phase)."""
+    (:func:`~aluette_env.game.state.write_legal`'s: the ten sign actions in the
+    sign phase, the hand in the card phase), with the hand copied from the row
+    just written: calling ``write_legal`` here, on a view of ``mask`` a game,
+    made the signs engine's step 4-8 % slower."""
     for i in range(obs.shape[0]):
         g = st[i]
         row = obs[i]
         seat = int(g.to_act)
         write_view(g, seat, row)
         write_signs(g, seat, row)
-        write_legal(g, seat, mask[i])
+        kind = legal_kind(g, seat)
+        for c in range(NUM_CARDS):
+            mask[i, c] = row[_HAND + c] if kind == CARD_ACTIONS else 0
+        for a in range(SIGN_BASE, NUM_ACTIONS):
+            mask[i, a] = 1 if kind == SIGN_ACTIONS else 0
 
 
 @njit(cache=True, parallel=True)

@@ -12,7 +12,9 @@ too) as the server starts.
 ``GET  /api/server``                         games held in memory, the database's kind
 ``GET  /api/languages``                      language codes and their own names
 ``GET  /api/i18n/{lang}``                    messages, card names and text direction
-``GET  /api/deck``                           the rank order: card ids by strength level
+``GET  /api/deck``                           each card's suit and rank index, the rank
+                                             order (card ids by strength level), the
+                                             named cards
 ===========================================  =========================================
 """
 
@@ -31,6 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from aluette_env.game import CARDS_BY_STRENGTH, NAMED_CARDS, NUM_CARDS
+from aluette_env.game.cards import rank_index_of, suit_of
 
 from .. import i18n
 from .errors import ApiError
@@ -79,8 +82,11 @@ class PageRoutes:
             raise ApiError(404, str(err)) from None
 
     async def deck(self, request: Request) -> JSONResponse:
+        # The page draws a card from its suit and rank index (cards.js): it reads no card id.
         return JSONResponse({
             "num_cards": NUM_CARDS,
+            "suits": [suit_of(card) for card in range(NUM_CARDS)],
+            "ranks": [rank_index_of(card) for card in range(NUM_CARDS)],
             "levels": [list(cards) for cards in reversed(CARDS_BY_STRENGTH)],  # highest first
             "named": [card for card, _ in NAMED_CARDS],
         })

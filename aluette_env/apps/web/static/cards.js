@@ -2,9 +2,9 @@
 // (Coins, Cups, Batons, Swords), pips for 1-9, a letter for Valet, Cavalière and
 // Roi (the letters of the page's language, from the catalog), and a gold frame
 // with a ribbon for the eight named cards.
-// Only the public card-id contract is used here (id = 12 * suit + rank_index, R4, as
-// the server states it once in aluette_env/game/cards.py: card_id, suit_of, rank_index_of);
-// which cards are named comes from the server's /api/deck.
+// Nothing here reads a card id: each card's suit and rank index come from the
+// server's /api/deck (aluette_env/game/cards.py: suit_of, rank_index_of), like
+// which cards are named (deck.js).
 "use strict";
 
 const SVG_NS = "http://www.w3.org/2000/svg";
@@ -45,11 +45,11 @@ function symbol(suit, x, y, scale) {
   return `<g class="pip" transform="translate(${x} ${y}) scale(${scale})">${SUIT_SYMBOL[suit]}</g>`;
 }
 
-// The face of card `id` as an SVG string; `title` (a named card's name) adds the
-// ribbon; `faces` (12 labels by rank, from the catalog) are the corner letters.
-function cardSvg(id, title, faces) {
-  const suit = SUIT_CLASS[Math.floor(id / 12)];
-  const rank = id % 12;
+// The face of the card of suit `suitIndex` (0-3) and rank index `rank` (0-11) as
+// an SVG string; `title` (a named card's name) adds the ribbon; `faces` (12
+// labels by rank, from the catalog) are the corner letters.
+function cardSvg(suitIndex, rank, title, faces) {
+  const suit = SUIT_CLASS[suitIndex];
   const parts = [`<rect class="face" x="2" y="2" width="96" height="146" rx="9"/>`];
   if (title) parts.push(`<rect class="named-frame" x="6" y="6" width="88" height="138" rx="6"/>`);
   const label = escapeXml((faces && faces.length === 12 ? faces : RANK_LABEL)[rank]);

@@ -214,7 +214,7 @@
       const row = el("div", "replay-cards");
       for (const c of snap.hands[seat]) {
         const card = el("span", "card mini");
-        card.innerHTML = AluetteCards.cardSvg(c, null, []);
+        card.innerHTML = window.AluetteText.cardSvg(c, null, []);
         card.dataset.card = c;
         card.title = cardName(c);
         row.append(card);

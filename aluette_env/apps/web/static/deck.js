@@ -1,8 +1,8 @@
-// The deck's order (/api/deck: the strength levels, the named cards) and the
-// drawing of a card with its name and strength.
+// The deck (/api/deck: each card's suit and rank index, the strength levels,
+// the named cards) and the drawing of a card with its name and strength.
 import {cardName, faces, t} from "./i18n.js";
 
-let deck = null; // {levels, named}
+let deck = null; // {suits, ranks, levels, named}
 let levelOf = {}; // card id -> strength level, 1 = highest
 
 export function setDeck(loaded) {
@@ -23,10 +23,16 @@ export function levelText(card) {
   return t("Strength {k} of {total} (1 is the highest)", {k: levelOf[card], total: deck.levels.length});
 }
 
+// Card `card`'s face as an SVG string (cards.js), its suit and rank the server's;
+// `title` and `labels` as cardSvg's.
+export function cardSvg(card, title, labels) {
+  return window.AluetteCards.cardSvg(deck.suits[card], deck.ranks[card], title, labels);
+}
+
 export function cardElement(card, extraClass) {
   const el = document.createElement("span");
   el.className = "card" + (extraClass ? " " + extraClass : "");
-  el.innerHTML = window.AluetteCards.cardSvg(card, titleOf(card), faces());
+  el.innerHTML = cardSvg(card, titleOf(card), faces());
   el.dataset.card = card;
   if (titleOf(card)) el.classList.add("named");
   if (deck) el.dataset.tip = levelText(card);

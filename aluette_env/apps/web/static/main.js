@@ -12,7 +12,7 @@
 // game shown, the chosen card, busy…) is state.js's. This one starts the
 // page: it wires the buttons and opens the game of the link or a new one.
 import {api, showError} from "./api.js";
-import {setDeck} from "./deck.js";
+import {cardSvg, setDeck} from "./deck.js";
 import {$, STORE} from "./dom.js";
 import {cardName, list, number, signIcon, signText, t} from "./i18n.js";
 import {setupInvite} from "./invite.js";
@@ -26,9 +26,9 @@ import {focusHand, render} from "./render.js";
 import {setupSettings} from "./settings.js";
 import {get, set, told} from "./state.js";
 
-// The page's words for its other scripts (coach.js): t() and the card names,
-// and a promise kept once the first language is loaded.
-window.AluetteText = {t, cardName, number, list, signText, signIcon, ready: languageReady, api, playerLabel};
+// The page's words for its other scripts (coach.js): t() and the card names
+// and faces, and a promise kept once the deck and the first language are loaded.
+window.AluetteText = {t, cardName, cardSvg, number, list, signText, signIcon, ready: languageReady, api, playerLabel};
 
 async function main() {
   setupSettings();

@@ -182,9 +182,13 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
     ("expert:draws=0", "option 'draws' got '0'; allowed: an integer from 1 to 64"),
     ("expert:min_prob=1", "option 'min_prob' got '1'; allowed: a number from 0 to below 1"),
     ("expert:confidence=nan", "option 'confidence' got 'nan'"),
-    ("expert:depth=2", "unknown option 'depth'; options: belief, confidence, draws, infer, "
-                       "infer_rows, max_seconds, min_ess, min_prob, policy, rollout, seed, "
-                       "signs, solve_tricks, solve_worlds, version, worlds"),
+    ("expert:depth=9", "option 'depth' got '9'; allowed: an integer from 0 (rollouts to the "
+                       "end) to 8"),
+    ("expert:depth_tricks=2", "unknown option 'depth_tricks'; options: belief, confidence, "
+                              "depth, draws, infer, infer_rows, max_seconds, min_ess, min_prob, "
+                              "policy, rollout, seed, signs, solve_tricks, solve_worlds, value, "
+                              "version, worlds"),
+    ("expert:depth=1,value=v7", "value 'v7': no such shipped value network; shipped: v1"),
     ("expert:infer=game", "option 'infer' got 'game'; allowed: deal or trick"),
     ("expert:min_ess=2", "option 'min_ess' got '2'; allowed: a number from 0 to 1"),
     ("expert:policy=none", "policy=none plays its rollouts by the heuristic: set "

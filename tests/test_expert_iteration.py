@@ -172,12 +172,12 @@ def test_cli_bad_input_is_one_line(tmp_path):
 
 
 def test_expert_version_option():
-    assert VERSIONS[1] == ("ai:version=2", 144, "trick")
-    assert VERSIONS[2] == ("ai:version=3", 144, "trick")
-    assert VERSIONS[4] == ("ai:version=4", 320, "trick")
+    assert VERSIONS[1] == ("ai:version=2", 144, "trick", 0, "v1")
+    assert VERSIONS[2] == ("ai:version=3", 144, "trick", 0, "v1")
+    assert VERSIONS[4] == ("ai:version=4", 320, "trick", 0, "v1")
     # The newest reads the whole deal and keeps v4 as its guide (the newer ai costs more
     # per rollout step); policy=ai guides it by the shipped model.
-    assert VERSIONS[5] == ("ai:version=4", 320, "deal")
+    assert VERSIONS[5] == ("ai:version=4", 320, "deal", 0, "v1")
     assert load_player("expert")._policy.path == load_player("ai:version=4").path
     by_ai = load_player("expert:policy=ai")
     assert by_ai._policy.path == load_player("ai").path and by_ai.name == "expert:policy=ai"

@@ -31,7 +31,7 @@ def matches(n: int, seed: int) -> list[dict]:
     ai = load_player("ai")
 
     def choose(deal, match) -> int:
-        return int(ai.act(*observe(deal, match, deal.to_act)))
+        return int(ai.act(*observe(deal, deal.to_act)))
 
     return [load_record(record_of(play_match(choose, random.Random(seed + k), k % 4), k % 4,
                                   ["human", "ai", "ai", "ai"])) for k in range(n)]
@@ -48,7 +48,7 @@ def main() -> None:
     coach = Coach(args.hint_worlds, args.review_worlds)
 
     # Hints: every decision of player_0 with a choice (the ninth card plays itself).
-    decisions = [observe(pos.deal, pos.match, 0) for r in records for pos in positions(r)
+    decisions = [observe(pos.deal, 0) for r in records for pos in positions(r)
                  if pos.seat == 0 and pos.play_index < 32]
     coach.hint_for(*decisions[0])  # compile and load: not counted
     wall, cpu = [], []

@@ -73,7 +73,9 @@ OUT = 4  # the location of a card out of the deal (relative seats are 1-3)
 PSEUDO_WORLDS = 1.0
 SAMPLERS = {"deal (v5)": dict(infer="deal"), "trick (v4)": dict(infer="trick"),
             "uniform, drawn": dict(belief=0.0)}
-NET_DRAWS = "deal, net draws"  # with --belief-net: v5's sampler drawing from the network
+#: With --belief-net: v5's sampler drawing its worlds from the network; the network's
+#: worlds unweighted.
+NET_DRAWS, NET_ALONE = "deal, net draws", "net, drawn"
 
 
 class Decision(NamedTuple):
@@ -416,8 +418,9 @@ def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
     ll = {"uniform": [log_likelihood(uniform_marginals(d.truth), d.truth) for d in decisions]}
     missed = {}
     samplers = dict(SAMPLERS)
-    if belief_net:  # v5's worlds drawn from the network, the draw's probability divided out
-        samplers[NET_DRAWS] = dict(sampler=belief_net)
+    if belief_net:  # v5's sampler drawing its worlds from the network, and the network alone
+        samplers.update({NET_DRAWS: dict(sampler=belief_net),
+                         NET_ALONE: dict(sampler=belief_net, belief=0.0)})
     for name, kw in samplers.items():
         expert = ExpertPlayer(worlds=worlds, seed=seed, **kw)
         ll[name], missed[name] = [], []
@@ -446,7 +449,7 @@ def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
                                              for k in np.unique(deal)]))
         never = f"{np.mean(missed[name]):.4f}" if name in missed else ""
         print(f"{name:16s} {per} {x.mean():+.4f}  {gain:+.4f} [{lo:+.4f}, {hi:+.4f}]  {never}")
-    for name in ("net, sized", NET_DRAWS):  # against v5's worlds, on the same decisions
+    for name in ("net, sized", NET_DRAWS, NET_ALONE):  # against v5's, on the same decisions
         if name in ll:
             x = np.array(ll[name]) - np.array(ll["deal (v5)"])
             gain, (lo, hi) = mean_ci95(np.array([np.mean(x[deal == k])

@@ -142,8 +142,8 @@ def test_drawn_places_fill_each_seat_and_put_signed_cards_with_their_seat():
     signed = [int(np.flatnonzero(likely == 2)[0]), int(np.flatnonzero(likely == 0)[0])]
     known = np.zeros(48, np.int64)
     known[signed] = [3, 1]  # signs put these cards with seats 3 and 1
-    keys, log_q = rng.random((200, 48)), np.zeros(200)
-    draw_places(p, 20, n_left, known, rng.random((200, 3, 48)), keys, log_q)
+    keys = rng.random((200, 48))
+    draw_places(p, 20, n_left, known, rng.random((200, 3, 48)), keys)
     owners = _owners(keys, 20, n_left)
     assert (owners[:, signed[0]] == 3).all() and (owners[:, signed[1]] == 1).all()
     for r, n in ((1, 5), (2, 4), (3, 3), (UNUSED, 8)):
@@ -151,23 +151,6 @@ def test_drawn_places_fill_each_seat_and_put_signed_cards_with_their_seat():
     # the other cards go where p puts them, most often
     drawn = np.minimum(owners, 4) - 1
     assert ((drawn == likely).mean(0) > 0.5).all()
-
-
-def test_dividing_out_the_draws_probability_weighs_every_world_alike():
-    """E_q[1{world} / q(world)] = 1 for every world: the log-probability
-    draw_places gives is the one its draws are made with."""
-    p = np.array([[.6, .2, .1, .1], [.2, .5, .1, .2], [.1, .2, .1, .6], [.3, .3, .2, .2]])
-    n_left = np.array([0, 1, 1, 0])  # seats 1 and 2 one card each, two out: 12 worlds
-    rng = np.random.default_rng(3)
-    n = 40_000
-    keys, log_q = rng.random((n, 48)), np.zeros(n)
-    draw_places(p, 4, n_left, np.zeros(48, np.int64), rng.random((n, 3, 48)), keys, log_q)
-    owners = _owners(keys, 4, n_left)
-    worlds = {tuple(o) for o in owners}
-    assert len(worlds) == 12
-    for w in worlds:
-        hit = (owners == w).all(1)
-        assert np.isclose((hit * np.exp(-log_q)).mean(), 1.0, atol=0.1)
 
 
 def test_a_sampler_that_is_no_belief_network_is_refused_in_one_line(tmp_path):

@@ -45,8 +45,8 @@ class Belief(NamedTuple):
     draws: int
     min_ess: float
     infer_rows: int
-    #: ``sampler=net``: each unseen card's probability of each place, the proposal the
-    #: worlds are drawn from (:func:`~.places.sized`); None: uniform draws.
+    #: ``sampler=net``: each unseen card's probability of each place, which the worlds
+    #: are drawn from (:func:`~.places.sized`); None: uniform draws.
     places: np.ndarray | None = None
 
 
@@ -84,23 +84,21 @@ def draw_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
                                    rows)
         elif view.info[I_N_IN] > 0:
             return (*trick_worlds(rng, n_worlds, view, context, belief, rows), None)
-    keys, log_q = drawn(rng, n_worlds, view, belief)
-    return keys, np.ones(n_worlds) if log_q is None else np.exp(log_q.min() - log_q), None
+    return drawn(rng, n_worlds, view, belief), np.ones(n_worlds), None
 
 
-def drawn(rng: np.random.Generator, n: int, view: View,
-          belief: Belief) -> tuple[np.ndarray, np.ndarray | None]:
+def drawn(rng: np.random.Generator, n: int, view: View, belief: Belief) -> np.ndarray:
     """``n`` worlds as keys (:func:`~.worlds.deal_world`), each card the seat
     knows the place of put there: uniform among the deals consistent with the
-    view, or (``sampler=net``) drawn card by card from ``belief.places``
-    (:func:`~.places.draw_places`), with each draw's log-probability, which
-    the worlds' weights divide out (None: uniform draws)."""
+    view, or (``sampler=net``) drawn card by card from the network's
+    ``belief.places`` (:func:`~.places.draw_places`), which then stand for the
+    uniform prior: the plays weigh them as they weigh uniform draws."""
     if belief.places is None:
-        return view.constrain(rng.random((n, 48))), None
-    keys, log_q = rng.random((n, 48)), np.zeros(n)
+        return view.constrain(rng.random((n, 48)))
+    keys = rng.random((n, 48))
     draw_places(belief.places, int(view.info[I_UNSEEN]), view.n_left, view.known,
-                rng.random((n, 3, 48)), keys, log_q)
-    return keys, log_q
+                rng.random((n, 3, 48)), keys)
+    return keys
 
 
 def _modelled(belief: Belief, obs: np.ndarray, mask: np.ndarray,
@@ -123,7 +121,7 @@ def deal_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
     its likelihood as its weight. Also (effective sample size, tempering power)."""
     others = len(theirs)
     n_draws = max(n_worlds, min(n_worlds * belief.draws, belief.infer_rows // others))
-    keys, log_q = drawn(rng, n_draws, view, belief)
+    keys = drawn(rng, n_draws, view, belief)
     n_rows = n_draws * others
     st, obs, mask = rows.get(n_rows)
     written = fill_deal_views(keys, view.info, view.cards, view.unseen, view.n_left, order,
@@ -134,8 +132,7 @@ def deal_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
         log_like = np.log(model).reshape(n_draws, others).sum(1)
     if not np.isfinite(log_like.max()):  # no drawn world explains the deal: alike
         log_like = np.zeros(n_draws)
-    like, temper = tempered(log_like - log_like.max(), belief.min_ess * n_worlds,
-                            None if log_q is None else log_q.min() - log_q)
+    like, temper = tempered(log_like - log_like.max(), belief.min_ess * n_worlds)
     spread = (ess(like), temper)
     if n_draws == n_worlds:
         return keys, like, spread
@@ -149,7 +146,7 @@ def trick_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: n
     proportion to how likely the modelled seats were to play this trick's
     cards in it, each from its own view."""
     n_in = int(view.info[I_N_IN])
-    keys, log_q = drawn(rng, n_worlds * belief.draws, view, belief)
+    keys = drawn(rng, n_worlds * belief.draws, view, belief)
     n_rows = len(keys) * n_in
     st, obs, mask = rows.get(n_rows)
     fill_before_plays(keys, view.info, view.cards, view.card_trick, view.trick, view.winners,
@@ -161,8 +158,6 @@ def trick_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: n
     like = _modelled(belief, obs, mask, played).reshape(len(keys), n_in).prod(1)
     if not like.sum() > 0:  # no drawn world explains the trick: keep them alike
         like = np.ones(len(keys))
-    if log_q is not None:
-        like = like * np.exp(log_q.min() - log_q)
     return resample(rng, keys, like, n_worlds)
 
 
@@ -231,23 +226,18 @@ def ess(weights: np.ndarray) -> float:
     return float(weights.sum() ** 2 / (weights @ weights))
 
 
-def tempered(log_like: np.ndarray, min_ess: float,
-             base: np.ndarray | None = None) -> tuple[np.ndarray, float]:
+def tempered(log_like: np.ndarray, min_ess: float) -> tuple[np.ndarray, float]:
     """The likelihoods ``exp(log_like)`` raised to the largest power in (0, 1] that
     leaves an effective sample size of at least ``min_ess`` (bisection; ESS falls
     as the power grows), and that power. The guiding policy is a model of the other
     players, not the players themselves: over a whole deal its product of
     likelihoods would otherwise bet every world on the one or two draws it likes
-    best. ``base``: the log of a factor of each weight that is not tempered (the
-    uniform prior over a proposal's probability of the draw)."""
+    best."""
     possible = np.isfinite(log_like)  # -inf: a world where a play was impossible
     finite = np.where(possible, log_like, 0.0)
 
     def powered(power: float) -> np.ndarray:
-        if base is None:
-            return np.where(possible, np.exp(power * finite), 0.0)
-        z = np.where(possible, power * finite + base, -np.inf)
-        return np.exp(z - z.max())
+        return np.where(possible, np.exp(power * finite), 0.0)
 
     like = powered(1.0)
     if ess(like) >= min_ess:

@@ -85,20 +85,18 @@ def sized(log_places: np.ndarray, unseen: np.ndarray, n_unseen: int,
 
 
 @njit(cache=True)
-def draw_places(p, n_unseen, n_left, known, u, keys, log_q):
+def draw_places(p, n_unseen, n_left, known, u, keys):
     """World w of ``keys``: each unseen card dealt in turn (in the order of
     ``u[w, 0]``) to a place drawn in proportion to ``p[k]`` among the places
     with room left (a card the seat knows the place of, from signs, first to
     that place), written as keys that :func:`~.worlds.deal_world` deals so:
-    place j's cards rank in [j / 4, (j + 1) / 4). ``log_q[w]``: the
-    log-probability of the draw (given its order)."""
+    place j's cards rank in [j / 4, (j + 1) / 4)."""
     n_out = n_unseen - n_left[1] - n_left[2] - n_left[3]
     room = np.zeros(4, np.int64)
     placed = np.zeros(n_unseen, np.bool_)
     for w in range(keys.shape[0]):
         room[0], room[1], room[2], room[3] = n_left[1], n_left[2], n_left[3], n_out
         placed[:] = False
-        log_q[w] = 0.0
         for k in range(n_unseen):
             r = known[k]
             if r > 0 and room[r - 1] > 0:
@@ -124,4 +122,3 @@ def draw_places(p, n_unseen, n_left, known, u, keys, log_q):
                         break
             room[pick] -= 1
             keys[w, k] = (pick + u[w, 2, k]) / 4
-            log_q[w] += np.log(p[k, pick] / total)

@@ -156,6 +156,7 @@ def test_drawn_places_fill_each_seat_and_put_signed_cards_with_their_seat():
 def test_a_sampler_that_is_no_belief_network_is_refused_in_one_line(tmp_path):
     bad = tmp_path / "x.onnx"
     bad.write_bytes(b"not a model")
-    with pytest.raises(PlayerSpecError, match="sampler") as err:
-        load_player(f"expert:sampler={bad}")
-    assert "\n" not in str(err.value)
+    for spec in (bad, "nobody.onnx"):
+        with pytest.raises(PlayerSpecError, match="sampler: .*allowed: uniform, net") as err:
+            load_player(f"expert:sampler={spec}")
+        assert "\n" not in str(err.value)

@@ -61,7 +61,11 @@ def sampler_net(spec: str) -> BeliefNet | None:
     shipped one for ``net``, else an .onnx path; ValueError with one line otherwise."""
     if spec == "uniform":
         return None
-    return _load(str(SHIPPED_BELIEFS[1]) if spec == "net" else spec)
+    try:
+        return _load(str(SHIPPED_BELIEFS[1]) if spec == "net" else spec)
+    except ValueError as err:
+        raise ValueError(f"sampler: {err}; allowed: uniform, net or a .onnx file made by "
+                         f"python -m training.belief_net") from None
 
 
 @functools.lru_cache(maxsize=8)

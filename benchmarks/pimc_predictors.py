@@ -6,7 +6,7 @@ the same positions.
 
     python benchmarks/pimc_predictors.py [--deals 400] [--seed 0] [--player ai]
         [--likelihood-deals 50] [--worlds 320] [--follow-deals 200]
-        [--belief-head RUN.zip]
+        [--belief-head RUN.zip] [--belief-net PATH.onnx] [--skip PARTS]
 
 The positions are every decision of ``--deals`` one-deal games with
 ``--player`` at the four seats (``--table``, its old name, is read too; the
@@ -39,9 +39,11 @@ hidden cards best"):
   of the deal) under the exact uniform marginal, the worlds ``expert`` v5 and
   v4 would search (``--worlds``; marginals from their weights, plus one
   pseudo-world at the uniform marginal so that a place never drawn stays
-  possible), and with ``--belief-head`` a training checkpoint's belief head
+  possible), with ``--belief-head`` a training checkpoint's belief head
   (its four probabilities per card normalised, or also scaled until each
-  place holds its number of cards, as in any drawn world).
+  place holds its number of cards, as in any drawn world), and with
+  ``--belief-net`` a belief network (``python -m training.belief_net``; sized
+  as the head's).
 """
 
 from __future__ import annotations
@@ -72,6 +74,9 @@ OUT = 4  # the location of a card out of the deal (relative seats are 1-3)
 PSEUDO_WORLDS = 1.0
 SAMPLERS = {"deal (v5)": dict(infer="deal"), "trick (v4)": dict(infer="trick"),
             "uniform, drawn": dict(belief=0.0)}
+#: With --belief-net: v5's sampler drawing its worlds from the network; the network's
+#: worlds unweighted.
+NET_DRAWS, NET_ALONE = "deal, net draws", "net, drawn"
 
 
 class Decision(NamedTuple):
@@ -302,12 +307,26 @@ def log_likelihood(marginals: np.ndarray, truth: np.ndarray) -> float:
     return float(np.log(marginals[hidden, truth[hidden]]).mean())
 
 
+def place_marginals(p: np.ndarray, truth: np.ndarray, sized: bool) -> np.ndarray:
+    """[48, 5] from ``p`` ([48, 4]: a positive score per card for relative seats 1-3
+    and OUT): each hidden card's scores normalised; with ``sized``, then scaled in
+    turn (Sinkhorn) until each location also holds its number of hidden cards, as
+    every drawn world must."""
+    m = np.zeros((NUM_CARDS, OUT + 1))
+    m[:, 1:] = np.maximum(p, 1e-9)
+    m[truth < 0] = 0.0
+    sizes = uniform_marginals(truth).sum(0)
+    for _ in range(50 if sized else 1):
+        m /= np.maximum(m.sum(1, keepdims=True), 1e-300)
+        if sized:
+            m *= np.where(sizes > 0, sizes / np.maximum(m.sum(0), 1e-300), 0.0)
+    return m / np.maximum(m.sum(1, keepdims=True), 1e-300)
+
+
 def belief_head_marginals(path: str, decisions: list[Decision]) -> dict[str, list[np.ndarray]]:
     """[48, 5] per decision from a training checkpoint's belief head (a linear head
     on the policy's features, one independent probability per card and location):
-    ``normalised``, each hidden card's four probabilities scaled to sum to 1;
-    ``sized``, then scaled in turn (Sinkhorn) until each location also holds its
-    number of hidden cards, as every drawn world must."""
+    ``normalised`` and ``sized`` (:func:`place_marginals`)."""
     import torch
 
     from training.sb3.checkpoints import load_model
@@ -318,20 +337,21 @@ def belief_head_marginals(path: str, decisions: list[Decision]) -> dict[str, lis
     with torch.no_grad():
         logits = policy.belief_net(policy.extract_features(obs)[0]).numpy()
     probs = 1 / (1 + np.exp(-logits.reshape(len(decisions), 4, NUM_CARDS)))
-    out: dict[str, list[np.ndarray]] = {"normalised": [], "sized": []}
-    for d, p in zip(decisions, probs):
-        m = np.zeros((NUM_CARDS, OUT + 1))
-        m[:, 1:] = np.maximum(p.T, 1e-9)
-        m[d.truth < 0] = 0.0
-        sizes = uniform_marginals(d.truth).sum(0)
-        for name in out:
-            for _ in range(1 if name == "normalised" else 50):
-                m /= np.maximum(m.sum(1, keepdims=True), 1e-300)
-                if name == "sized":
-                    m *= np.where(sizes > 0, sizes / np.maximum(m.sum(0), 1e-300), 0.0)
-            m /= np.maximum(m.sum(1, keepdims=True), 1e-300)
-            out[name].append(m.copy())
-    return out
+    return {name: [place_marginals(p.T, d.truth, name == "sized")
+                   for d, p in zip(decisions, probs)] for name in ("normalised", "sized")}
+
+
+def belief_net_marginals(path: str, decisions: list[Decision]) -> list[np.ndarray]:
+    """[48, 5] per decision from a belief network (``python -m training.belief_net``:
+    log-probabilities of each card's place from the seat's observation), sized
+    as the head's (:func:`place_marginals`)."""
+    from aluette_env.players.search.places import BeliefNet
+    try:
+        net = BeliefNet(path)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
+    probs = np.exp(net(np.stack([d.observation for d in decisions])))
+    return [place_marginals(p, d.truth, sized=True) for d, p in zip(decisions, probs)]
 
 
 # --------------------------------------------------------------------------- report
@@ -395,10 +415,14 @@ def report_disambiguation(deals: int, seed: int) -> None:
 
 
 def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
-                      belief_head: str | None) -> None:
+                      belief_head: str | None, belief_net: str | None = None) -> None:
     ll = {"uniform": [log_likelihood(uniform_marginals(d.truth), d.truth) for d in decisions]}
     missed = {}
-    for name, kw in SAMPLERS.items():
+    samplers = dict(SAMPLERS)
+    if belief_net:  # v5's sampler drawing its worlds from the network, and the network alone
+        samplers.update({NET_DRAWS: dict(sampler=belief_net),
+                         NET_ALONE: dict(sampler=belief_net, belief=0.0)})
+    for name, kw in samplers.items():
         expert = ExpertPlayer(worlds=worlds, seed=seed, **kw)
         ll[name], missed[name] = [], []
         for d in decisions:
@@ -409,6 +433,9 @@ def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
     if belief_head:
         for name, marginals in belief_head_marginals(belief_head, decisions).items():
             ll[f"head, {name}"] = [log_likelihood(m, d.truth) for d, m in zip(decisions, marginals)]
+    if belief_net:
+        ll["net, sized"] = [log_likelihood(m, d.truth) for d, m in
+                            zip(decisions, belief_net_marginals(belief_net, decisions))]
     print(f"\n## Log-likelihood of the true hidden cards (nats per hidden card; samplers: "
           f"{worlds} worlds + {PSEUDO_WORLDS:g} pseudo-world)")
     print("sampler          " + " ".join(f"t{t + 1:<6d}" for t in range(NUM_TRICKS))
@@ -423,6 +450,12 @@ def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
                                              for k in np.unique(deal)]))
         never = f"{np.mean(missed[name]):.4f}" if name in missed else ""
         print(f"{name:16s} {per} {x.mean():+.4f}  {gain:+.4f} [{lo:+.4f}, {hi:+.4f}]  {never}")
+    for name in ("net, sized", NET_DRAWS, NET_ALONE):  # against v5's, on the same decisions
+        if name in ll:
+            x = np.array(ll[name]) - np.array(ll["deal (v5)"])
+            gain, (lo, hi) = mean_ci95(np.array([np.mean(x[deal == k])
+                                                 for k in np.unique(deal)]))
+            print(f"{name} against deal (v5), by deal: {gain:+.4f} [{lo:+.4f}, {hi:+.4f}]")
     # The gain summed over a position's hidden cards, in log10 (as the consistent
     # deals of the disambiguation table): what reading the plays is worth beside
     # what suit-following would rule out.
@@ -445,6 +478,8 @@ def main() -> None:
     ap.add_argument("--follow-deals", type=int, default=200)
     ap.add_argument("--belief-head", default=None, help="a training checkpoint (.zip) "
                     "with a belief head")
+    ap.add_argument("--belief-net", default=None, help="a belief network (.onnx) made by "
+                    "python -m training.belief_net")
     ap.add_argument("--skip", default="", help="comma-separated parts to skip: "
                     "leaves, bias, disambiguation, likelihood")
     args = ap.parse_args()
@@ -471,7 +506,7 @@ def main() -> None:
         lap()
     if "likelihood" not in skip:
         report_likelihood([d for d in decisions if d.deal < args.likelihood_deals],
-                          args.worlds, args.seed, args.belief_head)
+                          args.worlds, args.seed, args.belief_head, args.belief_net)
         lap()
 
 

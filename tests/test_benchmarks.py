@@ -120,3 +120,16 @@ def test_a_sampler_that_puts_the_hidden_cards_where_they_are_beats_uniform_and_m
     missed = pimc_predictors.log_likelihood(
         pimc_predictors.sampled_marginals(wrong, weights, truth), truth)
     assert np.isfinite(missed) and missed < uniform
+
+
+def test_sized_marginals_give_each_place_its_number_of_hidden_cards():
+    """pimc_predictors.place_marginals: a network's scores become, per hidden card,
+    a distribution over the places; sized, each place also holds as many hidden
+    cards as it really does (as in every drawn world), and a card seen stays 0."""
+    truth = np.full(48, -1, np.int8)
+    truth[:10] = [1, 1, 1, 2, 2, 3, 4, 4, 4, 4]
+    p = np.random.default_rng(0).random((48, 4))
+    for sized in (False, True):
+        m = pimc_predictors.place_marginals(p, truth, sized)
+        assert np.allclose(m[:10].sum(1), 1) and (m[10:] == 0).all()
+    assert np.allclose(m.sum(0)[1:], [3, 2, 1, 4], atol=1e-6)

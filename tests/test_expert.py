@@ -520,18 +520,28 @@ def test_tempering_keeps_the_effective_sample_size_asked_for():
     assert power == 1.0 and ess(like) == 50
 
 
+def assert_worlds_place_each_hidden_card_as_the_seat_counts_them(e, seat, obs, holders,
+                                                                 weights, most):
+    """``holders`` and ``weights`` (:meth:`ExpertPlayer.sample_worlds`, at most
+    ``most`` worlds) of the seat to act in env ``e``: every card it has seen is
+    out of every world, every other card somewhere, each other seat holding as
+    many cards as it really does."""
+    assert len(holders) == len(weights) <= most and weights.min() > 0
+    seen = obs[SLICES["hand"]].astype(bool) | ~np.isin(np.arange(48), [
+        c for s in range(4) for c in e.deal.hands[s]] + list(e.deal.unused))
+    assert (holders[:, seen] == -1).all() and (holders[:, ~seen] >= 1).all()
+    for s in (1, 2, 3):
+        real = len(e.deal.hands[seat_at(seat, s)])
+        assert ((holders == s).sum(1) == real).all()
+
+
 @pytest.mark.parametrize("plays", [0, 9, 22])
 def test_sampled_worlds_deal_each_hidden_card_to_one_place_as_the_seat_counts_them(plays):
     e, seat, obs, mask = position_after(plays, seed=60 + plays)
     for infer in ("deal", "trick"):
         holders, weights = ExpertPlayer(worlds=24, infer=infer, seed=2).sample_worlds(obs, mask)
-        assert len(holders) == len(weights) <= 24 and weights.min() > 0
-        seen = obs[SLICES["hand"]].astype(bool) | ~np.isin(np.arange(48), [
-            c for s in range(4) for c in e.deal.hands[s]] + list(e.deal.unused))
-        assert (holders[:, seen] == -1).all() and (holders[:, ~seen] >= 1).all()
-        for s in (1, 2, 3):  # each other seat holds as many cards as it really does
-            real = len(e.deal.hands[seat_at(seat, s)])
-            assert ((holders == s).sum(1) == real).all()
+        assert_worlds_place_each_hidden_card_as_the_seat_counts_them(e, seat, obs, holders,
+                                                                     weights, 24)
 
 
 def _digest_positions(games: int, every: int):

@@ -22,12 +22,11 @@ import argparse
 import json
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import numpy as np
 
-GUIDE = "ai:version=4"
+from .search_nets import GUIDE, export_onnx, guided_cards, guided_deals
 
 
 def generate(deals: int, seed: int, guide: str = GUIDE, batch: int = 4096,
@@ -36,17 +35,12 @@ def generate(deals: int, seed: int, guide: str = GUIDE, batch: int = 4096,
     trick index [N]) from ``deals`` deals of ``guide`` at every seat."""
     from aluette_env.players import load_player
     from aluette_env.players.search.value import VALUE_WIDTH, write_features
-    from aluette_env.vector import VectorGame
     from aluette_env.vector.kernels import kernel_view
 
     policy = load_player(guide)
-    rng = np.random.default_rng(seed)
     xs, ys, ts = [], [], []
-    done = 0
-    while done < deals:
-        n = min(batch, deals - done)
-        game = VectorGame(n, num_deals=1, seed=int(rng.integers(1 << 62)))
-        game.reset()
+    for game, rng in guided_deals(deals, seed, batch):
+        n = game.num_games
         st = kernel_view(game.state)
         switch = rng.integers(1, 9, n)
         feats = np.zeros((n, VALUE_WIDTH), np.float32)
@@ -60,14 +54,7 @@ def generate(deals: int, seed: int, guide: str = GUIDE, batch: int = 4096,
                 rows_game.append(keep)
                 rows_lead.append(game.state.leader[keep].astype(np.int64))
                 rows_t.append(np.full(len(keep), t, np.int8))
-            logits = policy.logits(game.obs, game.mask).astype(np.float64)
-            legal = game.mask > 0
-            greedy = np.where(legal, logits, -np.inf).argmax(1)
-            z = np.where(legal, logits, -np.inf)
-            p = np.exp(z - z.max(1, keepdims=True))
-            p /= p.sum(1, keepdims=True)
-            p = (1 - explore) * p + explore * legal / legal.sum(1, keepdims=True)
-            drawn = (p.cumsum(1) > rng.random((n, 1))).argmax(1)
+            greedy, drawn = guided_cards(policy, game, rng, explore)
             actions = np.where(t >= switch, greedy, drawn)
             game.step(actions)
         points = game.results.points.astype(np.float32)
@@ -76,7 +63,6 @@ def generate(deals: int, seed: int, guide: str = GUIDE, batch: int = 4096,
             xs.append(x)
             ys.append(np.where(lead % 2 == 0, gain0[g], -gain0[g]).astype(np.float32))
             ts.append(tt)
-        done += n
     return np.concatenate(xs), np.concatenate(ys), np.concatenate(ts)
 
 
@@ -123,20 +109,13 @@ def by_trick(pred: np.ndarray, y: np.ndarray, t: np.ndarray) -> dict[int, dict[s
 
 
 def export(net, path: Path, meta: dict[str, str]) -> None:
-    import onnx
-    import torch
-
     from aluette_env.players.search.value import VALUE_WIDTH
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
-    with warnings.catch_warnings():  # the TorchScript exporter, as training/export.py
-        warnings.simplefilter("ignore", DeprecationWarning)
-        torch.onnx.export(net, torch.zeros(1, VALUE_WIDTH), str(tmp),
-                          input_names=["features"], output_names=["value"], dynamo=False,
-                          opset_version=17,
-                          dynamic_axes={"features": {0: "batch"}, "value": {0: "batch"}})
-    model = onnx.load(str(tmp))
-    # One value a row: the last axis of size 1 squeezed in the graph itself.
+    export_onnx(net, path, VALUE_WIDTH, ("features", "value"), meta, _squeeze_value)
+
+
+def _squeeze_value(model) -> None:
+    """One value a row: the last axis of size 1 squeezed in the graph itself."""
+    import onnx
     last = model.graph.output[0].name
     axes = onnx.helper.make_tensor("squeeze_axes", onnx.TensorProto.INT64, [1], [1])
     model.graph.initializer.append(axes)
@@ -144,11 +123,6 @@ def export(net, path: Path, meta: dict[str, str]) -> None:
     model.graph.node.append(onnx.helper.make_node("Squeeze", ["value_2d", "squeeze_axes"],
                                                   [last]))
     del model.graph.output[0].type.tensor_type.shape.dim[1]
-    for k, v in meta.items():
-        model.metadata_props.append(onnx.StringStringEntryProto(key=k, value=v))
-    onnx.checker.check_model(model)
-    onnx.save(model, str(tmp))
-    tmp.replace(path)
 
 
 def main(argv: list[str] | None = None) -> int:

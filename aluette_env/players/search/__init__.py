@@ -22,6 +22,10 @@ For each decision:
   ``min_ess`` of the worlds' weight stays spread (the policy models the other
   players; it is not them). Versions 1-4 (``infer=trick``) weigh only the
   plays of the trick in progress, ``draws`` times more worlds than searched.
+  With ``sampler=net`` the worlds are drawn from a belief network's
+  probabilities of each hidden card's place, read from the seat's
+  observation alone (:mod:`.places`), instead of uniformly; the plays weigh
+  them as they weigh uniform draws (``belief=0``: not at all).
 * **Values.** While more than ``solve_tricks`` tricks remain, each world and
   candidate is rolled out to the end of the deal on the batched engine's
   kernels (the rules as :mod:`aluette_env.vector` states them), every seat

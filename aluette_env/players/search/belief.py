@@ -27,6 +27,7 @@ from ...game import (
 from ...game import state as game_state
 from ...observation import OBS_SIZE, write_view
 from ...vector.kernels import kernel_view, new_state, observe
+from .places import draw_places
 from .worlds import (
     I_LEADER, I_N_IN, I_T, I_UNSEEN, STRENGTH_ARRAY, View, deal_world, fill_before_plays,
 )
@@ -44,6 +45,9 @@ class Belief(NamedTuple):
     draws: int
     min_ess: float
     infer_rows: int
+    #: ``sampler=net``: each unseen card's probability of each place, which the worlds
+    #: are drawn from (:func:`~.places.sized`); None: uniform draws.
+    places: np.ndarray | None = None
 
 
 class Rows:
@@ -80,7 +84,21 @@ def draw_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
                                    rows)
         elif view.info[I_N_IN] > 0:
             return (*trick_worlds(rng, n_worlds, view, context, belief, rows), None)
-    return view.constrain(rng.random((n_worlds, 48))), np.ones(n_worlds), None
+    return drawn(rng, n_worlds, view, belief), np.ones(n_worlds), None
+
+
+def drawn(rng: np.random.Generator, n: int, view: View, belief: Belief) -> np.ndarray:
+    """``n`` worlds as keys (:func:`~.worlds.deal_world`), each card the seat
+    knows the place of put there: uniform among the deals consistent with the
+    view, or (``sampler=net``) drawn card by card from the network's
+    ``belief.places`` (:func:`~.places.draw_places`), which then stand for the
+    uniform prior: the plays weigh them as they weigh uniform draws."""
+    if belief.places is None:
+        return view.constrain(rng.random((n, 48)))
+    keys = rng.random((n, 48))
+    draw_places(belief.places, int(view.info[I_UNSEEN]), view.n_left, view.known,
+                rng.random((n, 3, 48)), keys)
+    return keys
 
 
 def _modelled(belief: Belief, obs: np.ndarray, mask: np.ndarray,
@@ -103,7 +121,7 @@ def deal_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: np
     its likelihood as its weight. Also (effective sample size, tempering power)."""
     others = len(theirs)
     n_draws = max(n_worlds, min(n_worlds * belief.draws, belief.infer_rows // others))
-    keys = view.constrain(rng.random((n_draws, 48)))
+    keys = drawn(rng, n_draws, view, belief)
     n_rows = n_draws * others
     st, obs, mask = rows.get(n_rows)
     written = fill_deal_views(keys, view.info, view.cards, view.unseen, view.n_left, order,
@@ -128,7 +146,7 @@ def trick_worlds(rng: np.random.Generator, n_worlds: int, view: View, context: n
     proportion to how likely the modelled seats were to play this trick's
     cards in it, each from its own view."""
     n_in = int(view.info[I_N_IN])
-    keys = view.constrain(rng.random((n_worlds * belief.draws, 48)))
+    keys = drawn(rng, n_worlds * belief.draws, view, belief)
     n_rows = len(keys) * n_in
     st, obs, mask = rows.get(n_rows)
     fill_before_plays(keys, view.info, view.cards, view.card_trick, view.trick, view.winners,

@@ -25,10 +25,11 @@ from ..solver import Solver
 from .belief import Belief, Rows, draw_worlds
 from .choice import CardValues, choose, classes, paired_gain, searched_plays
 from .rollouts import heuristic_rollouts, policy_rollouts, solve_worlds
+from .places import sampler_net, sized
 from .value import depth_rollouts, shipped_or_path
 from .versions import LATEST, OPTIONS, PIMC_OPTIONS, VERSIONS, check, with_defaults
 from .worlds import (
-    I_PLAYS, I_T, STRENGTH_ARRAY, View, decision_rng, fill_worlds, match_context,
+    I_PLAYS, I_T, I_UNSEEN, STRENGTH_ARRAY, View, decision_rng, fill_worlds, match_context,
 )
 
 #: Worlds per batch when ``max_seconds`` limits a move: the granularity of the time check.
@@ -88,6 +89,7 @@ class ExpertPlayer(BatchPlayer):
         self._policy = None if values["policy"] == "none" else guiding_policy(values["policy"])
         self.depth = int(values["depth"])
         self._value = shipped_or_path(values["value"]) if self.depth else None
+        self._sampler = sampler_net(values["sampler"])
         self._solver = Solver()
         most = max(self.worlds, self.solve_worlds)
         self._chunk = min(WORLD_CHUNK, most) if self.max_seconds else most
@@ -190,7 +192,7 @@ class ExpertPlayer(BatchPlayer):
         row = obs[0]
         self._view.read(row, masks[0])
         keys, weights = self._worlds(decision_rng(self.seed, row), self.worlds,
-                                     self._view.info, match_context(row))
+                                     self._view.info, match_context(row), row)
         return self._view.holders(keys), weights
 
     def _probabilities(self, obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
@@ -243,7 +245,8 @@ class ExpertPlayer(BatchPlayer):
         exact = tricks_left(int(info[I_T])) <= self.solve_tricks
         n_worlds = self.solve_worlds if exact else self.worlds
         context = match_context(row)
-        keys, weights = self._worlds(decision_rng(self.seed, row), n_worlds, info, context)
+        keys, weights = self._worlds(decision_rng(self.seed, row), n_worlds, info, context,
+                                     row)
         values = np.zeros((len(keys), n_plays))
         start = time.perf_counter()
         done = 0
@@ -274,12 +277,17 @@ class ExpertPlayer(BatchPlayer):
         return values[:done], weights[:done], home, candidates, favourite
 
     def _worlds(self, rng: np.random.Generator, n_worlds: int, info: np.ndarray,
-                context: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                context: np.ndarray, row: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
         """The worlds of a decision (:func:`~.belief.draw_worlds`) as keys and
-        weights; the position is the last one read into ``self._view``, whose
-        ``info`` is ``info``."""
+        weights; the position is the last one read into ``self._view`` (from the
+        observation ``row``, which ``sampler=net`` reads), whose ``info`` is ``info``."""
+        places = None
+        if self._sampler is not None:  # sampler=net: the proposal, from row alone
+            places = sized(self._sampler(row[None])[0], self._view.unseen,
+                           int(info[I_UNSEEN]), self._view.n_left)
         belief = Belief(self._policy, self.belief, self.infer, self.draws, self.min_ess,
-                        self.infer_rows)
+                        self.infer_rows, places)
         keys, weights, spread = draw_worlds(rng, n_worlds, self._view, context, belief,
                                             self._rows)
         if spread is not None:

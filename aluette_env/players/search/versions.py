@@ -98,6 +98,12 @@ OPTIONS: dict[str, Option] = {
                          "decision spends weighing drawn worlds (fewer draws when the "
                          "deal has many plays, never fewer than worlds)",
                          lambda v: 1 <= v <= 1 << 20, "an integer from 1 to 1048576"),
+    "sampler": Option(str, "uniform", "how the worlds are drawn before the belief weighs "
+                      "them by the plays: uniform (every deal consistent with what the seat "
+                      "saw alike), net (each hidden card from the shipped belief network's "
+                      "probabilities of its place; with belief=0, its worlds unweighted) or "
+                      "an .onnx file made by python -m training.belief_net",
+                      lambda v: bool(v.strip()), "uniform, net or a .onnx path"),
     "signs": Option(bool, True, "at a table with signs (docs/SIGNS.md): make the truthful "
                     "convention's signs (it always reads the signs it sees and puts the "
                     "signed cards where the signs say); false: make no sign",

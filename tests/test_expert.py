@@ -186,7 +186,8 @@ def test_expert_with_heuristic_rollouts_plays_legal_cards():
                        "end) to 8"),
     ("expert:depth_tricks=2", "unknown option 'depth_tricks'; options: belief, confidence, "
                               "depth, draws, infer, infer_rows, max_seconds, min_ess, min_prob, "
-                              "policy, rollout, seed, signs, solve_tricks, solve_worlds, value, "
+                              "policy, rollout, sampler, seed, signs, solve_tricks, solve_worlds, "
+                              "value, "
                               "version, worlds"),
     ("expert:depth=1,value=v7", "value 'v7': no such shipped value network; shipped: v1"),
     ("expert:infer=game", "option 'infer' got 'game'; allowed: deal or trick"),

@@ -166,7 +166,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"got {value}", file=sys.stderr)
             return 2
     import aluette_env
-    from aluette_env.observation import OBS_SIZE, OBS_VERSION
+    from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE
     start = time.process_time()
     for name, value in (("explore", args.explore), ("greedy", args.greedy)):
         if not 0 <= value <= 1:
@@ -183,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
     net = fit(obs, places, np.flatnonzero(~test), args.seed, args.hidden, args.epochs)
     report = held_out_report(log_places(net, obs[test]), places[test])
     total = time.process_time() - start
-    meta = {"kind": "aluette-belief", "obs_version": str(OBS_VERSION),
+    meta = {"kind": "aluette-belief", LAYOUT_KEY: str(OBS_LAYOUT),
             "obs_size": str(OBS_SIZE), "project_version": aluette_env.__version__,
             "guide": args.guide, "deals": str(args.deals), "per_deal": str(args.per_deal),
             "explore": str(args.explore), "greedy": str(args.greedy),

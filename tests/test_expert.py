@@ -566,10 +566,16 @@ def _digest_positions(games: int, every: int):
 DECISION_DIGESTS = {
     "expert:worlds=8,seed=3": "d7409f2ebc9f53ec",
     "expert:version=4,worlds=8,seed=3": "07d676b92db67f83",
+    # Versions 1 and 2 (guided by ai v2 and v3), recorded at b82969e.
+    "expert:version=1,worlds=8,seed=3": "1959b4ee90d2415b",
+    "expert:version=2,worlds=8,seed=3": "d1d46cda9e3a13bf",
     "expert:worlds=6,solve_tricks=3,solve_worlds=4,seed=2": "9b723f2c9e75cbb9",
     "expert:worlds=8,rollout=heuristic,belief=0,confidence=0,seed=1": "a279bc410f8171bf",
     "pimc:worlds=8,solve_tricks=3": "a69b60cdbd9114e6",
     "expert": "1cfe799e4cc08c63",
+    # The value network after the current trick, and the belief network's worlds.
+    "expert:depth=1,worlds=8,seed=3": "f44765799c7635b6",
+    "expert:sampler=net,belief=0,worlds=8,seed=3": "22001249fd015876",
 }
 
 

@@ -130,4 +130,7 @@ def test_the_training_script_makes_a_value_network_the_expert_reads(tmp_path):
         card = player.act(game.obs[0], game.mask[0])
         assert game.mask[0, card]
         game.step(np.array([card]))
-    assert main(["--deals", "5", "--out", str(out)]) == 2
+    for bad in (["--deals", "5"], ["--epochs", "0"], ["--hidden", "-1"],
+                ["--guide", "nobody.onnx"]):
+        assert main([*bad, "--out", str(tmp_path / "bad.onnx")]) == 2
+    assert not (tmp_path / "bad.onnx").exists()

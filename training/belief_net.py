@@ -35,7 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .search_nets import GUIDE, export_onnx, guided_cards, guided_deals
+from .search_nets import GUIDE, export_onnx, guided_cards, guided_deals, out_of_bounds
 
 #: Places of a hidden card, relative to the deciding seat: seats 1, 2, 3 (index
 #: 0-2) and out of the deal (3). A card the seat has seen is SEEN.
@@ -157,14 +157,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    for name, value, low, high in (("deals", args.deals, 20, 10_000_000),
-                                   ("per-deal", args.per_deal, 1, 36),
-                                   ("hidden", args.hidden, 8, 4096),
-                                   ("epochs", args.epochs, 1, 1000)):
-        if not low <= value <= high:
-            print(f"belief_net: --{name} must be an integer from {low} to {high:,}, "
-                  f"got {value}", file=sys.stderr)
-            return 2
+    bad = out_of_bounds("belief_net", (("deals", args.deals, 20, 10_000_000),
+                                       ("per-deal", args.per_deal, 1, 36),
+                                       ("hidden", args.hidden, 8, 4096),
+                                       ("epochs", args.epochs, 1, 1000)))
+    if bad:
+        print(bad, file=sys.stderr)
+        return 2
     import aluette_env
     from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE
     start = time.process_time()

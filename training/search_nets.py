@@ -71,3 +71,12 @@ def export_onnx(net, path: Path, width: int, names: tuple[str, str], meta: dict[
     onnx.checker.check_model(model)
     onnx.save(model, str(tmp))
     tmp.replace(path)
+
+
+def out_of_bounds(prog: str, bounds) -> str | None:
+    """The one-line error for the first ``(flag, value, low, high)`` of ``bounds``
+    whose integer value lies outside [low, high], or None."""
+    for name, value, low, high in bounds:
+        if not low <= value <= high:
+            return f"{prog}: --{name} must be an integer from {low} to {high:,}, got {value}"
+    return None

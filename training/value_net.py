@@ -1,4 +1,4 @@
-"""The search's value network (``expert`` version 6): what the rest of a deal is
+"""The search's value network (``expert:depth=N``): what the rest of a deal is
 worth from a fully known position at the start of a trick, if every seat plays
 the guiding policy from its own view (``aluette_env.players.search.value``).
 
@@ -12,7 +12,7 @@ that mean (squared error), and is exported as ONNX (input ``features``, output
 ``value``); the held-out error by trick is printed and written in the model's
 metadata.
 
-    python -m training.value_net --deals 300000 --seed 0 \
+    python -m training.value_net --seed 0 \
         --out aluette_env/models/aluette-value-v1.onnx
 """
 
@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .search_nets import GUIDE, export_onnx, guided_cards, guided_deals
+from .search_nets import GUIDE, export_onnx, guided_cards, guided_deals, out_of_bounds
 
 
 def generate(deals: int, seed: int, guide: str = GUIDE, batch: int = 4096,
@@ -127,15 +127,25 @@ def _squeeze_value(model) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=300_000)
+    parser.add_argument("--deals", type=int, default=400_000)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--guide", default=GUIDE)
+    parser.add_argument("--guide", default=GUIDE, help="the policy every seat plays")
     parser.add_argument("--hidden", type=int, default=256)
-    parser.add_argument("--epochs", type=int, default=12)
+    parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--out", type=Path, required=True)
     args = parser.parse_args(argv)
-    if args.deals < 100:
-        print("value_net: --deals must be at least 100", file=sys.stderr)
+    bad = out_of_bounds("value_net", (("deals", args.deals, 100, 10_000_000),
+                                      ("seed", args.seed, 0, 2 ** 32 - 1),
+                                      ("hidden", args.hidden, 8, 4096),
+                                      ("epochs", args.epochs, 1, 1000)))
+    if bad:
+        print(bad, file=sys.stderr)
+        return 2
+    from aluette_env.players import PlayerSpecError, load_player
+    try:
+        load_player(args.guide)
+    except (PlayerSpecError, ValueError) as err:
+        print(f"value_net: --guide: {err}", file=sys.stderr)
         return 2
     start = time.process_time()
     x, y, t = generate(args.deals, args.seed, args.guide)

@@ -39,7 +39,7 @@ from ...vector.kernels import observe, play
 from .worlds import STRENGTH_ARRAY
 
 VALUE_WIDTH = 48 * 6 + 3 * NUM_SEATS + 9
-#: The shipped value networks (``expert`` version 6 reads v1), by version.
+#: The shipped value networks by version (``expert:depth=N`` reads ``value=v1``).
 _MODELS = Path(__file__).resolve().parents[2] / "models"
 SHIPPED_VALUES = {1: _MODELS / "aluette-value-v1.onnx"}
 

@@ -1,7 +1,8 @@
 """The perfect-information solver and the search players: median time to
 solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
 per move of `pimc` and of the expert at their default settings, of the
-expert's earlier versions (`expert:version=4`, `expert:version=1`) and of the
+expert with a value network after the current trick (`expert:depth=1,worlds=160`),
+of its earlier versions (`expert:version=4`, `expert:version=1`) and of the
 expert guided by the shipped `ai` (`expert:policy=ai`), each timed on the same
 positions, one after the other.
 
@@ -80,7 +81,8 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
-    players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=4),
+    players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, depth=1, worlds=160),
+               ExpertPlayer(seed=0, version=4),
                ExpertPlayer(seed=0, policy="ai"), ExpertPlayer(seed=0, version=1), pimc(seed=0))
     for player in players:
         pimc_move_times(8, player)  # compile

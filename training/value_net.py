@@ -97,8 +97,9 @@ def predict(net, x: np.ndarray) -> np.ndarray:
 
 
 def by_trick(pred: np.ndarray, y: np.ndarray, t: np.ndarray) -> dict[int, dict[str, float]]:
-    """Per trick: positions, mean error (bias), root mean squared error, and the
-    RMSE of the trick's mean value (what a network that knew nothing would get)."""
+    """Per trick index (0-8, the trick about to start): positions, mean error
+    (bias), root mean squared error, and the RMSE of the trick's mean value
+    (what a network that knew nothing would get)."""
     out = {}
     for k in np.unique(t):
         m = t == k
@@ -163,8 +164,8 @@ def main(argv: list[str] | None = None) -> int:
           f"exported in {total:.0f} CPU-s: {args.out}")
     print("| trick | held-out positions | bias | RMSE | RMSE of the trick's mean |")
     print("|---:|---:|---:|---:|---:|")
-    for k, r in report.items():
-        print(f"| {k} | {r['n']} | {r['bias']:+.3f} | {r['rmse']:.3f} | {r['rmse_mean']:.3f} |")
+    for k, r in report.items():  # trick index k is the (k + 1)-th trick
+        print(f"| {k + 1} | {r['n']} | {r['bias']:+.3f} | {r['rmse']:.3f} | {r['rmse_mean']:.3f} |")
     return 0
 
 

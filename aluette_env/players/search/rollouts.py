@@ -60,17 +60,20 @@ def heuristic_rollouts(n_games, n_plays, plays, strength, st, res, value):
 
 def policy_rollouts(policy, n_games: int, n_plays: int, plays: np.ndarray, st: np.ndarray,
                     res: np.ndarray, obs: np.ndarray, mask: np.ndarray,
-                    value: np.ndarray) -> None:
+                    value: np.ndarray, steps: int | None = None) -> None:
     """As :func:`heuristic_rollouts`, every seat after the first play choosing by
     ``policy`` from its observation (one batch over all games a step; ``obs`` and
-    ``mask``: room for the batch)."""
+    ``mask``: room for the batch); ``steps``: stop after that many plays (None:
+    at the end of the deal)."""
     obs, mask = obs[:n_games], mask[:n_games]
     active = np.ones(n_games, np.bool_)
     rewards = np.zeros((n_games, 4), np.float32)
     deal_done = np.zeros(n_games, np.bool_)
     match_done = np.zeros(n_games, np.bool_)
     actions = plays[np.arange(n_games) % n_plays].astype(np.int64)
-    for step in range(plays_left(int(st["trick_index"][0]), int(st["n_in_trick"][0]))):
+    if steps is None:
+        steps = plays_left(int(st["trick_index"][0]), int(st["n_in_trick"][0]))
+    for step in range(steps):
         if step:
             observe(st, obs, mask)
             actions = policy.act_batch(obs, mask)

@@ -36,6 +36,7 @@ from ..._jit import njit
 from ...game import plays_left
 from ...game.state import NUM_SEATS, UNUSED
 from ...vector.kernels import observe, play
+from .rollouts import policy_rollouts
 from .worlds import STRENGTH_ARRAY
 
 VALUE_WIDTH = 48 * 6 + 3 * NUM_SEATS + 9
@@ -131,25 +132,18 @@ def depth_rollouts(policy, net: ValueNet, tricks: int, n_games: int, n_plays: in
     points minus team 1's, from the deal's result if only the last trick (forced:
     one card in each hand) or nothing was left by then, else from ``net`` on the
     position reached. ``features``: room for the batch."""
-    obs, mask = obs[:n_games], mask[:n_games]
-    active = np.ones(n_games, np.bool_)
-    rewards = np.zeros((n_games, 4), np.float32)
-    deal_done = np.zeros(n_games, np.bool_)
-    match_done = np.zeros(n_games, np.bool_)
     t0, n_in = int(st["trick_index"][0]), int(st["n_in_trick"][0])
     steps = min(plays_left(t0, n_in), 4 - n_in + 4 * (tricks - 1))
-    actions = plays[np.arange(n_games) % n_plays].astype(np.int64)
-    for step in range(steps):
-        if step:
-            observe(st, obs, mask)
-            actions = policy.act_batch(obs, mask)
-        play(st, actions, active, STRENGTH_ARRAY, res, rewards, deal_done, match_done)
-        points = res["points"][:n_games]
-        value[deal_done] = points[deal_done, 0] - points[deal_done, 1]
+    policy_rollouts(policy, n_games, n_plays, plays, st, res, obs, mask, value, steps)
     left = plays_left(t0, n_in) - steps
     if left == 0:
         return
     if left <= NUM_SEATS:  # the last trick: one card in each hand, nothing to choose
+        obs, mask = obs[:n_games], mask[:n_games]
+        active = np.ones(n_games, np.bool_)
+        rewards = np.zeros((n_games, 4), np.float32)
+        deal_done = np.zeros(n_games, np.bool_)
+        match_done = np.zeros(n_games, np.bool_)
         for _ in range(left):
             observe(st, obs, mask)
             play(st, mask.argmax(1).astype(np.int64), active, STRENGTH_ARRAY, res, rewards,

@@ -45,7 +45,7 @@ def main() -> None:
     ap.add_argument("--worlds", type=int, default=320)
     args = ap.parse_args()
     player = load_player(args.player, seed=args.seed)
-    experts = {name: ExpertPlayer(worlds=args.worlds, seed=args.seed, **kw)
+    experts = {name: ExpertPlayer(version=5, worlds=args.worlds, seed=args.seed, **kw)
                for name, kw in BELIEFS.items()}
     scores = {name: [[] for _ in range(9)] for name in BELIEFS}
     ess = []

@@ -1,10 +1,10 @@
 """The perfect-information solver and the search players: median time to
 solve the last 4 to 7 tricks of random deals, nodes per second, and the cost
-per move of `pimc` and of the expert at their default settings, of the
-expert with a value network after the current trick (`expert:depth=1,worlds=160`),
-of its earlier versions (`expert:version=4`, `expert:version=1`) and of the
-expert guided by the shipped `ai` (`expert:policy=ai`), each timed on the same
-positions, one after the other.
+per move of `pimc` and of the expert at their default settings (version 6),
+of its earlier versions (`expert:version=5`, `4` and `1`), of version 5 with a
+value network after the current trick (`expert:version=5,depth=1,worlds=160`)
+and with the belief network's worlds (`expert:version=5,sampler=net,belief=0`),
+each timed on the same positions, one after the other.
 
     python benchmarks/bench_search.py [--positions 10] [--moves 180]
 
@@ -81,9 +81,10 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\nSearch players at their defaults, CPU time per move over {args.moves} moves of "
           f"a game against `heuristic`:\n")
     print("| player | median | mean | worst |\n|---|---:|---:|---:|")
-    players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, depth=1, worlds=160),
-               ExpertPlayer(seed=0, version=4),
-               ExpertPlayer(seed=0, policy="ai"), ExpertPlayer(seed=0, version=1), pimc(seed=0))
+    players = (ExpertPlayer(seed=0), ExpertPlayer(seed=0, version=5),
+               ExpertPlayer(seed=0, version=5, depth=1, worlds=160),
+               ExpertPlayer(seed=0, version=5, sampler="net", belief=0.0),
+               ExpertPlayer(seed=0, version=4), ExpertPlayer(seed=0, version=1), pimc(seed=0))
     for player in players:
         pimc_move_times(8, player)  # compile
     each = same_position_times(args.moves, players)

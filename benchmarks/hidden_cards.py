@@ -38,7 +38,7 @@ class SeesEveryHand(ExpertPlayer):
                          seed=seed)
         self.truth: tuple[np.ndarray, int] | None = None
 
-    def _worlds(self, rng, n_worlds, info, context):
+    def _worlds(self, rng, n_worlds, info, context, row=None):
         card_state, seat = self.truth
         unseen = self._view.unseen[:int(info[I_UNSEEN])]
         # deal_world gives the lowest-ranked unseen cards to relative seat 1, then

@@ -423,7 +423,7 @@ def report_likelihood(decisions: list[Decision], worlds: int, seed: int,
         samplers.update({NET_DRAWS: dict(sampler=belief_net),
                          NET_ALONE: dict(sampler=belief_net, belief=0.0)})
     for name, kw in samplers.items():
-        expert = ExpertPlayer(worlds=worlds, seed=seed, **kw)
+        expert = ExpertPlayer(version=5, worlds=worlds, seed=seed, **kw)
         ll[name], missed[name] = [], []
         for d in decisions:
             holders, weights = expert.sample_worlds(d.observation, d.mask)

@@ -56,7 +56,8 @@ PAIRINGS = [
     # reads the trick, and each search against the policies and bots.
     ("ai", "expert:version=4", 1000),
     ("ai:version=4", "expert:version=1", 1000),
-    ("expert", "expert:version=4", 1000),
+    ("expert", "expert:version=5", 400),
+    ("expert:version=5", "expert:version=4", 1000),
     ("expert:version=4", "expert:version=1", 1000),
     ("expert", "ai", 400),
     ("expert:version=4", "ai:version=4", 400),

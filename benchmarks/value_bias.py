@@ -9,6 +9,7 @@ rollouts to the end): its mean (the bias), its root mean square, and how often
 both searches play the same card.
 
     python benchmarks/value_bias.py [--deals 40] [--seed 0] [--depth 1,2]
+                                    [--expert expert:version=5]
 """
 
 from __future__ import annotations
@@ -29,10 +30,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--depth", default="1,2", help="depth limits compared, comma-separated")
     parser.add_argument("--value", default="v1", help="the value network (v1 or a .onnx path)")
     parser.add_argument("--table", default="ai", help="the player at every seat")
+    parser.add_argument("--expert", default="expert:version=5",
+                        help="the search compared (version 5: guided by v4, whose rollouts "
+                        "the value network v1 learned)")
     args = parser.parse_args(argv)
     depths = [int(d) for d in args.depth.split(",")]
-    full = load_player("expert", seed=args.seed)
-    limited = [load_player(f"expert:depth={d},value={args.value}", seed=args.seed)
+    sep = "," if ":" in args.expert else ":"
+    full = load_player(f"{args.expert}{sep}depth=0", seed=args.seed)
+    limited = [load_player(f"{args.expert}{sep}depth={d},value={args.value}", seed=args.seed)
                for d in depths]
     table = load_player(args.table, seed=args.seed)
     game = VectorGame(1, num_deals=1, seed=args.seed)

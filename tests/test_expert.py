@@ -539,8 +539,9 @@ def assert_worlds_place_each_hidden_card_as_the_seat_counts_them(e, seat, obs, h
 @pytest.mark.parametrize("plays", [0, 9, 22])
 def test_sampled_worlds_deal_each_hidden_card_to_one_place_as_the_seat_counts_them(plays):
     e, seat, obs, mask = position_after(plays, seed=60 + plays)
-    for infer in ("deal", "trick"):
-        holders, weights = ExpertPlayer(worlds=24, infer=infer, seed=2).sample_worlds(obs, mask)
+    # Weighing the deal's plays, or the trick's; the belief network's draws.
+    for kw in (dict(), dict(infer="trick"), dict(sampler="net", belief=0.0)):
+        holders, weights = ExpertPlayer(worlds=24, seed=2, **kw).sample_worlds(obs, mask)
         assert_worlds_place_each_hidden_card_as_the_seat_counts_them(e, seat, obs, holders,
                                                                      weights, 24)
 
@@ -564,25 +565,31 @@ def _digest_positions(games: int, every: int):
 #: _digest_positions(), recorded from players/expert.py before it was split into
 #: players/search/: a refactor of the search must leave every move and estimate alone.
 DECISION_DIGESTS = {
-    "expert:worlds=8,seed=3": "d7409f2ebc9f53ec",
+    # Version 5 (the default until version 6 shipped), and its options.
+    "expert:version=5,worlds=8,seed=3": "d7409f2ebc9f53ec",
     "expert:version=4,worlds=8,seed=3": "07d676b92db67f83",
     # Versions 1 and 2 (guided by ai v2 and v3), recorded at b82969e.
     "expert:version=1,worlds=8,seed=3": "1959b4ee90d2415b",
     "expert:version=2,worlds=8,seed=3": "d1d46cda9e3a13bf",
-    "expert:worlds=6,solve_tricks=3,solve_worlds=4,seed=2": "9b723f2c9e75cbb9",
-    "expert:worlds=8,rollout=heuristic,belief=0,confidence=0,seed=1": "a279bc410f8171bf",
+    "expert:version=5,worlds=6,solve_tricks=3,solve_worlds=4,seed=2": "9b723f2c9e75cbb9",
+    "expert:version=5,worlds=8,rollout=heuristic,belief=0,confidence=0,seed=1":
+        "a279bc410f8171bf",
     "pimc:worlds=8,solve_tricks=3": "a69b60cdbd9114e6",
-    "expert": "1cfe799e4cc08c63",
+    "expert:version=5": "1cfe799e4cc08c63",
     # The value network after the current trick, and the belief network's worlds.
-    "expert:depth=1,worlds=8,seed=3": "f44765799c7635b6",
-    "expert:sampler=net,belief=0,worlds=8,seed=3": "22001249fd015876",
+    "expert:version=5,depth=1,worlds=8,seed=3": "f44765799c7635b6",
+    "expert:version=5,sampler=net,belief=0,worlds=8,seed=3": "22001249fd015876",
+    # Version 6 (guided by ai v6), recorded when it shipped.
+    "expert:worlds=8,seed=3": "e67a02a61bb729f2",
+    "expert": "eace7b61b47f7294",
 }
 
 
 @pytest.mark.parametrize("spec", list(DECISION_DIGESTS))
 def test_search_decisions_match_the_recorded_digest(spec):
-    # The default expert (320 worlds, whole-deal belief) on fewer positions: its cost.
-    obs, masks = _digest_positions(*((1, 4) if spec == "expert" else (4, 2)))
+    # The experts at their defaults (hundreds of worlds) on fewer positions: their cost.
+    obs, masks = _digest_positions(*((1, 4) if spec in ("expert", "expert:version=5")
+                                     else (4, 2)))
     player = load_player(spec)
     digest = hashlib.sha256(np.asarray(player.act_batch(obs, masks), np.int8).tobytes())
     for i in range(0, len(obs), 9):

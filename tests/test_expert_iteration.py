@@ -175,13 +175,19 @@ def test_expert_version_option():
     assert VERSIONS[1] == ("ai:version=2", 144, "trick", 0, "v1")
     assert VERSIONS[2] == ("ai:version=3", 144, "trick", 0, "v1")
     assert VERSIONS[4] == ("ai:version=4", 320, "trick", 0, "v1")
-    # The newest reads the whole deal and keeps v4 as its guide (the newer ai costs more
-    # per rollout step); policy=ai guides it by the shipped model.
+    # Version 5 reads the whole deal, guided by v4; version 6, the newest, the same
+    # guided by v6 over fewer worlds.
     assert VERSIONS[5] == ("ai:version=4", 320, "deal", 0, "v1")
-    assert load_player("expert")._policy.path == load_player("ai:version=4").path
-    by_ai = load_player("expert:policy=ai")
-    assert by_ai._policy.path == load_player("ai").path and by_ai.name == "expert:policy=ai"
-    assert load_player("expert:policy=ai:version=4").name == "expert"
+    assert VERSIONS[6] == ("ai:version=6", 200, "deal", 0, "v1")
+    assert load_player("expert")._policy.path == load_player("ai:version=6").path
+    assert load_player("expert:version=5")._policy.path == load_player("ai:version=4").path
+    # An option set on an older version is kept (its own stands for the unset ones).
+    net = load_player("expert:version=5,sampler=net,belief=0")
+    assert (net.belief, net._sampler is not None, net.worlds) == (0.0, True, 320)
+    by_ai = load_player("expert:policy=ai:version=5")
+    assert by_ai._policy.path == load_player("ai:version=5").path
+    assert by_ai.name == "expert:policy=ai:version=5"
+    assert load_player("expert:policy=ai:version=6").name == "expert"
     fourth = load_player("expert:version=4")
     assert fourth.worlds == 320 and fourth.infer == "trick" and fourth.name == "expert:version=4"
     assert load_player("expert").infer == "deal" == VERSIONS[max(VERSIONS)].infer
@@ -192,7 +198,9 @@ def test_expert_version_option():
     third = load_player("expert:version=3")
     assert third._policy.path == load_player("ai:version=4").path and third.worlds == 144
     # The default follows its options; an older version keeps its guide, not its worlds.
-    assert load_player("expert").worlds == VERSIONS[max(VERSIONS)].worlds == 320
+    assert load_player("expert").worlds == VERSIONS[max(VERSIONS)].worlds == 200
+    assert load_player("expert:version=5").worlds == 320
+    assert load_player("expert:version=5,sampler=net").name == "expert:version=5,sampler=net"
     assert load_player("expert:worlds=144").name == "expert:worlds=144"
     fewer = load_player("expert:version=1,worlds=48")
     assert fewer.worlds == 48 and fewer._policy.path == first._policy.path

@@ -161,11 +161,12 @@ def cases() -> dict[str, object]:
     for player in ("random:seed=7", "heuristic", "heuristic:version=1", "ai:version=1",
                    "ai:version=4"):
         out[f"aluette_v1/{player}"] = lambda p=player: aec_digest("aluette_v1", 3, player=p)
-    for player in ("pimc:worlds=4,seed=1", "expert:worlds=2,seed=1"):
+    for player in ("pimc:worlds=4,seed=1", "expert:version=5,worlds=2,seed=1",
+                   "expert:worlds=2,seed=1"):
         out[f"aluette_v1/{player}"] = lambda p=player: aec_digest("aluette_v1", 3, num_deals=1,
                                                                   player=p)
     for player in ("heuristic", "ai:version=4", "pimc:worlds=4,seed=1",
-                   "expert:worlds=2,seed=1"):
+                   "expert:version=5,worlds=2,seed=1", "expert:worlds=2,seed=1"):
         out[f"aluette_signs_v0/{player}"] = lambda p=player: aec_digest(
             "aluette_signs_v0", 4, num_deals=1, player=p, catch=0.5)
     out["vector/seed=0"] = lambda: vector_digest(0)

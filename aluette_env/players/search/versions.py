@@ -28,11 +28,13 @@ class Version(NamedTuple):
 #: follows the ``policy``, ``worlds`` and ``infer`` options; an older version keeps
 #: its guide, and its worlds and inference unless they are set. Version 5 is guided
 #: by v4, not by the newer ``ai`` v5: v5 reads the history's 432 more inputs, which
-#: makes the search 1.6 times as costly a move (docs/SEARCH.md).
+#: makes the search 1.6 times as costly a move (docs/SEARCH.md). Version 6 is guided
+#: by ``ai`` v6 and pays for its dearer rollout steps with fewer worlds: 200, at
+#: version 5's CPU per move.
 VERSIONS: dict[int, Version] = {
     1: Version("ai:version=2", 144, "trick"), 2: Version("ai:version=3", 144, "trick"),
     3: Version("ai:version=4", 144, "trick"), 4: Version("ai:version=4", 320, "trick"),
-    5: Version("ai:version=4", 320, "deal"),
+    5: Version("ai:version=4", 320, "deal"), 6: Version("ai:version=6", 200, "deal"),
 }
 LATEST = max(VERSIONS)
 

@@ -64,8 +64,8 @@ def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None,
 
 #: Search players checked on sampled positions: the expert's versions 5 (policy
 #: rollouts to the end, worlds weighed by the deal's plays; ``expert`` before version
-#: 6 shipped) and 6 (guided by ai v6, the belief network's worlds unweighted), and
-#: plain PIMC (heuristic rollouts, exact endgames).
+#: 6 shipped) and 6 (the same guided by ai v6 over fewer worlds), and plain PIMC
+#: (heuristic rollouts, exact endgames).
 SEARCHERS = ("expert:version=5", "expert", "pimc")
 
 
@@ -110,7 +110,10 @@ def main() -> None:
                     "is NEW here (e.g. expert=expert:version=5 once a newer expert ships); "
                     "repeatable")
     args = ap.parse_args()
-    renamed = dict(r.split("=", 1) for r in args.renamed if "=" in r)
+    bad = [r for r in args.renamed if "=" not in r.strip("=")]
+    if bad:
+        ap.error(f"--renamed {bad[0]!r}: expected OLD=NEW, e.g. expert=expert:version=5")
+    renamed = dict(r.split("=", 1) for r in args.renamed)
     setting = {"deals": args.deals, "seed": args.seed, "expert_positions": args.expert_positions,
                "signs": args.signs}
     before = None

@@ -13,7 +13,7 @@ For each decision:
   searches and keeps them in proportion to how likely the other seats were to
   play as they did in that world: the policy from each player's own view,
   mixed with a uniform choice (``belief``), so a world where the partner would
-  have won a trick but did not weighs little. Version 5 (``infer=deal``)
+  have won a trick but did not weighs little. Versions 5 and 6 (``infer=deal``)
   weighs every play of the other seats this deal: each world is replayed from
   the deal's start by the game's step (perfect recall: the observation holds
   the whole order of play), each play judged from its player's view at the
@@ -46,14 +46,15 @@ same move in any process. ``max_seconds`` > 0 stops sampling once a move has
 used that much time (at least 8 worlds); moves then depend on the machine's
 speed, so the default 0 keeps play reproducible.
 
-``policy`` names the guiding policy (``ai:version=4`` by default; ``ai``, the
+``policy`` names the guiding policy (``ai:version=6`` by default; ``ai``, the
 shipped model, or an exported ``.onnx`` file), or ``none`` for plain PIMC:
 every play searched, worlds unweighted, heuristic rollouts, the best mean.
 The spec ``pimc`` is that preset (:func:`pimc`). ``version=1`` is the expert as
 first shipped, guided by ``ai`` v2, ``version=2`` the one guided by v3 and
 ``version=3`` the one guided by v4, each at 144 worlds; version 4 is guided by
-v4 at 320 worlds; the default, version 5, is guided by v4 at 320 worlds and
-reads the whole deal (:data:`VERSIONS`).
+v4 at 320 worlds; version 5 is guided by v4 at 320 worlds and reads the whole
+deal; the default, version 6, is the same guided by ``ai`` v6 at 200 worlds
+(:data:`VERSIONS`).
 
 :meth:`ExpertPlayer.card_values` gives the search's estimate for every legal
 card (mean points for the player's team and standard errors), for hints,

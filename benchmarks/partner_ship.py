@@ -12,7 +12,7 @@ On each evaluation seed, over ``--deals`` deal pairs (10,000 for a decision):
 4. the strength panel's minimum (the rule-based players and the shipped policies
    other than the two compared) is not lower than the baseline's.
 
-    python benchmarks/partner_ship.py CANDIDATE.onnx [--baseline ai:version=5]
+    python benchmarks/partner_ship.py CANDIDATE.onnx [--baseline ai:version=N]
         [--seeds 770077,880088] [--deals 10000] [--json PATH]
 
 Prints a line per check and seed, and PASS or FAIL; exits 0 either way (a
@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 
 from aluette_env.evaluation import PARTNERS, duplicate_eval, panel_eval, partner_eval
+from aluette_env.players.onnx_policy import LATEST_VERSION
 
 #: The strength panel's members that are neither candidate nor baseline.
 STRENGTH = ["heuristic", "heuristic:version=1", "ai:version=1", "ai:version=2", "ai:version=4"]
@@ -71,7 +72,8 @@ def check(candidate: str, baseline: str, seed: int, deals: int, min_lift: float)
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("candidate")
-    p.add_argument("--baseline", default="ai:version=5")
+    p.add_argument("--baseline", default=f"ai:version={LATEST_VERSION}",
+                   help="the shipped AI the candidate would replace (default: the latest)")
     p.add_argument("--seeds", default="770077,880088")
     p.add_argument("--deals", type=int, default=10000)
     p.add_argument("--min-lift", type=float, default=0.06)

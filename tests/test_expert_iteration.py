@@ -213,20 +213,24 @@ def test_expert_version_option():
             ExpertPlayer(version=1, policy="ai:version=1")
 
 
-def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path):
-    """configs/expert_iteration.yaml with its PPO phase, at toy sizes: each iteration
+@pytest.mark.parametrize("ppo_config", ["configs/ppo_after_distill.yaml", "configs/ppo_v7.yaml"])
+def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
+    """configs/expert_iteration.yaml with a PPO phase, at toy sizes: each iteration
     labels, distils, trains the distilled policy on with PPO and evaluates both; the
-    next iteration's expert is guided by the PPO policy. A second call redoes nothing."""
+    next iteration's expert is guided by the PPO policy. A second call redoes nothing.
+    configs/ppo_v7.yaml's critic reads the hidden cards, so its network is not the
+    distilled one: the next distillation starts from its exported policy."""
     ppo = ["total_timesteps=512", "num_games=4", "ppo.n_steps=8", "ppo.batch_size=64",
            "ppo.n_epochs=1", "eval.interval=256", "eval.deals=2", "eval.opponents=[random]",
            "checkpoint.interval=256", "selfplay.snapshot_interval=256",
-           "selfplay.opponents={latest: 1, random: 1}"]
+           "selfplay.opponents={latest: 1, random: 1}", "eval.partners=[random]",
+           "eval.partners_deals=2", "eval.partners_opponent=random"]
     overrides = [f"output_dir={tmp_path}", "iterations=2", "data.shards=1",
                  "data.positions_per_shard=6", "data.games_per_shard=1", "data.num_deals=1",
                  "data.worlds=4", "data.workers=1", "distill.epochs=1", "eval.deals=2",
                  "eval.opponents=[random]"]
     config = yaml.safe_load(open("configs/expert_iteration.yaml"))
-    config["ppo"] = {"config": "configs/ppo_after_distill.yaml", "set": ppo}
+    config["ppo"] = {"config": ppo_config, "set": ppo}
     path = tmp_path / "loop.yaml"
     path.write_text(yaml.safe_dump(config))
     lines: list[str] = []

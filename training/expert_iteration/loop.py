@@ -46,9 +46,13 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
         model_zip, model_onnx = folder / "model.zip", folder / "policy.onnx"
         if not model_zip.exists():
             model = new_model(cfg.network, cfg.distill.seed + it)
-            if previous is not None:
-                model.policy.load_state_dict(load_model(previous).policy.state_dict())
+            state = load_model(previous).policy.state_dict() if previous is not None else None
+            if state is not None and state.keys() == model.policy.state_dict().keys():
+                model.policy.load_state_dict(state)
             else:
+                # The start, or a PPO phase whose critic is not the distilled network's
+                # (a privileged critic reads the hidden cards): the exported policy's
+                # weights, its critic fitted afresh by the distillation's value loss.
                 load_onnx_weights(model.policy, onnx_path(policy))
             first = max(1, it - cfg.distill.replay)
             sets = [run / f"iter-{k}" / "data" for k in range(first, it + 1)]

@@ -9,8 +9,8 @@ On each evaluation seed, over ``--deals`` deal pairs (10,000 for a decision):
    baseline: each lift over the baseline as partner has a 95 % interval that
    reaches 0 or above;
 3. head to head the candidate is not below the baseline (mean >= -0.01);
-4. the strength panel's minimum (the rule-based players and the shipped policies
-   other than the two compared) is not lower than the baseline's.
+4. the strength panel's minimum (its rule-based players and earlier policies,
+   :data:`STRENGTH`) is not lower than the baseline's.
 
     python benchmarks/partner_ship.py CANDIDATE.onnx [--baseline ai:version=N]
         [--seeds 770077,880088] [--deals 10000] [--json PATH]
@@ -26,11 +26,13 @@ import json
 import sys
 from pathlib import Path
 
-from aluette_env.evaluation import PARTNERS, duplicate_eval, panel_eval, partner_eval
+from aluette_env.evaluation import PANEL, PARTNERS, duplicate_eval, panel_eval, partner_eval
 from aluette_env.players.onnx_policy import LATEST_VERSION
 
-#: The strength panel's members that are neither candidate nor baseline.
-STRENGTH = ["heuristic", "heuristic:version=1", "ai:version=1", "ai:version=2", "ai:version=4"]
+#: The strength panel's members that are neither candidate nor baseline: the panel
+#: without the shipped ``ai`` (the baseline, or the model a candidate replaces) and
+#: without the search player.
+STRENGTH = [m for m in PANEL if m != "ai" and not m.startswith("pimc")]
 
 
 def partners_for(baseline: str) -> list[str]:

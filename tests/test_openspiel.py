@@ -227,9 +227,9 @@ def test_information_state_tensor_is_perfect_recall():
 
 
 def test_bad_parameters_are_one_line_errors():
-    with pytest.raises(ValueError, match="num_deals must be 1 to 10, got 0"):
+    with pytest.raises(ValueError, match="num_deals must be an int from 1 to 10, got 0"):
         pyspiel.load_game(GAME_NAME, {"num_deals": 0})
-    with pytest.raises(ValueError, match="first_dealer must be a seat 0-3, got 4"):
+    with pytest.raises(ValueError, match="first_dealer must be an int from 0 to 3, got 4"):
         pyspiel.load_game(GAME_NAME, {"first_dealer": 4})
 
 

@@ -77,7 +77,7 @@ from ..game import (
 )
 from ..game.state import SIGN_PHASE
 from ..observation import (
-    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, observer,
+    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, SIGNS_OBS_SIZE, observer,
 )
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
@@ -93,7 +93,27 @@ def _check_seed(seed: Any) -> int | None:
     return seed
 
 
-__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame"]
+__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame", "kernel_widths"]
+
+
+def kernel_widths(variant: Variant) -> tuple[int, int]:
+    """The widths of the observation and the mask that the engine's kernels write
+    for ``variant``; ValueError for a variant the engine does not play (an
+    observation of another width would be written past its buffer's end, so it
+    is refused here, whatever made the variant)."""
+    variant = variant_of(variant)
+    view = observer(variant)
+    if view.size < OBS_SIZE:
+        raise ValueError(f"{variant.env_id}: the engine writes observations of layout 2 "
+                         f"or more (its players read an older layout's prefix), not "
+                         f"layout {variant.obs_layout}")
+    widths = (SIGNS_OBS_SIZE, NUM_ACTIONS) if variant.signs else (OBS_SIZE, NUM_CARDS)
+    if (view.size, variant.num_actions) != widths:
+        raise ValueError(f"{variant.env_id}: the engine writes observations of {widths[0]} "
+                         f"entries and masks of {widths[1]} with signs={variant.signs}, not "
+                         f"{view.size} and {variant.num_actions} "
+                         f"(obs_layout {variant.obs_layout})")
+    return widths
 
 
 class VectorGame:
@@ -105,8 +125,6 @@ class VectorGame:
         """``variant``: the game every match plays (``signs`` and ``catch``: the
         older keywords for the signs variant, kept working); ``num_deals`` a
         match's deals, by default the variant's."""
-        if signs is not None and not isinstance(signs, (bool, np.bool_)):
-            raise TypeError(f"signs must be True or False, got {signs!r}")
         variant = variant_of(variant, signs, catch)
         if num_deals is None:
             num_deals = variant.num_deals
@@ -118,16 +136,13 @@ class VectorGame:
             raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
         if not isinstance(sparse, (bool, np.bool_)):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
-        view = observer(variant)
-        if view.size < OBS_SIZE:
-            raise ValueError(f"{variant.env_id}: the engine writes observations of layout 2 "
-                             f"or more (its players read an older layout's prefix), not "
-                             f"layout {variant.obs_layout}")
+        self._widths = kernel_widths(variant)
         if variant.signs and sparse:
             raise ValueError("sparse index lists are written for the default game only, not "
                              "with signs=True")
         self.variant = variant
         self.signs, self.catch = variant.signs, variant.catch
+        view = observer(variant)
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
         self.auto_reset = bool(auto_reset)
@@ -277,7 +292,12 @@ class VectorGame:
             decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
             dealers = dealer_of(st.first_dealer[games[rand]], deal_idx[rand]).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
-        kernels.start_deals(self._st, games.astype(np.int64), hands)
+        games = games.astype(np.int64)
+        # start_deals writes at each card id and game index: both checked first.
+        if len(games) and (games.min() < 0 or games.max() >= self.num_games
+                           or hands.min() < 0 or hands.max() >= NUM_CARDS):
+            raise RuntimeError("a deal of a game or a card outside the engine's arrays")
+        kernels.start_deals(self._st, games, hands)
         if self.signs:
             self._deal_catches(games, deal_idx, use_fixed)
 
@@ -326,6 +346,7 @@ class VectorGame:
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
+        self._check_buffers()
         st, res = self._st, self._res
         bad = kernels.find_illegal(st, actions, active)
         if bad >= 0:
@@ -354,7 +375,27 @@ class VectorGame:
         raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
                          f"legal: {legal}")
 
+    def _check_buffers(self) -> None:
+        """The arrays the kernels write, checked before each call (a few shape
+        compares): one replaced by a caller, or of another shape than the
+        variant's, is an error here, never a write past its end."""
+        n = self.num_games
+        width, actions = self._widths
+        wanted = [(self.obs, (n, width), np.int8), (self.mask, (n, actions), np.int8),
+                  (self._st, (n,), GAME_STATE), (self._res, (n,), DEAL_RESULT),
+                  (self.rewards, (n, NUM_SEATS), np.float32),
+                  (self.deal_done, (n,), np.bool_), (self.match_done, (n,), np.bool_)]
+        if self.sparse:
+            wanted += [(self.obs_indices, (n, MAX_ACTIVE), np.int16),
+                       (self.hidden_indices, (n, MAX_HIDDEN), np.int16)]
+        for array, shape, dtype in wanted:
+            if not isinstance(array, np.ndarray) or array.shape != shape \
+                    or array.dtype != dtype:
+                raise RuntimeError(f"the engine's arrays must be {shape} of {np.dtype(dtype)}, "
+                                   f"got {getattr(array, 'shape', type(array).__name__)}")
+
     def _observe(self) -> None:
+        self._check_buffers()
         if self.signs:
             kernels.observe_signs(self._st, self.obs, self.mask)
         elif self.sparse:

@@ -1,5 +1,6 @@
 """Run folders (training/runs.py) under faults: SIGINT and SIGKILL at every
-kind of file write, resuming a finished run, a forced resume with other
+kind of file write, a run killed and resumed that is the run never killed,
+resuming a finished run, a forced resume with other
 opponents, damaged state.json rebuilt from the checkpoints, read-only runs,
 starts that never trained. Runs configs/quick.yaml with tiny overrides
 (conftest.TINY; conftest.sb3_run is such a run, finished); nothing here depends

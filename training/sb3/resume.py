@@ -20,7 +20,7 @@ It is an ``.npz`` of arrays and one JSON text, read without pickle; SB3's
 loader reads only its own entries. A checkpoint without it (a run saved before
 it existed) resumes as before, from fresh random states.
 
-May import: numpy, torch and :mod:`training.selfplay`.
+May import: numpy and torch.
 """
 
 from __future__ import annotations

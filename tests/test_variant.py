@@ -415,8 +415,12 @@ def test_the_engine_checks_its_buffers_before_each_kernel():
                          ("deal_done", np.zeros(1, np.bool_))):
         kept = getattr(game, name)
         setattr(game, name, narrow)
-        with pytest.raises(RuntimeError, match="the engine's arrays must be"):
+        with pytest.raises(RuntimeError, match="the engine.s arrays were replaced or reshaped"):
             game.step(actions)
         setattr(game, name, kept)
+    game.mask.shape = (4, NUM_ACTIONS // 2)  # reshaped in place: rows too short
+    with pytest.raises(RuntimeError, match="the engine's arrays were replaced or reshaped"):
+        game.step(actions)
+    game.mask.shape = (2, NUM_ACTIONS)
     game.step(actions)  # whole again
     assert game.mask[:, :NUM_CARDS].any()

@@ -142,7 +142,6 @@ class VectorGame:
                              "with signs=True")
         self.variant = variant
         self.signs, self.catch = variant.signs, variant.catch
-        view = observer(variant)
         n = self.num_games = int(num_games)
         self.num_deals = int(num_deals)
         self.auto_reset = bool(auto_reset)
@@ -154,8 +153,8 @@ class VectorGame:
         self.rewards = np.zeros((n, NUM_SEATS), np.float32)
         self.deal_done = np.zeros(n, np.bool_)
         self.match_done = np.zeros(n, np.bool_)
-        self.obs = np.zeros((n, view.size), np.int8)
-        self.mask = np.zeros((n, variant.num_actions), np.int8)
+        self.obs = np.zeros((n, self._widths[0]), np.int8)  # what the kernels write
+        self.mask = np.zeros((n, self._widths[1]), np.int8)
         self.sparse = bool(sparse)
         self.obs_indices = np.full((n, MAX_ACTIVE) if sparse else (n, 0), ACTIVE_PAD, np.int16)
         self.hidden_indices = np.full((n, MAX_HIDDEN) if sparse else (n, 0), HIDDEN_PAD,
@@ -167,6 +166,7 @@ class VectorGame:
         self._in_fixed_match = np.zeros(n, np.bool_)
         self._all = np.arange(n)
         self._everyone = np.ones(n, np.bool_)
+        self._shapes = self._buffer_shapes()
 
     # -- reset ------------------------------------------------------------------
 
@@ -208,6 +208,7 @@ class VectorGame:
         self._fixed_dealer, self._fixed_deals = fixed_dealer, fixed_deals
         self._fixed_catches = fixed_catches
         self._started = True
+        self._check_buffers()
         self._new_matches(self._all, first=True)
         self._observe()
 
@@ -375,27 +376,29 @@ class VectorGame:
         raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
                          f"legal: {legal}")
 
+    def _buffer_shapes(self) -> tuple:
+        return (self.obs.shape, self.mask.shape, self._st.shape, self._res.shape,
+                self.rewards.shape, self.deal_done.shape, self.match_done.shape,
+                self.obs_indices.shape, self.hidden_indices.shape, self._st.dtype.itemsize,
+                self._res.dtype.itemsize, self.obs.dtype.itemsize, self.mask.dtype.itemsize,
+                self.rewards.dtype.itemsize, self.obs_indices.dtype.itemsize,
+                self.hidden_indices.dtype.itemsize)
+
     def _check_buffers(self) -> None:
-        """The arrays the kernels write, checked before each call (a few shape
-        compares): one replaced by a caller, or of another shape than the
-        variant's, is an error here, never a write past its end."""
-        n = self.num_games
-        width, actions = self._widths
-        wanted = [(self.obs, (n, width), np.int8), (self.mask, (n, actions), np.int8),
-                  (self._st, (n,), GAME_STATE), (self._res, (n,), DEAL_RESULT),
-                  (self.rewards, (n, NUM_SEATS), np.float32),
-                  (self.deal_done, (n,), np.bool_), (self.match_done, (n,), np.bool_)]
-        if self.sparse:
-            wanted += [(self.obs_indices, (n, MAX_ACTIVE), np.int16),
-                       (self.hidden_indices, (n, MAX_HIDDEN), np.int16)]
-        for array, shape, dtype in wanted:
-            if not isinstance(array, np.ndarray) or array.shape != shape \
-                    or array.dtype != dtype:
-                raise RuntimeError(f"the engine's arrays must be {shape} of {np.dtype(dtype)}, "
-                                   f"got {getattr(array, 'shape', type(array).__name__)}")
+        """The arrays the kernels write, checked before they run (one tuple
+        compare, a microsecond): one replaced or reshaped by a caller is an error
+        here, never a write past its end. Their shapes were made from the variant
+        (:func:`kernel_widths`) in ``__init__``."""
+        try:
+            same = self._buffer_shapes() == self._shapes
+        except AttributeError:  # not an array any more
+            same = False
+        if not same:
+            raise RuntimeError(f"the engine's arrays were replaced or reshaped; they must "
+                               f"stay as made: obs {self._shapes[0]}, mask {self._shapes[1]}, "
+                               f"rewards {self._shapes[4]}")
 
     def _observe(self) -> None:
-        self._check_buffers()
         if self.signs:
             kernels.observe_signs(self._st, self.obs, self.mask)
         elif self.sparse:

@@ -232,6 +232,32 @@ def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     return copy, ["train", str(QUICK), *base, "--resume", str(copy)]
 
 
+def test_a_checkpoint_without_its_random_states_or_with_other_games_still_resumes(
+        sb3_run, tmp_path, capsys):
+    """A checkpoint saved before it kept the run's random states resumes from fresh
+    ones, saying nothing; one whose games a forced resume changed (more games)
+    says so in one line and starts them afresh. Both train on."""
+    import zipfile
+    run, resume = _copy_run(sb3_run, tmp_path)
+    name = json.loads((run / "state.json").read_text())["checkpoint"]
+    with zipfile.ZipFile(run / name) as old, zipfile.ZipFile(run / "old.zip", "w") as new:
+        for item in old.infolist():
+            if item.filename != "aluette_resume.npz":
+                new.writestr(item, old.read(item))
+    (run / "old.zip").replace(run / name)
+    assert read_from(run / name) is None
+    assert cli_main([*resume, "--set", "total_timesteps=768"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming" in out and "afresh" not in out and "done: 768 samples" in out
+    assert read_from(run / "latest.zip") is not None
+    assert cli_main([*resume, "--set", "total_timesteps=1024", "--set", "num_games=8",
+                     "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "its random states and games do not fit this run (the saved state has shape (4,), " \
+        "this run's (8,)); they start afresh" in out
+    assert json.loads((run / "state.json").read_text())["timesteps"] >= 1024
+
+
 def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(sb3_run, tmp_path,
                                                                         capsys):
     run, resume = _copy_run(sb3_run, tmp_path)

@@ -182,9 +182,10 @@ def _put(obj: Any, name: str, saved: np.ndarray) -> None:
     """``saved`` into ``obj``'s array ``name`` in place (the engine's kernels hold
     views of its arrays); ValueError when its shape or type is not the array's."""
     now = getattr(obj, name)
-    if now.shape != saved.shape or now.dtype.descr != saved.dtype.descr:
-        raise ValueError(f"the saved {name} is {saved.shape} {saved.dtype}, this run's "
-                         f"{now.shape} {now.dtype}")
+    if now.shape != saved.shape:
+        raise ValueError(f"the saved {name} has shape {saved.shape}, this run's {now.shape}")
+    if now.dtype.descr != saved.dtype.descr:
+        raise ValueError(f"the saved {name} holds other fields or types than this run's")
     now[...] = saved
 
 

@@ -341,11 +341,11 @@ class TrainCallback(BaseCallback):
     A checkpoint falls due in a step but is taken at the next rollout boundary
     (or at the end), once the rollout in progress is trained: with the random
     states and the games in progress (:mod:`training.sb3.resume`), so a run
-    resumed from it is the run never stopped. ``resume_from``: such a state, put
-    back when training starts (after SB3 has reset the env)."""
+    resumed from it is the run never stopped. ``resume_from``: the checkpoint
+    whose state is put back when training starts (after SB3 has reset the env)."""
 
     def __init__(self, cfg: TrainConfig, run_dir: Path, pool: OpponentPool, state: dict,
-                 partners: PartnerPool | None = None, resume_from: bytes | None = None,
+                 partners: PartnerPool | None = None, resume_from: Path | None = None,
                  log=print):
         super().__init__()
         self.cfg, self.run_dir, self.pool, self.state = cfg, run_dir, pool, state
@@ -471,20 +471,24 @@ class TrainCallback(BaseCallback):
         self.logger.dump(self.num_timesteps)
         return record
 
-    def restore(self, saved: bytes) -> None:
-        """The random states, the games and the counters of the checkpoint resumed
-        from; one that does not fit this run (a forced resume that changed the
-        games or the pools) is said in the log, and the games start afresh."""
+    def restore(self, checkpoint: Path) -> None:
+        """The random states, the games and the counters kept in ``checkpoint``
+        (none in one saved before they were: the run goes on from fresh ones);
+        a state that does not fit this run (a forced resume that changed the
+        games or the pools) or cannot be read is said in the log, and the games
+        start afresh."""
         env = self.model.get_env()
         try:
+            saved = run_state.read_from(checkpoint)
+            if saved is None:
+                return
             extra = run_state.restore(saved, self.model, env, self.pool, self.partners,
                                       self.revive)
-        except (ValueError, KeyError) as err:
-            self.log(f"the checkpoint's random states and games do not fit this run ({err}); "
-                     f"they start afresh")
+            self._next = {k: int(v) for k, v in extra["next"].items()}
+        except Exception as err:  # noqa: BLE001 - a foreign or damaged state: not the run's end
+            self.log(f"{checkpoint}: its random states and games do not fit this run "
+                     f"({str(err)[:200]}); they start afresh")
             self.model._last_obs = env.reset()
-            return
-        self._next = {k: int(v) for k, v in extra["next"].items()}
 
     def revive(self, name: str, weights: dict) -> PolicyPlayer:
         """A frozen snapshot of the policy with ``weights``, named ``name``."""
@@ -642,10 +646,9 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)
     careless_partners(partners, model.policy, cfg.seed)
 
-    # The checkpoint's random states and games in progress (none in an older run's:
-    # it resumes from the fresh ones seeded above).
-    saved = run_state.read_from(start_from) if start_from is not None else None
-    callback = TrainCallback(cfg, run_dir, pool, state, partners, saved, log)
+    # The checkpoint's random states and games in progress replace the fresh ones
+    # seeded above when training starts.
+    callback = TrainCallback(cfg, run_dir, pool, state, partners, start_from, log)
     if isinstance(env, AllSeatVecEnv) and not pool.snapshots \
             and (cfg.selfplay.opponents.get("snapshots", 0) > 0
                  or (partners is not None and partners.weights.get("snapshots", 0) > 0)):

@@ -17,7 +17,9 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: "
 import aluette_env  # noqa: E402
 from aluette_env.game import AGENTS, NUM_CARDS  # noqa: E402
 from aluette_env.observation import OBS_SIZE, OBS_LAYOUT  # noqa: E402
-from aluette_env.openspiel import GAME_NAME, PERFECT_RECALL, AluetteGame, seeded_resampler  # noqa: E402
+from aluette_env.openspiel import (  # noqa: E402
+    GAME_NAME, PERFECT_RECALL, AluetteGame, seeded_resampler,
+)
 
 
 def play_random(state, rng, until=None):

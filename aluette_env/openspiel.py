@@ -83,8 +83,8 @@ except ImportError:  # one line, not a traceback into a missing wheel
 
 from .game import (
     AGENTS, DEAL_DONE, DEFAULT_CATCH, HAND_SIZE, MATCH_DONE, NO_SIGN, NUM_CARDS, NUM_SEATS,
-    SIGN_BASE, SIGNS, Deal, Variant, card_name, check_catch, deal_order, seat_at, sign_name,
-    team_of, variant_of,
+    SIGN_BASE, SIGNS, Deal, Variant, card_name, check_catch, check_flag, check_whole, deal_order,
+    seat_at, sign_name, team_of, variant_of,
 )
 from .observation import MAX_DEALS, OBS_LAYOUT, SLICES, decode_observation, observer
 
@@ -116,35 +116,40 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def _check_params(params: dict[str, Any]) -> tuple[int, int, bool, float]:
-    num_deals, first_dealer = params["num_deals"], params["first_dealer"]
-    if not 1 <= num_deals <= MAX_DEALS:
-        raise ValueError(f"{GAME_NAME}: num_deals must be 1 to {MAX_DEALS}, got {num_deals}")
-    if not 0 <= first_dealer < NUM_SEATS:
-        raise ValueError(f"{GAME_NAME}: first_dealer must be a seat 0-3, got {first_dealer}")
-    signs, catch = params["signs"], params["catch"]
-    if not isinstance(signs, bool):
-        raise ValueError(f"{GAME_NAME}: signs must be true or false, got {signs!r}")
     try:
-        check_catch(catch)
+        num_deals = check_whole("num_deals", params["num_deals"], 1, MAX_DEALS)
+        first_dealer = check_whole("first_dealer", params["first_dealer"], 0, NUM_SEATS - 1)
+        signs = check_flag("signs", params["signs"])
+        catch = check_catch(params["catch"])
     except ValueError as err:
         raise ValueError(f"{GAME_NAME}: {err}") from None
     if not signs and catch != DEFAULT_CATCH:
         raise ValueError(f"{GAME_NAME}: catch ({catch!r}) is the signs variant's parameter: "
                          f"set signs=true too")
-    return num_deals, first_dealer, signs, float(catch)
+    return num_deals, first_dealer, signs, catch
 
 
 class AluetteGame(pyspiel.Game):
     """The game; see the module docstring. ``variant``: the game played, instead
     of the parameters ``signs`` and ``catch``."""
 
-    def __init__(self, params: dict[str, Any] | None = None, variant: Variant | None = None,
+    def __init__(self, params: dict[str, Any] | None = None,
+                 variant: Variant | str | None = None,
                  game_type: pyspiel.GameType = _GAME_TYPE):
+        if variant is not None:
+            try:
+                variant = variant_of(variant)
+            except ValueError as err:
+                raise ValueError(f"{GAME_NAME}: {err}") from None
+        if params is not None and not isinstance(params, dict):
+            raise ValueError(f"{GAME_NAME}: params must be a dict, got {type(params).__name__}")
         # A variant's own parameters are the game's, unless ``params`` says otherwise.
         own = {} if variant is None else {"num_deals": variant.num_deals, "signs": variant.signs,
                                           "catch": variant.catch}
         values = {**_DEFAULTS, **own, **(params or {})}
         self.num_deals, self.first_dealer, signs, catch = _check_params(values)
+        values.update(num_deals=self.num_deals, first_dealer=self.first_dealer, signs=signs,
+                      catch=catch)
         if variant is None:
             variant = variant_of(signs=signs, catch=catch)
         elif signs != variant.signs:

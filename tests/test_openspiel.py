@@ -17,7 +17,9 @@ pyspiel = pytest.importorskip("pyspiel", reason="OpenSpiel is not installed: "
 import aluette_env  # noqa: E402
 from aluette_env.game import AGENTS, NUM_CARDS  # noqa: E402
 from aluette_env.observation import OBS_SIZE, OBS_LAYOUT  # noqa: E402
-from aluette_env.openspiel import GAME_NAME, PERFECT_RECALL, seeded_resampler  # noqa: E402
+from aluette_env.openspiel import (  # noqa: E402
+    GAME_NAME, PERFECT_RECALL, AluetteGame, seeded_resampler,
+)
 
 
 def play_random(state, rng, until=None):
@@ -227,10 +229,19 @@ def test_information_state_tensor_is_perfect_recall():
 
 
 def test_bad_parameters_are_one_line_errors():
-    with pytest.raises(ValueError, match="num_deals must be 1 to 10, got 0"):
+    with pytest.raises(ValueError, match="num_deals must be an int from 1 to 10, got 0"):
         pyspiel.load_game(GAME_NAME, {"num_deals": 0})
-    with pytest.raises(ValueError, match="first_dealer must be a seat 0-3, got 4"):
+    with pytest.raises(ValueError, match="first_dealer must be an int from 0 to 3, got 4"):
         pyspiel.load_game(GAME_NAME, {"first_dealer": 4})
+    for params, message in (({"num_deals": 2.5}, "num_deals must be an int from 1 to 10, got 2.5"),
+                            ({"signs": "yes"}, "signs must be True or False, got 'yes'")):
+        with pytest.raises(ValueError, match=message) as err:
+            AluetteGame(params)  # load_game refuses a wrong type itself (SpielError)
+        assert "\n" not in str(err.value)
+    with pytest.raises(ValueError, match="python_aluette: no variant 'aluette_v9'"):
+        AluetteGame(variant="aluette_v9")
+    game = AluetteGame({"num_deals": np.int64(2)}, variant="aluette_signs_v0")
+    assert game.num_deals == 2 and game.signs and game.get_parameters()["num_deals"] == 2
 
 
 def test_a_refused_action_or_sampler_leaves_the_state_as_it_was():

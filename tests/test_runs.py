@@ -1,10 +1,12 @@
 """Run folders (training/runs.py) under faults: SIGINT and SIGKILL at every
-kind of file write, resuming a finished run, a forced resume with other
+kind of file write, a run killed and resumed that is the run never killed,
+resuming a finished run, a forced resume with other
 opponents, damaged state.json rebuilt from the checkpoints, read-only runs,
 starts that never trained. Runs configs/quick.yaml with tiny overrides
 (conftest.TINY; conftest.sb3_run is such a run, finished); nothing here depends
 on wall-clock speed."""
 
+import io
 import json
 import os
 import signal
@@ -15,11 +17,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from aluette_env.commands import main as cli_main
 from conftest import QUICK, ROOT, TINY
 from training.config import ConfigError, load_config
 from training.sb3.checkpoints import load_model
+from training.sb3.resume import read_from
 
 
 def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path, capsys):
@@ -94,13 +98,10 @@ def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
         raise
 
 
-def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path,
-                                                                          monkeypatch):
-    """SIGKILL a training process at each kind of file write and deletion, and at
-    random moments, resuming the same run folder every time; it must resume
-    each time and end consistent. Children fork from a server that trained a
-    tiny run once (warm_sb3.py), so each round costs a fraction of a second, not
-    a fresh interpreter and three seconds of first-run loading."""
+def _warm_children(monkeypatch):
+    """A multiprocessing context whose children fork from a server that trained a
+    tiny run once (warm_sb3.py): a child reaches its first write in a fraction
+    of a second."""
     import multiprocessing
     ctx = multiprocessing.get_context("forkserver")
     # The server is started with this environment. Python 3.11's forkserver does
@@ -111,6 +112,17 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     monkeypatch.setenv("PYTHONPATH", os.pathsep.join(p for p in paths if p))
     monkeypatch.setenv("NUMBA_THREADING_LAYER", "workqueue")
     ctx.set_forkserver_preload(["training.sb3.train", "test_runs", "warm_sb3"])
+    return ctx
+
+
+def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path,
+                                                                          monkeypatch):
+    """SIGKILL a training process at each kind of file write and deletion, and at
+    random moments, resuming the same run folder every time; it must resume
+    each time and end consistent. Children fork from a server that trained a
+    tiny run once (warm_sb3.py), so each round costs a fraction of a second, not
+    a fresh interpreter and three seconds of first-run loading."""
+    ctx = _warm_children(monkeypatch)
     run = tmp_path / "quick"
     report = tmp_path / "report.txt"
 
@@ -157,6 +169,56 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
 
 
+def test_a_run_killed_twice_and_resumed_writes_the_metrics_of_the_run_never_killed(
+        tmp_path, monkeypatch):
+    """A resume is the same run: SIGKILLed in the middle of a checkpoint, then
+    again just before its next one, and resumed each time, a run with league
+    games (snapshots, ``random``) and partner games (the careless policy, a
+    snapshot, ``random``) writes the evaluations of the run never stopped and
+    ends with its weights. What differs is wall-clock time only."""
+    ctx = _warm_children(monkeypatch)
+    # 144 samples a rollout; a snapshot after each, the pool keeping one: a match
+    # still plays the snapshot the pool let go when a checkpoint is taken.
+    sizes = TINY + ["total_timesteps=1152", "eval.deals=16", "ppo.batch_size=72",
+                    "eval.interval=288", "checkpoint.interval=288",
+                    "selfplay.snapshot_interval=144", "selfplay.pool_size=1",
+                    "selfplay.opponents={latest: 1, snapshots: 1, random: 1}",
+                    "selfplay.partners={games: 0.25, weights: {'latest:temperature=2': 1, "
+                    "snapshots: 1, random: 1}}"]
+
+    def train(folder: Path, target: str = "", nth: int = 1) -> None:
+        report = folder.parent / f"{folder.parent.name}.txt"
+        folder.mkdir(parents=True, exist_ok=True)
+        proc = ctx.Process(target=_train_until_killed,
+                           args=(folder / "quick", sizes + [f"output_dir={folder}"], target, nth,
+                                 report))
+        proc.start()
+        proc.join(300)
+        text = report.read_text() if report.exists() else ""
+        assert proc.exitcode == (-signal.SIGKILL if target else 0), text
+        assert "Traceback" not in text, text
+
+    never, killed = tmp_path / "never" / "runs", tmp_path / "killed" / "runs"
+    train(never)
+    train(killed, "state.json", 3)  # the second checkpoint's model written, not committed
+    train(killed, "latest.zip", 2)  # resumed at the first; killed after its second commit
+    train(killed)
+
+    def metrics(folder: Path) -> list[dict]:
+        lines = (folder / "quick" / "metrics.jsonl").read_text().splitlines()
+        return [{k: v for k, v in json.loads(line).items()
+                 if k not in ("wall_time_s", "eval_seconds")} for line in lines]
+
+    log = (tmp_path / "killed" / "killed.txt").read_text()
+    assert "at 288 samples" in log and "at 864 samples" in log and "afresh" not in log
+    saved = np.load(io.BytesIO(read_from(killed / "quick" / "checkpoint_864.zip")))
+    assert json.loads(str(saved["meta"]))["let_go"]  # resumed with a snapshot let go
+    assert len(metrics(never)) == 4 and metrics(killed) == metrics(never)
+    ours, theirs = (load_model(f / "quick" / "latest.zip").policy.state_dict()
+                    for f in (killed, never))
+    assert all(torch.equal(ours[k], theirs[k]) for k in theirs)
+
+
 # ------------------------------------------- resume faults (one tiny run, copied)
 
 
@@ -168,6 +230,32 @@ def _copy_run(run: Path, tmp_path: Path) -> tuple[Path, list[str]]:
     shutil.copytree(run, copy)
     base = [a for o in TINY + [f"output_dir={run.parent}"] for a in ("--set", o)]
     return copy, ["train", str(QUICK), *base, "--resume", str(copy)]
+
+
+def test_a_checkpoint_without_its_random_states_or_with_other_games_still_resumes(
+        sb3_run, tmp_path, capsys):
+    """A checkpoint saved before it kept the run's random states resumes from fresh
+    ones, saying nothing; one whose games a forced resume changed (more games)
+    says so in one line and starts them afresh. Both train on."""
+    import zipfile
+    run, resume = _copy_run(sb3_run, tmp_path)
+    name = json.loads((run / "state.json").read_text())["checkpoint"]
+    with zipfile.ZipFile(run / name) as old, zipfile.ZipFile(run / "old.zip", "w") as new:
+        for item in old.infolist():
+            if item.filename != "aluette_resume.npz":
+                new.writestr(item, old.read(item))
+    (run / "old.zip").replace(run / name)
+    assert read_from(run / name) is None
+    assert cli_main([*resume, "--set", "total_timesteps=768"]) == 0
+    out = capsys.readouterr().out
+    assert "resuming" in out and "afresh" not in out and "done: 768 samples" in out
+    assert read_from(run / "latest.zip") is not None
+    assert cli_main([*resume, "--set", "total_timesteps=1024", "--set", "num_games=8",
+                     "--force"]) == 0
+    out = capsys.readouterr().out
+    assert "its random states and games do not fit this run (the saved state has shape (4,), " \
+        "this run's (8,)); they start afresh" in out
+    assert json.loads((run / "state.json").read_text())["timesteps"] >= 1024
 
 
 def test_resuming_a_finished_run_says_so_and_a_larger_total_continues_it(sb3_run, tmp_path,

@@ -6,11 +6,17 @@ object everywhere, and each env version frozen to its own variant."""
 
 from __future__ import annotations
 
+import dataclasses
+import os
 import pickle
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from aluette_env import aec, aluette_signs_v0, aluette_v0, aluette_v1
 from aluette_env.game import (
@@ -19,8 +25,9 @@ from aluette_env.game import (
     team_of, variant_of, write_legal,
 )
 from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE, obs_size, observer
+from aluette_env.evaluation import duplicate_eval
 from aluette_env.vector import VectorGame
-from conftest import hands_for_winners
+from conftest import ROOT, hands_for_winners
 
 
 def test_the_shipped_variants_are_their_env_ids():
@@ -70,7 +77,9 @@ def test_the_game_for_people_and_openspiel_take_the_variant():
     ({"signs": "yes"}, "signs must be True or False"),
     ({"catch": 0.5}, "pass signs=True too"),
     ({"variant": ALUETTE_V1, "signs": True}, "not both"),
-    ({"variant": "aluette_v1"}, "variant must be a Variant"),
+    ({"variant": 3}, "variant must be a Variant or a variant's env id"),
+    ({"variant": "aluette_v9"}, "no variant 'aluette_v9'"),
+    ({"variant": ALUETTE_SIGNS_V0, "signs": "yes"}, "signs must be True or False"),
 ])
 def test_a_bad_variant_is_one_line(kwargs, message):
     with pytest.raises(ValueError, match=message) as err:
@@ -190,3 +199,228 @@ def test_r13_r16_why_a_deal_was_won(winners, reason, tied):
     while deal.record is None:
         deal.play(hands[deal.to_act].pop(0))
     assert deal_reason(deal.record) == (reason, tied)
+
+
+# -- every field checked where the variant is made (issue 68) -------------------------
+
+
+def unchecked(cls: type = Variant, **fields) -> Variant:
+    """A variant whose fields no check saw: what a subclass that skips
+    ``__post_init__``, or a field set past the frozen dataclass, makes. Every
+    consumer must refuse it as :class:`Variant` itself would have."""
+    made = object.__new__(cls)
+    for f in dataclasses.fields(Variant):
+        object.__setattr__(made, f.name, fields.get(f.name, getattr(ALUETTE_V1, f.name)))
+    return made
+
+
+class CatchersOf(Variant):
+    """The signs variant with the catch rule ``rule`` (a class attribute)."""
+
+    rule = staticmethod(lambda signer: ())
+
+    def catchers(self, signer: int):
+        return self.rule(signer)
+
+
+def catchers_variant(rule) -> type:
+    return type("Odd", (CatchersOf,), {"rule": staticmethod(rule)})
+
+
+SIGNS = {"obs_layout": 3, "signs": True}
+#: (field the error names, the variant's fields, its class): each refused.
+INVALID = [
+    ("env_id", {"env_id": ""}, Variant), ("env_id", {"env_id": 7}, Variant),
+    ("env_id", {"env_id": "a\nb"}, Variant),
+    *[("obs_layout", {"obs_layout": v}, Variant)
+      for v in (0, -1, 4, 7, 2.0, "2", True, None, np.float64(2), np.True_, 2**70)],
+    ("obs_layout", {"obs_layout": 3}, Variant), ("obs_layout", {"obs_layout": 2, "signs": True},
+                                                 Variant),
+    ("obs_layout", {"obs_layout": 1, "signs": np.True_}, Variant),
+    *[("signs", {"signs": v}, Variant) for v in ("yes", "True", 1, 0, None, np.int64(1), 1.0)],
+    *[("num_deals", {"num_deals": v}, Variant)
+      for v in (-1, 0, 11, 2.5, "5", True, None, np.float64(3), 1e308, float("nan"), [5])],
+    *[("catch", {"catch": v, **SIGNS}, Variant)
+      for v in (-0.1, 1.5, float("nan"), float("inf"), "high", True, None, np.inf)],
+    ("catch", {"catch": 0.5}, Variant),
+    ("catchers", SIGNS, catchers_variant(lambda s: ((7, 0.5),))),
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 2) % 4, 0.5),))),  # the partner
+    ("catchers", SIGNS, catchers_variant(lambda s: ((s, 0.5),))),  # the signer
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 1) % 4, 0.5),) * 2)),
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 1) % 4, 1.5),))),
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 1) % 4, float("nan")),))),
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 1) % 4, 0.5, 1),))),
+    ("catchers", SIGNS, catchers_variant(lambda s: (((s + 1) % 4, 0.5),) if s else ())),
+    ("catchers", SIGNS, catchers_variant(lambda s: 3)),
+    ("catchers", {}, catchers_variant(lambda s: (((s + 1) % 4, 0.25),))),  # without signs
+]
+
+
+def _field_named(err: pytest.ExceptionInfo, field: str) -> None:
+    text = str(err.value)
+    assert field in text and "\n" not in text, text
+
+
+@pytest.mark.parametrize("field, fields, cls", INVALID,
+                         ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(INVALID)])
+def test_a_variant_with_a_bad_field_is_refused_where_it_is_made(field, fields, cls):
+    """Each bad field is one ValueError naming it when the Variant is made, by
+    its class or by load_variant; one made past the checks is refused by every
+    consumer (the env, the engine, the evaluation, OpenSpiel, the game for
+    people), before any of it plays."""
+    with pytest.raises(ValueError) as err:
+        cls(**{"env_id": "x", "obs_layout": 2, **fields})
+    _field_named(err, field)
+    if cls is Variant and "env_id" not in fields:
+        with pytest.raises(ValueError) as err:
+            load_variant("aluette_v1", **fields)
+        _field_named(err, field)
+    bad = unchecked(cls, **fields)
+    for consume in CONSUMERS:
+        with pytest.raises(ValueError) as err:
+            consume(bad)
+        _field_named(err, field)
+
+
+def _session(variant):
+    from aluette_env.apps.session import GameSession
+    from aluette_env.players import load_player
+    return GameSession({s: load_player("random") for s in (1, 2, 3)}, {}, seed=0,
+                       variant=variant)
+
+
+def _openspiel(variant):
+    pytest.importorskip("pyspiel")
+    from aluette_env.openspiel import AluetteGame
+    return AluetteGame(variant=variant)
+
+
+CONSUMERS = [
+    lambda v: aec.raw_env(variant=v),
+    lambda v: aec.env(variant=v),
+    lambda v: VectorGame(2, variant=v),
+    lambda v: duplicate_eval("random", "random", deals=1, variant=v),
+    _openspiel,
+    _session,
+    variant_of,
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(field=st.sampled_from(["obs_layout", "signs", "num_deals", "catch"]),
+       value=st.one_of(st.integers(-2**64, 2**64), st.floats(allow_nan=True),
+                       st.text(max_size=5), st.none(), st.booleans(),
+                       st.lists(st.integers(), max_size=2),
+                       st.integers(-5, 20).map(np.int64), st.floats(-1, 2).map(np.float64)))
+def test_any_field_value_is_a_variant_or_one_line_error(field, value):
+    """Whatever a field holds, the variant is made whole (every consumer plays
+    it) or refused with one ValueError naming that field."""
+    fields = {**SIGNS, field: value} if field == "catch" else {field: value}
+    try:
+        made = load_variant("aluette_v1", **fields)
+    except ValueError as err:
+        assert field in str(err) and "\n" not in str(err), err
+        return
+    assert type(made.obs_layout) is int and type(made.num_deals) is int
+    assert type(made.signs) is bool and type(made.catch) is float
+    assert observer(made).size in (obs_size(1), OBS_SIZE, SIGNS_OBS_SIZE)
+
+
+def test_numpy_scalars_are_taken_where_python_ones_are():
+    made = Variant("aluette_signs_v0", obs_layout=np.int64(3), signs=np.True_,
+                   catch=np.float64(0.25), num_deals=np.int8(5))
+    assert made == ALUETTE_SIGNS_V0 and type(made.signs) is bool and type(made.num_deals) is int
+    env = aec.env(signs=np.True_, catch=np.float32(0.5))
+    assert env.unwrapped.variant == ALUETTE_SIGNS_V0.with_catch(float(np.float32(0.5)))
+    assert VectorGame(2, signs=np.True_).variant == ALUETTE_SIGNS_V0
+    assert aec.raw_env(variant="aluette_v0").variant == ALUETTE_V0
+
+
+def test_the_game_for_people_refuses_a_variant_its_players_cannot_read():
+    with pytest.raises(ValueError, match="observation layout 1; the AI players at a table read"):
+        _session(ALUETTE_V0)
+    with pytest.raises(ValueError, match="aluette_v0: the engine writes observations of layout"):
+        duplicate_eval("random", "random", deals=1, variant=ALUETTE_V0)
+
+
+@pytest.mark.parametrize("variant", [
+    load_variant("aluette_v1", num_deals=np.int64(2)),
+    load_variant("aluette_signs_v0", num_deals=2, catch=np.float64(0.6)),
+    "aluette_signs_v0",
+])
+def test_valid_variants_still_play_in_every_consumer(variant):
+    made = variant_of(variant)
+    env = aec.env(variant=variant)
+    env.reset(seed=1)
+    rng = np.random.default_rng(1)
+    for agent in env.agent_iter():
+        ob, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(rng.choice(np.flatnonzero(ob["action_mask"]))))
+    assert env.unwrapped.match.deal_index == made.num_deals
+    result = duplicate_eval("random", "heuristic", deals=3, variant=variant)
+    assert result.deals == 3
+    session = _session(variant)
+    assert session.variant == made
+    pyspiel = pytest.importorskip("pyspiel")
+    state = _openspiel(variant).new_initial_state()
+    while not state.is_terminal():
+        if state.is_chance_node():
+            outcomes, probs = zip(*state.chance_outcomes())
+            state.apply_action(int(rng.choice(outcomes, p=probs)))
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    assert sum(state.returns()) == pytest.approx(0) and isinstance(state, pyspiel.State)
+
+
+# -- no input reaches a kernel that can write out of bounds (issue 68) ------------------
+
+
+@pytest.mark.parametrize("make", [
+    lambda: load_variant("aluette_v1", signs=True),
+    lambda: load_variant("aluette_signs_v0", obs_layout=2),
+    lambda: Variant("x", obs_layout=2, signs=True),
+])
+def test_a_signs_variant_without_the_signs_observation_is_refused(make):
+    with pytest.raises(ValueError, match="obs_layout 2 is not an observation of the signs "
+                                         "variant"):
+        make()
+
+
+def test_the_evaluation_of_a_signs_variant_of_layout_2_is_an_error_not_a_crash():
+    """The public call that wrote past the engine's buffers (a segfault, or
+    glibc's "double free") ends in one ValueError, the process alive."""
+    code = ("from aluette_env.game import load_variant; from aluette_env.evaluation import "
+            "duplicate_eval; duplicate_eval('random', 'random', deals=20, "
+            "variant=load_variant('aluette_v1', signs=True))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert done.returncode == 1, done.stderr[-500:]
+    assert done.stderr.strip().splitlines()[-1].startswith(
+        "ValueError: aluette_v1: obs_layout 2 is not an observation of the signs variant")
+
+
+def test_the_engine_checks_its_buffers_before_each_kernel():
+    """A variant made past its checks, or a buffer replaced by a caller, is an
+    error in Python before the kernels run, never a write past an array's end."""
+    with pytest.raises(ValueError, match="obs_layout 2 is not an observation of the signs"):
+        VectorGame(2, variant=unchecked(obs_layout=2, signs=True))
+    with pytest.raises(ValueError, match="obs_layout 2 is not an observation of the signs"):
+        aec.raw_env(variant=unchecked(obs_layout=2, signs=True))
+    game = VectorGame(2, variant=ALUETTE_SIGNS_V0)
+    game.reset(seed=0)
+    actions = np.full(2, SIGN_BASE)
+    for name, narrow in (("obs", np.zeros((2, OBS_SIZE), np.int8)),
+                         ("mask", np.zeros((2, NUM_CARDS), np.int8)),
+                         ("rewards", np.zeros((1, 4), np.float32)),
+                         ("deal_done", np.zeros(1, np.bool_))):
+        kept = getattr(game, name)
+        setattr(game, name, narrow)
+        with pytest.raises(RuntimeError, match="the engine.s arrays were replaced or reshaped"):
+            game.step(actions)
+        setattr(game, name, kept)
+    game.mask.shape = (4, NUM_ACTIONS // 2)  # reshaped in place: rows too short
+    with pytest.raises(RuntimeError, match="the engine's arrays were replaced or reshaped"):
+        game.step(actions)
+    game.mask.shape = (2, NUM_ACTIONS)
+    game.step(actions)  # whole again
+    assert game.mask[:, :NUM_CARDS].any()

@@ -23,7 +23,7 @@ from aluette_env.game import (
     DEFAULT_CATCH, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, Variant, partner_of, team_of, variant_of,
 )
 from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE
-from aluette_env.players import Player, act_batch, for_signs
+from aluette_env.players import Player, Silent, act_batch, for_signs
 from aluette_env.vector import VectorGame
 
 #: Pool entries that are not player specs.
@@ -543,13 +543,47 @@ class AllSeatGames:
         playing = set(self.opponent[self._league | self._partnered])
         for name in [n for n in self._opponents if n not in playing]:
             del self._opponents[name]
+        self._join()
+
+    def _join(self) -> None:
         # The opponents the joint plays, by name -> their index in its list: the
-        # list changes only here, so the joint keeps what it built from it.
-        # Never the live policy (a careless partner): the joint keeps its weights.
+        # list changes only with the seated opponents, so the joint keeps what it
+        # built from it. Never the live policy (a careless partner): the joint
+        # keeps its weights.
         accepts = self.joint.accepts if self.joint is not None else lambda p: False
         self._together = {name: k for k, name in enumerate(
             n for n, p in self._opponents.items()
             if accepts(p) and not getattr(p, "live", False))}
+
+    def seated(self) -> list[tuple[str, bool]]:
+        """The opponents and partners seated now, in the order they were seated:
+        (name, whether it came from the partner pool). With :attr:`opponent`, what
+        :meth:`reseat` takes to seat them again in a resumed run."""
+        partners = {id(p) for _, p in self.partners.players()} if self.partners else set()
+        return [(name, id(p) in partners) for name, p in self.seated_players().items()]
+
+    def seated_players(self) -> dict[str, Player]:
+        """The players seated now by name, as the pools hold them (not wrapped)."""
+        return {name: p.player if isinstance(p, Silent) else p
+                for name, p in self._opponents.items()}
+
+    def reseat(self, opponent: list[str], seated: list[tuple[str, bool]],
+               others: dict[str, Player] | None = None) -> None:
+        """Each game's opponent (or partner) by name and the players :meth:`seated`
+        listed, found again in the pools by name (a resumed run: its pools hold
+        the same entries) or in ``others`` (a snapshot the pool let go while a
+        match still plays it)."""
+        pools = {False: dict(self.pool.players()),
+                 True: dict(self.partners.players()) if self.partners else {}}
+        self._opponents = {}
+        for name, partner in seated:
+            player = pools[partner].get(name, (others or {}).get(name))
+            if player is None:
+                raise ValueError(f"{name!r} was seated but is no longer in the "
+                                 f"{'partner' if partner else 'opponent'} pool")
+            self._opponents[name] = for_signs(player) if self.signs else player
+        self.opponent[:] = np.array(opponent, object)
+        self._join()
 
     def _opponents_act(self, rows: np.ndarray, actions: np.ndarray) -> None:
         game = self.game

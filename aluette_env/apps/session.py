@@ -35,7 +35,7 @@ from aluette_env.game import (
     SIGN_BASE, Variant, check_catch, check_sign, deal_cards, deal_reason, is_sign_action,
     seat_at, sign_name, team_of, trick_winner, variant_of, write_legal,
 )
-from aluette_env.observation import observer
+from aluette_env.observation import OBS_LAYOUT, observer
 from aluette_env.players import Player, for_signs
 
 from .views import _tally, _trick_view, _who, game_view, seen_from, sign_seen
@@ -86,6 +86,10 @@ class GameSession:
         self.variant = variant_of(variant, signs, catch)
         self.signs, self.catch = self.variant.signs, self.variant.catch
         self._observer = observer(self.variant)
+        if self.variant.obs_layout < OBS_LAYOUT:
+            raise ValueError(f"variant {self.variant.env_id} gives observation layout "
+                             f"{self.variant.obs_layout}; the AI players at a table read "
+                             f"layout {OBS_LAYOUT} or more (aluette_v1, aluette_signs_v0)")
         self.people = dict(people) if people is not None else {HUMAN: ""}
         ai_seats = set(range(NUM_SEATS)) - set(self.people)
         if set(players) != ai_seats or not self.people:

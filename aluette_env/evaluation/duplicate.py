@@ -48,7 +48,7 @@ from ..game import (
     NUM_TRICKS, PLAYS_PER_DEAL, Variant, team_of, variant_of, winning_team,
 )
 from ..players import Player, act_batch, for_signs, load_player
-from ..vector import VectorGame
+from ..vector import VectorGame, kernel_widths
 
 Z95 = 1.959963984540054
 #: Most deal pairs one evaluation may play (each pair is two deals of four hands
@@ -331,6 +331,7 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
     check_deals(deals)
     try:
         variant = variant_of(variant, signs, catch)
+        kernel_widths(variant)  # a variant the engine plays
     except ValueError as err:
         raise ValueError(str(err)[:200]) from None
     signs = variant.signs

@@ -32,6 +32,7 @@ Standard library only.
 from __future__ import annotations
 
 import dataclasses
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -44,6 +45,47 @@ from .state import write_legal
 
 #: Signs a deal: one per trick and seat, the sign of trick t by seat s at t * 4 + s (S1).
 SIGNS_A_DEAL = NUM_TRICKS * NUM_SEATS
+#: The most deals a match of a variant has: the observation has room for ten
+#: (its ``deal`` and ``deals_left`` fields, :mod:`aluette_env.observation`).
+MAX_DEALS = 10
+#: The observation layouts of each game (:mod:`aluette_env.observation`): the
+#: default game's 1 and 2, the signs variant's 3 (layout 2 and its signs block).
+GAME_LAYOUTS = (1, 2)
+SIGNS_LAYOUTS = (3,)
+
+
+def _shown(value: object) -> str:
+    shown = repr(value)
+    return shown if len(shown) <= 60 else shown[:60] + "..."
+
+
+def is_numpy_bool(value: object) -> bool:
+    """``value`` is a numpy bool scalar (``np.True_``; its type is named ``bool_``,
+    or ``bool`` since numpy 2), told apart without importing numpy."""
+    kind = type(value)
+    return kind.__module__ == "numpy" and kind.__name__ in ("bool", "bool_")
+
+
+def check_flag(name: str, value: object) -> bool:
+    """``value`` as a bool when it is one (a numpy bool too); ValueError naming
+    ``name`` otherwise (no truthy text: ``'yes'`` is refused)."""
+    if isinstance(value, bool) or is_numpy_bool(value):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {_shown(value)}")
+
+
+def check_whole(name: str, value: object, low: int, high: int) -> int:
+    """``value`` as an int from ``low`` to ``high`` (a numpy integer too, never a
+    bool, a float or text); ValueError naming ``name`` otherwise."""
+    number = None
+    if not isinstance(value, bool) and not is_numpy_bool(value):
+        try:
+            number = operator.index(value)
+        except TypeError:
+            pass
+    if number is None or not low <= number <= high:
+        raise ValueError(f"{name} must be an int from {low} to {high}, got {_shown(value)}")
+    return number
 
 
 @dataclass(frozen=True)
@@ -61,14 +103,62 @@ class Variant:
     num_deals: int = DEFAULT_NUM_DEALS
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "catch", check_catch(self.catch))
+        self.check()
+
+    def check(self) -> Variant:
+        """Every field checked where the variant is made, numpy scalars taken as
+        Python's: ValueError names the first bad field and its value (the env,
+        the batched engine, OpenSpiel and the game for people check it again
+        when they are given it). Returns the variant."""
+        if not isinstance(self.env_id, str) or not self.env_id.strip() \
+                or not self.env_id.isprintable():
+            raise ValueError(f"env_id must be a non-empty name, got {_shown(self.env_id)}")
+        for name, value in (("signs", check_flag("signs", self.signs)),
+                            ("obs_layout", check_whole("obs_layout", self.obs_layout, 1, 3)),
+                            ("num_deals", check_whole("num_deals", self.num_deals, 1, MAX_DEALS)),
+                            ("catch", check_catch(self.catch))):
+            object.__setattr__(self, name, value)
+        layouts = SIGNS_LAYOUTS if self.signs else GAME_LAYOUTS
+        if self.obs_layout not in layouts:
+            game = "the signs variant" if self.signs else "the default game (signs=False)"
+            raise ValueError(f"{self.env_id}: obs_layout {self.obs_layout} is not an "
+                             f"observation of {game}; its layouts are "
+                             f"{', '.join(map(str, layouts))}")
         if not self.signs and self.catch != DEFAULT_CATCH:
             raise ValueError(f"catch ({self.catch!r}) is the signs variant's parameter: pass "
                              f"signs=True too")
-        catchers = {len(self.catchers(s)) for s in range(NUM_SEATS)}
-        if len(catchers) > 1:
+        counts = {self._check_catchers(s) for s in range(NUM_SEATS)}
+        if len(counts) > 1:
             raise ValueError(f"{self.env_id}: every signer has as many catchers, got "
-                             f"{sorted(catchers)}")
+                             f"{sorted(counts)}")
+        return self
+
+    def _check_catchers(self, signer: int) -> int:
+        """How many seats may catch ``signer``'s sign; ValueError unless
+        :meth:`catchers` names each an opponent of the signer (once) with a chance
+        from 0 to 1, and none without signs."""
+        where = f"{self.env_id}: catchers({signer})"
+        try:
+            catchers = tuple(self.catchers(signer))
+            pairs = [(seat, chance) for seat, chance in catchers]
+        except (TypeError, ValueError):
+            raise ValueError(f"{where} must be (seat, chance) pairs") from None
+        if catchers and not self.signs:
+            raise ValueError(f"{where}: a variant without signs has no catchers, got "
+                             f"{_shown(catchers)}")
+        seen = set()
+        for seat, chance in pairs:
+            if isinstance(seat, bool) or not isinstance(seat, int) \
+                    or seat not in opponents_of(signer) or seat in seen:
+                raise ValueError(f"{where}: a catcher is an opponent of seat {signer} "
+                                 f"({', '.join(map(str, opponents_of(signer)))}), each once; "
+                                 f"got {_shown(seat)}")
+            seen.add(seat)
+            try:
+                check_catch(chance)
+            except ValueError as err:
+                raise ValueError(f"{where}: {err}") from None
+        return len(pairs)
 
     # -- the game -------------------------------------------------------------------
 
@@ -216,30 +306,38 @@ NEWEST = ALUETTE_V1
 
 
 def load_variant(env_id: str, **params) -> Variant:
-    """The shipped variant ``env_id`` with ``params`` (``catch``, ``num_deals``)."""
-    if env_id not in VARIANTS:
-        raise ValueError(f"no variant {env_id!r}; variants are {', '.join(VARIANTS)}")
+    """The shipped variant ``env_id`` with ``params`` (its fields: ``catch``,
+    ``num_deals``, ...), checked (:meth:`Variant.check`)."""
+    if not isinstance(env_id, str) or env_id not in VARIANTS:
+        raise ValueError(f"no variant {_shown(env_id)}; variants are {', '.join(VARIANTS)}")
+    fields = {f.name for f in dataclasses.fields(Variant)}
+    unknown = sorted(set(params) - fields)
+    if unknown:
+        raise ValueError(f"load_variant: unknown field(s) {', '.join(unknown)}; a variant's "
+                         f"fields are {', '.join(sorted(fields))}")
     return dataclasses.replace(VARIANTS[env_id], **params) if params else VARIANTS[env_id]
 
 
-def variant_of(variant: Variant | None = None, signs: object = None,
+def variant_of(variant: Variant | str | None = None, signs: object = None,
                catch: object = None, base: Variant = NEWEST) -> Variant:
-    """The variant a caller means: ``variant`` itself, or the older keywords
-    ``signs`` / ``catch`` (kept working: ``signs=True`` is
-    :data:`ALUETTE_SIGNS_V0` with ``catch``, ``signs=False`` the default game;
-    both default to ``base``'s). ValueError names a bad value or a mix of the
-    two ways."""
+    """The variant a caller means: ``variant`` itself (a :class:`Variant`, checked
+    again, or a shipped variant's env id), or the older keywords ``signs`` /
+    ``catch`` (kept working: ``signs=True`` is :data:`ALUETTE_SIGNS_V0` with
+    ``catch``, ``signs=False`` the default game; both default to ``base``'s).
+    ValueError names a bad value or a mix of the two ways."""
+    if signs is not None:
+        signs = check_flag("signs", signs)
     if variant is not None:
+        if isinstance(variant, str):
+            variant = load_variant(variant)
         if not isinstance(variant, Variant):
-            raise ValueError(f"variant must be a Variant (aluette_env.game.VARIANTS), got "
-                             f"{type(variant).__name__}")
-        if signs is not None and bool(signs) != variant.signs or catch is not None:
+            raise ValueError(f"variant must be a Variant or a variant's env id "
+                             f"({', '.join(VARIANTS)}), got {type(variant).__name__}")
+        if signs is not None and signs != variant.signs or catch is not None:
             raise ValueError(f"give the variant ({variant.env_id}) or signs/catch, not both")
-        return variant
+        return variant.check()
     if signs is None:
         signs = base.signs
-    elif not isinstance(signs, bool) and type(signs).__name__ != "bool_":
-        raise ValueError(f"signs must be True or False, got {signs!r}")
     if not signs:
         if catch is not None:
             check_catch(catch)
@@ -254,5 +352,6 @@ def variant_of(variant: Variant | None = None, signs: object = None,
     return ALUETTE_SIGNS_V0 if catch is None else ALUETTE_SIGNS_V0.with_catch(catch)
 
 
-__all__ = ["ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "NEWEST", "SIGNS_A_DEAL", "VARIANTS",
-           "Variant", "load_variant", "variant_of"]
+__all__ = ["ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "GAME_LAYOUTS", "MAX_DEALS", "NEWEST",
+           "SIGNS_A_DEAL", "SIGNS_LAYOUTS", "VARIANTS", "Variant", "check_flag", "check_whole",
+           "is_numpy_bool", "load_variant", "variant_of"]

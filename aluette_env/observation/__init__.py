@@ -260,6 +260,10 @@ def observer(variant: Variant) -> Observer:
     default game, or the signs variant's (layout 3)."""
     layout = variant.obs_layout
     signs = layout == SIGNS_OBS_LAYOUT
+    if signs != variant.signs:  # a variant made without its checks (Variant.check)
+        raise ValueError(f"{variant.env_id}: observation layout {layout} is "
+                         f"{'' if signs else 'not '}the signs variant's, but signs="
+                         f"{variant.signs}")
     size = obs_size(layout)
     slices = {k: v for k, v in SLICES.items() if v.stop <= size}
     shapes = {k: SHAPES[k] for k in slices}

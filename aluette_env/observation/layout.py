@@ -15,13 +15,13 @@ from typing import Any
 import numpy as np
 
 from ..game import NUM_CARDS, NUM_SEATS, NUM_SIGNS, NUM_TRICKS
+from ..game.variant import MAX_DEALS  # the encoding has room for matches of up to ten deals
 
 #: The layout written today (a number, not a release: a model records the
 #: layout it reads, and each layout is a prefix of the next).
 OBS_LAYOUT = 2
 #: The signs variant's observation (S5): layout 2's, then the signs block.
 SIGNS_OBS_LAYOUT = 3
-MAX_DEALS = 10  # the encoding has room for matches of up to ten deals
 MAX_POINTS = 2 * MAX_DEALS
 
 _FIELDS: tuple[tuple[str, tuple[int, ...]], ...] = (

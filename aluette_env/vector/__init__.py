@@ -77,7 +77,7 @@ from ..game import (
 )
 from ..game.state import SIGN_PHASE
 from ..observation import (
-    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, observer,
+    ACTIVE_PAD, HIDDEN_PAD, MAX_ACTIVE, MAX_DEALS, MAX_HIDDEN, OBS_SIZE, SIGNS_OBS_SIZE, observer,
 )
 from . import kernels
 from .kernels import DEAL_ORDER, DEAL_RESULT, GAME_STATE, HAVE_NUMBA, STRENGTH_ARRAY
@@ -93,7 +93,27 @@ def _check_seed(seed: Any) -> int | None:
     return seed
 
 
-__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame"]
+__all__ = ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame", "kernel_widths"]
+
+
+def kernel_widths(variant: Variant) -> tuple[int, int]:
+    """The widths of the observation and the mask that the engine's kernels write
+    for ``variant``; ValueError for a variant the engine does not play (an
+    observation of another width would be written past its buffer's end, so it
+    is refused here, whatever made the variant)."""
+    variant = variant_of(variant)
+    view = observer(variant)
+    if view.size < OBS_SIZE:
+        raise ValueError(f"{variant.env_id}: the engine writes observations of layout 2 "
+                         f"or more (its players read an older layout's prefix), not "
+                         f"layout {variant.obs_layout}")
+    widths = (SIGNS_OBS_SIZE, NUM_ACTIONS) if variant.signs else (OBS_SIZE, NUM_CARDS)
+    if (view.size, variant.num_actions) != widths:
+        raise ValueError(f"{variant.env_id}: the engine writes observations of {widths[0]} "
+                         f"entries and masks of {widths[1]} with signs={variant.signs}, not "
+                         f"{view.size} and {variant.num_actions} "
+                         f"(obs_layout {variant.obs_layout})")
+    return widths
 
 
 class VectorGame:
@@ -105,8 +125,6 @@ class VectorGame:
         """``variant``: the game every match plays (``signs`` and ``catch``: the
         older keywords for the signs variant, kept working); ``num_deals`` a
         match's deals, by default the variant's."""
-        if signs is not None and not isinstance(signs, (bool, np.bool_)):
-            raise TypeError(f"signs must be True or False, got {signs!r}")
         variant = variant_of(variant, signs, catch)
         if num_deals is None:
             num_deals = variant.num_deals
@@ -118,11 +136,7 @@ class VectorGame:
             raise TypeError(f"auto_reset must be True or False, got {auto_reset!r}")
         if not isinstance(sparse, (bool, np.bool_)):
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
-        view = observer(variant)
-        if view.size < OBS_SIZE:
-            raise ValueError(f"{variant.env_id}: the engine writes observations of layout 2 "
-                             f"or more (its players read an older layout's prefix), not "
-                             f"layout {variant.obs_layout}")
+        self._widths = kernel_widths(variant)
         if variant.signs and sparse:
             raise ValueError("sparse index lists are written for the default game only, not "
                              "with signs=True")
@@ -139,8 +153,8 @@ class VectorGame:
         self.rewards = np.zeros((n, NUM_SEATS), np.float32)
         self.deal_done = np.zeros(n, np.bool_)
         self.match_done = np.zeros(n, np.bool_)
-        self.obs = np.zeros((n, view.size), np.int8)
-        self.mask = np.zeros((n, variant.num_actions), np.int8)
+        self.obs = np.zeros((n, self._widths[0]), np.int8)  # what the kernels write
+        self.mask = np.zeros((n, self._widths[1]), np.int8)
         self.sparse = bool(sparse)
         self.obs_indices = np.full((n, MAX_ACTIVE) if sparse else (n, 0), ACTIVE_PAD, np.int16)
         self.hidden_indices = np.full((n, MAX_HIDDEN) if sparse else (n, 0), HIDDEN_PAD,
@@ -152,6 +166,7 @@ class VectorGame:
         self._in_fixed_match = np.zeros(n, np.bool_)
         self._all = np.arange(n)
         self._everyone = np.ones(n, np.bool_)
+        self._shapes = self._buffer_shapes()
 
     # -- reset ------------------------------------------------------------------
 
@@ -193,6 +208,7 @@ class VectorGame:
         self._fixed_dealer, self._fixed_deals = fixed_dealer, fixed_deals
         self._fixed_catches = fixed_catches
         self._started = True
+        self._check_buffers()
         self._new_matches(self._all, first=True)
         self._observe()
 
@@ -277,7 +293,12 @@ class VectorGame:
             decks = self.rng.random((k, NUM_CARDS)).argsort(axis=1).astype(np.int8)
             dealers = dealer_of(st.first_dealer[games[rand]], deal_idx[rand]).astype(np.int64)
             hands[rand] = kernels.hands_from_decks(decks, dealers, DEAL_ORDER)
-        kernels.start_deals(self._st, games.astype(np.int64), hands)
+        games = games.astype(np.int64)
+        # start_deals writes at each card id and game index: both checked first.
+        if len(games) and (games.min() < 0 or games.max() >= self.num_games
+                           or hands.min() < 0 or hands.max() >= NUM_CARDS):
+            raise RuntimeError("a deal of a game or a card outside the engine's arrays")
+        kernels.start_deals(self._st, games, hands)
         if self.signs:
             self._deal_catches(games, deal_idx, use_fixed)
 
@@ -326,6 +347,7 @@ class VectorGame:
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
         actions = actions.astype(np.int64, copy=False)
+        self._check_buffers()
         st, res = self._st, self._res
         bad = kernels.find_illegal(st, actions, active)
         if bad >= 0:
@@ -353,6 +375,28 @@ class VectorGame:
         what = describe(card) if 0 <= card < NUM_CARDS else str(card)
         raise ValueError(f"game {game}: card {what} is not in player_{seat}'s hand; "
                          f"legal: {legal}")
+
+    def _buffer_shapes(self) -> tuple:
+        return (self.obs.shape, self.mask.shape, self._st.shape, self._res.shape,
+                self.rewards.shape, self.deal_done.shape, self.match_done.shape,
+                self.obs_indices.shape, self.hidden_indices.shape, self._st.dtype.itemsize,
+                self._res.dtype.itemsize, self.obs.dtype.itemsize, self.mask.dtype.itemsize,
+                self.rewards.dtype.itemsize, self.obs_indices.dtype.itemsize,
+                self.hidden_indices.dtype.itemsize)
+
+    def _check_buffers(self) -> None:
+        """The arrays the kernels write, checked before they run (one tuple
+        compare, a microsecond): one replaced or reshaped by a caller is an error
+        here, never a write past its end. Their shapes were made from the variant
+        (:func:`kernel_widths`) in ``__init__``."""
+        try:
+            same = self._buffer_shapes() == self._shapes
+        except AttributeError:  # not an array any more
+            same = False
+        if not same:
+            raise RuntimeError(f"the engine's arrays were replaced or reshaped; they must "
+                               f"stay as made: obs {self._shapes[0]}, mask {self._shapes[1]}, "
+                               f"rewards {self._shapes[4]}")
 
     def _observe(self) -> None:
         if self.signs:

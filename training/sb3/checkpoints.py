@@ -12,9 +12,14 @@ from ..atomic import atomic_path
 from ..runs import CheckpointError
 
 
-def save_model(model, path: Path) -> None:
+def save_model(model, path: Path, run_state: bytes | None = None) -> None:
+    """The model's zip, with ``run_state`` (:mod:`training.sb3.resume`) in it if given:
+    one file, renamed into place whole."""
     with atomic_path(path, suffix=".zip") as tmp:
         model.save(tmp)
+        if run_state is not None:
+            from .resume import save_in
+            save_in(tmp, run_state)
 
 
 def load_model(path: Path, env=None, device: str = "cpu", cls=None, **settings):

@@ -32,6 +32,7 @@ from ..stopping import end_message, stop_requests
 from ..selfplay import (
     POLICY_ENTRIES, AllSeatGames, OpponentPool, PartnerPool, careless_temperature,
 )
+from . import resume as run_state
 from .checkpoints import load_model, save_model
 from .league import SnapshotStack
 from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
@@ -335,11 +336,21 @@ def load_onnx_weights(policy, path: str) -> None:
 
 
 class TrainCallback(BaseCallback):
-    """Snapshots, evaluation, checkpoints, progress and clean stopping."""
+    """Snapshots, evaluation, checkpoints, progress and clean stopping.
 
-    def __init__(self, cfg: TrainConfig, run_dir: Path, pool: OpponentPool, state: dict):
+    A checkpoint falls due in a step but is taken at the next rollout boundary
+    (or at the end), once the rollout in progress is trained: with the random
+    states and the games in progress (:mod:`training.sb3.resume`), so a run
+    resumed from it is the run never stopped. ``resume_from``: the checkpoint
+    whose state is put back when training starts (after SB3 has reset the env)."""
+
+    def __init__(self, cfg: TrainConfig, run_dir: Path, pool: OpponentPool, state: dict,
+                 partners: PartnerPool | None = None, resume_from: Path | None = None,
+                 log=print):
         super().__init__()
         self.cfg, self.run_dir, self.pool, self.state = cfg, run_dir, pool, state
+        self.partners, self.resume_from, self.log = partners, resume_from, log
+        self.checkpoint_due = False
         self.stop_requested = False
         self.bar = None
         self._t_last, self._n_last = time.perf_counter(), 0
@@ -356,6 +367,9 @@ class TrainCallback(BaseCallback):
         self._next = {k: (n // every + 1) * every for k, every in (
             ("snapshot", self.cfg.selfplay.snapshot_interval),
             ("eval", self.cfg.eval.interval), ("checkpoint", self.cfg.checkpoint.interval))}
+        if self.resume_from is not None:
+            self.restore(self.resume_from)
+            self.resume_from = None
         if self.cfg.logging.progress_bar:
             from tqdm import tqdm
             self.bar = tqdm(total=self.cfg.total_timesteps, initial=n, unit="sample",
@@ -380,8 +394,12 @@ class TrainCallback(BaseCallback):
             self.evaluate()
         if n >= self._next["checkpoint"]:
             self._next["checkpoint"] += self.cfg.checkpoint.interval
-            self.checkpoint()
+            self.checkpoint_due = True  # taken once this rollout is trained
         return not self.stop_requested
+
+    def _on_rollout_start(self) -> None:
+        if self.checkpoint_due:
+            self.checkpoint()
 
     def _on_rollout_end(self) -> None:
         buf = self.model.ep_info_buffer
@@ -453,7 +471,33 @@ class TrainCallback(BaseCallback):
         self.logger.dump(self.num_timesteps)
         return record
 
+    def restore(self, checkpoint: Path) -> None:
+        """The random states, the games and the counters kept in ``checkpoint``
+        (none in one saved before they were: the run goes on from fresh ones);
+        a state that does not fit this run (a forced resume that changed the
+        games or the pools) or cannot be read is said in the log, and the games
+        start afresh."""
+        env = self.model.get_env()
+        try:
+            saved = run_state.read_from(checkpoint)
+            if saved is None:
+                return
+            extra = run_state.restore(saved, self.model, env, self.pool, self.partners,
+                                      self.revive)
+            self._next = {k: int(v) for k, v in extra["next"].items()}
+        except Exception as err:  # noqa: BLE001 - a foreign or damaged state: not the run's end
+            self.log(f"{checkpoint}: its random states and games do not fit this run "
+                     f"({str(err)[:200]}); they start afresh")
+            self.model._last_obs = env.reset()
+
+    def revive(self, name: str, weights: dict) -> PolicyPlayer:
+        """A frozen snapshot of the policy with ``weights``, named ``name``."""
+        snap = copy.deepcopy(self.model.policy)
+        snap.load_state_dict(weights)
+        return frozen_player(snap, name)
+
     def checkpoint(self) -> None:
+        self.checkpoint_due = False
         n = self.num_timesteps
         self.state["timesteps"] = n
         self.state["wall_time_s"] += time.perf_counter() - self._start_wall
@@ -463,7 +507,9 @@ class TrainCallback(BaseCallback):
             self.state["league"] = self.pool.win_rates.to_json()
         # Order matters for a SIGKILL at any point (see training.runs): the model,
         # then state.json naming it (the commit), then the copy and the clean-up.
-        save_model(self.model, self.run_dir / name)
+        saved = run_state.capture(self.model, self.model.get_env(), self.pool, self.partners,
+                                  {"next": self._next})
+        save_model(self.model, self.run_dir / name, saved)
         self.state["checkpoint"] = name
         write_json(self.run_dir / "state.json", self.state)
         copy_file(self.run_dir / name, self.run_dir / "latest.zip")
@@ -600,7 +646,9 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)
     careless_partners(partners, model.policy, cfg.seed)
 
-    callback = TrainCallback(cfg, run_dir, pool, state)
+    # The checkpoint's random states and games in progress replace the fresh ones
+    # seeded above when training starts.
+    callback = TrainCallback(cfg, run_dir, pool, state, partners, start_from, log)
     if isinstance(env, AllSeatVecEnv) and not pool.snapshots \
             and (cfg.selfplay.opponents.get("snapshots", 0) > 0
                  or (partners is not None and partners.weights.get("snapshots", 0) > 0)):

@@ -120,7 +120,8 @@ def test_distillation_lowers_its_loss(dataset):
     model = ei.new_model(ei.NetworkSpec(), seed=0)
     from training.sb3.train import load_onnx_weights
     load_onnx_weights(model.policy, ei.onnx_path(POLICY))
-    cfg = ei.DistillConfig(epochs=30, batch_size=4, learning_rate=1e-3, holdout=0.0)
+    cfg = ei.DistillConfig(epochs=30, batch_size=4, learning_rate=1e-3, holdout=0.0,
+                           validation=0.0)
     losses = ei.distill_losses(model.policy, data, cfg)
     every = torch.arange(len(data))
     with torch.no_grad():
@@ -129,6 +130,69 @@ def test_distillation_lowers_its_loss(dataset):
     with torch.no_grad():
         after = float(losses(every)[0])
     assert after < 0.8 * before and fit["last_epoch"]["loss"] < before
+
+
+@pytest.fixture(scope="module")
+def positions():
+    """Self-play positions of POLICY with a choice of card, and a model with its weights."""
+    from training.imitation import demonstrations
+    from aluette_env.players import load_player
+    demos = demonstrations(load_player(POLICY, seed=0), 1, num_games=24, num_deals=1, seed=0)
+    pick = np.flatnonzero(demos.masks.sum(1) > 1)
+    return demos.observations[pick], demos.masks[pick]
+
+
+def _labelled(positions, move):
+    obs, masks = positions
+    n = len(obs)
+    return ei.ExpertData({"observations": obs, "masks": masks, "move": move.astype(np.int8),
+                          "best": move.astype(np.int8),
+                          "values": np.where(masks > 0, 0.0, np.nan).astype(np.float32),
+                          "policy": masks / masks.sum(1, keepdims=True),
+                          "returns": np.zeros(n, np.float32)}, {})
+
+
+def _start_model():
+    from training.sb3.train import load_onnx_weights
+    model = ei.new_model(ei.NetworkSpec(), seed=0)
+    load_onnx_weights(model.policy, ei.onnx_path(POLICY))
+    return model
+
+
+def test_a_fit_that_diverges_keeps_the_start(positions):
+    """Labels that are the policy's own greedy cards, fitted with a step size that
+    wrecks the network: no epoch lowers the validation loss, and the start's weights
+    come back unchanged."""
+    import torch
+    model = _start_model()
+    start = {k: v.clone() for k, v in model.policy.state_dict().items()}
+    obs, masks = positions
+    with torch.no_grad():
+        greedy = model.policy.get_distribution(
+            torch.as_tensor(obs, dtype=torch.float32),
+            action_masks=torch.as_tensor(masks)).distribution.probs.argmax(1).numpy()
+    cfg = ei.DistillConfig(epochs=2, batch_size=8, learning_rate=1.0, best_weight=1.0,
+                           anchor=0.0, vf_coef=0.0, holdout=0.2, validation=0.25)
+    fit = ei.distill(model.policy, _labelled(positions, greedy), cfg, log=lambda *_: None)
+    assert fit["epoch_kept"] == 0 and fit["last_epoch"]["loss"] > fit["before"]["loss"]
+    assert fit["after"]["loss"] == fit["before"]["loss"]
+    for name, value in model.policy.state_dict().items():
+        assert torch.equal(value, start[name]), name
+
+
+def test_a_fit_that_learns_keeps_its_best_epoch(positions):
+    """Labels the policy does not play but can learn (the lowest legal card): a later
+    epoch is kept and the held-out agreement rises."""
+    obs, masks = positions
+    lowest = (masks > 0).argmax(1)
+    cfg = ei.DistillConfig(epochs=6, batch_size=16, learning_rate=3e-3, best_weight=1.0,
+                           anchor=0.0, vf_coef=0.0, holdout=0.2, validation=0.2)
+    fit = ei.distill(_start_model().policy, _labelled(positions, lowest), cfg,
+                     log=lambda *_: None)
+    assert fit["epoch_kept"] > 0 and fit["after"]["loss"] < fit["before"]["loss"]
+    assert fit["after"]["agreement"] > fit["before"]["agreement"] + 0.2
+    split = fit["held_out_after"]
+    assert split["keeps"]["positions"] + split["switches"]["positions"] == fit["held_out"]
 
 
 def test_config_and_policy_checks(tmp_path):

@@ -508,6 +508,9 @@ class DistillConfig(BaseModel):
                                              "(0: this iteration's only)")
     holdout: float = Field(0.1, ge=0, lt=1, description="share of positions kept out of the "
                                                         "fit to measure it")
+    validation: float = Field(0.1, ge=0, lt=1, description="share of the other positions kept "
+                              "out of the fit to choose its epoch: the weights of the epoch, the "
+                              "start included, of the lowest loss there (0: the last epoch's)")
     seed: Seed = Field(0, ge=0, description="seed of the minibatches' order (plus the "
                                            "iteration's number: of the new network)")
 

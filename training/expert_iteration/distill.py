@@ -5,6 +5,13 @@ card (``best_weight``) with a softmax of its card values at temperature
 ``tau`` (:func:`targets`), with a KL term (``anchor``) to the guiding policy's
 probabilities; the value head is fitted, on the policy's features, to the
 returns that followed in self-play (:func:`distill_losses`, :func:`distill`).
+A share of the positions (``validation``) chooses the epoch kept, the start
+included: the one whose loss is lowest there, so a fit that overfits or
+diverges does not leave the policy worse than where it started. The
+held-out positions say how often the greedy card is the expert's, apart where
+the expert keeps the guiding policy's card and where it switches from it
+(docs/experiments/distillation-agreement.md: most switches are within the
+noise of the expert's sampled worlds).
 
 May import: numpy and :mod:`aluette_env` at the top; torch and SB3 only inside
 the functions that need them.
@@ -71,10 +78,13 @@ def distill(policy, data: ExpertData, cfg: DistillConfig, log=print) -> dict:
     """Fit an SB3 actor-critic ``policy`` to the expert data (module docstring);
     returns the held-out losses before and after, and the fit's last epoch."""
     import torch
+    import copy
     rng = np.random.default_rng(cfg.seed)
     order = rng.permutation(len(data))
     n_hold = round(cfg.holdout * len(data))
-    hold, fit = order[:n_hold], order[n_hold:]
+    hold, rest = order[:n_hold], order[n_hold:]
+    n_val = round(cfg.validation * len(rest))
+    val, fit = rest[:n_val], rest[n_val:]
     losses = distill_losses(policy, data, cfg)
     names = ("loss", "cross_entropy", "kl", "value_loss", "agreement")
 
@@ -86,6 +96,10 @@ def distill(policy, data: ExpertData, cfg: DistillConfig, log=print) -> dict:
             return {k: float(v) for k, v in zip(names, losses(torch.as_tensor(idx)))}
 
     before = measure(hold)
+    # The epoch kept: the lowest loss on the validation positions, the start (epoch
+    # 0) included, the earliest on a tie.
+    kept = {"epoch": 0, "loss": measure(val).get("loss"),
+            "state": copy.deepcopy(policy.state_dict()) if len(val) else None}
     optimizer = torch.optim.Adam(policy.parameters(), lr=cfg.learning_rate)
     last: dict = {}
     for epoch in range(cfg.epochs):
@@ -103,13 +117,32 @@ def distill(policy, data: ExpertData, cfg: DistillConfig, log=print) -> dict:
         log(f"distill epoch {epoch + 1}/{cfg.epochs}: cross-entropy {last['cross_entropy']:.4f}"
             f", KL to the guide {last['kl']:.4f}, value loss {last['value_loss']:.3f}, greedy "
             f"card = expert's {last['agreement']:.1%}")
+        if len(val):
+            loss = measure(val)["loss"]
+            if loss < kept["loss"]:
+                kept = {"epoch": epoch + 1, "loss": loss,
+                        "state": copy.deepcopy(policy.state_dict())}
+    if kept["state"] is not None:
+        policy.load_state_dict(kept["state"])
+        log(f"validation ({len(val)} positions): epoch {kept['epoch']} of {cfg.epochs} kept (loss "
+            f"{kept['loss']:.4f})" + (" : the start, no epoch did better" if kept["epoch"] == 0
+                                      else ""))
     policy.set_training_mode(False)
     after = measure(hold)
+    split = {}
     if before:
         log(f"held out ({len(hold)} positions): loss {before['loss']:.4f} -> {after['loss']:.4f}"
             f", greedy card = expert's {before['agreement']:.1%} -> {after['agreement']:.1%}")
-    return {"positions": len(data), "held_out": len(hold), "before": before, "after": after,
-            "last_epoch": last}
+        # Where the expert keeps the guiding policy's greedy card, and where it switches.
+        switch = data["policy"][hold].argmax(1) != data["move"][hold]
+        for name, idx in (("keeps", hold[~switch]), ("switches", hold[switch])):
+            split[name] = {"positions": len(idx), "agreement": measure(idx).get("agreement")}
+        log("held out, greedy card = expert's where it keeps the guide's card: "
+            + ", where it switches: ".join(
+                f"{(v['agreement'] or 0):.1%} of {v['positions']}" for v in split.values()))
+    return {"positions": len(data), "held_out": len(hold), "validation": len(val),
+            "epoch_kept": kept["epoch"] if len(val) else cfg.epochs, "before": before,
+            "after": after, "held_out_after": split, "last_epoch": last}
 
 
 def new_model(network: NetworkSpec, seed: int = 0):

@@ -150,7 +150,8 @@ def run(args: argparse.Namespace) -> int:
         server.run(sockets=[sock])
         return 0
     # Each worker process makes its own app from the same settings.
-    os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
+    os.environ[CONFIG_VARIABLE] = json.dumps({**dataclasses.asdict(config),
+                                              "supervisor": os.getpid()})
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
                         workers=args.workers, log_level="warning", access_log=False,
                         **options)

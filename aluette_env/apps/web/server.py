@@ -144,8 +144,15 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
 
 def app_from_environment():
     """The app of one of ``aluette serve --workers N``'s processes, made from
-    the settings the command put in the environment."""
-    return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
+    the settings the command put in the environment. The process stops with
+    the supervisor that started it, even one killed with SIGKILL
+    (:func:`~aluette_env._workers.stop_with_parent`): no worker stays behind
+    holding the port."""
+    from aluette_env._workers import stop_with_parent
+
+    settings = json.loads(os.environ[CONFIG_VARIABLE])
+    stop_with_parent(settings.pop("supervisor"))
+    return create_app(ServerConfig(**settings))
 
 
 def _closing(listener: PostgresListener | None, *workers, warm=None):

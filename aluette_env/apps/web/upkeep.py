@@ -18,7 +18,8 @@ transaction, so a running server waits for it only moments, and a prune
 stopped at any point (SIGKILL included) has deleted only expired games, each
 whole. The backup of a SQLite file is SQLite's online backup, written to a
 temporary file beside the target and renamed over it once complete: a
-backup stopped half-way leaves the previous backup as it was.
+backup stopped half-way leaves the previous backup as it was (and its
+temporary file, which the next backup clears).
 
 May import: the standard library, and the database (:mod:`.store`) inside the
 functions that use it, so that ``aluette --help`` loads no database library.
@@ -110,6 +111,8 @@ def backup(db, target: str) -> int:
         raise ValueError(f"--db {db.url.render_as_string()[:200]}: aluette db backup copies a "
                          f"SQLite file; back up PostgreSQL with pg_dump (docs/WEB.md)")
     path = Path(os.path.abspath(target))
+    for stale in path.parent.glob(f".{path.name}.*.partial"):  # of a backup stopped half-way
+        stale.unlink(missing_ok=True)
     partial = path.with_name(f".{path.name}.{secrets.token_hex(4)}.partial")
     try:
         source = db.engine.raw_connection()

@@ -168,11 +168,17 @@ def run(args: argparse.Namespace) -> int:
                           keep_unfinished_days=args.keep_unfinished,
                           keep_finished_days=args.keep_finished, db_wait=args.db_wait)
     configure_logging(args.log_level)
-    try:
-        app = create_app(config)  # checks the players and the database, and migrates it
-    except DatabaseError as err:
-        raise UsageError(str(err)) from None
-    if app.state.store.db.memory:
+    if args.workers > 1:  # each worker makes its app: the supervisor only checks, apart
+        refusal = _checked_apart(config, args.log_level)
+        if refusal is not None:
+            raise UsageError(refusal)
+        app = None
+    else:
+        try:
+            app = create_app(config)  # checks the players and the database, and migrates it
+        except DatabaseError as err:
+            raise UsageError(str(err)) from None
+    if app is not None and app.state.store.db.memory:
         print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
               f"only, and lost when the server stops; leave --db out to keep them in a file",
               file=sys.stderr, flush=True)
@@ -214,6 +220,21 @@ def run(args: argparse.Namespace) -> int:
         from ...commands import Terminated
         raise Terminated if stopped_by == signal.SIGTERM else KeyboardInterrupt
     return 0
+
+
+def _checked_apart(config, log_level: str) -> str | None:
+    """:func:`.server.check_settings` in a process of its own, which then ends."""
+    import dataclasses
+
+    from aluette_env._workers import spawn_pool, stop_pool
+
+    from .server import check_settings
+
+    pool = spawn_pool(1)
+    try:
+        return pool.submit(check_settings, dataclasses.asdict(config), log_level).result()
+    finally:
+        stop_pool(pool)
 
 
 def _supervise(config, sock) -> int | None:

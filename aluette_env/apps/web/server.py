@@ -157,6 +157,21 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     return ServerTiming(AccessLog(SecurityHeaders(CompressPage(limited))), app)
 
 
+def check_settings(settings: dict, log_level: str) -> str | None:
+    """The app of ``ServerConfig(**settings)`` made, to check the players and
+    the database (migrated), and dropped: the refusal's one line, or None. What
+    ``aluette serve --workers N`` runs in a process of its own, so that its
+    supervisor, which serves nothing, never holds the players and their
+    libraries (a few hundred MB)."""
+    configure_logging(log_level)
+    try:
+        app = create_app(ServerConfig(**settings))
+    except (DatabaseError, PlayerSpecError) as err:
+        return str(err)
+    app.state.store.db.close()
+    return None
+
+
 def app_from_environment():
     """The app of one of ``aluette serve --workers N``'s processes, made from
     the settings the command put in the environment. The process stops with

@@ -260,6 +260,7 @@ def _supervise(config, sock) -> int | None:
 
 def add_db_arguments(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                           help="prune: delete the expired games; backup: copy the database",
                            parser_class=type(p))
     prune = sub.add_parser("prune", help="delete the expired games now (the server does it "
                                          "every hour)",

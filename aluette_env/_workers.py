@@ -6,6 +6,10 @@ that skips the pool's shutdown), the worker exits on its own instead of staying
 behind with its memory, its inherited pipes and multiprocessing's resource
 tracker (which ends when the last process holding its pipe does). The web
 server's AI and coach workers and ``duplicate_eval(jobs=N)``'s use it.
+:func:`stop_with_parent` does the same for a process that has its own
+shutdown to run (a server process of ``aluette serve --workers N``): it is
+asked to stop (SIGTERM) when its parent is gone, and ends if it has not
+within a grace period.
 
 Ctrl-C in a terminal sends SIGINT to the whole process group, workers included,
 and a service manager sends SIGTERM to all its processes. The workers ignore
@@ -20,9 +24,11 @@ Standard library only.
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
 import signal
+import sys
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -40,6 +46,37 @@ def end_with_parent(parent: int) -> None:
         os._exit(0)  # no cleanup to run: the work was the parent's, and it is gone
 
     threading.Thread(target=watch, name="end-with-parent", daemon=True).start()
+
+
+#: Linux's ``prctl`` option: the signal this process gets when its parent dies.
+PR_SET_PDEATHSIG = 1
+#: Seconds a process told to stop by :func:`stop_with_parent` has for its shutdown.
+SHUTDOWN_GRACE_S = 10.0
+
+
+def stop_with_parent(parent: int, grace_s: float = SHUTDOWN_GRACE_S) -> None:
+    """This process gets SIGTERM (its own shutdown runs) once ``parent``, the
+    process that started it, is gone, even if that one was killed with SIGKILL;
+    if it is still there ``grace_s`` seconds later it exits. On Linux the
+    kernel sends the signal at the parent's death (``prctl(PR_SET_PDEATHSIG)``);
+    elsewhere, and in case the parent died before this call, a thread checks
+    the parent id every :data:`PARENT_CHECK_S` seconds. Call it from the
+    process's main thread, early (its parent must be the one that started it)."""
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGTERM), 0, 0, 0)
+        except (OSError, AttributeError):  # no C library to call: the thread does it
+            pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_S)
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(grace_s)
+        os._exit(1)  # a shutdown that hangs (a client that never lets go) ends here
+
+    threading.Thread(target=watch, name="stop-with-parent", daemon=True).start()
 
 
 #: The stops a worker leaves to its parent (which ends it with :func:`stop_pool`).

@@ -55,8 +55,8 @@ from collections.abc import Callable
 __all__ = [
     "EXIT_FAILED", "EXIT_USAGE", "MAX_EVAL_DEALS", "MAX_SEED", "Command", "CommandFailed",
     "Terminated", "UsageError", "bounded_int", "build_parser", "check_not_input",
-    "deal_pairs", "main", "positive_int", "printable", "run_command", "seed_int", "writable_file",
-    "write_json",
+    "deal_pairs", "environment_defaults", "main", "positive_int", "printable", "run_command",
+    "seed_int", "writable_file", "write_json",
 ]
 
 #: The exit code of bad input.
@@ -161,6 +161,72 @@ def probability(text: str) -> float:
 deal_pairs = bounded_int(1, MAX_EVAL_DEALS)
 #: An argument type: a seed, 0 to MAX_SEED.
 seed_int = bounded_int(0, MAX_SEED)
+
+
+class _FromEnvironment(str):
+    """An option's value read from the environment variable ``name``."""
+
+    name: str
+
+
+def _environment_type(convert: Callable[[str], object] | None) -> Callable[[str], object]:
+    """``convert`` (an argument type), whose refusal of a value read from the
+    environment names the variable."""
+    convert = convert or str
+
+    def parse(text: str):
+        try:
+            return convert(text)
+        except (argparse.ArgumentTypeError, ValueError, TypeError) as err:
+            if not isinstance(text, _FromEnvironment):
+                raise
+            reason = str(err) or f"not a valid {getattr(convert, '__name__', 'value')}"
+            raise argparse.ArgumentTypeError(f"from {text.name}={text[:60]!r}: {reason}"
+                                             ) from None
+
+    parse.__name__ = getattr(convert, "__name__", "value")
+    return parse
+
+
+def switch(text: str) -> bool:
+    """An argument type: on or off, as an environment variable writes it."""
+    value = text.strip().lower()
+    if value in ("1", "true", "yes", "on"):
+        return True
+    if value in ("0", "false", "no", "off"):
+        return False
+    raise argparse.ArgumentTypeError(f"expected 1/true/yes/on or 0/false/no/off, got {text[:40]!r}")
+
+
+def environment_defaults(parser: argparse.ArgumentParser, prefix: str) -> dict[str, str]:
+    """Each option of ``parser`` also read from the environment variable of
+    its name: ``prefix`` and the option's name in capitals, ``-`` as ``_``
+    (``--max-games``: ``ALUETTE_MAX_GAMES``). The option given on the command
+    line wins; an empty variable counts as unset; a value the option refuses is
+    refused as the option's would be, naming the variable (checked when the
+    command is parsed, so a variable of another command is never read). A
+    switch (``store_true``) reads 1/true/yes/on or 0/false/no/off. Returns each
+    option's variable, and adds it to the option's help."""
+    names = {}
+    for action in parser._actions:
+        if not action.option_strings or isinstance(action, (argparse._HelpAction,
+                                                            argparse._VersionAction)):
+            continue
+        option = max(action.option_strings, key=len)
+        name = prefix + option.lstrip("-").upper().replace("-", "_")
+        names[option] = name
+        action.help = f"{action.help or ''} [{name}]".strip()
+        text = os.environ.get(name, "")
+        if not text:
+            continue
+        value = _FromEnvironment(text)
+        value.name = name
+        switched = isinstance(action, (argparse._StoreTrueAction, argparse._StoreFalseAction))
+        # argparse converts a default given as text with the option's type (a
+        # switch's type is used for nothing else).
+        action.type = _environment_type(switch if switched else action.type)
+        action.default = value
+    return names
 
 
 def writable_file(text: str) -> str:

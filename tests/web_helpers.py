@@ -110,8 +110,10 @@ def free_port() -> int:
 class Served:
     """``aluette serve`` in its own process group (the workers die with it)."""
 
-    def __init__(self, db: str, workers: int = 1, port: int | None = None):
+    def __init__(self, db: str, workers: int = 1, port: int | None = None,
+                 options: tuple[str, ...] = ()):
         self.db, self.workers, self.port = db, workers, port or free_port()
+        self.options = list(options)  # more options of aluette serve
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> Served:
@@ -122,7 +124,7 @@ class Served:
              "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
              "--left", "random", "--right", "heuristic",
              # The coach's effort is test_coach.py's: here it only has to answer.
-             "--hint-worlds", "8", "--review-worlds", "4"],
+             "--hint-worlds", "8", "--review-worlds", "4", *self.options],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
         line = self.proc.stdout.readline()
         assert re.search(r"http://127\.0\.0\.1:\d+/", line), (line, self.proc.stderr.read())

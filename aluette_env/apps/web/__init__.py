@@ -14,10 +14,17 @@ import argparse
 import signal
 import sys
 
-from ...commands import Command, UsageError, bounded_int, bounded_seconds
+from ...commands import (
+    Command, UsageError, bounded_int, bounded_seconds, check_not_input, environment_defaults,
+    writable_file,
+)
 from ..coach import HINT_WORLDS, REVIEW_WORLDS
 from ..review import worlds
 from .timeouts import BODY_TIMEOUT_S, HEADER_TIMEOUT_S, TIMEOUT_RANGE_S
+from .upkeep import (
+    DB_WAIT_S, KEEP_FINISHED_DAYS, KEEP_UNFINISHED_DAYS, KEEP_UNPLAYED_HOURS, MAX_KEEP_DAYS,
+    NEW_GAMES_PER_HOUR,
+)
 
 MAX_WORKERS = 64
 
@@ -84,7 +91,49 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    default=BODY_TIMEOUT_S,
                    help=f"the same for a request's whole body ({low:g}-{high:g}, default "
                         f"{BODY_TIMEOUT_S:g})")
+    p.add_argument("--new-games", type=bounded_int(0, 1_000_000), metavar="N",
+                   default=NEW_GAMES_PER_HOUR,
+                   help=f"new games and tables one client address may start per hour (with "
+                        f"--proxy, the address the proxy forwards; 0: any number; default "
+                        f"{NEW_GAMES_PER_HOUR})")
+    add_keeping(p)
+    p.add_argument("--db-wait", type=bounded_seconds(0, 3600), metavar="SECONDS",
+                   default=DB_WAIT_S,
+                   help=f"how long to wait at start for a database server that does not "
+                        f"answer yet, trying again, before giving up (0-3600, default "
+                        f"{DB_WAIT_S:g})")
+    p.add_argument("--log-level", type=log_level, default="warning", metavar="LEVEL",
+                   help=f"what the server logs: {', '.join(LOG_LEVELS)} (default warning; "
+                        f"info adds a line per request, the access log, on stdout)")
     p.add_argument("--open", action="store_true", help="open the page in a web browser")
+    environment_defaults(p, ENVIRONMENT_PREFIX)
+
+
+def add_keeping(p: argparse.ArgumentParser) -> None:
+    """The options of how long games are kept (``serve`` and ``db prune``)."""
+    p.add_argument("--keep-unfinished", type=bounded_int(0, MAX_KEEP_DAYS), metavar="DAYS",
+                   default=KEEP_UNFINISHED_DAYS,
+                   help=f"days an unfinished one-person game is kept after its last move "
+                        f"(0: for ever; default {KEEP_UNFINISHED_DAYS}); one whose person "
+                        f"never played goes after {KEEP_UNPLAYED_HOURS} hours")
+    p.add_argument("--keep-finished", type=bounded_int(0, MAX_KEEP_DAYS), metavar="DAYS",
+                   default=KEEP_FINISHED_DAYS,
+                   help=f"days every other game (finished, or a table of people) is kept "
+                        f"after its last move (0: for ever; default {KEEP_FINISHED_DAYS})")
+
+
+#: The levels of ``--log-level``.
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+#: Each option of ``aluette serve`` and ``aluette db`` is also this and its name in capitals.
+ENVIRONMENT_PREFIX = "ALUETTE_"
+
+
+def log_level(text: str) -> str:
+    """An argument type: one of :data:`LOG_LEVELS`."""
+    if text.strip().lower() not in LOG_LEVELS:
+        raise argparse.ArgumentTypeError(f"expected one of {', '.join(LOG_LEVELS)}, "
+                                         f"got {text[:40]!r}")
+    return text.strip().lower()
 
 
 def run(args: argparse.Namespace) -> int:
@@ -99,7 +148,9 @@ def run(args: argparse.Namespace) -> int:
 
     import uvicorn
 
-    from .server import CONFIG_VARIABLE, ServerConfig, create_app
+    from .server import (
+        CONFIG_VARIABLE, ServerConfig, configure_logging, create_app, logging_config,
+    )
     from .store import DatabaseError, default_url
 
     if not 0 <= args.port <= 65535:
@@ -113,12 +164,21 @@ def run(args: argparse.Namespace) -> int:
                           max_games=args.max_games, db=args.db or default_url(),
                           workers=args.workers,
                           hint_worlds=args.hint_worlds, review_worlds=args.review_worlds,
-                          body_timeout=args.body_timeout)
-    try:
-        app = create_app(config)  # checks the players and the database, and migrates it
-    except DatabaseError as err:
-        raise UsageError(str(err)) from None
-    if app.state.store.db.memory:
+                          body_timeout=args.body_timeout, new_games_per_hour=args.new_games,
+                          keep_unfinished_days=args.keep_unfinished,
+                          keep_finished_days=args.keep_finished, db_wait=args.db_wait)
+    configure_logging(args.log_level)
+    if args.workers > 1:  # each worker makes its app: the supervisor only checks, apart
+        refusal = _checked_apart(config, args.log_level)
+        if refusal is not None:
+            raise UsageError(refusal)
+        app = None
+    else:
+        try:
+            app = create_app(config)  # checks the players and the database, and migrates it
+        except DatabaseError as err:
+            raise UsageError(str(err)) from None
+    if app is not None and app.state.store.db.memory:
         print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
               f"only, and lost when the server stops; leave --db out to keep them in a file",
               file=sys.stderr, flush=True)
@@ -144,21 +204,37 @@ def run(args: argparse.Namespace) -> int:
         threading.Timer(0.5, webbrowser.open, (url,)).start()
     from .limits import uvicorn_options
     options = uvicorn_options(args.proxy, args.header_timeout)
+    logs = {"log_level": args.log_level, "log_config": logging_config(args.log_level),
+            "access_log": False}  # uvicorn's access log would show the seat tokens: AccessLog's
     if args.workers == 1:
-        server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
-                                               **options))
+        server = uvicorn.Server(uvicorn.Config(app, **logs, **options))
         server.run(sockets=[sock])
         return 0
     # Each worker process makes its own app from the same settings.
-    os.environ[CONFIG_VARIABLE] = json.dumps(dataclasses.asdict(config))
+    os.environ[CONFIG_VARIABLE] = json.dumps({**dataclasses.asdict(config),
+                                              "supervisor": os.getpid()})
     uv = uvicorn.Config("aluette_env.apps.web.server:app_from_environment", factory=True,
-                        workers=args.workers, log_level="warning", access_log=False,
-                        **options)
+                        workers=args.workers, **logs, **options)
     stopped_by = _supervise(uv, sock)
     if stopped_by is not None:  # one line and 130 / 143, as every command
         from ...commands import Terminated
         raise Terminated if stopped_by == signal.SIGTERM else KeyboardInterrupt
     return 0
+
+
+def _checked_apart(config, log_level: str) -> str | None:
+    """:func:`.server.check_settings` in a process of its own, which then ends."""
+    import dataclasses
+
+    from aluette_env._workers import spawn_pool, stop_pool
+
+    from .server import check_settings
+
+    pool = spawn_pool(1)
+    try:
+        return pool.submit(check_settings, dataclasses.asdict(config), log_level).result()
+    finally:
+        stop_pool(pool)
 
 
 def _supervise(config, sock) -> int | None:
@@ -181,6 +257,75 @@ def _supervise(config, sock) -> int | None:
     supervisor.run()
     return supervisor.stopped_by
 
+
+def add_db_arguments(p: argparse.ArgumentParser) -> None:
+    sub = p.add_subparsers(dest="action", required=True, metavar="ACTION",
+                           help="prune: delete the expired games; backup: copy the database",
+                           parser_class=type(p))
+    prune = sub.add_parser("prune", help="delete the expired games now (the server does it "
+                                         "every hour)",
+                           description="Delete the games that have expired: "
+                                       "docs/WEB.md, 'Host it for friends'.")
+    add_db_option(prune)
+    add_keeping(prune)
+    prune.add_argument("--dry-run", action="store_true",
+                       help="count the expired games, delete nothing")
+    environment_defaults(prune, ENVIRONMENT_PREFIX)
+    backup = sub.add_parser("backup", help="copy a SQLite database of games to FILE, also "
+                                           "while the server runs (PostgreSQL: pg_dump)",
+                            description="Copy the games' SQLite database to FILE with "
+                                        "SQLite's online backup; FILE is replaced only "
+                                        "once the copy is whole.")
+    backup.add_argument("file", metavar="FILE", type=writable_file,
+                        help="the copy (replaced if it exists)")
+    add_db_option(backup)
+    environment_defaults(backup, ENVIRONMENT_PREFIX)
+
+
+def add_db_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--db", metavar="URL", default=None,
+                   help="the database of aluette serve --db (default: its default file)")
+
+
+def run_db(args: argparse.Namespace) -> int:
+    import os
+
+    from . import upkeep
+    from .store import Database, DatabaseError, Games, default_url
+
+    url = args.db or default_url()
+    try:
+        db = Database(url)
+        if db.memory:
+            raise UsageError(f"--db {url[:200]}: a database in memory has no games to "
+                             f"{args.action}; give the server's file or URL")
+        path = db.url.database or ""
+        if db.sqlite and not path.startswith("file:") and not os.path.isfile(path):
+            raise UsageError(f"--db {url[:200]}: no such database file")
+        if args.action == "backup":
+            check_not_input(args.file, "FILE", [db.url.database or ""])
+            try:
+                size = upkeep.backup(db, args.file)
+            except ValueError as err:
+                raise UsageError(str(err)) from None
+            print(f"backed up {url[:200]} to {args.file} ({size:,} bytes)")
+            return 0
+        db.upgrade()
+        keeping = upkeep.Keeping(args.keep_unfinished, args.keep_finished)
+        done = upkeep.prune(Games(db), keeping, dry_run=args.dry_run)
+    except DatabaseError as err:
+        raise UsageError(str(err)) from None
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"{verb} {sum(done.values())} expired games: {done['unplayed']} never played "
+          f"(after {KEEP_UNPLAYED_HOURS} h), {done['unfinished']} unfinished (after "
+          f"{args.keep_unfinished or 'no'} days), {done['other']} others (after "
+          f"{args.keep_finished or 'no'} days)")
+    return 0
+
+
+#: ``aluette db``, registered in pyproject.toml under ``aluette.commands``.
+DB_COMMAND = Command(help="the web game's database: prune the expired games, back it up",
+                     add_arguments=add_db_arguments, run=run_db)
 
 #: ``aluette serve``, registered in pyproject.toml under ``aluette.commands``.
 COMMAND = Command(help="play in the browser: a local web server for the Aluette table",

@@ -36,7 +36,9 @@ from starlette.routing import Route
 from aluette_env.game import NUM_CARDS, NUM_SIGNS
 
 from ..session import AI_SEATS
-from .inputs import check_keys, integer, json_body, narrator, seat_of, signs_option
+from .inputs import (
+    check_keys, client_of, integer, json_body, narrator, seat_of, signs_option,
+)
 from .service import WORKER, GameService, SeatHandle
 
 VERSION = "the game's version in the view you saw"
@@ -67,6 +69,7 @@ class GameRoutes:
         specs = {**(self.defaults if signs is None else self.signs_defaults), **chosen}
         for role, spec in chosen.items():  # a 400 naming the seat, before any work
             self.service.pool.get(spec, role, signs is not None)
+        await self.service.may_start(client_of(request))
         handle, events = await self.service.start(specs, signs)
         return self.answer(request, handle, events, 201, id=handle.token)
 

@@ -65,11 +65,16 @@ def narrator(request: HTTPConnection) -> Narrator:
         raise ApiError(400, f"lang: {err}") from None
 
 
+def client_of(request: HTTPConnection) -> str:
+    """The request's client address: the address it connects from, or the one
+    a trusted reverse proxy forwards (``aluette serve --proxy``)."""
+    return request.client.host if request.client else "?"
+
+
 async def seat_of(service, request: HTTPConnection, person: bool = False):
     """The :class:`~.service.SeatHandle` the request's token (path ``gid``) reaches
     (:meth:`.service.GameService.reach`)."""
-    client = request.client.host if request.client else "?"
-    return await service.reach(request.path_params["gid"], client, person)
+    return await service.reach(request.path_params["gid"], client_of(request), person)
 
 
 def logged_path(path: str) -> str:

@@ -44,6 +44,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
 
 from aluette_env.players import PlayerSpecError
 from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
@@ -60,6 +61,8 @@ from .service import GameService
 from .store import Database, DamagedGame, DatabaseError, Games, StoreUnavailable
 from .tables import TableRoutes
 from .timeouts import BODY_TIMEOUT_S
+from . import upkeep
+from .upkeep import KEEP_FINISHED_DAYS, KEEP_UNFINISHED_DAYS, Keeping
 from .workers import PlayerPool, WorkerUnavailable, registered_players
 
 #: What ``aluette serve --workers N`` hands to each server process (:func:`app_from_environment`).
@@ -85,6 +88,13 @@ class ServerConfig:
     hint_worlds: int = HINT_WORLDS  # the coach's effort (aluette_env.apps.coach)
     review_worlds: int = REVIEW_WORLDS
     body_timeout: float = BODY_TIMEOUT_S  # seconds for a request's whole body
+    #: New games and tables a client address may start per hour (0: any number).
+    new_games_per_hour: int = 0
+    #: Days games are kept after their last move (.upkeep; 0: for ever).
+    keep_unfinished_days: float = KEEP_UNFINISHED_DAYS
+    keep_finished_days: float = KEEP_FINISHED_DAYS
+    #: Seconds to wait at start for a database that does not answer (0: fail at once).
+    db_wait: float = 0.0
 
     def defaults(self) -> dict[str, str]:
         return {"left": self.left, "partner": self.partner, "right": self.right}
@@ -112,18 +122,20 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
         raise DatabaseError(f"--db {config.db[:200]}: a database in memory is one process's: "
                             f"--workers {config.workers} cannot share it; give a file "
                             f"(sqlite:///games.db) or PostgreSQL")
-    db.upgrade()
+    db.upgrade(wait_s=config.db_wait, say=log.warning)
     postgres = db.url.get_backend_name() == "postgresql"
     store = Games(db, notify=CHANNEL if postgres else None)
     changes = Changes(shared=config.workers > 1 or postgres, listens=postgres)
     listener = PostgresListener(db.conninfo(), changes) if postgres else None
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
-    service = GameService(store, pool, changes, config.max_games, seeds)
+    service = GameService(store, pool, changes, config.max_games, seeds,
+                          new_games_per_hour=config.new_games_per_hour)
     coach = CoachRoutes(service, config.hint_worlds, config.review_worlds)
     features = [PageRoutes(pool, config.defaults(), config.max_games,
                            db.url.get_backend_name(), signs_defaults=config.signs_defaults()),
                 GameRoutes(service, config.defaults(), coach, config.signs_defaults()), coach,
-                TableRoutes(service, config.partner, config.signs_ai)]
+                TableRoutes(service, config.partner, config.signs_ai),
+                HealthRoutes(service, db)]
     app = Starlette(routes=[route for feature in features for route in feature.routes()],
                     exception_handlers={HTTPException: http_error, ApiError: http_error,
                                         ClientGone: client_gone,
@@ -131,7 +143,10 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                                         StoreUnavailable: store_unavailable,
                                         DamagedGame: damaged},
                     lifespan=_closing(listener, pool.workers, coach, service, db,
-                                      warm=coach.warm))
+                                      warm=coach.warm,
+                                      prune=_pruning(service, Keeping(
+                                          config.keep_unfinished_days,
+                                          config.keep_finished_days))))
     app.state.store, app.state.service = store, service
     app.state.config = config
     app.state.coach = coach
@@ -139,34 +154,101 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     app.state.ai_workers = pool.workers
     limited = RequestLimits(app, MAX_BODY, {"/api/records": MAX_RECORD_BYTES},
                             timeout=config.body_timeout)
-    return ServerTiming(SecurityHeaders(CompressPage(limited)), app)
+    return ServerTiming(AccessLog(SecurityHeaders(CompressPage(limited))), app)
+
+
+def check_settings(settings: dict, log_level: str) -> str | None:
+    """The app of ``ServerConfig(**settings)`` made, to check the players and
+    the database (migrated), and dropped: the refusal's one line, or None. What
+    ``aluette serve --workers N`` runs in a process of its own, so that its
+    supervisor, which serves nothing, never holds the players and their
+    libraries (a few hundred MB)."""
+    configure_logging(log_level)
+    try:
+        app = create_app(ServerConfig(**settings))
+    except (DatabaseError, PlayerSpecError) as err:
+        return str(err)
+    app.state.store.db.close()
+    return None
 
 
 def app_from_environment():
     """The app of one of ``aluette serve --workers N``'s processes, made from
-    the settings the command put in the environment."""
-    return create_app(ServerConfig(**json.loads(os.environ[CONFIG_VARIABLE])))
+    the settings the command put in the environment. The process stops with
+    the supervisor that started it, even one killed with SIGKILL
+    (:func:`~aluette_env._workers.stop_with_parent`): no worker stays behind
+    holding the port."""
+    from aluette_env._workers import stop_with_parent
+
+    settings = json.loads(os.environ[CONFIG_VARIABLE])
+    stop_with_parent(settings.pop("supervisor"))
+    return create_app(ServerConfig(**settings))
 
 
-def _closing(listener: PostgresListener | None, *workers, warm=None):
+def _closing(listener: PostgresListener | None, *workers, warm=None, prune=None):
     """The app's lifespan: the database's notifications heard while it runs;
-    ``warm()`` (the coach's warm-up) run as it starts, in the background; the
-    AI and coach worker processes, the service's threads and the database end
-    with the server."""
+    ``warm()`` (the coach's warm-up) and ``prune()`` (the expired games
+    deleted, now and every hour) run in the background; the AI and coach
+    worker processes, the service's threads and the database end with the
+    server."""
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        hearing = asyncio.create_task(listener.run()) if listener is not None else None
+        tasks = [asyncio.create_task(listener.run())] if listener is not None else []
         warming = app.state.warming = asyncio.create_task(warm()) if warm is not None else None
+        tasks += [warming] if warming is not None else []
+        tasks += [asyncio.create_task(prune())] if prune is not None else []
         try:
             yield
         finally:
-            if warming is not None:
-                warming.cancel()
-            if hearing is not None:
-                hearing.cancel()
+            for task in tasks:
+                task.cancel()
             for w in workers:
                 w.close()
     return lifespan
+
+
+def _pruning(service: GameService, keeping: Keeping):
+    """The server's prune (:mod:`.upkeep`): now, then every
+    :data:`~.upkeep.PRUNE_EVERY_S` seconds, in a worker thread; a failing
+    database is one log line and a try at the next hour."""
+    async def prune() -> None:
+        while True:
+            try:
+                done = await service.run(upkeep.prune, service.store, keeping)
+                if any(done.values()):
+                    log.info("pruned expired games: %s",
+                             ", ".join(f"{n} {kind}" for kind, n in done.items()))
+            except DatabaseError as err:
+                log.warning("could not prune expired games: %s", err)
+            await asyncio.sleep(upkeep.PRUNE_EVERY_S)
+    return prune
+
+
+def configure_logging(level: str) -> None:
+    """This process's logging as :func:`logging_config` sets it (``aluette
+    serve`` calls it first, so that its wait for the database is logged)."""
+    import logging.config
+
+    logging.config.dictConfig(logging_config(level))
+
+
+def logging_config(level: str) -> dict:
+    """uvicorn's logging settings (``uvicorn.Config(log_config=...)``, applied in
+    every worker process too) with this server's loggers at ``level``: its
+    messages on stderr, and the access log (:class:`AccessLog`) on stdout."""
+    import copy
+
+    from uvicorn.config import LOGGING_CONFIG
+
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["handlers"]["aluette_access"] = {"formatter": "default",
+                                            "class": "logging.StreamHandler",
+                                            "stream": "ext://sys.stdout"}
+    config["loggers"]["aluette"] = {"handlers": ["default"], "level": level.upper(),
+                                    "propagate": False}
+    config["loggers"]["aluette.access"] = {"handlers": ["aluette_access"],
+                                           "level": level.upper(), "propagate": False}
+    return config
 
 
 # ---------------------------------------------------------------------- errors
@@ -218,7 +300,85 @@ async def damaged(request: Request, exc: Exception) -> JSONResponse:
                          "code": "damaged"}, status_code=500)
 
 
+# ---------------------------------------------------------------------- health
+
+class HealthRoutes:
+    """For load balancers and service managers: ``GET /healthz`` answers 200
+    while the server process answers at all (liveness); ``GET /readyz``
+    answers 200 once the database answers too, else 503 (readiness)."""
+
+    #: Seconds the readiness check waits for the database.
+    TIMEOUT_S = 5.0
+
+    def __init__(self, service: GameService, db: Database):
+        self.service, self.db = service, db
+
+    async def healthz(self, request: Request) -> JSONResponse:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(self, request: Request) -> JSONResponse:
+        try:
+            await asyncio.wait_for(self.service.run(self.db.ping), self.TIMEOUT_S)
+        except (DatabaseError, asyncio.TimeoutError) as err:
+            reason = str(err) or f"no answer within {self.TIMEOUT_S:g} s"
+            return JSONResponse({"error": f"the database does not answer: {reason}",
+                                 "code": "store_unavailable"}, status_code=503,
+                                headers={"retry-after": "2"})
+        return JSONResponse({"status": "ready", "database": self.db.url.get_backend_name()})
+
+    def routes(self) -> list:
+        return [Route("/healthz", self.healthz), Route("/readyz", self.readyz)]
+
+
 # ---------------------------------------------------------------------- middleware
+
+access_log = logging.getLogger("aluette.access")
+
+
+class AccessLog:
+    """Pure ASGI middleware: one line per request on the ``aluette.access``
+    logger at INFO (``aluette serve --log-level info``): the client's address
+    (the forwarded one behind ``--proxy``), the method, the path (a seat token
+    cut short, :func:`~.inputs.logged_path`), the status and the time taken in
+    ms; a request whose client left before its answer has the warning that says
+    so instead. An update socket is logged as it opens: 101, or 403 if refused."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] not in ("http", "websocket") or not access_log.isEnabledFor(
+                logging.INFO):
+            return await self.app(scope, receive, send)
+        start = time.perf_counter()
+        status: int | None = None
+        client = (scope.get("client") or ("?",))[0]
+        path = logged_path(scope.get("path", ""))
+
+        def line(method: str, code: int) -> None:
+            access_log.info('%s "%s %s HTTP/%s" %s %.1f ms', client, method, path,
+                            scope.get("http_version", "1.1"), code,
+                            (time.perf_counter() - start) * 1000)
+
+        async def sending(message):
+            nonlocal status
+            kind = message["type"]
+            if kind == "http.response.start":
+                status = message["status"]
+            elif scope["type"] == "websocket" and status is None and kind in (
+                    "websocket.accept", "websocket.close", "websocket.http.response.start"):
+                status = {"websocket.accept": 101, "websocket.close": 403}.get(
+                    kind, message.get("status"))
+                line("WEBSOCKET", status)
+            await send(message)
+
+        try:
+            await self.app(scope, receive, sending)
+        finally:
+            if scope["type"] == "http" and status is not None:  # else the client left first
+                line(scope.get("method", "?"), status)
+
+
 
 class SecurityHeaders:
     """Pure ASGI middleware: the page loads only its own files; nothing is

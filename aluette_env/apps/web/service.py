@@ -225,30 +225,42 @@ class GameCache:
         return entry
 
 
-class TokenGuard:
-    """Unknown tokens per client address, counted in the database
-    (:meth:`.store.Games.token_failures`), so that every worker process and
-    every server on it counts the same guesses: after ``max_failures`` within
-    ``window_s`` seconds, every request of that address gets 429 until the
-    failures in the window are fewer again. The calls read and write the
-    database: make them in a worker thread."""
+class ClientLimit:
+    """At most ``max_count`` of one kind of request (:attr:`.store.Games.COUNTED`)
+    per client address within ``window_s`` seconds, counted in the database, so
+    that every worker process and every server on it counts the same: past it,
+    :meth:`blocked` says how long that address waits. The calls read and write
+    the database: make them in a worker thread."""
 
-    def __init__(self, store: Games, max_failures: int = 30, window_s: float = 60.0,
+    def __init__(self, store: Games, kind: str, max_count: int, window_s: float,
                  clock: Callable[[], float] = time.time):
-        self.store = store
-        self.max_failures, self.window_s, self.clock = max_failures, window_s, clock
+        self.store, self.kind = store, kind
+        self.max_count, self.window_s, self.clock = max_count, window_s, clock
 
     def blocked(self, client: str) -> float:
         """Seconds until ``client`` may try again (0: now)."""
         now = self.clock()
-        failures = self.store.token_failures(client, now - self.window_s)
-        if len(failures) < self.max_failures:
+        times = self.store.client_times(self.kind, client, now - self.window_s)
+        if len(times) < self.max_count:
             return 0.0
-        return max(failures[-self.max_failures] + self.window_s - now, 0.001)
+        return max(times[-self.max_count] + self.window_s - now, 0.001)
+
+    def count(self, client: str) -> None:
+        now = self.clock()
+        self.store.client_did(self.kind, client, now, now - self.window_s)
+
+
+class TokenGuard(ClientLimit):
+    """Unknown tokens per client address: after ``max_failures`` within
+    ``window_s`` seconds, every request of that address gets 429 until the
+    failures in the window are fewer again."""
+
+    def __init__(self, store: Games, max_failures: int = 30, window_s: float = 60.0,
+                 clock: Callable[[], float] = time.time):
+        super().__init__(store, "token_failure", max_failures, window_s, clock)
 
     def failed(self, client: str) -> None:
-        now = self.clock()
-        self.store.token_failed(client, now, now - self.window_s)
+        self.count(client)
 
 
 class GameService:
@@ -258,10 +270,14 @@ class GameService:
     ``seeds`` (tests) gives each new game its seed."""
 
     def __init__(self, store: Games, pool, changes: Changes, cache_size: int = 1000,
-                 seeds: Iterator[int] | None = None, clock: Callable[[], float] = time.time):
+                 seeds: Iterator[int] | None = None, clock: Callable[[], float] = time.time,
+                 new_games_per_hour: int = 0):
         self.store, self.pool, self.changes = store, pool, changes
         self.cache = GameCache(store, pool.stored, cache_size)
         self.guard = TokenGuard(store)
+        #: The new games and tables a client address may start per hour (None: any number).
+        self.starts = (ClientLimit(store, "game_start", new_games_per_hour, 3600.0)
+                       if new_games_per_hour > 0 else None)
         self.seeds, self.clock = seeds, clock
         #: The people's seats whose update socket is open in this process, by
         #: game, with their tokens: marked as here together (:meth:`keep_seen`).
@@ -430,11 +446,30 @@ class GameService:
             await self.look(handle)
         return events
 
+    async def may_start(self, client: str) -> None:
+        """A 429 if ``client`` (an address) started its hour's share of new games
+        and tables (:attr:`starts`); else this start is counted."""
+        if self.starts is None:
+            return
+
+        def check() -> float:
+            wait = self.starts.blocked(client)
+            if not wait:
+                self.starts.count(client)
+            return wait
+        wait = await self.run(check)
+        if wait:
+            raise ApiError(429, f"this address started {self.starts.max_count} new games in "
+                                f"the last hour; try again in {max(wait, 1):.0f} s, or go on "
+                                f"with a match already started", "too_many_games")
+
     async def start(self, specs: dict[str, str], signs: dict[str, Any] | None = None
                     ) -> tuple[SeatHandle, list[Event]]:
         """A one-person match against the AIs ``specs`` names (role -> spec),
         kept; its seat and the events of its opening (the AIs before the
-        person play). ``signs``: ``{"catch": p}`` for a match with signs."""
+        person play). ``signs``: ``{"catch": p}`` for a match with signs. Until
+        the person's first move the game is *unplayed*, kept a short time only
+        (:mod:`.upkeep`)."""
         def make() -> tuple[SeatHandle, list[Event]]:
             players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
                        for role, spec in specs.items()}
@@ -614,5 +649,5 @@ def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:
     return {**view, "text": words.view(view)}
 
 
-__all__ = ["CachedGame", "Conflict", "GameCache", "GameService", "SeatHandle", "TokenGuard",
-           "WORKER", "worded"]
+__all__ = ["CachedGame", "ClientLimit", "Conflict", "GameCache", "GameService", "SeatHandle",
+           "TokenGuard", "WORKER", "worded"]

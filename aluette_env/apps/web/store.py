@@ -41,7 +41,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import (
-    ArgumentError, DBAPIError, NoSuchModuleError, SAWarning, SQLAlchemyError,
+    ArgumentError, DBAPIError, NoSuchModuleError, OperationalError, SAWarning, SQLAlchemyError,
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.orm import DeclarativeBase, Mapped, Session, mapped_column, sessionmaker
@@ -52,6 +52,9 @@ from aluette_env.game import NUM_SEATS
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 #: token_urlsafe(16): 128 random bits; the table tokens and the game ids alike.
 TOKEN_BYTES = 16
+#: Seconds between tries of a database that does not answer at start: the first, the most.
+RETRY_FIRST_S = 0.5
+RETRY_S = 5.0
 
 
 
@@ -105,8 +108,23 @@ class TokenFailureRow(Base):
     at: Mapped[float] = mapped_column(Float)
 
 
+class GameStartRow(Base):
+    """A new game or table started by a client address (:class:`~.service.ClientLimit`)."""
+
+    __tablename__ = "game_starts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    client: Mapped[str] = mapped_column(String(64))
+    at: Mapped[float] = mapped_column(Float)
+
+
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message says which and why."""
+
+
+class DatabaseDown(DatabaseError):
+    """The database server does not answer (not up yet, restarting, no network):
+    it may a moment later."""
 
 
 class StoreUnavailable(DatabaseError):
@@ -168,10 +186,33 @@ class Database:
         self.lock = threading.Lock() if self.memory else _NoLock()
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
-    def upgrade(self) -> None:
+    def upgrade(self, wait_s: float = 0.0, say: Callable[[str], None] | None = None) -> None:
         """Create or migrate the schema to the newest version (Alembic), and check
         that the database takes writes (a read-only file or user fails here, not
-        at the first move)."""
+        at the first move). A database server that does not answer
+        (:class:`DatabaseDown`: not up yet, or restarting) is tried again for
+        ``wait_s`` seconds, every :data:`RETRY_S` seconds at most, each wait told
+        to ``say``; a database that answers and refuses fails at once."""
+        deadline = time.monotonic() + wait_s
+        delay = RETRY_FIRST_S
+        while True:
+            try:
+                return self._upgrade()
+            except DatabaseDown as err:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    if wait_s > 0:
+                        raise DatabaseDown(f"{err}; gave up after waiting {wait_s:g} s "
+                                           f"(--db-wait)") from None
+                    raise
+                delay = min(delay, left)
+                if say is not None:
+                    say(f"the database does not answer yet ({err}); trying again in "
+                        f"{delay:.3g} s, for {left:.0f} s more at most")
+                time.sleep(delay)
+                delay = min(delay * 2, RETRY_S)
+
+    def _upgrade(self) -> None:
         from alembic import command
         from alembic.config import Config
         from alembic.util import CommandError
@@ -188,8 +229,18 @@ class Database:
         except CommandError as err:  # a revision this aluette does not have
             raise DatabaseError(f"{shown}: its schema is not one this aluette knows "
                                 f"({_first_line(err)}); a later aluette wrote it?") from None
-        except SQLAlchemyError as err:  # a damaged file, no server, no right to write
+        except OperationalError as err:
+            if not self.sqlite:  # no server there (yet): maybe a moment later
+                raise DatabaseDown(f"{shown}: cannot use it: {_first_line(err)}") from None
             raise DatabaseError(f"{shown}: cannot use it: {_first_line(err)}") from None
+        except SQLAlchemyError as err:  # a damaged file, no right to write
+            raise DatabaseError(f"{shown}: cannot use it: {_first_line(err)}") from None
+
+    def ping(self) -> None:
+        """One round trip to the database (``SELECT 1``); :class:`StoreUnavailable`
+        if it does not answer."""
+        with self.session() as s:
+            s.execute(text("SELECT 1"))
 
     def schema_version(self) -> str | None:
         """The Alembic revision the database is at."""
@@ -364,22 +415,71 @@ class Games:
             _check_version(gid, version)
         return version
 
-    # ---------------------------------------------------------------- guesses
+    # ---------------------------------------------------------------- clients' counts
+
+    #: What a client address is counted for: an unknown token asked for, a game started.
+    COUNTED = {"token_failure": TokenFailureRow, "game_start": GameStartRow}
+
+    def client_times(self, kind: str, client: str, since: float) -> list[float]:
+        """When ``client`` did ``kind`` (:attr:`COUNTED`) since ``since``, oldest
+        first (every process's requests: they share the database)."""
+        row = self.COUNTED[kind]
+        with self.db.session() as s:
+            return list(s.execute(select(row.at).where(row.client == client[:64],
+                                                       row.at >= since)
+                                  .order_by(row.at)).scalars())
+
+    def client_did(self, kind: str, client: str, at: float, forget_before: float) -> None:
+        """``client`` did ``kind`` at ``at``; the counts of ``kind`` before
+        ``forget_before`` (every client's) are let go."""
+        row = self.COUNTED[kind]
+        with self.db.session() as s:
+            s.execute(delete(row).where(row.at < forget_before))
+            s.add(row(client=client[:64], at=at))
 
     def token_failures(self, client: str, since: float) -> list[float]:
-        """When ``client`` asked for an unknown token since ``since``, oldest first
-        (every process's requests: they share the database)."""
-        with self.db.session() as s:
-            return list(s.execute(select(TokenFailureRow.at).where(
-                TokenFailureRow.client == client[:64], TokenFailureRow.at >= since)
-                .order_by(TokenFailureRow.at)).scalars())
+        return self.client_times("token_failure", client, since)
 
     def token_failed(self, client: str, at: float, forget_before: float) -> None:
-        """``client`` asked for an unknown token at ``at``; the failures before
-        ``forget_before`` (every client's) are let go."""
+        self.client_did("token_failure", client, at, forget_before)
+
+    def forget_clients(self, before: float) -> None:
+        """Every count of the clients older than ``before`` is let go."""
         with self.db.session() as s:
-            s.execute(delete(TokenFailureRow).where(TokenFailureRow.at < forget_before))
-            s.add(TokenFailureRow(client=client[:64], at=at))
+            for row in self.COUNTED.values():
+                s.execute(delete(row).where(row.at < before))
+
+    # ---------------------------------------------------------------- expiry
+
+    def expired(self, kind: str, before: float, limit: int | None = None) -> list[str]:
+        """Ids of the games of ``kind`` whose last move is older than ``before``
+        (:mod:`.upkeep`): ``"unplayed"``, a one-person game never played on since
+        it was made; ``"unfinished"``, a one-person game not finished;
+        ``"other"``, any game. A one-person game has one seat row (a table has
+        its spectators' too)."""
+        one_person = select(SeatRow.game_id).group_by(SeatRow.game_id).having(func.count() == 1)
+        query = select(GameRow.id).where(GameRow.updated < before)
+        if kind == "unplayed":
+            query = query.where(GameRow.id.in_(one_person), GameRow.created == GameRow.updated)
+        elif kind == "unfinished":
+            query = query.where(GameRow.id.in_(one_person), GameRow.finished.is_(False))
+        elif kind != "other":
+            raise ValueError(f"unknown kind of expiry {kind!r}")
+        if limit is not None:
+            query = query.limit(limit)
+        with self.db.session() as s:
+            return list(s.execute(query).scalars())
+
+    def delete_games(self, ids: list[str], before: float) -> int:
+        """Delete the games ``ids`` with their seats, in one transaction, each only
+        if its last move is still older than ``before`` (not played meanwhile);
+        how many were deleted."""
+        with self.db.session() as s:
+            gone = s.execute(delete(GameRow).where(GameRow.id.in_(ids),
+                                                   GameRow.updated < before)).rowcount
+            s.execute(delete(SeatRow).where(SeatRow.game_id.in_(ids),
+                                            SeatRow.game_id.not_in(select(GameRow.id))))
+        return gone
 
     # ---------------------------------------------------------------- people
 

@@ -38,7 +38,9 @@ from aluette_env.game import NUM_SEATS
 
 from ..narrator import Narrator
 from .errors import ApiError
-from .inputs import check_keys, integer, json_body, logged_path, seat_of, signs_option
+from .inputs import (
+    check_keys, client_of, integer, json_body, logged_path, seat_of, signs_option,
+)
 from .service import GameService, SeatHandle, worded
 from .store import DamagedGame, StoreUnavailable
 
@@ -85,6 +87,7 @@ class TableRoutes:
         away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
                               "plays for a person who left", required=False,
                              code="away_after") or default
+        await self.service.may_start(client_of(request))
         # The game's database id stays on the server (docs/WEB.md): a browser
         # reaches a game by its seats' tokens only.
         _, tokens = await self.service.open_table(names, spec, away_after, signs)
@@ -142,12 +145,39 @@ class TableRoutes:
 
     @staticmethod
     def same_origin(websocket: WebSocket) -> bool:
-        """The socket was opened by a page of this server: its Origin is this
-        server's scheme (http for ws, https for wss) and host, port included."""
-        origin = urlsplit(websocket.headers.get("origin", ""))
-        scheme = "https" if websocket.url.scheme == "wss" else "http"
-        host = websocket.headers.get("host", "")
-        return bool(host) and origin.scheme == scheme and origin.netloc.lower() == host.lower()
+        """The socket was opened by a page of this server, also through a reverse
+        proxy that speaks HTTPS to the browser and HTTP to this server. A
+        browser always names the page's origin (Origin), cannot forge it, and
+        cannot add headers to a WebSocket: the socket is this server's if the
+        Origin is the scheme, host and port the browser sent the request to. The
+        scheme is the connection's (http for ws, https for wss), or the one a
+        proxy forwards (X-Forwarded-Proto); the host is Host, or a proxy's
+        X-Forwarded-Host (a Host without a port has the scheme's). Behind a
+        proxy that forwards neither (nginx sends its own upstream address as
+        Host unless told otherwise) the browser's word that the request comes
+        from the same origin (Sec-Fetch-Site) is taken. A foreign page's socket
+        is refused."""
+        headers = websocket.headers
+        origin = urlsplit(headers.get("origin", ""))
+        if origin.scheme not in ("http", "https") or not origin.hostname:
+            return False
+        if headers.get("sec-fetch-site", "").strip().lower() == "same-origin":
+            return True
+        forwarded = headers.get("x-forwarded-proto", "").split(",")[0].strip().lower()
+        scheme = {"https": "https", "wss": "https", "http": "http", "ws": "http"}.get(
+            forwarded, "https" if websocket.url.scheme == "wss" else "http")
+        if origin.scheme != scheme:
+            return False
+        default_port = 443 if scheme == "https" else 80
+        try:
+            wanted = (origin.hostname, origin.port or default_port)
+            for sent in (headers.get("x-forwarded-host", ""), headers.get("host", "")):
+                host = urlsplit(f"//{sent.split(',')[0].strip()}")
+                if host.hostname and (host.hostname, host.port or default_port) == wanted:
+                    return True
+        except ValueError:  # a port that is not a number
+            return False
+        return False
 
     async def _push(self, websocket: WebSocket, handle: SeatHandle, watch, words: Narrator) -> None:
         version: int | None = handle.known

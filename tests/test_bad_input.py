@@ -28,7 +28,7 @@ from training.runs import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
-LOOP = ROOT / "configs" / "expert_iteration.yaml"
+LOOP = ROOT / "configs" / "history" / "expert_iteration.yaml"
 LONG = "a" * 5000
 HANDS = [list(range(9 * k, 9 * k + 9)) for k in range(4)]
 

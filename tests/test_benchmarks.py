@@ -71,7 +71,8 @@ def test_both_runs_of_the_strength_comparison_are_valid_configs(tmp_path):
 
 
 def test_the_distillation_benchmarks_fits_are_valid_settings():
-    settings = distill_labels.fit_settings(load_loop_config(ROOT / "configs" / "v5.yaml"))
+    settings = distill_labels.fit_settings(
+        load_loop_config(ROOT / "configs" / "history" / "v5.yaml"))
     assert list(settings) == ["own", "loop", "strict2", "strict1.5", "small"]
     assert settings["own"].epochs == 1 and settings["strict2"].best_weight == 1.0
 

@@ -33,7 +33,7 @@ from conftest import random_match, within
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
-LOOP = ROOT / "configs" / "expert_iteration.yaml"
+LOOP = ROOT / "configs" / "history" / "expert_iteration.yaml"
 #: Seconds one input may take before it counts as a hang.
 DEADLINE_S = 60
 

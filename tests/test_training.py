@@ -128,7 +128,7 @@ def test_shipped_configs_are_valid_and_overrides_apply():
     # name; the rest as training configs.
     from training.expert_iteration import load_loop_config
     from training.recipe import load_recipe
-    shipped = sorted((ROOT / "configs").glob("*.yaml"))
+    shipped = sorted((ROOT / "configs").glob("**/*.yaml"))  # configs/history/ too
     kinds = {p: ("stages" in d and load_recipe) or ("start" in d and load_loop_config)
              or load_config for p in shipped for d in [yaml.safe_load(p.read_text())]}
     assert {p.stem for p, load in kinds.items() if load is load_loop_config} >= \

@@ -119,7 +119,7 @@ def test_statistics_helpers():
     assert lo < 0.5 < hi and abs((lo + hi) / 2 - 0.5) < 1e-12
 
 
-# --------------------------------------------- bad-input sweep (issue 33): the API
+# ----------------------------------------------------------- bad input: the API
 
 
 @pytest.mark.parametrize("call, exc, words", [
@@ -137,7 +137,7 @@ def test_statistics_helpers():
     (lambda: duplicate_eval("random", "random", deals=1, jobs=10**9), ValueError, "jobs"),
 ])
 def test_duplicate_eval_names_a_bad_argument(call, exc, words):
-    """Group 14: each bad argument is a ValueError or TypeError naming it, before
+    """Each bad argument is a ValueError or TypeError naming it, before
     any deal is drawn (10**12 deals were a MemoryError)."""
     with pytest.raises(exc) as err:
         call()
@@ -175,7 +175,7 @@ def _tree(pid: int) -> list[int]:
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
 def test_killed_evaluation_leaves_no_worker_or_resource_tracker():
-    """Group 12: SIGKILL of ``aluette eval --jobs 2`` (no cleanup runs) ends its
+    """SIGKILL of ``aluette eval --jobs 2`` (no cleanup runs) ends its
     worker processes and multiprocessing's resource tracker too: the workers
     watch their parent."""
     proc = subprocess.Popen([sys.executable, "-m", "aluette_env", "eval", "--team-a",

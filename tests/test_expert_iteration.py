@@ -259,7 +259,7 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
 
 
 def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path):
-    """Group 9: a truncated shard is not "present": the resume says so and labels
+    """A truncated shard is not "present": the resume says so and labels
     it again (a shard is a function of its seed), instead of leaving it for the
     loader to find hours later."""
     out = tmp_path / "copy"
@@ -278,7 +278,7 @@ def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path
 
 
 def test_the_loop_config_shares_the_training_configs_models():
-    """Groups 10 and 11: one network model and one run-name pattern for both configs."""
+    """One network model and one run-name pattern for training and loop configs."""
     from training import config
     assert ei.LoopConfig.model_fields["network"].annotation is config.NetworkSpec
     assert issubclass(config.NetworkConfig, config.NetworkSpec)

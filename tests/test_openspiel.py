@@ -234,7 +234,7 @@ def test_bad_parameters_are_one_line_errors():
 
 
 def test_a_refused_action_or_sampler_leaves_the_state_as_it_was():
-    """Issue 40, group 14: an illegal action (a card not in hand, an outcome
+    """An illegal action (a card not in hand, an outcome
     already dealt, any action once the match is over) raises ValueError and
     changes nothing, rewards included; a sampler that returns no probability
     is a ValueError naming it."""

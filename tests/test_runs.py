@@ -239,7 +239,7 @@ def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(sb3_run, tmp_path,
 ])
 def test_a_league_table_out_of_range_is_refused_in_one_line_naming_its_row(tmp_path, league,
                                                                            words):
-    """Issue 59, group 8: the PFSP table is checked as the other fields of state.json;
+    """The PFSP table is checked as the other fields of state.json;
     a table :meth:`WinRates.record` can write passes."""
     from training.runs import CheckpointError, new_state, read_state
     state = new_state()

@@ -1,4 +1,4 @@
-"""The bad-input sweep that stays (issue 33): every public entry point against
+"""The bad-input sweep: every public entry point against
 whole classes of bad input, generated rather than listed one by one, so that a
 new command, option, route or API function is checked by the same net.
 

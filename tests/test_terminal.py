@@ -399,7 +399,7 @@ def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
 
 
 def test_a_record_folder_replaced_by_a_file_keeps_the_record(tmp_path, monkeypatch):
-    """Group 13: ``play --record DIR`` with DIR replaced by a file during the
+    """``play --record DIR`` with DIR replaced by a file during the
     match: the finished match's record is saved elsewhere (the temporary
     folder), the game says where in one line, and the command exits 2."""
     import tempfile

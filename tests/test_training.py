@@ -80,7 +80,7 @@ def _alias_bomb(levels: int) -> str:
      [], "levels deep once its aliases are expanded"),
 ], ids=["file 50000 deep", "--set 20000 deep", "alias bomb", "alias in itself", "deep by aliases"])
 def test_a_config_too_deep_or_too_large_is_refused_at_once(tmp_path, text, overrides, message):
-    """Issue 40, group 13: YAML nested thousands deep (a file or a --set value)
+    """YAML nested thousands deep (a file or a --set value)
     or an alias bomb is one line naming the file (it was a RecursionError of
     3,000 lines, or 25 s of expanding: the message says it stopped before)."""
     path = write(tmp_path, text)
@@ -404,7 +404,7 @@ def test_win_rate_table_remembers_about_a_window_of_deals():
 
 
 def test_win_rate_table_loads_only_rows_record_can_write():
-    """Issue 59, group 8: a row out of range (more wins than deals, not finite,
+    """A row out of range (more wins than deals, not finite,
     negative, for ``latest``) is a ValueError naming it, and nothing is loaded."""
     from training.selfplay import WinRates
     for bad, words in (({"random": [1, 2], "heuristic": [500, 1]},
@@ -507,7 +507,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
                         build_env(cfg, pool, seed=0), tmp_path)
     with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
         load_onnx_weights(small.policy, v1)
-    # Issue 59, group 9: a model whose logits are not finite is no start, whoever calls.
+    # A model whose logits are not finite is no start, whoever calls.
     from aluette_env.players.onnx_policy import ModelError
     from conftest import model_with_weight
     nan = model_with_weight(SHIPPED_MODELS[1], tmp_path / "nan.onnx", float("nan"))

@@ -184,7 +184,7 @@ def test_unknown_tokens_get_403_and_then_429():
 
 
 def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(tmp_path):
-    """Issue 40, group 15: two servers (or worker processes) on one database
+    """Two servers (or worker processes) on one database
     count one address's unknown tokens together: 15 guesses at each, and the
     next at either gets 429, a right token included; the window passed, 403."""
     url = f"sqlite:///{tmp_path / 'games.db'}"
@@ -205,7 +205,7 @@ def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(t
 
 
 def test_the_socket_refuses_an_origin_of_another_scheme():
-    """Issue 40, group 15: the Origin must be this server's, scheme included;
+    """The Origin must be this server's, scheme included;
     with it, the socket opens on the seat's view of the game as it is."""
     c = client()
     token = table(c, {"0": "Ann"})["seats"]["0"]["token"]

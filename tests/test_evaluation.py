@@ -173,6 +173,27 @@ def _tree(pid: int) -> list[int]:
     return found
 
 
+def _watching_their_parent(pid: int) -> bool:
+    """``pid`` has multiprocessing's resource tracker and two workers, each with a
+    second thread: the one that watches its parent, started by the worker's
+    initializer before any import that starts threads of its own (the job's)."""
+    def cmdline(p: int) -> bytes:
+        try:
+            with open(f"/proc/{p}/cmdline", "rb") as f:
+                return f.read()
+        except OSError:
+            return b""
+
+    def threads(p: int) -> int:
+        try:
+            return len(os.listdir(f"/proc/{p}/task"))
+        except OSError:
+            return 0
+    children = _tree(pid)
+    workers = [p for p in children if b"resource_tracker" not in cmdline(p)]
+    return len(children) >= 3 and len(workers) >= 2 and all(threads(p) >= 2 for p in workers)
+
+
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
 def test_killed_evaluation_leaves_no_worker_or_resource_tracker():
     """SIGKILL of ``aluette eval --jobs 2`` (no cleanup runs) ends its
@@ -184,11 +205,10 @@ def test_killed_evaluation_leaves_no_worker_or_resource_tracker():
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 120
-        while len(_tree(proc.pid)) < 3 and time.monotonic() < deadline:  # 2 workers + tracker
+        while not _watching_their_parent(proc.pid) and time.monotonic() < deadline:
             time.sleep(0.2)
-        time.sleep(1.0)
         children = _tree(proc.pid)
-        assert len(children) >= 3, children
+        assert _watching_their_parent(proc.pid), children
     finally:
         proc.kill()
         proc.wait(timeout=30)

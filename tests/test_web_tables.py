@@ -12,7 +12,6 @@ import json
 import random
 import re
 import threading
-import time
 import warnings
 
 import numpy as np
@@ -331,6 +330,14 @@ def _view_during_a_move(c: TestClient) -> None:
     gate = Gate()
     game_of(c.app, ann).players[1] = gate  # west plays right after Ann
     answers: dict[str, dict] = {}
+    service, bob_arrived = c.app.state.service, threading.Event()
+    reach = service.reach
+
+    async def reach_and_say(token, *args, **kwargs):
+        if token == bob:
+            bob_arrived.set()
+        return await reach(token, *args, **kwargs)
+    service.reach = reach_and_say  # this app's service only
 
     def ask(name, method, path, body=None):
         r = c.request(method, path, json=body)
@@ -342,7 +349,7 @@ def _view_during_a_move(c: TestClient) -> None:
     assert gate.entered.wait(30), answers
     looking = threading.Thread(target=ask, args=("bob", "GET", f"/api/games/{bob}"))
     looking.start()
-    time.sleep(0.5)  # Bob's request reaches the server while west thinks
+    assert bob_arrived.wait(30), answers  # Bob's request is at the server while west thinks
     gate.open.set()
     playing.join(30)
     looking.join(30)

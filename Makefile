@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test bench train recipe strength clean
+.PHONY: setup test check bench train recipe strength clean
 
 setup: $(STAMP)
 
@@ -33,6 +33,13 @@ $(STAMP): pyproject.toml
 # measured slowest first (tests/durations.json, and how to measure them again).
 test: $(STAMP)
 	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
+
+# The inner loop, at most 90 s on 2 cores: the suite without the tests marked
+# browser, rllib (cluster ones included) or slow (markers: pyproject.toml), the
+# workers as make test's. make test stays the whole suite.
+check: $(STAMP)
+	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder \
+		-m "not browser and not rllib and not cluster and not slow"
 
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
 # command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.

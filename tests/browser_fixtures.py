@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 #: the skips of every browser test file
 NEEDS_BROWSER = [
+    pytest.mark.browser,
     pytest.mark.skipif(sync_playwright is None,
                        reason="browser tests skipped: the playwright package is not installed"),
     pytest.mark.skipif(CHROMIUM is None,

@@ -155,6 +155,7 @@ def test_web_hint_only_on_your_turn_and_from_your_view(client):
     assert r.status_code == 409 and "not your turn" in r.json()["error"]
 
 
+@pytest.mark.slow
 def test_web_reviews_record_download_and_replay(client):
     gid = _play_match(client)
     queue = client.app.state.coach.queue

@@ -88,6 +88,7 @@ def test_json_has_exactly_the_documented_keys():
     assert abs(rates - 1) < 1e-9
 
 
+@pytest.mark.slow
 def test_worker_processes_give_the_one_process_result():
     # 13 deals: slices of whole matches and a last 3-deal match, over 2 tables.
     one = duplicate_eval("ai", "heuristic", deals=13, seed=4, seats={"player_3": "expert:worlds=8"})

@@ -48,6 +48,7 @@ def _missing(modules: list[str]) -> str | None:
 
 
 @pytest.mark.parametrize("script", sorted(RECIPES))
+@pytest.mark.slow
 def test_recipe_quick_run(script):
     modules, extra, expected = RECIPES[script]
     missing = _missing(modules)

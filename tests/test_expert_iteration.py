@@ -157,6 +157,7 @@ def test_config_and_policy_checks(tmp_path):
         assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 def test_cli_bad_input_is_one_line(tmp_path):
     res = subprocess.run([sys.executable, "-m", "aluette_env", "expert-data",
                           "configs/history/expert_iteration.yaml", "--out", str(tmp_path / "d"),
@@ -215,6 +216,7 @@ def test_expert_version_option():
 
 @pytest.mark.parametrize("ppo_config", ["configs/history/ppo_after_distill.yaml",
                                         "configs/history/ppo_v7.yaml"])
+@pytest.mark.slow
 def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     """configs/history/expert_iteration.yaml with a PPO phase, at toy sizes: each iteration
     labels, distils, trains the distilled policy on with PPO and evaluates both; the

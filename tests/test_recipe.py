@@ -55,6 +55,7 @@ def three_stages(tmp_path):
     ])
 
 
+@pytest.mark.slow
 def test_stages_run_in_turn_each_from_the_policy_before_and_resume_doing_nothing(tmp_path):
     path = three_stages(tmp_path)
     lines: list[str] = []
@@ -82,6 +83,7 @@ def test_stages_run_in_turn_each_from_the_policy_before_and_resume_doing_nothing
     assert sum(line.startswith("stage ") and ": done (" in line for line in lines) == 3
 
 
+@pytest.mark.slow
 def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     """SIGKILL the command at random moments (inside a stage, between stages);
     running it again each time finishes the recipe, and a stage once done is

@@ -22,6 +22,7 @@ from training.config import ConfigError, load_config
 from training.sb3.checkpoints import load_model
 
 
+@pytest.mark.slow
 def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path, capsys):
     """``python -m training`` stopped by SIGINT inside model.learn saves a checkpoint
     and exits 0; a resume (here in this process) goes on from it."""
@@ -94,6 +95,7 @@ def _train_until_killed(run: Path, overrides: list[str], target: str, nth: int,
         raise
 
 
+@pytest.mark.slow
 def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path,
                                                                           monkeypatch):
     """SIGKILL a training process at each kind of file write and deletion, and at

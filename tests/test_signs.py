@@ -239,6 +239,7 @@ def test_an_action_out_of_range_names_the_variants_actions(action):
         plain.step(48)
 
 
+@pytest.mark.slow
 def test_the_engine_with_signs_is_the_env_over_2000_deals():
     """As many deals as the default game's equivalence (tests/test_vector.py):
     100 games, four five-deal matches each, the same hands, catches and actions

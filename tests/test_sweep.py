@@ -167,6 +167,7 @@ def _cases(slots, classes):
 @pytest.mark.parametrize("slot,kind", _cases(READ_SLOTS, READ_CLASSES),
                          ids=[f"{' '.join(s[:2])} {_slot(s)} {k}"
                               for s, k in _cases(READ_SLOTS, READ_CLASSES)])
+@pytest.mark.slow
 def test_every_input_slot_refuses_special_files_and_strings(slot, kind, special, tmp_path,
                                                             capsys):
     """Every file or spec a command reads, given a special file or string: one

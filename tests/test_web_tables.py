@@ -105,6 +105,7 @@ def test_a_bad_away_time_gets_its_code_and_bounds_for_the_pages_words():
     assert r.json()["code"] == "away_after" and r.json()["fields"] == {"low": 5, "high": 3600}
 
 
+@pytest.mark.slow
 def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands():
     c = client()
     made = table(c, {str(s): f"P{s}" for s in range(4)})

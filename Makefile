@@ -35,10 +35,11 @@ test: $(STAMP)
 	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
 
 # The inner loop, at most 90 s on 2 cores: the suite without the tests marked
-# browser, rllib (cluster ones included) or slow (markers: pyproject.toml), the
-# workers as make test's. make test stays the whole suite.
+# browser, rllib, cluster or slow (markers: pyproject.toml); make test stays the
+# whole suite. One worker a core: what is left computes rather than waits on other
+# processes, and each worker collects the whole suite again (about 11 s of CPU).
 check: $(STAMP)
-	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder \
+	$(PY) -m pytest -n $$(nproc) --dist loadfile --no-loadscope-reorder \
 		-m "not browser and not rllib and not cluster and not slow"
 
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its

@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test bench train recipe strength clean
+.PHONY: setup test check bench train recipe strength clean
 
 setup: $(STAMP)
 
@@ -34,6 +34,14 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
 
+# The inner loop, at most 90 s on 2 cores: the suite without the tests marked
+# browser, rllib, cluster or slow (markers: pyproject.toml); make test stays the
+# whole suite. One worker a core: what is left computes rather than waits on other
+# processes, and each worker collects the whole suite again (about 11 s of CPU).
+check: $(STAMP)
+	$(PY) -m pytest -n $$(nproc) --dist loadfile --no-loadscope-reorder \
+		-m "not browser and not rllib and not cluster and not slow"
+
 # Writes docs/BENCHMARKS.md (machine and date in its first line, each table under its
 # command); `python benchmarks/run_all.py --quick --out -` is a quick smoke check.
 bench: $(STAMP)
@@ -42,7 +50,7 @@ bench: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# From nothing to the shipped AI's level: make train's PPO over 128 M samples
+# From nothing to v5's level (the shipped ai is v6): make train's PPO over 128 M samples
 # instead of 80 M (configs/recipe.yaml; what it gives: docs/TRAINING.md#results);
 # the same command resumes after a stop or a kill.
 recipe: $(STAMP)

@@ -48,6 +48,7 @@ that table and this list, and ``docs/LAYOUT.md``'s table is generated from it:
 from __future__ import annotations
 
 import importlib
+import warnings
 from typing import Any
 
 __version__ = "0.2.0"
@@ -70,8 +71,16 @@ _LAZY = {
 
 __all__ = sorted(_LAZY) + ["__version__"]
 
+#: Old name -> the name it became: each still answers for one release, with a
+#: DeprecationWarning, then goes (tests/test_public_api.py keeps the list).
+_RENAMED = {"OBS_VERSION": "OBS_LAYOUT"}
+
 
 def __getattr__(name: str) -> Any:
+    if name in _RENAMED:
+        warnings.warn(f"aluette_env.{name} is deprecated; use aluette_env.{_RENAMED[name]}",
+                      DeprecationWarning, stacklevel=2)
+        return __getattr__(_RENAMED[name])
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'aluette_env' has no attribute {name!r}")

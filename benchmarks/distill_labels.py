@@ -5,7 +5,7 @@ cards, and the strength of a few fits of the same data against the policy they
 started from (docs/experiments/past-v4.md).
 
     python benchmarks/distill_labels.py ITERATION_FOLDER --start POLICY.onnx
-        [--config configs/v5.yaml] [--deals 10000] [--seeds 9001 0] [--jobs 2]
+        [--config configs/history/v5.yaml] [--deals 10000] [--seeds 9001 0] [--jobs 2]
 
 ITERATION_FOLDER is one of an expert-iteration run's ``iter-N`` folders (its
 ``data`` set is read); POLICY is the policy that iteration started from, the
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("iteration", type=Path)
     parser.add_argument("--start", required=True)
-    parser.add_argument("--config", default=str(ROOT / "configs" / "v5.yaml"))
+    parser.add_argument("--config", default=str(ROOT / "configs" / "history" / "v5.yaml"))
     parser.add_argument("--deals", type=int, default=10000)
     parser.add_argument("--seeds", type=int, nargs="+", default=[9001, 0])
     parser.add_argument("--jobs", type=int, default=2)

@@ -1,7 +1,8 @@
 """The strength tables (``make strength``): duplicate evaluations of the
 project's players against each other. The full table goes to
-``docs/STRENGTH.md``; a short one (the rows of ``SHORT``) replaces the README's
-section between ``<!-- strength:begin -->`` and ``<!-- strength:end -->``.
+``docs/STRENGTH.md``; a short one (the rows of ``SHORT``, and the versions of
+``ai`` and ``expert`` it measured) replaces the README's section between
+``<!-- strength:begin -->`` and ``<!-- strength:end -->``: nothing else goes in it.
 
     python benchmarks/strength.py [--deals 10000] [--seed 0] [--jobs 1]
                                   [--out docs/STRENGTH.md] [--readme README.md]
@@ -156,8 +157,8 @@ def kept_panel(page_text: str) -> str:
 
 
 def page(table: dict[tuple[str, str], str], seed: int) -> str:
-    from aluette_env.players.search import LATEST, VERSIONS
-    from aluette_env.players.onnx_policy import LATEST_VERSION
+    from aluette_env.players.search import VERSIONS
+    LATEST_VERSION, LATEST = shipped()
     latest = VERSIONS[LATEST]
     return (f"# Strength\n\nDuplicate evaluation of every pair of the project's players, "
             f"seed {seed}: each row is `aluette eval --team-a A --team-b B --deals PAIRS "
@@ -177,11 +178,26 @@ def page(table: dict[tuple[str, str], str], seed: int) -> str:
             f"{HEAD}\n" + "\n".join(table.values()) + "\n")
 
 
-def short(table: dict[tuple[str, str], str], seed: int) -> str:
+def shipped() -> tuple[int, int]:
+    """The versions that ``ai`` and ``expert`` name here: what a run measures."""
+    from aluette_env.players.onnx_policy import LATEST_VERSION
+    from aluette_env.players.search import LATEST
+    return LATEST_VERSION, LATEST
+
+
+#: The line under the README's table, as :func:`short` writes it.
+SHORT_NOTE = ("Seed {seed}, measured with `ai` v{ai} and `expert` version {expert}; bold: the "
+              "95 % CI excludes 0. Every pairing: [docs/STRENGTH.md](docs/STRENGTH.md). "
+              "Regenerate both with `make strength`.")
+
+
+def short(table: dict[tuple[str, str], str], seed: int, measured: tuple[int, int]) -> str:
+    """The README's section: the rows of :data:`SHORT`, then which ``ai`` and
+    ``expert`` they measured (``measured``: their versions, :func:`shipped`)."""
     lines = [table[pair] for pair in SHORT if pair in table]
-    return (f"{HEAD}\n" + "\n".join(lines) + f"\n\nSeed {seed}; bold: the 95 % CI excludes 0. "
-            f"Every pairing: [docs/STRENGTH.md](docs/STRENGTH.md). Regenerate both with "
-            f"`make strength`.")
+    ai, expert = measured
+    return f"{HEAD}\n" + "\n".join(lines) + "\n\n" + SHORT_NOTE.format(seed=seed, ai=ai,
+                                                                      expert=expert)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -226,7 +242,8 @@ def main(argv: list[str] | None = None) -> None:
         print(f"wrote {args.out}")
     if readme is not None:
         text = re.sub(re.escape(BEGIN) + ".*?" + re.escape(END),
-                      lambda m: f"{BEGIN}\n{short(table, args.seed)}\n{END}", readme.read_text(),
+                      lambda m: f"{BEGIN}\n{short(table, args.seed, shipped())}\n{END}",
+                      readme.read_text(),
                       flags=re.DOTALL)
         readme.write_text(text)
         print(f"rewrote the short strength table in {readme}")

@@ -35,6 +35,7 @@ except ImportError:  # pragma: no cover - depends on the machine
 
 #: the skips of every browser test file
 NEEDS_BROWSER = [
+    pytest.mark.browser,
     pytest.mark.skipif(sync_playwright is None,
                        reason="browser tests skipped: the playwright package is not installed"),
     pytest.mark.skipif(CHROMIUM is None,
@@ -82,7 +83,7 @@ def server(request, tmp_path_factory) -> Server:
 
 SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 
-#: The page's sizes every group of issue 59 is checked at: a laptop and a phone.
+#: The page's sizes a layout check runs at: a laptop and a phone.
 DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
                                             ids=["desktop", "phone"])
 

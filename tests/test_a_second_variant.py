@@ -1,4 +1,4 @@
-"""A second variant costs one file (issue 60): the variant below is defined here
+"""A second variant costs one file: the variant below is defined here
 and nowhere else, a match of three deals in which only the opponent on the
 signer's left may catch a sign, with a chance of its own. The PettingZoo env,
 the batched engine, OpenSpiel and the game for people play it as they play the

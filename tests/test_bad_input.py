@@ -28,7 +28,7 @@ from training.runs import new_state
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
-LOOP = ROOT / "configs" / "expert_iteration.yaml"
+LOOP = ROOT / "configs" / "history" / "expert_iteration.yaml"
 LONG = "a" * 5000
 HANDS = [list(range(9 * k, 9 * k + 9)) for k in range(4)]
 
@@ -83,11 +83,12 @@ def tmp(tmp_path_factory) -> Path:
     _onnx_model(d / "bad_shape.onnx", obs_size=10)
     _onnx_model(d / "bad_names.onnx", obs_name="obs")
     (d / "garbage.onnx").write_bytes(b"not a model")
-    # Issue 59, group 12: obs_layout as int() reads it, not as export writes it.
+    # obs_layout as int() would read it (another script's digits, spaces, a leading 0),
+    # not as export writes it: refused.
     _onnx_model(d / "arabic_version.onnx", version="\u0662")
     _onnx_model(d / "spaced_version.onnx", version=" 2 ")
     _onnx_model(d / "padded_version.onnx", version="02")
-    # Issue 59, group 9: a shipped model with a NaN (or infinite) weight.
+    # A shipped model with a NaN (or infinite) weight.
     from aluette_env.players.onnx_policy import SHIPPED_MODEL
     model_with_weight(SHIPPED_MODEL, d / "nan_weights.onnx", float("nan"))
     model_with_weight(SHIPPED_MODEL, d / "inf_weights.onnx", float("inf"),
@@ -164,7 +165,7 @@ CLI_ROWS = [
     (["train", "{quick}", "--set", "network.warm_start={tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_layout"),
-    # Issue 59, group 9: a model whose logits are not finite never plays, nor starts a run.
+    # A model whose logits are not finite never plays, nor starts a run.
     (["eval", "--team-a", "{tmp}/nan_weights.onnx", "--team-b", "heuristic"],
      "nan_weights.onnx: its logits are NaN or infinite on"),
     (["train", "{quick}", "--set", "network.warm_start={tmp}/nan_weights.onnx"],
@@ -183,7 +184,7 @@ CLI_ROWS = [
     (["export", "{tmp}/quick_run", "--out", "{tmp}/x.onnx"], "no trained model"),
     (["export", "{tmp}/quick_run", "--out", "/nonexistent/dir/x.onnx"], "/nonexistent/dir"),
     (["export", "{tmp}/quick_run", "--out", "{tmp}/a_file/x.onnx"], "a_file"),
-    # Issue 33, group 7: a spec too long for a file name is a bad spec, not an OSError.
+    # A spec too long for a file name is a bad spec, not an OSError.
     (["eval", "--team-a", LONG, "--team-b", "random"], "5000 characters"),
     (["eval", "--team-a", "random", "--team-b", "/tmp/" + "b" * 300 + ".onnx"],
      "File name too long"),
@@ -191,15 +192,15 @@ CLI_ROWS = [
     (["play", "--left", LONG], "5000 characters"),
     (["serve", "--partner", LONG, "--port", "0"], "5000 characters"),
     (["expert-data", "{ei}", "--out", "{tmp}/ed", "--policy", LONG], "5000 characters"),
-    # Group 8: expert-data's --out is checked before any work.
+    # expert-data's --out is checked before any work.
     (["expert-data", "{ei}", "--out", "{tmp}/a_file"], "a_file"),
     (["expert-data", "{ei}", "--out", "/proc/ed"], "/proc/ed"),
     (["expert-data", "{ei}", "--out", ""], "--out"),
     (["expert-data", "{ei}", "--out", "{tmp}/quick_run"], "quick_run"),
-    # Group 9: the data set's size is bounded.
+    # The data set's size is bounded.
     (["expert-data", "{ei}", "--out", "{tmp}/ed", "--set", "data.shards=1000000000000"],
      "data.shards"),
-    # Groups 10 and 11: the whole expert-iteration config before any work.
+    # The whole expert-iteration config is checked before any work.
     (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
       "eval.opponents=[zzz]"], "eval.opponents[0]"),
     (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set",
@@ -216,7 +217,7 @@ CLI_ROWS = [
       "distill.epochs=1000000000"], "distill.epochs"),
     (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set", "run_name=.."],
      "run_name"),
-    # Group 17: each error names the real culprit.
+    # Each error names the real culprit.
     (EVAL + ["--json", ""], "an empty path"),
     (EVAL + ["--json", "/proc/x.json"], "/proc/x.json"),
     (["expert-iteration", "{ei}", "--set", "output_dir={tmp}/loop", "--set", "foo=1"],
@@ -224,7 +225,7 @@ CLI_ROWS = [
     (["expert-data", "{ei}", "--out", "{tmp}/ed", "--set", "data.seed=1180591620717411303424"],
      "'data.seed'"),
     (["export", "{tmp}/" + "c" * 300 + ".zip", "--out", "{tmp}/x.onnx"], "checkpoint"),
-    # Group 6: an output never overwrites an input.
+    # An output never overwrites an input.
     (EVAL[:2] + ["{tmp}/bad_names.onnx"] + EVAL[3:] + ["--json", "{tmp}/bad_names.onnx"],
      "input"),
 ]
@@ -392,7 +393,7 @@ API_ROWS = [
     ("VG deal_result(-1)", lambda: VectorGame(2).deal_result(-1), ValueError, "got -1"),
     ("VG match_result(2.0)", lambda: VectorGame(2).match_result(2.0), ValueError, "2.0"),
     ("card_name lang xx", lambda: card_name(2, lang="xx"), ValueError, "apps.i18n.card_name"),
-    # Issue 33, group 14.
+    # A step after the match is over, observing a seat that is not there, an illegal card.
     ("env step(None) after the match", _after_the_match(lambda e: e.step(None)), ValueError,
      "reset()"),
     ("raw step(None) after the match", _after_the_match(lambda e: e.unwrapped.step(None)),
@@ -446,7 +447,7 @@ def test_load_player_bad_specs(spec, culprit, tmp):
 @pytest.mark.parametrize("field", ["obs_layout", "obs_size"])
 @pytest.mark.parametrize("digits", [4000, 5000])  # read by int(), and past its 4300-digit limit
 def test_a_huge_number_in_a_models_metadata_is_not_echoed_whole(field, digits, tmp):
-    """Issue 40, group 15: what a model file says is shown cut short."""
+    """What a model file says is shown cut short in an error."""
     path = tmp / f"huge_{field}_{digits}.onnx"
     _onnx_model(path)
     import onnx
@@ -541,7 +542,7 @@ def test_vector_game_copies_the_deals_it_keeps():
 
 
 def test_reset_takes_a_numpy_integer_seed():
-    """Issue 33, group 14: ``reset(seed=np.int64(3))`` is seed 3 (gymnasium's seeding
+    """``reset(seed=np.int64(3))`` is seed 3 (gymnasium's seeding
     takes only Python ints)."""
     a, b = aluette_env.raw_env(), aluette_env.raw_env()
     a.reset(seed=np.int64(3))

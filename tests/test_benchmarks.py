@@ -24,6 +24,7 @@ import bench_train  # noqa: E402
 import distill_labels  # noqa: E402
 import pimc_predictors  # noqa: E402
 import same_strength  # noqa: E402
+import strength  # noqa: E402
 
 #: The benchmarks checked below: each one that builds a training config.
 CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_labels", "same_strength"}
@@ -71,7 +72,8 @@ def test_both_runs_of_the_strength_comparison_are_valid_configs(tmp_path):
 
 
 def test_the_distillation_benchmarks_fits_are_valid_settings():
-    settings = distill_labels.fit_settings(load_loop_config(ROOT / "configs" / "v5.yaml"))
+    settings = distill_labels.fit_settings(
+        load_loop_config(ROOT / "configs" / "history" / "v5.yaml"))
     assert list(settings) == ["own", "loop", "strict2", "strict1.5", "small"]
     assert settings["own"].epochs == 1 and settings["strict2"].best_weight == 1.0
 
@@ -133,3 +135,37 @@ def test_sized_marginals_give_each_place_its_number_of_hidden_cards():
         m = pimc_predictors.place_marginals(p, truth, sized)
         assert np.allclose(m[:10].sum(1), 1) and (m[10:] == 0).all()
     assert np.allclose(m.sum(0)[1:], [3, 2, 1, 4], atol=1e-6)
+
+
+def readme_strength_section(text: str) -> str:
+    """What lies between the README's strength markers."""
+    return re.search(re.escape(strength.BEGIN) + r"\n(.*?)\n" + re.escape(strength.END), text,
+                     re.S)[1]
+
+
+def test_the_readmes_strength_section_is_all_the_generators_output():
+    """Nothing written by hand inside the generated section (the next `make strength`
+    would erase it): it is exactly what strength.short writes for its rows, and it
+    names the ai and expert it measured."""
+    section = readme_strength_section((ROOT / "README.md").read_text())
+    table = {(m[1], m[2]): m[0] for m in
+             re.finditer(r"^\| `([^`]+)` \| `([^`]+)` \|.*$", section, re.M)}
+    assert list(table) == strength.SHORT
+    measured = re.search(r"measured with `ai` v(\d+) and `expert` version (\d+);", section)
+    assert measured, "the section does not say which ai and expert it measured"
+    assert section == strength.short(table, 0, (int(measured[1]), int(measured[2])))
+
+
+def test_make_strength_names_the_ai_and_expert_it_measured(tmp_path, monkeypatch):
+    from aluette_env.players.onnx_policy import LATEST_VERSION
+    from aluette_env.players.search import LATEST
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# A\n\n{strength.BEGIN}\nold, by hand\n{strength.END}\n\n# B\n")
+    fake = "| `{}` | `{}` | 10 | +0.100 [+0.000, +0.200] | 0.5 | 0.5 / 0.0 / 0.5 |"
+    monkeypatch.setattr(strength, "rows", lambda *a, **k: {p: fake.format(*p)
+                                                           for p in strength.SHORT})
+    strength.main(["--out", str(tmp_path / "STRENGTH.md"), "--readme", str(readme)])
+    section = readme_strength_section(readme.read_text())
+    assert "by hand" not in section
+    assert f"measured with `ai` v{LATEST_VERSION} and `expert` version {LATEST};" in section
+    assert readme.read_text().startswith("# A\n") and readme.read_text().endswith("# B\n")

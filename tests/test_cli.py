@@ -193,6 +193,7 @@ def _working(pid: int, seconds: float) -> int:
 @pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads Linux /proc")
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
 @pytest.mark.parametrize("command", ["eval --jobs 2", "serve"])
+@pytest.mark.slow
 def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_one_line(
         command, sig, tmp_path):
     """Ctrl-C in a terminal (SIGINT to the process group: the command and its

@@ -155,6 +155,7 @@ def test_web_hint_only_on_your_turn_and_from_your_view(client):
     assert r.status_code == 409 and "not your turn" in r.json()["error"]
 
 
+@pytest.mark.slow
 def test_web_reviews_record_download_and_replay(client):
     gid = _play_match(client)
     queue = client.app.state.coach.queue
@@ -291,11 +292,11 @@ def test_a_deal_result_is_one_sentence_for_the_narrator_the_review_and_the_repla
     assert said in capsys.readouterr().out.splitlines()
 
 
-# --------------------------------------------- bad-input sweep (issue 33): reviews
+# ------------------------------------------------- bad input and load: reviews
 
 
 def test_uploads_neither_delay_nor_evict_a_live_games_review():
-    """Group 4: uploaded records' reviews (background) run only when no live
+    """Uploaded records' reviews (background) run only when no live
     game's review waits, and however many are queued they never push a live
     game's review out of the queue."""
     import threading
@@ -327,7 +328,7 @@ def test_uploads_neither_delay_nor_evict_a_live_games_review():
 
 
 def test_a_failed_review_is_queued_again_when_asked_for():
-    """Group 3 (the review worker): a review whose worker died is not an error
+    """A review whose worker died is not an error
     forever; the next ask queues it again."""
     calls = []
 
@@ -351,7 +352,7 @@ def test_a_failed_review_is_queued_again_when_asked_for():
 
 
 def test_review_never_writes_its_json_over_the_record(tmp_path, capsys):
-    """Group 6: --json naming the record (or a link to it, or a folder, or a path
+    """--json naming the record (or a link to it, or a folder, or a path
     that cannot be written) is refused before any review runs; the record stays."""
     from aluette_env.commands import run_command
     from aluette_env.records import save_record
@@ -375,7 +376,7 @@ def test_review_never_writes_its_json_over_the_record(tmp_path, capsys):
     ("\u202eevil", "\\u202eevil"),
 ])
 def test_review_prints_player_names_as_written(tmp_path, capsys, name, shown):
-    """Group 16: a name from the record reaches the terminal as text: no ANSI
+    """A name from the record reaches the terminal as text: no ANSI
     escape, no rich markup, no broken line."""
     from aluette_env.commands import run_command
     from aluette_env.records import save_record
@@ -389,7 +390,7 @@ def test_review_prints_player_names_as_written(tmp_path, capsys, name, shown):
 
 
 def test_the_terminal_game_prints_player_names_as_written():
-    """Group 16 in the terminal game: a seat's spec (a model path) is escaped too."""
+    """In the terminal game, a seat's spec (a model path) is printed as text too."""
     import io
 
     from rich.console import Console

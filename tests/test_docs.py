@@ -18,7 +18,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 #: Where citations are looked for: (folder, glob), relative to the repository root.
-CITING = [(".", "README.md"), (".", "Makefile"), ("docs", "**/*.md"), ("configs", "*.yaml"),
+CITING = [(".", "README.md"), (".", "Makefile"), ("docs", "**/*.md"), ("configs", "**/*.yaml"),
           ("aluette_env", "**/*.py"), ("training", "**/*.py"), ("benchmarks", "**/*.py"),
           ("examples", "**/*.py"), ("tests", "*.py")]
 
@@ -173,3 +173,57 @@ def test_a_citation_of_a_missing_section_is_caught(tmp_path):
         ['PAGE.md, "Not a heading"', 'PAGE.md, "Time to strength"', "PAGE.md#nope", "NOPE.md"]
     assert [b.split(":")[0] for b in doc_broken] == \
         ["](PAGE.md#speed-2)", "](NOPE.md)", "](#nope)"]
+
+
+# ------------------------------------------------------------------ the configs
+
+#: A config file named by its path from the repository root: ``configs/history/v5.yaml``.
+CONFIG_PATH = re.compile(r"(?<![\w/.-])configs/(?:[\w-]+/)*[\w-]+\.yaml")
+
+
+def layout_config_rows(text: str) -> dict[str, str]:
+    """docs/LAYOUT.md's rows for the config folders: folder (``configs/``,
+    ``configs/history/``) -> the row's text."""
+    return {m[1]: m[0] for m in re.finditer(r"^\| `(configs/(?:[\w-]+/)*)` \|.*$", text, re.M)}
+
+
+def unlisted_configs(root: Path) -> list[str]:
+    """The config files under ``root/configs`` that docs/LAYOUT.md does not name in
+    the row of their folder, and the names a row gives that are not there."""
+    rows = layout_config_rows((root / "docs" / "LAYOUT.md").read_text(encoding="utf-8"))
+    files = {p.relative_to(root).as_posix() for p in (root / "configs").rglob("*.yaml")}
+    wrong = [f"{path}: not in docs/LAYOUT.md's row of {path.rsplit('/', 1)[0]}/" for path in
+             sorted(files) if f"`{path.rsplit('/', 1)[1]}`" not in rows.get(
+                 path.rsplit("/", 1)[0] + "/", "")]
+    for folder, text in rows.items():
+        for name in re.findall(r"`([\w-]+\.yaml)`", text):
+            if folder + name not in files:
+                wrong.append(f"docs/LAYOUT.md names {folder}{name}, which is not there")
+    return wrong
+
+
+def test_layout_md_lists_every_config_in_its_folder():
+    wrong = unlisted_configs(ROOT)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_an_unlisted_or_moved_config_is_caught(tmp_path):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "configs" / "history").mkdir(parents=True)
+    for name in ("configs/a.yaml", "configs/history/old.yaml", "configs/history/new.yaml"):
+        (tmp_path / name).write_text("seed: 0\n")
+    (tmp_path / "docs" / "LAYOUT.md").write_text(
+        "| path | what |\n|---|---|\n| `configs/` | `a.yaml`, `old.yaml` |\n"
+        "| `configs/history/` | `old.yaml` |\n")
+    assert unlisted_configs(tmp_path) == [
+        "configs/history/new.yaml: not in docs/LAYOUT.md's row of configs/history/",
+        "docs/LAYOUT.md names configs/old.yaml, which is not there"]
+
+
+def test_every_config_path_named_anywhere_exists():
+    """A config moved (into configs/history/, say) leaves no page, comment, test or
+    default naming its old path."""
+    missing = sorted({f"{path.relative_to(ROOT)}: {named}" for path in _citing_files()
+                      for named in CONFIG_PATH.findall(_prose(path))
+                      if not (ROOT / named).is_file()})
+    assert not missing, "config files named but not there:\n" + "\n".join(missing)

@@ -48,6 +48,7 @@ def _missing(modules: list[str]) -> str | None:
 
 
 @pytest.mark.parametrize("script", sorted(RECIPES))
+@pytest.mark.slow
 def test_recipe_quick_run(script):
     modules, extra, expected = RECIPES[script]
     missing = _missing(modules)
@@ -61,7 +62,7 @@ def test_recipe_quick_run(script):
 
 @pytest.mark.parametrize("script", sorted(RECIPES))
 def test_recipe_refuses_a_bad_seed_in_one_line(script):
-    """Issue 40, group 14: a seed the libraries cannot take (negative, or past
+    """A seed the libraries cannot take (negative, or past
     32 bits) is refused by the argument's type, in one line, exit 2."""
     modules, extra, _ = RECIPES[script]
     missing = _missing(modules)

@@ -92,6 +92,7 @@ def test_sampled_worlds_agree_with_everything_the_seat_has_seen(plays):
 
 
 @pytest.mark.parametrize("plays", [24, 27, 29, 33])
+@pytest.mark.slow
 def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     e, seat, obs, mask = position_after(plays, seed=100 + plays)
     a = prepared(obs, mask)
@@ -125,6 +126,7 @@ def test_exact_endgame_values_are_the_solvers_on_each_world(plays):
     assert values.tolist() == expected.tolist()
 
 
+@pytest.mark.slow
 def test_expert_plays_legal_cards_reproducibly_for_a_seed():
     p = load_player("expert:worlds=4,solve_tricks=3,seed=5")
     assert isinstance(p, ExpertPlayer) and p.worlds == 4 and p.solve_tricks == 3 and p.seed == 5
@@ -144,6 +146,7 @@ def test_expert_plays_legal_cards_reproducibly_for_a_seed():
     assert differs  # the seed matters
 
 
+@pytest.mark.slow
 def test_expert_moves_are_the_same_in_another_process():
     code = ("from aluette_env.players.search import ExpertPlayer\n"
             "from aluette_env.vector import VectorGame\n"
@@ -537,6 +540,7 @@ def assert_worlds_place_each_hidden_card_as_the_seat_counts_them(e, seat, obs, h
 
 
 @pytest.mark.parametrize("plays", [0, 9, 22])
+@pytest.mark.slow
 def test_sampled_worlds_deal_each_hidden_card_to_one_place_as_the_seat_counts_them(plays):
     e, seat, obs, mask = position_after(plays, seed=60 + plays)
     # Weighing the deal's plays, or the trick's; the belief network's draws.
@@ -586,6 +590,7 @@ DECISION_DIGESTS = {
 
 
 @pytest.mark.parametrize("spec", list(DECISION_DIGESTS))
+@pytest.mark.slow
 def test_search_decisions_match_the_recorded_digest(spec):
     # The experts at their defaults (hundreds of worlds) on fewer positions: their cost.
     obs, masks = _digest_positions(*((1, 4) if spec in ("expert", "expert:version=5")

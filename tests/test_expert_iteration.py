@@ -196,40 +196,41 @@ def test_a_fit_that_learns_keeps_its_best_epoch(positions):
 
 
 def test_config_and_policy_checks(tmp_path):
-    cfg = ei.load_loop_config("configs/expert_iteration.yaml")
+    cfg = ei.load_loop_config("configs/history/expert_iteration.yaml")
     assert cfg.start == "ai:version=2" and cfg.data.worlds == 144
     with pytest.raises(ConfigError, match="worlds"):
-        ei.load_loop_config("configs/expert_iteration.yaml", ["data.worlds=0"])
+        ei.load_loop_config("configs/history/expert_iteration.yaml", ["data.worlds=0"])
     with pytest.raises(ConfigError):
-        ei.load_loop_config("configs/expert_iteration.yaml", ["data.wrods=3"])
+        ei.load_loop_config("configs/history/expert_iteration.yaml", ["data.wrods=3"])
     with pytest.raises(ConfigError, match="heuristic"):
         ei.check_policy("heuristic")
     with pytest.raises(ValueError, match="no shards|expert data set"):
         ei.load_dataset(tmp_path)
     # The PPO phase: an sb3 training config whose network the distilled weights fit.
-    cfg = ei.load_loop_config("configs/expert_iteration.yaml",
-                              ["ppo.config=configs/ppo_after_distill.yaml"])
-    assert cfg.ppo.config == "configs/ppo_after_distill.yaml" and cfg.ppo.model == "best"
+    cfg = ei.load_loop_config("configs/history/expert_iteration.yaml",
+                              ["ppo.config=configs/history/ppo_after_distill.yaml"])
+    assert cfg.ppo.config == "configs/history/ppo_after_distill.yaml" and cfg.ppo.model == "best"
     for bad, match in ((["ppo.config=configs/quick.yaml"], "network"),
                        (["ppo.config=configs/rllib.yaml"], "backend sb3"),
                        ([f"ppo.config={tmp_path}/nope.yaml"], "no such config file"),
-                       (["ppo.config=configs/ppo_after_distill.yaml", "ppo.set=[ppo.n_steps=0]"],
-                        "n_steps"),
+                       (["ppo.config=configs/history/ppo_after_distill.yaml",
+                         "ppo.set=[ppo.n_steps=0]"], "n_steps"),
                        (["ppo.model=worst"], "ppo.model")):
         with pytest.raises(ConfigError, match=match) as err:
-            ei.load_loop_config("configs/expert_iteration.yaml", bad)
+            ei.load_loop_config("configs/history/expert_iteration.yaml", bad)
         assert "\n" not in str(err.value)
 
 
+@pytest.mark.slow
 def test_cli_bad_input_is_one_line(tmp_path):
     res = subprocess.run([sys.executable, "-m", "aluette_env", "expert-data",
-                          "configs/expert_iteration.yaml", "--out", str(tmp_path / "d"),
+                          "configs/history/expert_iteration.yaml", "--out", str(tmp_path / "d"),
                           "--set", "data.worlds=-1"], capture_output=True, text=True,
                          check=False)
     assert res.returncode == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "worlds" in res.stderr
     res = subprocess.run([sys.executable, "-m", "aluette_env", "expert-data",
-                          "configs/expert_iteration.yaml", "--out", str(tmp_path / "d"),
+                          "configs/history/expert_iteration.yaml", "--out", str(tmp_path / "d"),
                           "--policy", "heuristic"], capture_output=True, text=True,
                          check=False)
     assert res.returncode == 2 and "heuristic" in res.stderr
@@ -277,12 +278,14 @@ def test_expert_version_option():
             ExpertPlayer(version=1, policy="ai:version=1")
 
 
-@pytest.mark.parametrize("ppo_config", ["configs/ppo_after_distill.yaml", "configs/ppo_v7.yaml"])
+@pytest.mark.parametrize("ppo_config", ["configs/history/ppo_after_distill.yaml",
+                                        "configs/history/ppo_v7.yaml"])
+@pytest.mark.slow
 def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
-    """configs/expert_iteration.yaml with a PPO phase, at toy sizes: each iteration
+    """configs/history/expert_iteration.yaml with a PPO phase, at toy sizes: each iteration
     labels, distils, trains the distilled policy on with PPO and evaluates both; the
     next iteration's expert is guided by the PPO policy. A second call redoes nothing.
-    configs/ppo_v7.yaml's critic reads the hidden cards, so its network is not the
+    configs/history/ppo_v7.yaml's critic reads the hidden cards, so its network is not the
     distilled one: the next distillation starts from its exported policy."""
     ppo = ["total_timesteps=512", "num_games=4", "ppo.n_steps=8", "ppo.batch_size=64",
            "ppo.n_epochs=1", "eval.interval=256", "eval.deals=2", "eval.opponents=[random]",
@@ -293,7 +296,7 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
                  "data.positions_per_shard=6", "data.games_per_shard=1", "data.num_deals=1",
                  "data.worlds=4", "data.workers=1", "distill.epochs=1", "eval.deals=2",
                  "eval.opponents=[random]"]
-    config = yaml.safe_load(open("configs/expert_iteration.yaml"))
+    config = yaml.safe_load(open("configs/history/expert_iteration.yaml"))
     config["ppo"] = {"config": ppo_config, "set": ppo}
     path = tmp_path / "loop.yaml"
     path.write_text(yaml.safe_dump(config))
@@ -322,7 +325,7 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
 
 
 def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path):
-    """Group 9: a truncated shard is not "present": the resume says so and labels
+    """A truncated shard is not "present": the resume says so and labels
     it again (a shard is a function of its seed), instead of leaving it for the
     loader to find hours later."""
     out = tmp_path / "copy"
@@ -341,7 +344,7 @@ def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path
 
 
 def test_the_loop_config_shares_the_training_configs_models():
-    """Groups 10 and 11: one network model and one run-name pattern for both configs."""
+    """One network model and one run-name pattern for training and loop configs."""
     from training import config
     assert ei.LoopConfig.model_fields["network"].annotation is config.NetworkSpec
     assert issubclass(config.NetworkConfig, config.NetworkSpec)

@@ -1,14 +1,18 @@
 """The architecture holds: the game core and the package import no third-party
-module, an exported player loads without pettingzoo/numba/torch, and the wheel
-carries every shipped model and the entry points."""
+module, an exported player loads without pettingzoo/numba/torch, the wheel
+carries every shipped model and the entry points, and ``make check`` leaves out
+the browser, RLlib and cluster tests."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,3 +66,21 @@ def test_wheel_carries_every_shipped_model_and_the_entry_points(built_wheel):
     for group in ("[aluette.players]", "[aluette.loaders]", "[aluette.commands]"):
         assert group in entry_points
     assert "ai = aluette_env.players.onnx_policy:shipped_player" in entry_points
+
+
+@pytest.mark.slow  # collects the whole suite in another process
+def test_make_check_leaves_out_the_browser_rllib_and_cluster_tests():
+    """The tests `make check` selects (its -m expression, read from the Makefile)
+    include none of a browser or RLlib file, and leave some out."""
+    recipe = (ROOT / "Makefile").read_text().split("\ncheck:", 1)[1].split("\n\n", 1)[0]
+    expression = re.search(r'-m "([^"]+)"', recipe)[1]
+    assert {"not browser", "not rllib", "not cluster"} <= set(expression.split(" and "))
+    out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-o",
+                          "addopts=", "-p", "no:cacheprovider", "-m", expression],
+                         cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    selected = [line for line in out.stdout.splitlines() if "::" in line]
+    counts = re.search(r"(\d+)/(\d+) tests collected \((\d+) deselected\)", out.stdout)
+    assert counts and int(counts[3]) > 0 and len(selected) == int(counts[1]), out.stdout[-500:]
+    files = {line.split("::")[0] for line in selected}
+    assert not {f for f in files if f.endswith("_browser.py") or "test_rllib" in f}, files

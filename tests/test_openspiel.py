@@ -34,6 +34,7 @@ def play_random(state, rng, until=None):
     return state
 
 
+@pytest.mark.slow
 def test_random_sim_test_with_serialisation():
     for params in ("", "(num_deals=1,first_dealer=2)"):
         game = pyspiel.load_game(GAME_NAME + params)
@@ -74,6 +75,7 @@ def _record_match(game, rng):
 
 
 @pytest.mark.parametrize("num_deals", [5, 1])
+@pytest.mark.slow
 def test_200_random_matches_match_the_pettingzoo_env(num_deals):
     """The same deals and cards through OpenSpiel and the PettingZoo env: every
     legal-action list, every actor's tensor, every reward and return agree."""
@@ -161,6 +163,7 @@ def test_resample_keeps_the_information_state_and_redraws_the_rest():
 
 
 @pytest.mark.parametrize("signs", [False, True])
+@pytest.mark.slow
 def test_openspiel_ismcts_bot_plays_a_deal(signs):
     """OpenSpiel's ISMCTS bot on the game, resampling through
     ``resample_from_infostate`` (with signs: the signs it saw kept, the others
@@ -245,7 +248,7 @@ def test_bad_parameters_are_one_line_errors():
 
 
 def test_a_refused_action_or_sampler_leaves_the_state_as_it_was():
-    """Issue 40, group 14: an illegal action (a card not in hand, an outcome
+    """An illegal action (a card not in hand, an outcome
     already dealt, any action once the match is over) raises ValueError and
     changes nothing, rewards included; a sampler that returns no probability
     is a ValueError naming it."""
@@ -292,6 +295,7 @@ def test_import_without_openspiel_says_how_to_install():
 # ---------------------------------------------------------------------------- the signs variant
 
 
+@pytest.mark.slow
 def test_signs_random_sim_test_with_serialisation():
     """S1-S5: a sign action then a card each turn, the catch a chance node."""
     for params in ({"signs": True, "num_deals": 1}, {"signs": True, "num_deals": 2, "catch": 0.0},

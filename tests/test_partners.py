@@ -161,6 +161,7 @@ def _eval(*args):
                           capture_output=True, text=True, timeout=120)
 
 
+@pytest.mark.slow
 def test_cli_partners_prints_the_panel_and_writes_its_json(tmp_path):
     out = tmp_path / "p.json"
     proc = _eval("--team-a", "heuristic", "--team-b", "random", "--partners",
@@ -182,6 +183,7 @@ def test_cli_partners_prints_the_panel_and_writes_its_json(tmp_path):
     (["--team-b", "ai", "--partners", "random", "--reference", "heuristic"], "candidate itself"),
     (["--team-b", "ai", "--partners", "no-such-player"], "unknown player"),
 ])
+@pytest.mark.slow
 def test_cli_bad_partner_input_is_one_line_and_exit_2(args, words):
     proc = _eval("--team-a", "heuristic", *args, "--deals", "3")
     assert proc.returncode == 2 and words in proc.stderr

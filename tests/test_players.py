@@ -276,7 +276,7 @@ def test_every_spec_option_is_checked_at_load(spec, message):
 
 
 def test_every_bool_option_takes_exactly_the_words_its_message_allows():
-    """Issue 59, group 12: ``heuristic:signs=1`` was taken although the message
+    """``heuristic:signs=1`` was taken although the message
     allows only true or false; the words taken are the words named, for every
     bool option of every player."""
     from aluette_env.players import player_names, player_options

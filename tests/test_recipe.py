@@ -48,13 +48,14 @@ def three_stages(tmp_path):
     net = ["network.trunk=[64]", "network.pi=[32]", "network.vf=[32]"]
     return recipe_file(tmp_path, [
         {"name": "scratch", "kind": "train", "config": "configs/quick.yaml", "set": TINY_TRAIN},
-        {"name": "expert", "kind": "expert-iteration", "config": "configs/expert_iteration.yaml",
-         "set": TINY_LOOP + net},
+        {"name": "expert", "kind": "expert-iteration",
+         "config": "configs/history/expert_iteration.yaml", "set": TINY_LOOP + net},
         {"name": "on", "kind": "train", "config": "configs/quick.yaml", "model": "latest",
          "set": TINY_TRAIN + ["selfplay.opponents={latest: 1, {previous}: 1}"]},
     ])
 
 
+@pytest.mark.slow
 def test_stages_run_in_turn_each_from_the_policy_before_and_resume_doing_nothing(tmp_path):
     path = three_stages(tmp_path)
     lines: list[str] = []
@@ -82,6 +83,7 @@ def test_stages_run_in_turn_each_from_the_policy_before_and_resume_doing_nothing
     assert sum(line.startswith("stage ") and ": done (" in line for line in lines) == 3
 
 
+@pytest.mark.slow
 def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     """SIGKILL the command at random moments (inside a stage, between stages);
     running it again each time finishes the recipe, and a stage once done is
@@ -124,7 +126,7 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     ([{"name": "a", "kind": "train", "config": "configs/quick.yaml",
        "set": ["network.warm_start={previous}"]}],
      "stage 'a': {previous} in 'set': the first stage has no previous policy"),
-    ([{"name": "a", "kind": "expert-iteration", "config": "configs/expert_iteration.yaml"}],
+    ([{"name": "a", "kind": "expert-iteration", "config": "configs/history/expert_iteration.yaml"}],
      "stage 'a': an expert-iteration stage starts from a policy"),
     ([{"name": "a", "kind": "train", "config": "configs/quick.yaml", "set": ["ppo.lr=1"]}],
      "stage 'a': .*unknown key 'ppo.lr'"),
@@ -140,7 +142,7 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
      r"58 actions\); this stage trains the default game \(env.signs false\)"),
     ([{"name": "signs", "kind": "train", "config": "configs/signs.yaml"},
       {"name": "expert", "kind": "expert-iteration",
-       "config": "configs/expert_iteration.yaml"}],
+       "config": "configs/history/expert_iteration.yaml"}],
      "stage 'expert': the previous stage's policy plays the signs variant .* expert "
      "iteration plays the default game"),
     ([{"name": "small", "kind": "train", "config": "configs/quick.yaml"},
@@ -149,7 +151,7 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
      r"relu\) starts this stage, whose network is trunk \[256\]"),
     ([{"name": "small", "kind": "train", "config": "configs/quick.yaml"},
       {"name": "expert", "kind": "expert-iteration",
-       "config": "configs/expert_iteration.yaml"}],
+       "config": "configs/history/expert_iteration.yaml"}],
      r"stage 'expert': the previous stage's policy \(trunk \[64\]"),
     ([{"name": "rllib", "kind": "train", "config": "configs/rllib_quick.yaml"}],
      "stage 'rllib': a recipe trains its stages with backend sb3 .*backend rllib"),
@@ -160,7 +162,7 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
      r"stage 'b': 'network.warm_start' \('aluette_env/models/aluette-ppo-v4.onnx'\): a stage "
      r"after the first starts from the previous stage's policy"),
     ([{"name": "a", "kind": "train", "config": "configs/default.yaml"},
-      {"name": "b", "kind": "train", "config": "configs/ppo_v5.yaml"}],
+      {"name": "b", "kind": "train", "config": "configs/history/ppo_v5.yaml"}],
      "stage 'b': 'network.warm_start' .*aluette-ppo-v4.onnx.*: a stage after the first"),
     ([{"name": "a", "kind": "search", "config": "configs/quick.yaml"}], "stages.0.kind"),
     ([], "stages"),

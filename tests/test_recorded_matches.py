@@ -1,5 +1,5 @@
-"""Seeded matches give the values recorded before the variant became one object
-(issue 60): for ``aluette_v0``, ``aluette_v1`` and ``aluette_signs_v0`` the same
+"""Seeded matches give the values recorded before the variant became one object:
+for ``aluette_v0``, ``aluette_v1`` and ``aluette_signs_v0`` the same
 observations (every seat's, at every step), masks, rewards, infos, ``state()``
 and catches; the batched engine, OpenSpiel and a game for people the same; and
 the shipped players the same moves. One SHA-256 digest per seeded match, kept in

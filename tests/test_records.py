@@ -149,13 +149,13 @@ def test_bad_files_are_refused_in_one_line(tmp_path):
         load_record("{}")
 
 
-# ------------------------------------------------- bad-input sweep (issue 33): files
+# ------------------------------------------------------------- bad input: files
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/zero"), reason="needs /dev/zero")
 @pytest.mark.parametrize("kind", ["fifo", "zero", "urandom", "folder"])
 def test_a_record_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, kind):
-    """Group 1: a named pipe (which would block a read forever) or a link to an
+    """A named pipe (which would block a read forever) or a link to an
     endless device (which would be read until memory runs out) is refused
     before anything is read, by read_record and by pretrain.records."""
     from training.imitation import record_demonstrations
@@ -175,7 +175,7 @@ def test_a_record_path_that_is_not_a_regular_file_is_refused_at_once(tmp_path, k
 
 @pytest.mark.parametrize("name", ["\ud800", "ok\udfff", "x\udc80y"])
 def test_a_player_name_with_a_lone_surrogate_is_refused_when_loaded(record, name, tmp_path):
-    """Group 2: a lone surrogate cannot be printed or sent as UTF-8; the loader
+    """A lone surrogate cannot be printed or sent as UTF-8; the loader
     refuses it, from text, from bytes and from a file."""
     bad = copy.deepcopy(record)
     bad["players"]["player_1"] = name
@@ -215,7 +215,7 @@ STRICT_ROWS = [
 
 @pytest.mark.parametrize("name,change,words", STRICT_ROWS, ids=[r[0] for r in STRICT_ROWS])
 def test_one_strict_loader_for_files_and_uploads(record, name, change, words, tmp_path):
-    """Group 15: what docs/RECORDS.md says and nothing looser, the same for a
+    """What docs/RECORDS.md says and nothing looser, the same for a
     file (read_record, aluette review), bytes (the web upload) and text."""
     text = _strict(change)(record)
     assert text != json.dumps(record)

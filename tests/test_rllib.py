@@ -22,6 +22,7 @@ import numpy as np
 import pytest
 
 pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
+pytestmark = pytest.mark.rllib
 
 from aluette_env.commands import main as cli_main  # noqa: E402
 from aluette_env.evaluation import duplicate_eval  # noqa: E402

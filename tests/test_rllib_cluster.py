@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
+pytestmark = [pytest.mark.rllib, pytest.mark.cluster]
 
 from training.config import load_config  # noqa: E402
 

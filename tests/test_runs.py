@@ -26,6 +26,7 @@ from training.sb3.checkpoints import load_model
 from training.sb3.resume import read_from
 
 
+@pytest.mark.slow
 def test_sigint_saves_a_checkpoint_and_resume_continues_from_it(tmp_path, capsys):
     """``python -m training`` stopped by SIGINT inside model.learn saves a checkpoint
     and exits 0; a resume (here in this process) goes on from it."""
@@ -115,6 +116,7 @@ def _warm_children(monkeypatch):
     return ctx
 
 
+@pytest.mark.slow
 def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_path,
                                                                           monkeypatch):
     """SIGKILL a training process at each kind of file write and deletion, and at
@@ -169,6 +171,7 @@ def test_sigkill_at_every_kind_of_write_and_at_random_times_always_resumes(tmp_p
     assert not list(run.glob(".*")) and not list((run / "pool").glob(".*"))
 
 
+@pytest.mark.slow
 def test_a_run_killed_twice_and_resumed_writes_the_metrics_of_the_run_never_killed(
         tmp_path, monkeypatch):
     """A resume is the same run: SIGKILLed in the middle of a checkpoint, then
@@ -327,7 +330,7 @@ def test_a_damaged_state_json_is_rebuilt_from_the_checkpoints(sb3_run, tmp_path,
 ])
 def test_a_league_table_out_of_range_is_refused_in_one_line_naming_its_row(tmp_path, league,
                                                                            words):
-    """Issue 59, group 8: the PFSP table is checked as the other fields of state.json;
+    """The PFSP table is checked as the other fields of state.json;
     a table :meth:`WinRates.record` can write passes."""
     from training.runs import CheckpointError, new_state, read_state
     state = new_state()

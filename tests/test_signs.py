@@ -221,7 +221,7 @@ def test_bad_catches_and_actions_are_refused_and_lose_nothing():
 
 @pytest.mark.parametrize("action", [58, -1, 100, np.int64(60), "x", True])
 def test_an_action_out_of_range_names_the_variants_actions(action):
-    """Issue 59, group 12: with signs the actions are 0-57 (48-57 no sign and the
+    """With signs the actions are 0-57 (48-57 no sign and the
     signs), not the deck's 0-47; without, they stay the deck's."""
     env = aluette_signs_v0.env()
     env.reset(seed=0)
@@ -239,6 +239,7 @@ def test_an_action_out_of_range_names_the_variants_actions(action):
         plain.step(48)
 
 
+@pytest.mark.slow
 def test_the_engine_with_signs_is_the_env_over_2000_deals():
     """As many deals as the default game's equivalence (tests/test_vector.py):
     100 games, four five-deal matches each, the same hands, catches and actions

@@ -67,6 +67,7 @@ def random_position(seed: int, tricks_left: tuple[int, ...]) -> tuple[Deal, Posi
 
 
 @pytest.mark.parametrize("seed", range(25))
+@pytest.mark.slow
 def test_solvers_equal_brute_force_on_small_positions(seed):
     deal, pos = random_position(seed, (2, 3))  # 2-3 tricks left, maybe mid-trick
     expected = brute_force(deal)
@@ -74,6 +75,7 @@ def test_solvers_equal_brute_force_on_small_positions(seed):
     assert Solver().value(pos) == expected
 
 
+@pytest.mark.slow
 def test_numba_solver_equals_the_python_solver_on_random_positions():
     fast = Solver()  # one table for every position, as the expert uses it
     for seed in range(150):

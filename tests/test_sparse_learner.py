@@ -90,6 +90,7 @@ def _trunk_grads(trunk, inp):
 
 
 @pytest.mark.parametrize("widths", [(256, 64), (37,)])
+@pytest.mark.slow
 def test_sparse_layer_equals_the_dense_layer_forward_and_gradient(real, widths):
     """The same function as the dense layer: both against the layer computed in
     float64 on the dense vectors, relative to the largest entry. The sparse
@@ -131,6 +132,7 @@ def test_gather_sum_refuses_lists_outside_the_layer():
 
 @pytest.mark.parametrize("privileged", [False, True], ids=["seat", "privileged"])
 @pytest.mark.parametrize("precision", ["float32", "bfloat16"])
+@pytest.mark.slow
 def test_the_fused_first_layer_is_the_gather_the_bias_and_the_relus(real, precision,
                                                                     privileged):
     """training.sb3.gather.relu_layer (the trunk's first layer in one pass) against

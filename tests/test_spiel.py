@@ -63,7 +63,7 @@ def test_rebuilt_state_with_many_spoiled_tricks(winners):
 
 
 def test_ismcts_given_a_vector_no_deal_writes_says_so():
-    """Issue 40, group 14: a random vector, or a real observation with a few
+    """A random vector, or a real observation with a few
     values flipped, is played (a legal card) or refused as ValueError, never
     an IndexError or KeyError from inside the rebuilding."""
     rng = np.random.default_rng(5)

@@ -1,4 +1,4 @@
-"""The bad-input sweep that stays (issue 33): every public entry point against
+"""The bad-input sweep: every public entry point against
 whole classes of bad input, generated rather than listed one by one, so that a
 new command, option, route or API function is checked by the same net.
 
@@ -33,7 +33,7 @@ from conftest import random_match, within
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "quick.yaml"
-LOOP = ROOT / "configs" / "expert_iteration.yaml"
+LOOP = ROOT / "configs" / "history" / "expert_iteration.yaml"
 #: Seconds one input may take before it counts as a hang.
 DEADLINE_S = 60
 
@@ -167,6 +167,7 @@ def _cases(slots, classes):
 @pytest.mark.parametrize("slot,kind", _cases(READ_SLOTS, READ_CLASSES),
                          ids=[f"{' '.join(s[:2])} {_slot(s)} {k}"
                               for s, k in _cases(READ_SLOTS, READ_CLASSES)])
+@pytest.mark.slow
 def test_every_input_slot_refuses_special_files_and_strings(slot, kind, special, tmp_path,
                                                             capsys):
     """Every file or spec a command reads, given a special file or string: one

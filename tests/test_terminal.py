@@ -38,6 +38,7 @@ def game(lang="en", width=100, stdin=""):
     return g, out
 
 
+@pytest.mark.slow
 def test_scripted_full_match_reaches_the_final_score():
     # Each turn with a choice: bad inputs first (empty, out of range, unknown name),
     # then choose 2, change to 1, confirm with y. The ninth card plays itself, and
@@ -289,6 +290,7 @@ def test_short_names_are_distinct_in_every_language():
         assert len({n.lower() for n in names}) == NUM_CARDS, lang
 
 
+@pytest.mark.slow
 def test_french_game_speaks_french_throughout():
     proc = play("1\ny\nl\n?\n", "--lang", "fr")
     out = proc.stdout
@@ -299,12 +301,14 @@ def test_french_game_speaks_french_throughout():
         assert english not in out, english
 
 
+@pytest.mark.slow
 def test_deal_pause_option_replaces_waiting_for_enter():
     turn = "1\ny\n" * 8
     proc = play(turn * 2 + "q\n", "--deal-pause", "0")
     assert "Press Enter" not in proc.stdout and proc.stdout.count("is over") == 2
 
 
+@pytest.mark.slow
 def test_new_match_after_the_end_clears_scores():
     deal = "1\ny\n" * 8 + "\n"
     proc = play(deal * 5 + "n\n" + "1\ny\n" + "q\n")
@@ -399,7 +403,7 @@ def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
 
 
 def test_a_record_folder_replaced_by_a_file_keeps_the_record(tmp_path, monkeypatch):
-    """Group 13: ``play --record DIR`` with DIR replaced by a file during the
+    """``play --record DIR`` with DIR replaced by a file during the
     match: the finished match's record is saved elsewhere (the temporary
     folder), the game says where in one line, and the command exits 2."""
     import tempfile

@@ -80,7 +80,7 @@ def _alias_bomb(levels: int) -> str:
      [], "levels deep once its aliases are expanded"),
 ], ids=["file 50000 deep", "--set 20000 deep", "alias bomb", "alias in itself", "deep by aliases"])
 def test_a_config_too_deep_or_too_large_is_refused_at_once(tmp_path, text, overrides, message):
-    """Issue 40, group 13: YAML nested thousands deep (a file or a --set value)
+    """YAML nested thousands deep (a file or a --set value)
     or an alias bomb is one line naming the file (it was a RecursionError of
     3,000 lines, or 25 s of expanding: the message says it stopped before)."""
     path = write(tmp_path, text)
@@ -128,7 +128,7 @@ def test_shipped_configs_are_valid_and_overrides_apply():
     # name; the rest as training configs.
     from training.expert_iteration import load_loop_config
     from training.recipe import load_recipe
-    shipped = sorted((ROOT / "configs").glob("*.yaml"))
+    shipped = sorted((ROOT / "configs").glob("**/*.yaml"))  # configs/history/ too
     kinds = {p: ("stages" in d and load_recipe) or ("start" in d and load_loop_config)
              or load_config for p in shipped for d in [yaml.safe_load(p.read_text())]}
     assert {p.stem for p, load in kinds.items() if load is load_loop_config} >= \
@@ -153,6 +153,7 @@ def curves_drawn(monkeypatch) -> list[dict]:
     return drawn
 
 
+@pytest.mark.slow
 def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp_path,
                                                                              monkeypatch):
     from aluette_env.evaluation import panel_eval
@@ -288,6 +289,7 @@ def test_quick_train_checkpoints_resumes_and_evaluates(sb3_run, tmp_path, capsys
     assert player.act_batch(np.zeros((1, OBS_SIZE), np.int8), only_5)[0] == 5
 
 
+@pytest.mark.slow
 def test_a_pfsp_run_keeps_its_league_table_across_a_resume_and_logs_it(tmp_path, capsys):
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
     out = ["--set", f"output_dir={tmp_path}", "--set", "selfplay.pfsp={window: 500}"]
@@ -311,6 +313,7 @@ def test_a_pfsp_run_keeps_its_league_table_across_a_resume_and_logs_it(tmp_path,
             "league/win_rate_snapshots_mean"} <= tags
 
 
+@pytest.mark.slow
 def test_corrupt_and_missing_checkpoints_give_one_line_errors(tmp_path, capsys):
     bad = tmp_path / "bad.zip"
     bad.write_bytes(b"PK\x03\x04 this is not a real archive")
@@ -404,7 +407,7 @@ def test_win_rate_table_remembers_about_a_window_of_deals():
 
 
 def test_win_rate_table_loads_only_rows_record_can_write():
-    """Issue 59, group 8: a row out of range (more wins than deals, not finite,
+    """A row out of range (more wins than deals, not finite,
     negative, for ``latest``) is a ValueError naming it, and nothing is loaded."""
     from training.selfplay import WinRates
     for bad, words in (({"random": [1, 2], "heuristic": [500, 1]},
@@ -507,7 +510,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
                         build_env(cfg, pool, seed=0), tmp_path)
     with pytest.raises(CheckpointError, match="has shape .* set network to the model's"):
         load_onnx_weights(small.policy, v1)
-    # Issue 59, group 9: a model whose logits are not finite is no start, whoever calls.
+    # A model whose logits are not finite is no start, whoever calls.
     from aluette_env.players.onnx_policy import ModelError
     from conftest import model_with_weight
     nan = model_with_weight(SHIPPED_MODELS[1], tmp_path / "nan.onnx", float("nan"))
@@ -518,6 +521,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     assert all((a == b).all() for a, b in zip(before, model.policy.parameters()))
 
 
+@pytest.mark.slow
 def test_pretraining_clones_the_rule_based_players_cards():
     from training.imitation import demonstrations
     from training.sb3.policy import PolicyPlayer
@@ -540,6 +544,7 @@ def test_pretraining_clones_the_rule_based_players_cards():
     assert before < 0.4 and agreement() > 0.75 and fit["agreement"] > 0.75
 
 
+@pytest.mark.slow
 def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path, capsys):
     code, out, err = run_train(capsys, "--set", f"output_dir={tmp_path}",
                                "--set", "total_timesteps=4096", "--set", "pretrain.samples=10000")
@@ -558,6 +563,7 @@ def test_a_pretrained_run_counts_the_clone_in_its_wall_time_and_curve(tmp_path, 
 SIGNS = ROOT / "configs" / "signs.yaml"
 
 
+@pytest.mark.slow
 def test_signs_tables_give_every_seat_its_decisions_signs_and_cards():
     """With signs each column makes two decisions a trick (a sign, a card):
     rollouts of an even n_steps keep the lockstep, signs and cards alternate in
@@ -598,6 +604,7 @@ def test_signs_configs_the_learner_cannot_honour_are_refused_in_one_line(overrid
         load_config(QUICK, ["env.catch=0.5"])
 
 
+@pytest.mark.slow
 def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_path):
     from aluette_env.evaluation import duplicate_eval
     from aluette_env.players import PlayerSpecError, for_the_default_game

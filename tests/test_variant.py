@@ -1,4 +1,4 @@
-"""A variant is one object (aluette_env.game.variant, issue 60): the shipped
+"""A variant is one object (aluette_env.game.variant): the shipped
 variants by env id, the catch rule stated once and everything that follows from
 it (the draws, their inverse, OpenSpiel's outcomes, who knows which sign), the
 legal actions, the older ``signs=`` / ``catch=`` keywords building the same

@@ -332,6 +332,7 @@ def test_a_snapshot_with_no_deal_in_progress_and_none_finished_is_refused():
 # ------------------------------------------------------------------ real servers
 
 
+@pytest.mark.slow
 def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
     """Plays go on in a thread while the server is SIGKILLed five times: every
     play answered 200 is in the game after the restart, and a play whose
@@ -373,6 +374,7 @@ def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
     assert kills == 5
 
 
+@pytest.mark.slow
 def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
     """Kills land while requests are in flight (a thread keeps playing): the
     game after each restart is one the rules accept, at a version some
@@ -468,6 +470,7 @@ def two_worker_checks(db: str) -> None:
         server.stop()
 
 
+@pytest.mark.slow
 def test_two_workers_serve_one_game_and_concurrent_plays_land_once(tmp_path):
     two_worker_checks(f"sqlite:///{tmp_path / 'games.db'}")
 
@@ -583,6 +586,7 @@ def postgres_url():
         cluster.remove()
 
 
+@pytest.mark.slow
 def test_postgresql_down_every_route_answers_json_503_and_the_game_goes_on(caplog):
     """The database server stops: every route answers the JSON 503 that the
     page sends again, with one log line each and no traceback; once it is
@@ -621,6 +625,7 @@ def test_postgresql_down_every_route_answers_json_503_and_the_game_goes_on(caplo
         cluster.remove()
 
 
+@pytest.mark.slow
 def test_postgresql_keeps_games_through_a_kill(postgres_url):
     rng = random.Random(6)
     server = Served(postgres_url).start()
@@ -640,6 +645,7 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
     assert Database(postgres_url).schema_version() == "0003"
 
 
+@pytest.mark.slow
 def test_postgresql_two_workers(postgres_url):
     two_worker_checks(postgres_url)
 

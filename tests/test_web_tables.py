@@ -12,7 +12,6 @@ import json
 import random
 import re
 import threading
-import time
 import warnings
 
 import numpy as np
@@ -106,6 +105,7 @@ def test_a_bad_away_time_gets_its_code_and_bounds_for_the_pages_words():
     assert r.json()["code"] == "away_after" and r.json()["fields"] == {"low": 5, "high": 3600}
 
 
+@pytest.mark.slow
 def test_every_answer_to_every_seat_of_a_four_person_match_hides_the_other_hands():
     c = client()
     made = table(c, {str(s): f"P{s}" for s in range(4)})
@@ -184,7 +184,7 @@ def test_unknown_tokens_get_403_and_then_429():
 
 
 def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(tmp_path):
-    """Issue 40, group 15: two servers (or worker processes) on one database
+    """Two servers (or worker processes) on one database
     count one address's unknown tokens together: 15 guesses at each, and the
     next at either gets 429, a right token included; the window passed, 403."""
     url = f"sqlite:///{tmp_path / 'games.db'}"
@@ -205,7 +205,7 @@ def test_the_limit_on_unknown_tokens_is_shared_by_every_server_on_the_database(t
 
 
 def test_the_socket_refuses_an_origin_of_another_scheme():
-    """Issue 40, group 15: the Origin must be this server's, scheme included;
+    """The Origin must be this server's, scheme included;
     with it, the socket opens on the seat's view of the game as it is."""
     c = client()
     token = table(c, {"0": "Ann"})["seats"]["0"]["token"]
@@ -331,6 +331,14 @@ def _view_during_a_move(c: TestClient) -> None:
     gate = Gate()
     game_of(c.app, ann).players[1] = gate  # west plays right after Ann
     answers: dict[str, dict] = {}
+    service, bob_arrived = c.app.state.service, threading.Event()
+    reach = service.reach
+
+    async def reach_and_say(token, *args, **kwargs):
+        if token == bob:
+            bob_arrived.set()
+        return await reach(token, *args, **kwargs)
+    service.reach = reach_and_say  # this app's service only
 
     def ask(name, method, path, body=None):
         r = c.request(method, path, json=body)
@@ -342,7 +350,7 @@ def _view_during_a_move(c: TestClient) -> None:
     assert gate.entered.wait(30), answers
     looking = threading.Thread(target=ask, args=("bob", "GET", f"/api/games/{bob}"))
     looking.start()
-    time.sleep(0.5)  # Bob's request reaches the server while west thinks
+    assert bob_arrived.wait(30), answers  # Bob's request is at the server while west thinks
     gate.open.set()
     playing.join(30)
     looking.join(30)

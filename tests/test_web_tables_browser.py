@@ -184,10 +184,12 @@ def test_the_server_killed_mid_deal_and_restarted_both_pages_continue(browser, s
     for page in pages:
         page.allow_socket_errors = True  # the sockets to the dead server fail, as they should
     served.kill()
-    time.sleep(1.0)
+    for page in pages:  # each page finds the server gone, says so, and keeps trying
+        page.wait_for_selector("#offline", state="visible", timeout=MATCH_TIMEOUT_MS)
     served.start()
     # Both pages reconnect by themselves and show the same position, then play on.
     for page, hand in zip(pages, hands):
+        page.wait_for_selector("#offline", state="hidden", timeout=MATCH_TIMEOUT_MS)
         page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                                state="attached", timeout=MATCH_TIMEOUT_MS)
         assert page.locator(".hand-card").count() == hand

@@ -77,6 +77,7 @@ May import: numpy and :mod:`aluette_env.game`.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
@@ -110,6 +111,21 @@ __all__ = [
     "encode_state", "obs_size", "observer", "read_match", "read_state", "read_view",
     "saved_layout", "state_size", "write_active", "write_hidden", "write_signs", "write_view",
 ]
+
+#: Old name -> the name it became: each still answers for one release, with a
+#: DeprecationWarning, then goes (tests/test_public_api.py keeps the list). The
+#: observation's number was a "version" until it was named for what it is, a layout;
+#: ``relative`` is the game's ``relative_seat``.
+_RENAMED = {"OBS_VERSION": "OBS_LAYOUT", "SIGNS_OBS_VERSION": "SIGNS_OBS_LAYOUT",
+            "VERSION_ENDS_BEFORE": "LAYOUT_ENDS_BEFORE", "relative": "relative_seat"}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _RENAMED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(f"{__name__}.{name} is deprecated; use {__name__}.{_RENAMED[name]}",
+                  DeprecationWarning, stacklevel=2)
+    return globals()[_RENAMED[name]]
 
 
 def write_view(g, observer, row) -> None:
@@ -227,6 +243,13 @@ class Observer(NamedTuple):
     signs: bool
     slices: dict[str, slice]
     shapes: dict[str, tuple[int, ...]]
+
+    @property
+    def version(self) -> int:
+        """Deprecated: :attr:`layout` (its name until the layout was named for what it is)."""
+        warnings.warn("Observer.version is deprecated; use Observer.layout",
+                      DeprecationWarning, stacklevel=2)
+        return self.layout
 
     def write(self, g, observer: int, row) -> None:
         """``observer``'s vector of the state ``g`` into ``row`` (int8, at least

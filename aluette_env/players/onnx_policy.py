@@ -26,6 +26,7 @@ from __future__ import annotations
 import functools
 import os
 import random
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -109,6 +110,13 @@ class OnnxPlayer(BatchPlayer):
         self._buf = np.zeros((1, self.obs_width), np.float32)
         self._mbuf = np.zeros((1, self.num_actions), np.float32)
         self._check_finite()
+
+    @property
+    def obs_version(self) -> int:
+        """Deprecated: :attr:`obs_layout` (its name until the layout was named for what it is)."""
+        warnings.warn("OnnxPlayer.obs_version is deprecated; use OnnxPlayer.obs_layout",
+                      DeprecationWarning, stacklevel=2)
+        return self.obs_layout
 
     def _check_finite(self) -> None:
         """ModelError unless the model's logits of the legal actions are finite on

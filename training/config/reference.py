@@ -24,7 +24,8 @@ from .schemas import LoopConfig, RecipeConfig, TrainConfig
 #: The page's parts: title, the command that reads such a file, and its model.
 PAGES: tuple[tuple[str, str, type[BaseModel]], ...] = (
     ("Training run", "aluette train configs/default.yaml", TrainConfig),
-    ("Expert iteration", "aluette expert-iteration configs/expert_iteration.yaml", LoopConfig),
+    ("Expert iteration", "aluette expert-iteration configs/history/expert_iteration.yaml",
+     LoopConfig),
     ("Recipe", "aluette train configs/recipe.yaml", RecipeConfig),
 )
 

@@ -536,7 +536,7 @@ class PPOPhaseConfig(BaseModel):
 
     model_config = _FINITE
     config: str | None = Field(None, description="a training config of backend sb3 "
-                                                 "(configs/ppo_after_distill.yaml); null: "
+                                                 "(configs/history/ppo_after_distill.yaml); null: "
                                                  "no PPO phase")
     set: list[str] = Field([], description="overrides of that config (key.path=value); the "
                                            "loop sets output_dir, run_name and "
@@ -548,7 +548,7 @@ class PPOPhaseConfig(BaseModel):
 
 
 class LoopConfig(BaseModel):
-    """A whole expert-iteration run (configs/expert_iteration.yaml)."""
+    """A whole expert-iteration run (configs/history/expert_iteration.yaml)."""
 
     model_config = _FINITE
     run_name: str = Field("expert-iteration", pattern=RUN_NAME,

@@ -1,6 +1,6 @@
 """Expert iteration: the fast policy learns what the search knows.
 
-One iteration of the loop (``aluette expert-iteration configs/expert_iteration.yaml``):
+One iteration of the loop (``aluette expert-iteration configs/history/expert_iteration.yaml``):
 
 1. **Expert data** (:func:`generate`, also ``aluette expert-data CONFIG``). The
    current policy plays whole matches against itself on the batched engine

@@ -113,7 +113,7 @@ def ppo_phase(cfg: LoopConfig, folder: Path, distilled: Path, log=print) -> tupl
 
 def _data_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml",
-                   help="an expert-iteration config (configs/expert_iteration.yaml); its "
+                   help="an expert-iteration config (configs/history/expert_iteration.yaml); its "
                         "data section says how the data is made")
     p.add_argument("--out", required=True, metavar="DIR", type=_folder_path,
                    help="the data set's folder (required; created, or completed when it holds "
@@ -149,7 +149,7 @@ def _data_run(args: argparse.Namespace) -> int:
 
 def _loop_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("config", metavar="CONFIG.yaml",
-                   help="an expert-iteration config (configs/expert_iteration.yaml)")
+                   help="an expert-iteration config (configs/history/expert_iteration.yaml)")
     p.add_argument("--set", action="append", default=[], metavar="key.path=value",
                    help="override a config value (repeatable), e.g. --set iterations=1 "
                         "(default: none)")

@@ -22,12 +22,14 @@ import bench_expert_data  # noqa: E402
 import bench_rllib  # noqa: E402
 import bench_train  # noqa: E402
 import distill_labels  # noqa: E402
+import distill_agreement  # noqa: E402
 import pimc_predictors  # noqa: E402
 import same_strength  # noqa: E402
 import strength  # noqa: E402
 
 #: The benchmarks checked below: each one that builds a training config.
-CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_labels", "same_strength"}
+CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_agreement",
+           "distill_labels", "same_strength"}
 
 
 def test_every_benchmark_that_builds_a_training_config_is_checked_here():
@@ -169,3 +171,20 @@ def test_make_strength_names_the_ai_and_expert_it_measured(tmp_path, monkeypatch
     assert "by hand" not in section
     assert f"measured with `ai` v{LATEST_VERSION} and `expert` version {LATEST};" in section
     assert readme.read_text().startswith("# A\n") and readme.read_text().endswith("# B\n")
+
+
+def test_distill_agreement_fits_are_valid_settings_and_noise_is_measured_against_its_tail():
+    from training.config import load_loop_config
+    cfg = load_loop_config(str(ROOT / "configs" / "history" / "v7.yaml"), [])
+    fits = distill_agreement.fit_settings(cfg)
+    assert all(settings.validation == 0 for settings, _ in fits.values())
+    assert {labels for _, labels in fits.values()} == {"expert", "own", "over 2 se"}
+    # Two positions: a kept card, and a switch claiming 2.5 standard errors.
+    nan = np.nan
+    data = {"policy": np.array([[0.6, 0.4], [0.7, 0.3]]), "move": np.array([0, 1]),
+            "values": np.array([[0.5, 0.2], [0.0, 0.25]]),
+            "stderr": np.array([[nan, 0.1], [0.1, nan]])}
+    report = distill_agreement.noise_report(data)
+    assert "switches from the policy's greedy card in 50.0%" in report
+    assert "over 2 standard errors: 100.0% (noise alone: 14.3%)" in report
+    assert "over 3 standard errors: 0.0% (noise alone: 0.9%)" in report

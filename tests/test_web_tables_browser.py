@@ -500,7 +500,8 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     """Ann's page animates the answer to her play (AI cards at 0.4 s each)
     while Bob plays: the server pushes the newer view to her page mid-answer.
     Each time, over a whole deal, her page ends on the newest view (its
-    version, her turn when it is hers), never on her own older answer."""
+    version, her turn when it is hers), never on her own older answer, and
+    shows every trick with its four cards, those Bob's plays closed too."""
     made = make_table(server)
     ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
     bob = seat_page(browser, server.url + made["seats"]["2"]["link"])  # Bob is here
@@ -513,6 +514,13 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
         mid.append(person_plays(server.url, bob_token))
         route.fulfill(response=response)
     ann.route("**/play?*", bob_plays_before_the_answer)
+    ann.evaluate("""() => {  // each trick shown whole on the table, by its cards
+        window.wholeTricks = new Set();
+        new MutationObserver(() => {
+            const cards = [...document.querySelectorAll('#trick .slot > [data-card]')];
+            if (cards.length === 4) wholeTricks.add(cards.map((c) => c.dataset.card).sort().join());
+        }).observe(document.getElementById('trick'), {childList: true, subtree: true});
+    }""")
     deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline
@@ -530,6 +538,7 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
             with ann.expect_response(lambda r: "/play?" in r.url):  # after Bob's plays
                 ann.click("#confirm")
     assert sum(1 for n in mid if n) >= 3, mid  # pushed mid-answer, many times over
+    assert ann.evaluate("wholeTricks.size") == 9
     assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
 
 

@@ -421,6 +421,25 @@ class GameService:
                 await self.run(self.cache.fresh, handle, handle.known)
             return handle.look()
 
+    async def since(self, handle: SeatHandle, position: tuple[int, int, int] | None
+                    ) -> tuple[dict[str, Any], list[Event], tuple[int, int, int]]:
+        """For an update socket: the seat's view of the game as the database has
+        it (at least at ``handle.known``), the moves made since ``position``
+        (where the game stood at the socket's last view; None: none) as the
+        seat sees them, each with its view after it, and where the game stands
+        now. Moves too far back to replay (another match) are left out: the
+        view shows where the game is."""
+        def catch_up() -> tuple[dict[str, Any], list[Event], tuple[int, int, int]]:
+            game = handle.game
+            steps = None if position is None else game.steps_since(position, handle.seat)
+            events = [] if steps is None else self.seen(handle, *steps)
+            return handle.look(), events, game.position
+
+        async with handle.lock:
+            if self.cache.behind(handle):
+                await self.run(self.cache.fresh, handle, handle.known)
+            return await self.run(catch_up)
+
     async def play_pending_ai_turns(self, handle: SeatHandle) -> list[Event]:
         """A seat looks at its game: the AI turns a move left unplayed (stopped
         by a dead AI worker) are played now, and their events returned; none
@@ -599,8 +618,7 @@ class GameService:
     def answer(handle: SeatHandle, events: list[Event], words: Narrator) -> dict[str, Any]:
         """What a seat is answered after a request: the move's events with their
         words, each with the view after it, and the seat's view now."""
-        return {"events": [{**words.event(e), "view": worded(e["view"], words)} for e in events],
-                "state": worded(handle.view(), words)}
+        return {"events": worded_events(events, words), "state": worded(handle.view(), words)}
 
 
 def variant(signs: dict[str, Any] | None) -> dict[str, Any]:
@@ -614,5 +632,11 @@ def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:
     return {**view, "text": words.view(view)}
 
 
+def worded_events(events: list[Event], words: Narrator) -> list[Event]:
+    """Events with their words, each with its view after it worded too."""
+    return [{**words.event(e), "view": worded(e["view"], words)} for e in events]
+
+
 __all__ = ["CachedGame", "Conflict", "GameCache", "GameService", "SeatHandle", "TokenGuard",
-           "WORKER", "worded"]
+           "WORKER", "worded",
+           "worded_events"]

@@ -13,7 +13,9 @@ person who left are the service's (:mod:`.service`).
                                              starts a new match
 ``POST /api/my-matches``                     ``{"tokens": [...]}``: each token's match,
                                              finished or not (this browser's list)
-``WS   /api/games/{token}/updates``          the seat's view each time the game moves
+``WS   /api/games/{token}/updates``          each time the game moves, the seat's
+                                             view and the moves since the last push
+                                             (``events``, as in a move's answer)
 ===========================================  =========================================
 
 Whoever is connected to a table sees to it: the update sockets check every
@@ -39,7 +41,7 @@ from aluette_env.game import NUM_SEATS
 from ..narrator import Narrator
 from .errors import ApiError
 from .inputs import check_keys, integer, json_body, logged_path, seat_of, signs_option
-from .service import GameService, SeatHandle, worded
+from .service import GameService, SeatHandle, worded, worded_events
 from .store import DamagedGame, StoreUnavailable
 
 log = logging.getLogger("aluette.web")
@@ -151,7 +153,7 @@ class TableRoutes:
 
     async def _push(self, websocket: WebSocket, handle: SeatHandle, watch, words: Narrator) -> None:
         version: int | None = handle.known
-        sent = None
+        sent = position = None
         loop = asyncio.get_running_loop()
         polled = kept = loop.time()
         while not watch.closed:
@@ -160,8 +162,11 @@ class TableRoutes:
                 return
             if version != sent:
                 handle.known = max(handle.known, version)
-                view = await self.service.look(handle)
+                # Each move since the last push, as the seat sees it: every page
+                # shows every card, the one that closes a trick too.
+                view, events, position = await self.service.since(handle, position)
                 await websocket.send_json({"version": view["version"],
+                                           "events": worded_events(events, words),
                                            "state": worded(view, words)})
                 sent = view["version"]
             now = loop.time()

@@ -9,7 +9,7 @@ import {announce, focusTurn, mayPlay, render} from "./render.js";
 import {pace} from "./settings.js";
 import {get, set, told} from "./state.js";
 
-let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
+let movesShown = 0; // your moves answered and shown (tests wait on body[data-moves])
 
 // The server has no game for this link (mistyped, or kept in another
 // database): say so, and let the person start a new match. Never a silent restart.
@@ -22,10 +22,11 @@ export function showLost() {
   render();
 }
 
-// Show the events of a move one at a time, each by the view the server sent
-// with it, then the server's final view. A finished trick stays in view
+// Show the events of a move (an answer, or a push of the others' moves) one
+// at a time, each by the view the server sent with it, then the server's
+// final view, or a newer one it was told of meanwhile. A finished trick stays in view
 // longer, with its reason.
-async function playEvents(events, finalState) {
+export async function playEvents(events, finalState, answer = true) {
   set({busy: true});
   for (const ev of events) {
     set({view: ev.view});
@@ -37,7 +38,7 @@ async function playEvents(events, finalState) {
   }
   set({busy: false});
   set({view: told(finalState)}); // or a newer view pushed meanwhile
-  movesShown += 1;
+  if (answer) movesShown += 1;
   document.body.dataset.moves = String(movesShown);
   render();
   if (get("view").your_turn) focusTurn();

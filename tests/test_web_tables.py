@@ -95,6 +95,7 @@ def test_no_answer_to_a_browser_holds_the_tables_database_id():
     ({"people": {"0": "a\nb"}}, "people.0: a display name"),
     ({"people": {"0": "A"}, "ai": "/etc/passwd"}, "unknown AI"),
     ({"people": {"0": "A"}, "away_after": 1}, "away_after must be an integer 5-3600"),
+    ({"people": {"0": "A"}, "standin": "nobody"}, "standin: unknown AI"),
     ({"people": {"0": "A"}, "seats": 3}, "unknown field(s) 'seats'"),
 ])
 def test_a_bad_table_request_gets_a_400_that_names_it(body, words):
@@ -293,6 +294,9 @@ def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():
     matches = {m["token"]: m for m in r.json()["matches"]}
     assert set(matches) == set(mine[:2])
     assert matches[solo]["people"] == 1 and matches[mine[1]]["people"] == 2
+    assert matches[solo]["names"] == {} and matches[mine[1]]["names"] == {"2": "Bob"}
+    watcher = c.post("/api/my-matches", json={"tokens": [made["spectator"]["token"]]}).json()
+    assert watcher["matches"][0]["names"] == {"1": "Ann", "3": "Bob"}
     assert all(m["finished"] is False and m["of"] == 5 for m in matches.values())
     assert all(m["deals"] == 0 and m["deal"] == 1 for m in matches.values())  # shown as is
     assert c.post("/api/my-matches", json={"tokens": "x"}).status_code == 400
@@ -491,3 +495,54 @@ def test_the_moves_a_socket_catches_up_on_are_what_the_seat_saw_live_in_any_proc
     assert any(e["type"] == "sign" and e["seat"] != 0 for e in live_events)
     assert game.steps_since(game.position, 2) == ([], [])
     assert game.steps_since((game.match_number - 1, *start[1:]), 2) is None  # another match
+
+
+def test_a_friend_out_of_the_turn_clock_is_played_by_the_hosts_ai_page_open_or_not():
+    """The host sets a 5 s turn clock and the AI that plays for absent friends
+    ("random"; the AI seats play "heuristic"). Bob's page is open but he does
+    not play: within the clock nothing happens; past it, with no request from
+    anyone, his own page's socket has the host's AI play his card, and his
+    page and the spectator's are pushed that card and that he is away. His
+    link takes the seat back, and his next card is his own. A one-person
+    game has no clock."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"}, away_after=5, standin="random")
+    assert made["away_after"] == 5 and made["standin"] == "random"
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    service, now = c.app.state.service, [time.time()]
+    service.clock = c.app.state.store.clock = lambda: now[0]
+    game = game_of(c.app, ann)
+    assert game.standin_spec == "random" and set(game.specs.values()) == {"heuristic"}
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    with c.websocket_connect(f"/api/games/{bob}/updates", headers=ORIGIN) as bob_page, \
+            c.websocket_connect(f"/api/games/{made['spectator']['token']}/updates",
+                                headers=ORIGIN) as watcher:
+        waiting = bob_page.receive_json()["version"]
+        watcher.receive_json()
+        now[0] += 4  # within the clock: Ann looks, nothing moves
+        assert c.get(f"/api/games/{ann}").json()["state"]["version"] == waiting
+        assert game.deal.to_act == 2 and not game.away
+        now[0] += 2
+        for page, bobs_seat in ((bob_page, 0), (watcher, 2)):
+            events = []
+            while True:
+                push = page.receive_json()
+                events += push["events"]
+                if push["state"]["away"] == [bobs_seat]:
+                    break
+            assert any(e["type"] == "play" and e["seat"] == bobs_seat for e in events)
+    assert game.away == {2} and game.deal.to_act != 2
+    back = c.get(f"/api/games/{bob}").json()["state"]
+    assert back["away"] == [] and game.away == set()
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    r = c.post(f"/api/games/{bob}/play", json={"card": game.deal.legal_cards()[0],
+                                                "version": game.version})
+    assert r.status_code == 200, r.text
+    solo = c.post("/api/games").json()["id"]
+    now[0] += 3600
+    alone = c.get(f"/api/games/{solo}").json()["state"]
+    assert alone["your_turn"] and alone["away"] == []

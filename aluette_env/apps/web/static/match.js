@@ -2,9 +2,9 @@
 // new match) and its answer shown event by event at the page's pace; a link
 // the server no longer knows.
 import {api, clearError, showError} from "./api.js";
-import {$, sleep, STORE} from "./dom.js";
+import {$, sleep} from "./dom.js";
 import {t} from "./i18n.js";
-import {remember} from "./matches.js";
+import {showing} from "./matches.js";
 import {announce, focusTurn, mayPlay, render} from "./render.js";
 import {pace} from "./settings.js";
 import {get, set, told} from "./state.js";
@@ -51,7 +51,7 @@ async function move(method, path, body) {
   render();
   try {
     const data = await api(method, path, body);
-    if (data.id) { set({gameId: data.id, lost: false}); sessionStorage.setItem(STORE.game, data.id); remember(data.id); }
+    if (data.id) { set({gameId: data.id, lost: false}); showing(data.id, false); }
     set({selected: null});
     await playEvents(data.events, data.state);
   } catch (err) {
@@ -77,15 +77,31 @@ export function makeSign(sign) {
   move("POST", `/api/games/${get("gameId")}/sign`, {sign, version: view.version});
 }
 export function nextDeal() { move("POST", `/api/games/${get("gameId")}/next-deal`, {version: get("view").version}); }
-// "New match" asks first when it would discard a game in progress.
-export function newMatch(confirmed) {
+// What would replace a match in progress (a new match, a table of friends)
+// asks first; the dialog's answer runs it (main.js: confirmed()).
+let asked = null;
+export function askFirst(action) {
   const view = get("view");
-  const gameId = get("gameId");
-  const lost = get("lost");
-  if (!confirmed && view && view.in_progress && gameId && !lost) {
+  if (view && view.in_progress && get("gameId") && !get("lost")) {
+    asked = action;
     $("confirm-new").showModal();
     return;
   }
+  action();
+}
+export function confirmed() {
+  const action = asked;
+  asked = null;
+  if (action) action();
+}
+// A person who was away (the AI played for them) takes their seat back: any
+// request with their link does it.
+export function takeSeatBack() { move("GET", `/api/games/${get("gameId")}`); }
+export function newMatch(sure) {
+  if (!sure) { askFirst(() => newMatch(true)); return; }
+  const view = get("view");
+  const gameId = get("gameId");
+  const lost = get("lost");
   set({showLastTrick: false});
   if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
   else startGame();

@@ -29,12 +29,13 @@ def play(stdin: str, *args):
                           timeout=300, cwd=ROOT)
 
 
-def game(lang="en", width=100, stdin=""):
+def game(lang="en", width=100, stdin="", signs=False):
     out = io.StringIO()
     console = Console(file=out, width=width, highlight=False, color_system=None)
     g = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, lang=lang,
                      console=console, stdin=io.StringIO(stdin),
-                     specs={1: "heuristic", 2: "ai", 3: "random:seed=4"})
+                     specs={1: "heuristic", 2: "ai", 3: "random:seed=4"},
+                     **({"signs": True} if signs else {}))
     return g, out
 
 
@@ -97,8 +98,10 @@ def test_rules_command_teaches_the_rank_order_and_scoring():
 
 
 
-def _page_rules() -> list[str]:
-    """The message ids of the served page's rules dialog, in order."""
+def _page_rules(when: tuple = (None, "alone")) -> list[str]:
+    """The message ids of the served page's rules dialog, in order: those it
+    shows in a match of its own without signs (``when``: of page.py's
+    ``data-when``; None, every match's)."""
     from html.parser import HTMLParser
 
     from aluette_env.apps.web.page import STATIC_DIR, StaticPage
@@ -112,7 +115,8 @@ def _page_rules() -> list[str]:
             attrs = dict(attrs)
             if attrs.get("class") == "rules-body":
                 self.inside = True
-            elif self.inside and tag in ("h3", "p") and "data-t" in attrs:
+            elif self.inside and tag in ("h3", "p") and "data-t" in attrs \
+                    and attrs.get("data-when") in when:
                 ids.append(attrs["data-t"])
 
         def handle_endtag(self, tag):
@@ -144,6 +148,18 @@ def test_the_page_and_the_terminal_tell_the_same_rules(lang):
     lines = iter(line.strip() for line in out.getvalue().splitlines())
     for message in ids:  # each in a line after the previous one's
         assert any(line == words[message] for line in lines), (lang, message)
+    # With signs, both show the section on signs, after the table's sections.
+    signs = _page_rules((None, "alone", "signs"))
+    assert signs == [*messages, *i18n.RULES_SIGNS[0:1], *i18n.RULES_SIGNS[1],
+                     i18n.RANK_ORDER_TITLE, i18n.RANK_ORDER_NOTE]
+    g, out = game(lang=lang, width=2000, stdin="?\n", signs=True)
+    with pytest.raises(Quit):
+        g.ask("> ")
+    lines = iter(line.strip() for line in out.getvalue().splitlines())
+    for message in signs:
+        assert any(line == words[message] for line in lines), (lang, message)
+    # At a table of people the page tells the table's paragraph instead.
+    assert _page_rules((None, "table"))[1] == i18n.RULES_AT_A_TABLE
 
 
 class Scripted:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import random
 import re
 
+import httpx
 import pytest
 
 from aluette_env.apps.web.page import STATIC_DIR
@@ -705,3 +706,35 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
         after_move(page, lambda: page.click("#summary button.primary"))
     assert spoiled
     context.close()
+
+
+def test_on_a_phone_every_ai_name_fits_its_menu_with_its_strength_in_every_language(
+        browser, server):
+    """Settings, AI players, at 390 px: in every language each menu is wide
+    enough for the longest AI name it offers, and says under it how strong
+    the chosen AI is; the rules of a match alone with AIs and no signs tell
+    neither the table of people's sentence nor the signs."""
+    languages = httpx.get(f"{server.url}/api/languages", timeout=30).json()["languages"]
+    context, page = phone(browser, server.url, "en", touch=False)
+    try:
+        for lang in languages:
+            page.select_option("#language", lang)
+            page.wait_for_selector(f"html[lang={lang}]", state="attached")
+            page.click("#open-settings")
+            for role in ("partner", "left", "right"):
+                select = page.locator(f'select[data-role="{role}"]')
+                need, room = select.evaluate("""s => {
+                    const ctx = document.createElement('canvas').getContext('2d');
+                    ctx.font = getComputedStyle(s).font;
+                    const text = Math.max(...[...s.options].map((o) => ctx.measureText(o.text).width));
+                    return [text + 32, s.getBoundingClientRect().width];  // 32: the arrow, padding
+                }""")
+                assert need <= room, (lang, role, need, room)
+                assert page.locator(f"#ai-{role}-strength").inner_text().strip(), (lang, role)
+            page.click("#settings button[value=close]")
+        page.click("#open-rules")
+        assert page.locator('#rules [data-when="alone"]').is_visible()
+        assert page.locator('#rules [data-when="table"]').is_hidden()
+        assert page.locator('#rules [data-when="signs"]').first.is_hidden()
+    finally:
+        context.close()

@@ -8,6 +8,7 @@ matches"; a view asked during a move is the view after it."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import random
 import re
@@ -19,6 +20,7 @@ import pytest
 from sqlalchemy import select, update
 
 from aluette_env.apps.web.store import GameRow, SeatRow, token_hash
+from aluette_env.game import seat_at
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")  # starlette's notice about httpx2
@@ -92,6 +94,7 @@ def test_no_answer_to_a_browser_holds_the_tables_database_id():
     ({"people": {"0": "a\nb"}}, "people.0: a display name"),
     ({"people": {"0": "A"}, "ai": "/etc/passwd"}, "unknown AI"),
     ({"people": {"0": "A"}, "away_after": 1}, "away_after must be an integer 5-3600"),
+    ({"people": {"0": "A"}, "standin": "nobody"}, "standin: unknown AI"),
     ({"people": {"0": "A"}, "seats": 3}, "unknown field(s) 'seats'"),
 ])
 def test_a_bad_table_request_gets_a_400_that_names_it(body, words):
@@ -291,6 +294,9 @@ def test_my_matches_lists_the_games_of_the_tokens_a_browser_holds():
     matches = {m["token"]: m for m in r.json()["matches"]}
     assert set(matches) == set(mine[:2])
     assert matches[solo]["people"] == 1 and matches[mine[1]]["people"] == 2
+    assert matches[solo]["names"] == {} and matches[mine[1]]["names"] == {"2": "Bob"}
+    watcher = c.post("/api/my-matches", json={"tokens": [made["spectator"]["token"]]}).json()
+    assert watcher["matches"][0]["names"] == {"1": "Ann", "3": "Bob"}
     assert all(m["finished"] is False and m["of"] == 5 for m in matches.values())
     assert all(m["deals"] == 0 and m["deal"] == 1 for m in matches.values())  # shown as is
     assert c.post("/api/my-matches", json={"tokens": "x"}).status_code == 400
@@ -387,3 +393,164 @@ def test_a_new_match_at_a_table_of_people_is_the_hosts_and_every_view_says_who()
                for who, t in (("ann", ann), ("bob", bob), ("watcher", watcher))}
     assert {w: (m["number"], m["started_by"]) for w, m in started.items()} == \
         {"ann": (2, 0), "bob": (2, 2), "watcher": (2, 0)}
+
+
+@pytest.mark.parametrize("signs", [False, True], ids=["plain", "with-signs"])
+def test_every_page_of_a_table_is_pushed_every_card_of_every_trick_then_the_trick(signs):
+    """Two people and a spectator follow a whole deal and the next one's start
+    on their update sockets: each push carries the moves since the last one,
+    each with the reader's view after it, so every page shows every card (the
+    one that closes a trick, in its trick, before the trick's result), AI
+    cards one by one, and no push names a card its reader could not know;
+    with signs, a page is told exactly the signs its view lists."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"},
+                 **({"signs": True, "catch": 0.5} if signs else {}))
+    tokens = {0: made["seats"]["0"]["token"], 2: made["seats"]["2"]["token"],
+              None: made["spectator"]["token"]}
+    game = game_of(c.app, tokens[0])
+    streams: dict = {seat: [] for seat in tokens}
+    with contextlib.ExitStack() as stack:
+        sockets = {seat: stack.enter_context(c.websocket_connect(
+            f"/api/games/{token}/updates", headers=ORIGIN)) for seat, token in tokens.items()}
+
+        def hear() -> None:  # each page's pushes up to the game's version
+            deals = game.match.deals
+            played = {card for d in deals for t in d.tricks for card in t.cards} | set(
+                game.deal.trick_cards)
+            for seat, ws in sockets.items():
+                # its hands as dealt: the cards it holds and those it played
+                own = set() if seat is None else {card for d in deals for card in d.hands[seat]} | {
+                    card for d in deals for t in d.tricks for k, card in enumerate(t.cards)
+                    if seat_at(t.leader, k) == seat} | {
+                    card for k, card in enumerate(game.deal.trick_cards)
+                    if seat_at(game.deal.leader, k) == seat}
+                while True:
+                    push = ws.receive_json()
+                    seen = cards_in(push)
+                    assert seen <= played | own, f"seat {seat} was sent {seen - played - own}"
+                    streams[seat] += push["events"]
+                    if push["version"] == game.version:
+                        break
+        hear()
+        signs_seen = {}
+        while True:
+            if game.deal.done:  # what each seat's view lists of the finished deal's signs
+                signs_seen = {seat: [(s["seat"], s["sign"]) for s in c.get(
+                    f"/api/games/{token}").json()["state"].get("signs", [])]
+                    for seat, token in tokens.items()}
+                r = c.post(f"/api/games/{tokens[0]}/next-deal", json={"version": game.version})
+            else:
+                move = ("sign", {"sign": 1 + len(game.deal.tricks) % 9}) if game.deal.signing \
+                    else ("play", {"card": game.deal.legal_cards()[0]})
+                r = c.post(f"/api/games/{tokens[game.deal.to_act]}/{move[0]}",
+                           json={**move[1], "version": game.version})
+            assert r.status_code == 200, r.text
+            hear()
+            if signs_seen:
+                break
+        finished = game.match.deals[-2]
+    for seat, events in streams.items():
+        me = seat or 0
+        plays = [e for e in events if e["type"] == "play"]
+        expected = [((s - me) % 4, card) for t in finished.tricks
+                    for s, card in ((seat_at(t.leader, k), c) for k, c in enumerate(t.cards))]
+        assert [(e["seat"], e["card"]) for e in plays][:36] == expected, seat
+        assert len([e for e in events if e["type"] == "trick"]) == 9
+        for k, e in enumerate(events):
+            if e["type"] == "play":  # each card on the table, in the view after it
+                assert e["card"] in [p["card"] for p in e["view"]["current_trick"]["plays"]]
+            if e["type"] == "trick":  # the closing card came just before, with the four
+                closing = events[k - 1]
+                assert closing["type"] == "play" and closing["card"] == e["plays"][-1]["card"]
+                assert len(closing["view"]["current_trick"]["plays"]) == 4
+        assert [e["type"] for e in events].count("deal_over") == 1
+        assert [e["type"] for e in events].count("deal") == 1  # the next deal, dealt
+        versions = [e["view"]["version"] for e in events]
+        assert versions == sorted(versions) and versions[-1] <= game.version
+        first_deal = events[:[e["type"] for e in events].index("deal")]
+        told = [(e["seat"], e["sign"]) for e in first_deal if e["type"] == "sign"]
+        assert told == signs_seen[seat] and bool(told) == (signs and seat is not None)
+
+
+def test_the_moves_a_socket_catches_up_on_are_what_the_seat_saw_live_in_any_process():
+    """The moves since a position, replayed from a game read back from its row
+    (as a worker that did not make them reads it), are the events and views
+    the seat was given live, from the middle of a deal across the next deal's
+    start, signs and their catches included."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"}, signs=True, catch=0.5)
+    game = game_of(c.app, made["seats"]["0"]["token"])
+    rng = random.Random(3)
+    live_events, live_views = [], []
+    start = None
+    while len(game.match.deals) < 2 or len(live_events) < 20:
+        if start is None and len(game.deal.tricks) == 4:
+            start = game.position
+        with game.following(2) as views:
+            if game.deal.done:
+                events = game.next_deal(None, 2)
+            elif game.deal.signing:
+                events = game.sign(rng.randrange(10), None, game.deal.to_act)
+            else:
+                events = game.play(rng.choice(game.deal.legal_cards()), None, game.deal.to_act)
+        if start is not None:
+            live_events += game.events_for(events, 2)
+            live_views += views
+    read_back = type(game).restore(game.snapshot(), c.app.state.service.pool.stored)
+    events, views = read_back.steps_since(start, 2)
+    assert read_back.events_for(events, 2) == live_events and views == live_views
+    assert any(e["type"] == "sign" and e["seat"] != 0 for e in live_events)
+    assert game.steps_since(game.position, 2) == ([], [])
+    assert game.steps_since((game.match_number - 1, *start[1:]), 2) is None  # another match
+
+
+def test_a_friend_out_of_the_turn_clock_is_played_by_the_hosts_ai_page_open_or_not():
+    """The host sets a 5 s turn clock and the AI that plays for absent friends
+    ("random"; the AI seats play "heuristic"). Bob's page is open but he does
+    not play: within the clock nothing happens; past it, with no request from
+    anyone, his own page's socket has the host's AI play his card, and his
+    page and the spectator's are pushed that card and that he is away. His
+    link takes the seat back, and his next card is his own. A one-person
+    game has no clock."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"}, away_after=5, standin="random")
+    assert made["away_after"] == 5 and made["standin"] == "random"
+    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+    service, now = c.app.state.service, [time.time()]
+    service.clock = c.app.state.store.clock = lambda: now[0]
+    game = game_of(c.app, ann)
+    assert game.standin_spec == "random" and set(game.specs.values()) == {"heuristic"}
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    with c.websocket_connect(f"/api/games/{bob}/updates", headers=ORIGIN) as bob_page, \
+            c.websocket_connect(f"/api/games/{made['spectator']['token']}/updates",
+                                headers=ORIGIN) as watcher:
+        waiting = bob_page.receive_json()["version"]
+        watcher.receive_json()
+        now[0] += 4  # within the clock: Ann looks, nothing moves
+        assert c.get(f"/api/games/{ann}").json()["state"]["version"] == waiting
+        assert game.deal.to_act == 2 and not game.away
+        now[0] += 2
+        for page, bobs_seat in ((bob_page, 0), (watcher, 2)):
+            events = []
+            while True:
+                push = page.receive_json()
+                events += push["events"]
+                if push["state"]["away"] == [bobs_seat]:
+                    break
+            assert any(e["type"] == "play" and e["seat"] == bobs_seat for e in events)
+    assert game.away == {2} and game.deal.to_act != 2
+    back = c.get(f"/api/games/{bob}").json()["state"]
+    assert back["away"] == [] and game.away == set()
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    r = c.post(f"/api/games/{bob}/play", json={"card": game.deal.legal_cards()[0],
+                                                "version": game.version})
+    assert r.status_code == 200, r.text
+    solo = c.post("/api/games").json()["id"]
+    now[0] += 3600
+    alone = c.get(f"/api/games/{solo}").json()["state"]
+    assert alone["your_turn"] and alone["away"] == []

@@ -212,26 +212,25 @@ def test_the_host_sets_the_away_time_and_the_table_says_who_is_away_and_back(bro
     ann.click("#open-settings")
     ann.click("#open-invite")
     ann.fill("#invite-you", "Ann")
-    label = "Seconds before the AI plays for a friend who left"
+    label = "Seconds a friend has to play before the AI plays for them"
     assert ann.locator("label:has(#invite-away)").inner_text().strip() == fr[label] != label
-    assert ann.locator("#invite-away").input_value() == "60"
-    bounds = "The time before the AI plays for a friend who left must be a whole number " \
-             "of seconds from {low} to {high}."
+    assert ann.locator("#invite-away").input_value() == "180"
+    bounds = "The seconds a friend has to play must be a whole number from {low} to {high}."
     error = ann.locator("#invite-error")
     for bad in ("4", "3601", "2.5", ""):
         ann.fill("#invite-away", bad)
-        ann.click("#invite-create")
+        create_table(ann)
         error.wait_for(state="visible", timeout=MATCH_TIMEOUT_MS)
         assert error.inner_text() == fr[bounds].format(low=5, high=3600) != bounds, bad
         assert ann.locator("#invite-links").is_hidden()
         ann.evaluate("document.getElementById('invite-error').hidden = true")
     ann.fill("#invite-away", "5")
     ann.click("#invite-create")
-    ann.wait_for_selector("#invite-list li:nth-child(2)", timeout=30_000)
+    ann.wait_for_selector("#invite-list li:nth-child(3)", timeout=30_000)
     assert error.is_hidden()
-    # The partner's link: the page invites them by their seat's name.
-    assert ann.locator("#invite-list label").first.inner_text().strip() == fr["Partner"]
-    bob_link = ann.locator("#invite-list input").first.input_value()
+    # The host's own link first; the partner's: the page invites them by their seat's name.
+    assert ann.locator("#invite-list label").nth(1).inner_text().strip() == fr["Partner"]
+    bob_link = ann.locator("#invite-list input").nth(1).input_value()
     ann.click("#invite button[value=close]")
     bob = seat_page(browser, bob_link)
     away = ann.locator("#away")
@@ -390,19 +389,46 @@ def inviting(browser, url: str, name: str):
     return host
 
 
+def create_table(host) -> None:
+    """The host creates the table, giving up the match shown if the page asks."""
+    host.click("#invite-create")
+    if host.locator("#confirm-new").is_visible():
+        host.click("#confirm-new-yes")
+
+
 def test_the_page_invites_a_friend_who_opens_their_link(browser, served):
+    """... and the page asks before the table replaces the match in progress;
+    each link has its Copy button; the host's own link is listed and stays in
+    the address, and the site opened again in this browser returns to the
+    table; the tab's title says whose turn it is."""
     host = inviting(browser, served.url, "Ann <b>")
+    host.click("#invite button[value=close]")
+    if state(host) == "your-turn":
+        play_first_card(host)
+    host.click("#open-settings")
+    host.click("#open-invite")
     host.check('input[data-invite-seat="1"]')  # the partner (ticked) and West are friends
     host.click("#invite-create")
+    expect(host.locator("#confirm-new")).to_be_visible()
+    host.click("#confirm-new button[value=keep]")  # the match in progress stays
+    assert host.locator("#invite-links").is_hidden() and "?seat=" in host.url
+    shown = host.url
+    host.click("#invite-create")
+    host.click("#confirm-new-yes")
     links = host.locator("#invite-list input")
-    expect_count = 3  # Partner, West, the spectators
+    expect_count = 4  # the host's own, Partner, West, the spectators
     host.wait_for_selector(f"#invite-list li:nth-child({expect_count})", timeout=30_000)
     urls = [links.nth(k).input_value() for k in range(links.count())]
     assert len(urls) == expect_count and all(u.startswith(served.url + "/?") for u in urls)
     assert "?watch=" in urls[-1]
+    # Each link has its Copy button; the host's own is in the address too.
+    assert host.locator("#invite-list li button.copy-link").count() == expect_count
+    host.locator("#invite-list li button.copy-link").nth(1).click()
+    expect(host.locator("#invite-list li button.copy-link").nth(1)).to_have_text("Copied")
     host.click("#invite button[value=close]")
+    assert host.url == urls[0]
     # The host now sits south at the new table; the partner opens their link.
-    friend = seat_page(browser, next(u for u in urls if "?seat=" in u))
+    friend = seat_page(browser, urls[1])
     friend.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                              state="attached", timeout=MATCH_TIMEOUT_MS)
     names = friend.locator(".seat .seat-name").all_inner_texts()
@@ -410,10 +436,21 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, served):
     watcher = seat_page(browser, urls[-1])
     watcher.wait_for_selector("body[data-state]", state="attached")
     assert watcher.locator(".hand-card").count() == 0
+    assert shown != urls[0]
+    again = host.context.new_page()  # the site opened again, in a new tab
+    again.goto(served.url + "/")
+    again.wait_for_selector("body[data-state]", state="attached", timeout=MATCH_TIMEOUT_MS)
+    assert again.url == urls[0]
+    expect(again.locator('.seat[data-seat="0"] .seat-name')).to_have_text("You · Ann <b>")
+    for page in (host, friend):  # the tab's title: your turn, or the game's name
+        title = "Your turn · Aluette" if state(page) == "your-turn" else \
+            "Aluette · The game of the cow"
+        expect(page).to_have_title(title)
     assert not host.errors and not friend.errors and not watcher.errors
 
 
 def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, served):
+    """... each with the others at its table, by name."""
     page = seat_page(browser, served.url + "/")
     page.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
@@ -427,6 +464,7 @@ def test_my_matches_lists_this_browsers_matches_and_opens_one(browser, served):
     page.wait_for_selector("#my-matches li:nth-child(2)", timeout=30_000)
     rows = page.locator("#my-matches li")
     assert rows.count() == 2 and all("Deal 1 of 5: 0 to 0" in r for r in rows.all_inner_texts())
+    assert " · With Bob · " in rows.nth(0).inner_text() and "With" not in rows.nth(1).inner_text()
     # The newest first, the open one disabled; Open brings the first match back.
     assert rows.nth(0).locator("button").is_disabled()
     hand = 8  # one card played in the first match
@@ -502,7 +540,8 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     """Ann's page animates the answer to her play (AI cards at 0.4 s each)
     while Bob plays: the server pushes the newer view to her page mid-answer.
     Each time, over a whole deal, her page ends on the newest view (its
-    version, her turn when it is hers), never on her own older answer."""
+    version, her turn when it is hers), never on her own older answer, and
+    shows every trick with its four cards, those Bob's plays closed too."""
     made = make_table(server)
     ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
     bob = seat_page(browser, server.url + made["seats"]["2"]["link"])  # Bob is here
@@ -515,6 +554,13 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
         mid.append(person_plays(server.url, bob_token))
         route.fulfill(response=response)
     ann.route("**/play?*", bob_plays_before_the_answer)
+    ann.evaluate("""() => {  // each trick shown whole on the table, by its cards
+        window.wholeTricks = new Set();
+        new MutationObserver(() => {
+            const cards = [...document.querySelectorAll('#trick .slot > [data-card]')];
+            if (cards.length === 4) wholeTricks.add(cards.map((c) => c.dataset.card).sort().join());
+        }).observe(document.getElementById('trick'), {childList: true, subtree: true});
+    }""")
     deadline = time.monotonic() + 120
     while True:
         assert time.monotonic() < deadline
@@ -532,6 +578,7 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
             with ann.expect_response(lambda r: "/play?" in r.url):  # after Bob's plays
                 ann.click("#confirm")
     assert sum(1 for n in mid if n) >= 3, mid  # pushed mid-answer, many times over
+    assert ann.evaluate("wholeTricks.size") == 9
     assert not ann.errors and not bob.errors, (ann.errors, bob.errors)
 
 
@@ -551,12 +598,12 @@ def test_the_host_names_each_friend_and_every_seat_is_labelled_once(browser, ser
     host = inviting(browser, server.url, "Ann")
     host.check('input[data-invite-seat="1"]')
     host.fill('input[data-invite-name="1"]', "Wes")
-    host.click("#invite-create")
-    host.wait_for_selector("#invite-list li:nth-child(3)", timeout=30_000)
+    create_table(host)
+    host.wait_for_selector("#invite-list li:nth-child(4)", timeout=30_000)
     rows = host.locator("#invite-list li")
-    assert [rows.nth(k).locator("label").inner_text().strip() for k in range(2)] == \
+    assert [rows.nth(k).locator("label").inner_text().strip() for k in range(1, 3)] == \
         ["West · Wes", "Partner"]
-    wes_link = rows.nth(0).locator("input").input_value()
+    wes_link = rows.nth(1).locator("input").input_value()
     host.click("#invite button[value=close]")
     host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
@@ -621,9 +668,9 @@ def test_partners_invited_to_a_table_with_signs_read_each_others_signs(browser, 
     host = inviting(browser, server.url, "Ann")
     host.check("#invite-signs")
     host.fill("#invite-catch", "0")
-    host.click("#invite-create")
-    host.wait_for_selector("#invite-list li:nth-child(2)", timeout=30_000)
-    bob = seat_page(browser, host.locator("#invite-list input").first.input_value())
+    create_table(host)
+    host.wait_for_selector("#invite-list li:nth-child(3)", timeout=30_000)
+    bob = seat_page(browser, host.locator("#invite-list input").nth(1).input_value())
     host.click("#invite button[value=close]")
     pages, signs = [host, bob], ["3", "1"]  # Ann winks (Le Borgne), Bob raises his eyes
     seen = ['#signs-log li[data-seat="2"][data-sign="1"]',

@@ -106,6 +106,22 @@ RULES_SECTIONS = (
         "A match is five deals, and the dealer moves one seat clockwise each time. The side "
         "with more points after the fifth deal wins; equal points make a draw."),)),
 )
+#: The rules' words that depend on the match (the page shows them where they
+#: apply): the table's first paragraph at a table of people, in place of
+#: :data:`RULES_SECTIONS`' first one, and a section on signs in a match with
+#: signs (docs/RULES.md S1-S5).
+RULES_AT_A_TABLE = N_(
+    "You sit south and play with your partner opposite you (north) against two opponents, "
+    "west and east: the people invited to this table, and AIs in the seats nobody took. Each "
+    "deal gives nine cards to every player; the twelve cards left over stay face down and "
+    "nobody sees them.")
+RULES_SIGNS = (N_("Signs"), (N_(
+    "Before each of your cards you make one sign, or none. Each sign names a card, as your "
+    "sign buttons show; any sign may be made whatever your hand, so a sign may be a bluff. "
+    "Your partner always sees your sign; each opponent catches it only by chance, at the "
+    "match's chance of a catch, and you never learn who caught it. You see your partner's "
+    "signs and the opponents' signs you caught; a sign you did not catch looks like "
+    "silence."),))
 #: The rank order's heading and note; each game lists the order from the game
 #: core (R7-R8).
 RANK_ORDER_TITLE = N_("Rank order, highest first")

@@ -21,7 +21,18 @@ SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))
 COMPASS = (N_("South"), N_("West"), N_("North"), N_("East"))
 #: What a person reads for the registry's players; other specs show as typed.
 PLAYER_LABELS = {"random": N_("Random"), "heuristic": N_("Heuristic"), "ai": N_("Trained AI"),
-                 "pimc": N_("Search (PIMC)"), "expert": N_("Expert")}
+                 "pimc": N_("Search (PIMC)"), "expert": N_("Expert"),
+                 "ismcts": N_("Search (ISMCTS)")}
+#: How strong each player is, in a few words, weakest first (README's Strength,
+#: docs/STRENGTH.md and docs/ECOSYSTEM.md measure them).
+PLAYER_STRENGTH = {
+    "random": N_("The weakest: any card, at random."),
+    "ismcts": N_("Weak: a search that plays the rest of the deal at random; the rules beat it."),
+    "heuristic": N_("Fair: plays by a few simple rules."),
+    "pimc": N_("Strong: a search over the deals that could be."),
+    "ai": N_("Stronger: the trained network, quick."),
+    "expert": N_("The strongest: a search guided by the trained network; it thinks longer."),
+}
 
 
 
@@ -62,6 +73,11 @@ class Narrator:
         """A player's display name: ``Heuristic`` for ``heuristic:seed=3``."""
         base = spec.split(":", 1)[0]
         return self._(PLAYER_LABELS[base]) if base in PLAYER_LABELS else spec
+
+    def strength(self, spec: str) -> str:
+        """How strong a player is, in a few words ("" for one the catalog does not know)."""
+        base = spec.split(":", 1)[0]
+        return self._(PLAYER_STRENGTH[base]) if base in PLAYER_STRENGTH else ""
 
     def leader(self, seat: int) -> str:
         return self.t("Leader: {seat}.", seat=self.seat(seat))

@@ -150,6 +150,54 @@ class GameSession:
                 views.append(self.view(seat, shown))
         return events
 
+    @property
+    def position(self) -> tuple[int, int, int]:
+        """Where the game stands, for :meth:`steps_since`: the match's number, the
+        deals dealt in it, and the moves (signs and cards) of the latest one."""
+        return self.match_number, len(self.match.deals), len(_moves(_as_dealt(self.deal)))
+
+    def steps_since(self, position: tuple[int, int, int], seat: int | None
+                    ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
+        """The moves made since ``position`` (an earlier :attr:`position`) as
+        :meth:`following` gave them to ``seat``: the events (before
+        :meth:`events_for`) and the view after each one ``seat`` is told of,
+        the last one the game's version. They are replayed through the rules
+        from the game itself (a game read from its row has them too), so every
+        page of a table sees each card. None when the game is past what it can
+        replay: another match, or more than one deal later. Who left or came
+        back, and AI choices, are not moves: the last view shows them."""
+        number, dealt, done = position
+        later = len(self.match.deals) - dealt
+        if number != self.match_number or dealt < 1 or not 0 <= later <= 1:
+            return None
+        deals = [_as_dealt(d) for d in self.match.deals[dealt - 1:]]
+        moves = [_moves(d) for d in deals]
+        if done > len(moves[0]):
+            return None
+        steps = len(moves[0]) - done + sum(1 + len(m) for m in moves[1:])
+        if not steps:
+            return [], []
+        start = self.snapshot()
+        if done == len(moves[0]):  # that deal was over: the next one is dealt
+            start.update(record=self.record(dealt), current=None)
+        else:
+            record = self.record(dealt - 1)
+            if self.signs:  # a record of no finished deal says nothing of signs
+                record.update(version=3, signs=True)
+            start.update(record=record, current=_cut(deals[0], done))
+        start["version"] = self.version - steps
+        game = GameSession.restore(start, lambda spec: None, self.variant)
+        with game.following(seat) as views:
+            events = game._replay(moves[0][done:])
+            for dealt_next, made in zip(deals[1:], moves[1:]):
+                game._start_deal(dealt_next["hands"], None, dealt_next.get("caught"))
+                events += game._dealt() + game._replay(made)
+        return events, views
+
+    def _replay(self, moves: list[tuple[str, int]]) -> list[dict[str, Any]]:
+        """The events of making ``moves`` (:func:`_moves`), whoever's turn it is."""
+        return [e for kind, x in moves for e in (self._sign(x) if kind == "sign" else self._play(x))]
+
     # ---------------------------------------------------------------- the game
 
     def _new_match(self) -> list[dict[str, Any]]:
@@ -183,10 +231,13 @@ class GameSession:
             reset = getattr(player, "reset", None)
             if reset is not None:
                 reset(None)
-        events = [{"type": "deal", "number": self.match.deal_index + 1,
-                   "of": self.match.num_deals, "dealer": self.deal.dealer,
-                   "leader": self.deal.leader}]
-        return self._told(events) + self._play_ai()
+        return self._dealt() + self._play_ai()
+
+    def _dealt(self) -> list[dict[str, Any]]:
+        """The event of the deal just dealt."""
+        return self._told([{"type": "deal", "number": self.match.deal_index + 1,
+                            "of": self.match.num_deals, "dealer": self.deal.dealer,
+                            "leader": self.deal.leader}])
 
     def _start_deal(self, hands: Sequence[Sequence[int]], unused: Sequence[int] | None,
                     caught: Sequence[int] | None = None) -> None:
@@ -436,15 +487,16 @@ class GameSession:
         self.version += 1
         return self._told([{"type": "player", "seat": seat, "spec": spec}])
 
-    def record(self) -> dict[str, Any]:
+    def record(self, deals: int | None = None) -> dict[str, Any]:
         """The match record (:mod:`aluette_env.records`) of this match's finished
-        deals; each AI seat is named by the spec it has now, each person's seat
-        by "human" and the display name they were invited by, if any."""
+        deals (``deals``: of its first ones only); each AI seat is named by the
+        spec it has now, each person's seat by "human" and the display name
+        they were invited by, if any."""
         from aluette_env.records import HUMAN as PERSON, record_of
         players = [PERSON if s in self.people else self.specs[s] for s in range(NUM_SEATS)]
         names = {s: name for s, name in self.people.items() if name}
-        return record_of(self.match.deals, self.match.first_dealer, players, self.match.num_deals,
-                         names, self.variant)
+        return record_of(self.match.deals[:deals], self.match.first_dealer, players,
+                         self.match.num_deals, names, self.variant)
 
     # ------------------------------------------------------- keeping a game
 
@@ -453,22 +505,7 @@ class GameSession:
         (:mod:`aluette_env.records`), the deal in progress (its hands as dealt
         and the plays so far), who sits where, and the counters.
         :meth:`restore` replays it through the rules."""
-        deal = self.deal
-        current = None
-        if not deal.done:
-            played = [(t.leader, t.cards) for t in deal.tricks] + [(deal.leader, deal.trick_cards)]
-            plays = [[seat_at(leader, k), card]
-                     for leader, cards in played for k, card in enumerate(cards)]
-            hands = [list(h) for h in deal.hands]
-            for seat, card in plays:
-                hands[seat].append(card)
-            current = {"hands": [sorted(h) for h in hands], "plays": plays}
-            if self.signs:  # the signs made so far, in order, and the deal's catches (S4)
-                current["signs"] = [deal.sign_of(k // NUM_SEATS, seat)
-                                    for k, (seat, _) in enumerate(plays)]
-                if not deal.signing:  # the seat to act made its sign, not yet its card
-                    current["signs"].append(deal.sign_of(deal.trick_index, deal.to_act))
-                current["caught"] = [int(c) for c in deal.state.caught]
+        current = None if self.deal.done else _as_dealt(self.deal)
         signs = {"catch": self.catch} if self.signs else {}
         return {"record": self.record(), "current": current, **signs,
                 "match_number": self.match_number, "version": self.version,
@@ -579,6 +616,42 @@ class GameSession:
             return event
         caught = seat is not None and team_of(seat) != team_of(event["seat"])
         return {"type": "sign", "seat": event["seat"], "sign": event["sign"], "caught": caught}
+
+def _as_dealt(deal) -> dict[str, Any]:
+    """A deal (in progress or finished) as :meth:`GameSession.snapshot` keeps the
+    one in progress: its hands as dealt, its plays so far ([seat, card]) and,
+    with signs, the signs made so far in order (one more than the plays while
+    the seat to act has made its sign and not yet its card) and its catches."""
+    played = [(t.leader, t.cards) for t in deal.tricks] + [(deal.leader, deal.trick_cards)]
+    plays = [[seat_at(leader, k), card] for leader, cards in played for k, card in enumerate(cards)]
+    hands = [list(h) for h in deal.hands]
+    for seat, card in plays:
+        hands[seat].append(card)
+    dealt: dict[str, Any] = {"hands": [sorted(h) for h in hands], "plays": plays}
+    if deal.state.signs_on:  # the signs made so far, in order, and the deal's catches (S4)
+        dealt["signs"] = [deal.sign_of(k // NUM_SEATS, seat) for k, (seat, _) in enumerate(plays)]
+        if not deal.done and not deal.signing:  # the seat to act made its sign, not its card
+            dealt["signs"].append(deal.sign_of(deal.trick_index, deal.to_act))
+        dealt["caught"] = [int(c) for c in deal.state.caught]
+    return dealt
+
+
+def _moves(dealt: dict[str, Any]) -> list[tuple[str, int]]:
+    """The moves of a deal as :func:`_as_dealt` gives it, in the order they were
+    made: ("sign", sign) before each card with signs, ("play", card)."""
+    cards = [("play", card) for _, card in dealt["plays"]]
+    if "signs" not in dealt:
+        return cards
+    made = [("sign", sign) for sign in dealt["signs"]]
+    return [m for k, sign in enumerate(made) for m in (sign, *cards[k:k + 1])]
+
+
+def _cut(dealt: dict[str, Any], moves: int) -> dict[str, Any]:
+    """``dealt`` (:func:`_as_dealt`) as it stood after its first ``moves`` moves."""
+    if "signs" not in dealt:
+        return {**dealt, "plays": dealt["plays"][:moves]}
+    return {**dealt, "plays": dealt["plays"][:moves // 2], "signs": dealt["signs"][:(moves + 1) // 2]}
+
 
 #: A snapshot's fields (:meth:`GameSession.snapshot`).
 SNAPSHOT_FIELDS = frozenset({"record", "current", "match_number", "version", "seed", "specs",

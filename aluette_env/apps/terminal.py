@@ -46,7 +46,7 @@ from . import i18n
 from ..commands import Command, UsageError, printable, probability, seed_int
 from .coach import HINT_WORLDS, REVIEW_WORLDS, ReviewQueue
 from .i18n import FACE_LETTERS as FACE_CODES
-from .i18n import N_, RANK_ORDER_NOTE, RANK_ORDER_TITLE, RULES_SECTIONS
+from .i18n import N_, RANK_ORDER_NOTE, RANK_ORDER_TITLE, RULES_SECTIONS, RULES_SIGNS
 from .review import review_text, summary_text, worlds
 from .narrator import Narrator
 from .session import HUMAN, GameSession
@@ -279,11 +279,12 @@ class TerminalGame:
                             "of the last deal."))
 
     def show_rules(self) -> None:
-        """The rules as both games tell them (:data:`.i18n.RULES_SECTIONS`), and
-        the rank order from the game core (R7-R8)."""
+        """The rules as both games tell them (:data:`.i18n.RULES_SECTIONS`, and
+        :data:`.i18n.RULES_SIGNS` with signs), and the rank order from the game
+        core (R7-R8)."""
         c = self.console
         c.rule(self.t("How to play Aluette"))
-        for title, paragraphs in RULES_SECTIONS:
+        for title, paragraphs in (*RULES_SECTIONS, *([RULES_SIGNS] if self.signs else [])):
             self.say(self._(title), style="bold")
             for p in paragraphs:
                 self.say(self._(p))

@@ -63,7 +63,9 @@ class PageRoutes:
         words = narrator(request)
         return JSONResponse({"players": self.pool.allowed, "defaults": self.defaults,
                              "signs_defaults": self.signs_defaults,
-                             "labels": {spec: words.player(spec) for spec in self.pool.allowed}})
+                             "labels": {spec: words.player(spec) for spec in self.pool.allowed},
+                             "strength": {spec: words.strength(spec)
+                                          for spec in self.pool.allowed}})
 
     async def server_info(self, request: Request) -> JSONResponse:
         # idle_seconds: None, games are kept (the page says nothing of expiry)
@@ -156,16 +158,28 @@ class StaticPage:
 
 def rules_html(indent: str = "    ") -> str:
     """The rules dialog's text, from the catalog's rules (:data:`.i18n.RULES_SECTIONS`,
-    the terminal's too): each title and paragraph in English, with its message id
-    in ``data-t`` for the page's script to translate."""
+    the terminal's too, and the words that depend on the match): each title and
+    paragraph in English, with its message id in ``data-t`` for the page's
+    script to translate; those that depend on the match say which in
+    ``data-when`` ("alone", "table", "signs"), and the page shows them there."""
     def line(tag: str, message: str) -> str:
         text = html.escape(message)
         return f'{indent}<{tag} data-t="{text}">{text}</{tag}>'
+    def when(text: str, match: str) -> str:  # shown only in such a match (style.css)
+        return text.replace(" data-t=", f' data-when="{match}" data-t=', 1)
     lines = []
-    for title, paragraphs in (*i18n.RULES_SECTIONS,
-                              (i18n.RANK_ORDER_TITLE, (i18n.RANK_ORDER_NOTE,))):
-        lines.append(line("h3", title))
-        lines.extend(line("p", p) for p in paragraphs)
+    for k, (title, paragraphs) in enumerate((*i18n.RULES_SECTIONS, i18n.RULES_SIGNS,
+                                             (i18n.RANK_ORDER_TITLE, (i18n.RANK_ORDER_NOTE,)))):
+        signs = (title, paragraphs) == i18n.RULES_SIGNS
+        lines.append(when(line("h3", title), "signs") if signs else line("h3", title))
+        for j, p in enumerate(paragraphs):
+            if signs:
+                lines.append(when(line("p", p), "signs"))
+            elif k == j == 0:  # the table: alone with AIs, or at a table of people
+                lines += [when(line("p", p), "alone"), when(line("p", i18n.RULES_AT_A_TABLE),
+                                                             "table")]
+            else:
+                lines.append(line("p", p))
     return "\n".join(lines).removeprefix(indent)
 
 

@@ -18,9 +18,11 @@ view and moves nothing. An unknown token gets 403; a client that sends
 :attr:`TokenGuard.max_failures` of them within :attr:`TokenGuard.window_s`
 seconds gets 429 until the window has passed.
 
-A person who is away on their turn for the table's ``away_after`` seconds (no
-request and no open update socket from their token) is played by the table's
-AI until they come back: any request with their token takes the seat back.
+A table's ``away_after`` is its turn clock: a person who has not played
+within it, their page open or not, or who has been away that long on their
+turn (no request and no open update socket from their token), is played by
+the table's AI (its stand-in, the host's choice) until they come back: any
+request with their token takes the seat back. A one-person game has no clock.
 
 May import: the game flow and its words (:mod:`aluette_env.apps`), this
 package's modules that import no web framework, and the standard library.
@@ -79,6 +81,9 @@ class CachedGame:
 
     game: GameSession
     version: int  # the version in the database when it was read or written; -1: reload it
+    #: When this process first held the game at its version (it wrote it, or read
+    #: it): when the turn of the seat to act began, as far as this process knows.
+    moved_at: float = 0.0
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
 
 
@@ -127,10 +132,11 @@ class GameCache:
     its snapshot through the rules (:meth:`GameSession.restore`): a row that
     fails is :class:`~.store.DamagedGame`, never a game half played on.
     ``get_player`` makes the player of a spec (ValueError for one this server
-    does not offer)."""
+    does not offer); ``clock`` stamps :attr:`CachedGame.moved_at`."""
 
-    def __init__(self, store: Games, get_player: Callable[[str], Any], size: int = 1000):
-        self.store, self.get_player, self.size = store, get_player, size
+    def __init__(self, store: Games, get_player: Callable[[str], Any], size: int = 1000,
+                 clock: Callable[[], float] = time.time):
+        self.store, self.get_player, self.size, self.clock = store, get_player, size, clock
         self._games: OrderedDict[str, CachedGame] = OrderedDict()
         self._lock = threading.Lock()
         #: Games read from their rows (replayed through the rules), for the benchmark.
@@ -141,7 +147,7 @@ class GameCache:
 
     def keep(self, gid: str, game: GameSession) -> CachedGame:
         """A game just written at its version."""
-        return self._remember(gid, CachedGame(game, game.version))
+        return self._remember(gid, CachedGame(game, game.version, self.clock()))
 
     def entry(self, gid: str) -> CachedGame:
         """The game ``gid`` of this process (read from the database if it holds
@@ -152,7 +158,7 @@ class GameCache:
                 self._games.move_to_end(gid)
                 return entry
         game, version = self._read(gid)
-        return self._remember(gid, CachedGame(game, version))
+        return self._remember(gid, CachedGame(game, version, self.clock()))
 
     def forget(self, gid: str) -> None:
         with self._lock:
@@ -173,6 +179,7 @@ class GameCache:
         if version is None or entry.version >= version >= 0:
             return False
         entry.game, entry.version = self._read(handle.game_id)
+        entry.moved_at = self.clock()
         return True
 
     def save(self, handle: SeatHandle) -> bool:
@@ -188,7 +195,7 @@ class GameCache:
             self.stale(handle)
             raise Conflict(f"the game moved on (it is past version {entry.version}); "
                            f"nothing was changed: reload it")
-        entry.version = game.version
+        entry.version, entry.moved_at = game.version, self.clock()
         return True
 
     def stale(self, handle: SeatHandle) -> None:
@@ -273,7 +280,7 @@ class GameService:
                  seeds: Iterator[int] | None = None, clock: Callable[[], float] = time.time,
                  new_games_per_hour: int = 0):
         self.store, self.pool, self.changes = store, pool, changes
-        self.cache = GameCache(store, pool.stored, cache_size)
+        self.cache = GameCache(store, pool.stored, cache_size, lambda: self.clock())
         self.guard = TokenGuard(store)
         #: The new games and tables a client address may start per hour (None: any number).
         self.starts = (ClientLimit(store, "game_start", new_games_per_hour, 3600.0)
@@ -372,7 +379,8 @@ class GameService:
             raise ApiError(403, "a spectator's link shows the game but cannot play", "spectator")
         if handle.seat is not None and handle.seat in handle.game.away:
             await self.move(handle, lambda: handle.game.set_away(handle.seat, False), quiet=True)
-        await self.take_over(handle)
+        if handle.game.deal.done or handle.game.deal.to_act != handle.seat:  # they are here
+            await self.take_over(handle)
         return handle
 
     # ------------------------------------------------------------ moves
@@ -436,6 +444,25 @@ class GameService:
             if self.cache.behind(handle):
                 await self.run(self.cache.fresh, handle, handle.known)
             return handle.look()
+
+    async def since(self, handle: SeatHandle, position: tuple[int, int, int] | None
+                    ) -> tuple[dict[str, Any], list[Event], tuple[int, int, int]]:
+        """For an update socket: the seat's view of the game as the database has
+        it (at least at ``handle.known``), the moves made since ``position``
+        (where the game stood at the socket's last view; None: none) as the
+        seat sees them, each with its view after it, and where the game stands
+        now. Moves too far back to replay (another match) are left out: the
+        view shows where the game is."""
+        def catch_up() -> tuple[dict[str, Any], list[Event], tuple[int, int, int]]:
+            game = handle.game
+            steps = None if position is None else game.steps_since(position, handle.seat)
+            events = [] if steps is None else self.seen(handle, *steps)
+            return handle.look(), events, game.position
+
+        async with handle.lock:
+            if self.cache.behind(handle):
+                await self.run(self.cache.fresh, handle, handle.known)
+            return await self.run(catch_up)
 
     async def play_pending_ai_turns(self, handle: SeatHandle) -> list[Event]:
         """A seat looks at its game: the AI turns a move left unplayed (stopped
@@ -530,41 +557,47 @@ class GameService:
     # ------------------------------------------------------------ tables of people
 
     async def open_table(self, names: dict[int, str], spec: str, away_after: float,
-                         signs: dict[str, Any] | None = None
+                         signs: dict[str, Any] | None = None, standin: str | None = None
                          ) -> tuple[str, dict[int | None, str]]:
         """A table of the people ``names`` (seat -> display name) and the AI
         ``spec`` in the other seats: its id, a token per person and the
-        spectators' token. ``signs``: ``{"catch": p}`` for a table with signs."""
+        spectators' token. ``away_after``: its turn clock, in seconds;
+        ``standin``: the AI that plays for a person out of time or away (by
+        default ``spec``); ``signs``: ``{"catch": p}`` for a table with signs."""
         on = signs is not None
+        standin = standin or spec
         self.pool.get(spec, "ai", on)  # validates
+        self.pool.get(standin, "standin", on)
         ai_seats = [s for s in range(NUM_SEATS) if s not in names]
         seed = self.seed()
 
         def make() -> tuple[str, dict[int | None, str]]:
             game = GameSession({s: self.pool.get(spec, "ai", on) for s in ai_seats},
                                {s: spec for s in ai_seats}, seed, people=names,
-                               standin=self.pool.get(spec, "ai", on), standin_spec=spec,
-                               **variant(signs))
+                               standin=self.pool.get(standin, "standin", on),
+                               standin_spec=standin, **variant(signs))
             return self.keep(game, away_after, names, spectator=True)
         return await self.run(make)
 
     async def take_over(self, handle: SeatHandle) -> None:
-        """The table's AI plays for the person to act if they have been away
-        for the table's ``away_after`` seconds."""
+        """The table's AI plays for the person to act once their turn has lasted
+        the table's ``away_after`` seconds (their page open or not), or once
+        they have been away (no request, no open page) that long."""
         game = handle.game  # a first look without the lock: the move checks again under it
-        deal = game.deal
+        deal, version = game.deal, game.version
         seat = deal.to_act
-        if (handle.away_after <= 0 or deal.done or seat not in game.people
-                or seat in game.away or seat == handle.seat
-                or self.here.get(handle.game_id, {}).get(seat)):  # their page is open here
+        if handle.away_after <= 0 or deal.done or seat not in game.people or seat in game.away:
             return
-        seen = await self.run(self.store.last_seen, handle.game_id)
-        if self.clock() - seen.get(seat, 0.0) < handle.away_after:
-            return
+        if self.clock() - handle.entry.moved_at < handle.away_after:  # within the turn clock
+            if seat == handle.seat or self.here.get(handle.game_id, {}).get(seat):
+                return  # their page is open
+            seen = await self.run(self.store.last_seen, handle.game_id)
+            if self.clock() - seen.get(seat, 0.0) < handle.away_after:
+                return
 
         def leave() -> list[Event]:
             game = handle.game
-            if game.deal.done or game.deal.to_act != seat:  # they played meanwhile
+            if game.version != version:  # they played meanwhile, or someone did
                 return []
             return game.set_away(seat, True)
         await self.move(handle, leave, quiet=True)
@@ -604,7 +637,9 @@ class GameService:
 
     async def matches(self, tokens: list[str]) -> list[dict[str, Any]]:
         """What "My matches" shows of each token's game, latest first (unknown
-        tokens left out, and damaged rows with one log line)."""
+        tokens left out, and damaged rows with one log line): where it stands,
+        and the display names of the others at its table ("": unnamed), by
+        their seats counted from the reader's."""
         rows = await self.run(self.store.games_of, tokens)
         out = []
         for token, seat, state, finished, created, updated in rows:
@@ -613,10 +648,14 @@ class GameService:
                 record = snapshot["record"]
                 result = record["result"]["points"]
                 points = [int(result["team_0"]), int(result["team_1"])]
+                people = {int(s): str(name) for s, name in snapshot["people"].items()}
                 match = {"finished": bool(finished), "created": float(created),
                          "updated": float(updated), "match": int(snapshot["match_number"]),
                          "deals": len(record["deals"]), "of": int(record["num_deals"]),
-                         "people": len(snapshot["people"])}
+                         "people": len(people),
+                         # the others at the table, by their seat from the reader's
+                         "names": {str((s - (seat or 0)) % NUM_SEATS): name
+                                   for s, name in sorted(people.items()) if s != seat}}
                 # The deal being played (the last one once the match is over).
                 match["deal"] = min(match["deals"] + 1, match["of"])
             except (ValueError, TypeError, KeyError, RecursionError) as err:
@@ -634,8 +673,7 @@ class GameService:
     def answer(handle: SeatHandle, events: list[Event], words: Narrator) -> dict[str, Any]:
         """What a seat is answered after a request: the move's events with their
         words, each with the view after it, and the seat's view now."""
-        return {"events": [{**words.event(e), "view": worded(e["view"], words)} for e in events],
-                "state": worded(handle.view(), words)}
+        return {"events": worded_events(events, words), "state": worded(handle.view(), words)}
 
 
 def variant(signs: dict[str, Any] | None) -> dict[str, Any]:
@@ -649,5 +687,13 @@ def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:
     return {**view, "text": words.view(view)}
 
 
+def worded_events(events: list[Event], words: Narrator) -> list[Event]:
+    """Events with their words (a spectator's in a spectator's words: it sits
+    nowhere), each with its view after it worded too."""
+    if events and events[0]["view"].get("spectator") and not words.spectator:
+        words = Narrator(words.lang, spectator=True)
+    return [{**words.event(e), "view": worded(e["view"], words)} for e in events]
+
+
 __all__ = ["CachedGame", "ClientLimit", "Conflict", "GameCache", "GameService", "SeatHandle",
-           "TokenGuard", "WORKER", "worded"]
+           "TokenGuard", "WORKER", "worded", "worded_events"]

@@ -5,21 +5,27 @@ person who left are the service's (:mod:`.service`).
 
 ===========================================  =========================================
 ``POST /api/tables``                         ``{"people": {"0": "Ann", "2": "Bob"},
-                                             "ai": spec, "away_after": s}`` (and
-                                             ``"signs": true, "catch": p``): a handle,
+                                             "ai": spec, "away_after": s, "standin":
+                                             spec}`` (and ``"signs": true, "catch":
+                                             p``): a handle,
                                              one token per person and a spectators' one
                                              (a name may be "": the seat reads by its
                                              place); its host, the lowest seat, alone
                                              starts a new match
 ``POST /api/my-matches``                     ``{"tokens": [...]}``: each token's match,
                                              finished or not (this browser's list)
-``WS   /api/games/{token}/updates``          the seat's view each time the game moves
+``WS   /api/games/{token}/updates``          each time the game moves, the seat's
+                                             view and the moves since the last push
+                                             (``events``, as in a move's answer)
 ===========================================  =========================================
 
-Whoever is connected to a table sees to it: the update sockets check every
-:data:`KEEP_EVERY_S` seconds whether the person to play has left (the
-service's :meth:`~.service.GameService.take_over`), so nobody waits on a
-closed page.
+``away_after`` is the table's turn clock: a person who has not played within
+it is played by ``standin`` (the host's choice of AI; by default the table's
+``ai``) until they take their seat back. Whoever is connected to a table sees
+to it: the update sockets check every :data:`KEEP_EVERY_S` seconds whether the
+person to play is out of time or has left (the service's
+:meth:`~.service.GameService.take_over`), so nobody waits on a friend who
+walked away, their page open or not.
 """
 
 from __future__ import annotations
@@ -41,7 +47,7 @@ from .errors import ApiError
 from .inputs import (
     check_keys, client_of, integer, json_body, logged_path, seat_of, signs_option,
 )
-from .service import GameService, SeatHandle, worded
+from .service import GameService, SeatHandle, worded, worded_events
 from .store import DamagedGame, StoreUnavailable
 
 log = logging.getLogger("aluette.web")
@@ -49,8 +55,8 @@ log = logging.getLogger("aluette.web")
 #: How often an open update socket marks its seat as here and checks whether
 #: the person to play has left, in seconds.
 KEEP_EVERY_S = 1.0
-#: A table's default, and the bounds, of the seconds before the AI takes over.
-AWAY_AFTER = (60, 5, 3600)
+#: A table's turn clock: its default, and its bounds, in seconds.
+AWAY_AFTER = (180, 5, 3600)
 MAX_NAME = 40
 MAX_TOKENS = 100
 
@@ -65,7 +71,7 @@ class TableRoutes:
 
     async def create(self, request: Request) -> JSONResponse:
         data = await json_body(request)
-        check_keys(data, {"people", "ai", "away_after", "signs", "catch"})
+        check_keys(data, {"people", "ai", "away_after", "standin", "signs", "catch"})
         people = data.get("people")
         if (not isinstance(people, dict) or not 1 <= len(people) <= NUM_SEATS
                 or any(k not in ("0", "1", "2", "3") for k in people)):
@@ -83,19 +89,21 @@ class TableRoutes:
         signs = signs_option(data)
         spec = data.get("ai", self.default_ai if signs is None else self.signs_ai)
         self.service.pool.get(spec, "ai", signs is not None)  # a 400 before the other fields
+        standin = data.get("standin", spec)
+        self.service.pool.get(standin, "standin", signs is not None)
         default, low, high = AWAY_AFTER
-        away_after = integer(data, "away_after", low, high, "seconds before the table's AI "
-                              "plays for a person who left", required=False,
+        away_after = integer(data, "away_after", low, high, "seconds a person has to play "
+                             "before the table's AI plays for them", required=False,
                              code="away_after") or default
         await self.service.may_start(client_of(request))
         # The game's database id stays on the server (docs/WEB.md): a browser
         # reaches a game by its seats' tokens only.
-        _, tokens = await self.service.open_table(names, spec, away_after, signs)
+        _, tokens = await self.service.open_table(names, spec, away_after, signs, standin)
         return JSONResponse({
             "seats": {str(s): {"name": names[s], "token": tokens[s], "link": f"/?seat={tokens[s]}"}
                       for s in sorted(names)},
             "spectator": {"token": tokens[None], "link": f"/?watch={tokens[None]}"},
-            "away_after": away_after,
+            "away_after": away_after, "standin": standin,
             **({"signs": True, "catch": signs["catch"]} if signs else {}),
         }, status_code=201)
 
@@ -181,7 +189,7 @@ class TableRoutes:
 
     async def _push(self, websocket: WebSocket, handle: SeatHandle, watch, words: Narrator) -> None:
         version: int | None = handle.known
-        sent = None
+        sent = position = None
         loop = asyncio.get_running_loop()
         polled = kept = loop.time()
         while not watch.closed:
@@ -190,8 +198,11 @@ class TableRoutes:
                 return
             if version != sent:
                 handle.known = max(handle.known, version)
-                view = await self.service.look(handle)
+                # Each move since the last push, as the seat sees it: every page
+                # shows every card, the one that closes a trick too.
+                view, events, position = await self.service.since(handle, position)
                 await websocket.send_json({"version": view["version"],
+                                           "events": worded_events(events, words),
                                            "state": worded(view, words)})
                 sent = view["version"]
             now = loop.time()

@@ -20,7 +20,7 @@ const ERRORS = {
   not_your_turn: N_("A hint is for your turn."),
   bad_record: N_("This file is not a match record of Aluette."),
   no_record: N_("The server no longer has this record: open the file again."),
-  away_after: N_("The time before the AI plays for a friend who left must be a whole number of seconds from {low} to {high}."),
+  away_after: N_("The seconds a friend has to play must be a whole number from {low} to {high}."),
   catch: N_("The chance that an opponent catches a sign must be from 0 to 100%."),
   signs_match: N_("A match with signs has no coach and no record to download."),
 };

@@ -12,4 +12,4 @@ export function newButton(className) {
 
 // The browser's storage keys of the page (localStorage; game: sessionStorage).
 export const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
-                      matches: "aluette.matches"};
+                      matches: "aluette.matches", table: "aluette.table"};

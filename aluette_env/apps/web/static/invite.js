@@ -1,15 +1,48 @@
 // A table with friends: the ticked seats are people, whose links are shown
-// here to be sent; AIs play the others; this page takes seat 0 (south).
+// here to be sent (each with Copy, and Share where the browser shares), the
+// host's own link too, to come back to the table; AIs play the others, and the
+// AI the host chooses plays for a friend who is away or out of time; this page
+// takes seat 0 (south).
 import {api, clearError} from "./api.js";
-import {$, STORE} from "./dom.js";
+import {$, newButton} from "./dom.js";
 import {seatName, t} from "./i18n.js";
-import {signsChoice} from "./match.js";
-import {remember} from "./matches.js";
+import {askFirst, signsChoice} from "./match.js";
+import {showing} from "./matches.js";
 import {render} from "./render.js";
 import {set, told} from "./state.js";
 
-async function createTable(e) {
-  e.preventDefault();
+// A link's row: its name, the link to select, and its buttons.
+function linkRow(name, link) {
+  const item = document.createElement("li");
+  const label = document.createElement("label");
+  label.textContent = `${name} `;
+  const input = document.createElement("input");
+  input.readOnly = true;
+  input.value = location.origin + link;
+  input.addEventListener("focus", () => input.select());
+  label.append(input);
+  const copy = newButton("copy-link");
+  copy.textContent = t("Copy");
+  copy.addEventListener("click", async () => {
+    try {
+      await navigator.clipboard.writeText(input.value);
+    } catch {  // no clipboard (a page not served over HTTPS): the selection is copied
+      input.select();
+      document.execCommand("copy");
+    }
+    copy.textContent = t("Copied");
+  });
+  item.append(label, copy);
+  if (navigator.share) {
+    const share = newButton("share-link");
+    share.textContent = t("Share");
+    share.addEventListener("click", () => navigator.share({title: "Aluette", url: input.value}).catch(() => {}));
+    item.append(share);
+  }
+  return item;
+}
+
+async function createTable() {
   // Each person by the name the host gives, or none: their seat then reads
   // by its place on each page (never by this page's word for it).
   const people = {"0": $("invite-you").value.trim()};
@@ -25,30 +58,18 @@ async function createTable(e) {
   const problem = $("invite-error");
   problem.hidden = true;
   try {
-    const made = await api("POST", "/api/tables", {people, away_after: awayAfter,
+    const standin = $("invite-standin").value;
+    const made = await api("POST", "/api/tables", {people, away_after: awayAfter, ...(standin ? {standin} : {}),
       ...signsChoice("invite-signs", "invite-catch")});
-    const rows = Object.entries(made.seats).filter(([seat]) => seat !== "0")
-      .map(([seat, s]) => [s.name ? `${seatName(Number(seat))} · ${s.name}` : seatName(Number(seat)), s.link])
+    const rows = [[t("Your own link, to come back to this table"), made.seats["0"].link]]
+      .concat(Object.entries(made.seats).filter(([seat]) => seat !== "0")
+        .map(([seat, s]) => [s.name ? `${seatName(Number(seat))} · ${s.name}` : seatName(Number(seat)), s.link]))
       .concat([[t("Spectators"), made.spectator.link]]);
-    const list = $("invite-list");
-    list.replaceChildren();
-    for (const [name, link] of rows) {
-      const item = document.createElement("li");
-      const label = document.createElement("label");
-      label.textContent = `${name} `;
-      const input = document.createElement("input");
-      input.readOnly = true;
-      input.value = location.origin + link;
-      input.addEventListener("focus", () => input.select());
-      label.append(input);
-      item.append(label);
-      list.append(item);
-    }
+    $("invite-list").replaceChildren(...rows.map(([name, link]) => linkRow(name, link)));
     $("invite-links").hidden = false;
     const gameId = made.seats["0"].token;
     set({gameId});
-    sessionStorage.setItem(STORE.game, gameId);
-    remember(gameId);
+    showing(gameId, true);
     set({lost: false, selected: null});
     set({view: told((await api("GET", `/api/games/${gameId}`)).state)});
     render();
@@ -65,5 +86,9 @@ export function setupInvite() {
     $("invite-error").hidden = true;
     $("invite").showModal();
   });
-  $("invite-form").addEventListener("submit", createTable);
+  // A table replaces the match shown: one in progress is given up only if the host says so.
+  $("invite-form").addEventListener("submit", (e) => {
+    e.preventDefault();
+    askFirst(createTable);
+  });
 }

@@ -18,11 +18,11 @@ import {cardName, list, number, signIcon, signText, t} from "./i18n.js";
 import {setupInvite} from "./invite.js";
 import {setupKeys} from "./keys.js";
 import {languageReady, setLanguage, setLanguages} from "./language.js";
-import {newMatch, nextDeal, showLost, startGame} from "./match.js";
-import {remember, showMyMatches} from "./matches.js";
+import {askFirst, confirmed, newMatch, nextDeal, showLost, startGame, takeSeatBack} from "./match.js";
+import {showing, showMyMatches} from "./matches.js";
 import {choosePlayersFor, playerLabel, setupPlayers, syncPlayers} from "./players.js";
 import {followShownGame} from "./push.js";
-import {focusHand, render} from "./render.js";
+import {atTable, focusHand, render} from "./render.js";
 import {setupSettings} from "./settings.js";
 import {get, set, told} from "./state.js";
 
@@ -35,7 +35,8 @@ async function main() {
   followShownGame();
   setupKeys();
   $("new-match").addEventListener("click", () => newMatch(false));
-  $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") newMatch(true); });
+  $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") confirmed(); });
+  $("take-back").addEventListener("click", takeSeatBack);
   $("lost").addEventListener("close", () => { if ($("lost").returnValue === "new") newMatch(true); });
   // A deal's summary (render.js): the next deal, or a new match once it is over.
   $("summary").addEventListener("click", (e) => {
@@ -53,8 +54,10 @@ async function main() {
   $("signs-on").addEventListener("change", () => choosePlayersFor($("signs-on").checked));
   $("start-new").addEventListener("click", () => {
     $("settings").close();
-    set({showLastTrick: false});
-    startGame();
+    askFirst(() => {
+      set({showLastTrick: false});
+      startGame();
+    });
   });
   $("last-trick-button").addEventListener("click", () => { set({showLastTrick: !get("showLastTrick")}); render(); });
   const meta = await Promise.all([api("GET", "/api/deck"), api("GET", "/api/languages")]);
@@ -72,20 +75,17 @@ async function main() {
   const wanted = localStorage.getItem(STORE.lang) || (navigator.language || meta[1].default).slice(0, 2);
   await setLanguage(wanted); // loads the players' names in that language
   setupPlayers();
-  // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that seat.
+  // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that
+  // seat; else this tab's game, else the table of people this browser sat at last.
   const params = new URLSearchParams(location.search);
-  const invited = params.get("seat") || params.get("watch");
-  if (invited) {
-    sessionStorage.setItem(STORE.game, invited);
-    remember(invited);
-    history.replaceState(null, "", location.pathname);
-  }
-  const saved = sessionStorage.getItem(STORE.game);
+  const saved = params.get("seat") || params.get("watch") || sessionStorage.getItem(STORE.game) ||
+    localStorage.getItem(STORE.table);
   if (saved) {
     try {
       const state = (await api("GET", `/api/games/${saved}`)).state;
       set({gameId: saved});
       set({view: told(state)});
+      showing(saved, atTable(state) || null);
       syncPlayers();
       render();
       if (get("view").your_turn) focusHand();

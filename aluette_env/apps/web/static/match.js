@@ -2,14 +2,14 @@
 // new match) and its answer shown event by event at the page's pace; a link
 // the server no longer knows.
 import {api, clearError, showError} from "./api.js";
-import {$, sleep, STORE} from "./dom.js";
+import {$, sleep} from "./dom.js";
 import {t} from "./i18n.js";
-import {remember} from "./matches.js";
+import {showing} from "./matches.js";
 import {announce, focusTurn, mayPlay, render} from "./render.js";
 import {pace} from "./settings.js";
 import {get, set, told} from "./state.js";
 
-let movesShown = 0; // moves answered and shown (tests wait on body[data-moves])
+let movesShown = 0; // your moves answered and shown (tests wait on body[data-moves])
 
 // The server has no game for this link (mistyped, or kept in another
 // database): say so, and let the person start a new match. Never a silent restart.
@@ -22,10 +22,11 @@ export function showLost() {
   render();
 }
 
-// Show the events of a move one at a time, each by the view the server sent
-// with it, then the server's final view. A finished trick stays in view
+// Show the events of a move (an answer, or a push of the others' moves) one
+// at a time, each by the view the server sent with it, then the server's
+// final view, or a newer one it was told of meanwhile. A finished trick stays in view
 // longer, with its reason.
-async function playEvents(events, finalState) {
+export async function playEvents(events, finalState, answer = true) {
   set({busy: true});
   for (const ev of events) {
     set({view: ev.view});
@@ -37,7 +38,7 @@ async function playEvents(events, finalState) {
   }
   set({busy: false});
   set({view: told(finalState)}); // or a newer view pushed meanwhile
-  movesShown += 1;
+  if (answer) movesShown += 1;
   document.body.dataset.moves = String(movesShown);
   render();
   if (get("view").your_turn) focusTurn();
@@ -50,7 +51,7 @@ async function move(method, path, body) {
   render();
   try {
     const data = await api(method, path, body);
-    if (data.id) { set({gameId: data.id, lost: false}); sessionStorage.setItem(STORE.game, data.id); remember(data.id); }
+    if (data.id) { set({gameId: data.id, lost: false}); showing(data.id, false); }
     set({selected: null});
     await playEvents(data.events, data.state);
   } catch (err) {
@@ -76,15 +77,31 @@ export function makeSign(sign) {
   move("POST", `/api/games/${get("gameId")}/sign`, {sign, version: view.version});
 }
 export function nextDeal() { move("POST", `/api/games/${get("gameId")}/next-deal`, {version: get("view").version}); }
-// "New match" asks first when it would discard a game in progress.
-export function newMatch(confirmed) {
+// What would replace a match in progress (a new match, a table of friends)
+// asks first; the dialog's answer runs it (main.js: confirmed()).
+let asked = null;
+export function askFirst(action) {
   const view = get("view");
-  const gameId = get("gameId");
-  const lost = get("lost");
-  if (!confirmed && view && view.in_progress && gameId && !lost) {
+  if (view && view.in_progress && get("gameId") && !get("lost")) {
+    asked = action;
     $("confirm-new").showModal();
     return;
   }
+  action();
+}
+export function confirmed() {
+  const action = asked;
+  asked = null;
+  if (action) action();
+}
+// A person who was away (the AI played for them) takes their seat back: any
+// request with their link does it.
+export function takeSeatBack() { move("GET", `/api/games/${get("gameId")}`); }
+export function newMatch(sure) {
+  if (!sure) { askFirst(() => newMatch(true)); return; }
+  const view = get("view");
+  const gameId = get("gameId");
+  const lost = get("lost");
   set({showLastTrick: false});
   if (gameId && !lost) move("POST", `/api/games/${gameId}/new-match`, view ? {version: view.version} : {});
   else startGame();

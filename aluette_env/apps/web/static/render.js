@@ -21,6 +21,8 @@ function signsNow() {
   if (!view.signs_on || view.deal.done) return [];
   return view.signs.filter((s) => s.trick === view.deal.trick - 1);
 }
+// A view of a table of people (or a spectator's), not a game of one's own.
+export function atTable(view) { return view.spectator || Object.keys(view.people).length > 1; }
 export function announce(text) { $("announcer").textContent = text; }
 
 export function focusHand() {
@@ -331,11 +333,15 @@ function renderAway() {
   }
   for (const seat of away) { clearTimeout(backLately.get(seat)); backLately.delete(seat); }
   awaySeen = {game: get("gameId"), seats: away};
-  const lines = away.map((seat) => t("{name} is away: the AI plays for them", {name: who(seat)}))
+  // You, out of time or away: the AI plays for you until you take your seat back.
+  const mine = away.includes(0) && !view.spectator;
+  const lines = away.map((seat) => (seat === 0 && mine ? t("You are away: the AI plays for you.") :
+    t("{name} is away: the AI plays for them", {name: who(seat)})))
     .concat([...backLately.keys()].map((seat) => t("{name} is back", {name: who(seat)})));
   const box = $("away");
   if (box.textContent !== lines.join("\n")) box.textContent = lines.join("\n");
   box.hidden = !lines.length;
+  $("take-back").hidden = !mine;
 }
 
 // What the reader may do, as the server says it: New match only for whoever
@@ -367,10 +373,14 @@ export function render() {
   document.body.dataset.version = String(view.version);
   document.body.dataset.state = get("lost") ? "lost" : get("busy") ? "busy" : view.match.over ? "match-over" :
     view.deal.done ? "deal-over" : view.your_turn ? "your-turn" : "waiting";
+  // The tab says when it is your turn, in the row of tabs too.
+  document.title = document.body.dataset.state === "your-turn" ? `${t("Your turn")} · Aluette` :
+    `Aluette · ${t("The game of the cow")}`;
   // A spectator's page has no hand, no Play button and no coach (style.css).
   document.body.classList.toggle("spectator", !!view.spectator);
   // A match with signs: the sign buttons and the signs seen; no coach (style.css).
   document.body.classList.toggle("with-signs", !!view.signs_on);
+  document.body.classList.toggle("at-table", atTable(view)); // the rules' words for it
   document.body.dataset.signing = String(!!(view.signs_on && view.signing));
   renderAway();
   renderOffers();

@@ -20,10 +20,23 @@ export function set(change) {
     if (!(key in state)) throw new Error(`state.js has no key ${key}`);
   }
   Object.assign(state, change);
-  for (const listener of listeners) listener(change);
+  for (const listener of [...listeners]) listener(change);
 }
 
 export function subscribe(listener) { listeners.push(listener); }
+
+// A promise kept once the page is not busy (no request, no animation).
+export function free() {
+  if (!state.busy) return Promise.resolve();
+  return new Promise((resolve) => {
+    const wait = (change) => {
+      if (change.busy !== false) return;
+      listeners.splice(listeners.indexOf(wait), 1);
+      resolve();
+    };
+    listeners.push(wait);
+  });
+}
 
 // The newest view of this game the page was told of (an answer, a push), and
 // its game: what the page shows once it is not busy, so that a push that

@@ -191,14 +191,18 @@ class Database:
         that the database takes writes (a read-only file or user fails here, not
         at the first move). A database server that does not answer
         (:class:`DatabaseDown`: not up yet, or restarting) is tried again for
-        ``wait_s`` seconds, every :data:`RETRY_S` seconds at most, each wait told
+        ``wait_s`` seconds from its first refusal, every :data:`RETRY_S` seconds at most, each wait told
         to ``say``; a database that answers and refuses fails at once."""
-        deadline = time.monotonic() + wait_s
+        # The wait counts from the first refusal: a slow first try (imports, a busy
+        # machine) does not eat it.
+        deadline = None
         delay = RETRY_FIRST_S
         while True:
             try:
                 return self._upgrade()
             except DatabaseDown as err:
+                if deadline is None:
+                    deadline = time.monotonic() + wait_s
                 left = deadline - time.monotonic()
                 if left <= 0:
                     if wait_s > 0:

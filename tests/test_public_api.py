@@ -27,7 +27,8 @@ PUBLIC = {
         "read_match", "read_state", "read_view", "saved_layout", "state_size", "write_active",
         "write_hidden", "write_signs", "write_view",
     ],
-    "aluette_env.vector": ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame"],
+    "aluette_env.vector": ["DEAL_RESULT", "GAME_STATE", "HAVE_NUMBA", "NOBODY", "VectorGame",
+                           "kernel_widths"],
     "aluette_env.players": [
         "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError", "SEED", "Silent",
         "TEMPERATURE", "act_batch", "check_batch", "for_signs", "for_the_default_game",

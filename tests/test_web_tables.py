@@ -13,6 +13,7 @@ import json
 import random
 import re
 import threading
+import time
 import warnings
 
 import numpy as np
@@ -403,74 +404,74 @@ def test_every_page_of_a_table_is_pushed_every_card_of_every_trick_then_the_tric
     one that closes a trick, in its trick, before the trick's result), AI
     cards one by one, and no push names a card its reader could not know;
     with signs, a page is told exactly the signs its view lists."""
-    c = client()
-    made = table(c, {"0": "Ann", "2": "Bob"},
-                 **({"signs": True, "catch": 0.5} if signs else {}))
-    tokens = {0: made["seats"]["0"]["token"], 2: made["seats"]["2"]["token"],
-              None: made["spectator"]["token"]}
-    game = game_of(c.app, tokens[0])
-    streams: dict = {seat: [] for seat in tokens}
-    with contextlib.ExitStack() as stack:
-        sockets = {seat: stack.enter_context(c.websocket_connect(
-            f"/api/games/{token}/updates", headers=ORIGIN)) for seat, token in tokens.items()}
+    with client() as c:  # one event loop for every socket
+        made = table(c, {"0": "Ann", "2": "Bob"},
+                     **({"signs": True, "catch": 0.5} if signs else {}))
+        tokens = {0: made["seats"]["0"]["token"], 2: made["seats"]["2"]["token"],
+                  None: made["spectator"]["token"]}
+        game = game_of(c.app, tokens[0])
+        streams: dict = {seat: [] for seat in tokens}
+        with contextlib.ExitStack() as stack:
+            sockets = {seat: stack.enter_context(c.websocket_connect(
+                f"/api/games/{token}/updates", headers=ORIGIN)) for seat, token in tokens.items()}
 
-        def hear() -> None:  # each page's pushes up to the game's version
-            deals = game.match.deals
-            played = {card for d in deals for t in d.tricks for card in t.cards} | set(
-                game.deal.trick_cards)
-            for seat, ws in sockets.items():
-                # its hands as dealt: the cards it holds and those it played
-                own = set() if seat is None else {card for d in deals for card in d.hands[seat]} | {
-                    card for d in deals for t in d.tricks for k, card in enumerate(t.cards)
-                    if seat_at(t.leader, k) == seat} | {
-                    card for k, card in enumerate(game.deal.trick_cards)
-                    if seat_at(game.deal.leader, k) == seat}
-                while True:
-                    push = ws.receive_json()
-                    seen = cards_in(push)
-                    assert seen <= played | own, f"seat {seat} was sent {seen - played - own}"
-                    streams[seat] += push["events"]
-                    if push["version"] == game.version:
-                        break
-        hear()
-        signs_seen = {}
-        while True:
-            if game.deal.done:  # what each seat's view lists of the finished deal's signs
-                signs_seen = {seat: [(s["seat"], s["sign"]) for s in c.get(
-                    f"/api/games/{token}").json()["state"].get("signs", [])]
-                    for seat, token in tokens.items()}
-                r = c.post(f"/api/games/{tokens[0]}/next-deal", json={"version": game.version})
-            else:
-                move = ("sign", {"sign": 1 + len(game.deal.tricks) % 9}) if game.deal.signing \
-                    else ("play", {"card": game.deal.legal_cards()[0]})
-                r = c.post(f"/api/games/{tokens[game.deal.to_act]}/{move[0]}",
-                           json={**move[1], "version": game.version})
-            assert r.status_code == 200, r.text
+            def hear() -> None:  # each page's pushes up to the game's version
+                deals = game.match.deals
+                played = {card for d in deals for t in d.tricks for card in t.cards} | set(
+                    game.deal.trick_cards)
+                for seat, ws in sockets.items():
+                    # its hands as dealt: the cards it holds and those it played
+                    own = set() if seat is None else {card for d in deals for card in d.hands[seat]} | {
+                        card for d in deals for t in d.tricks for k, card in enumerate(t.cards)
+                        if seat_at(t.leader, k) == seat} | {
+                        card for k, card in enumerate(game.deal.trick_cards)
+                        if seat_at(game.deal.leader, k) == seat}
+                    while True:
+                        push = ws.receive_json()
+                        seen = cards_in(push)
+                        assert seen <= played | own, f"seat {seat} was sent {seen - played - own}"
+                        streams[seat] += push["events"]
+                        if push["version"] == game.version:
+                            break
             hear()
-            if signs_seen:
-                break
-        finished = game.match.deals[-2]
-    for seat, events in streams.items():
-        me = seat or 0
-        plays = [e for e in events if e["type"] == "play"]
-        expected = [((s - me) % 4, card) for t in finished.tricks
-                    for s, card in ((seat_at(t.leader, k), c) for k, c in enumerate(t.cards))]
-        assert [(e["seat"], e["card"]) for e in plays][:36] == expected, seat
-        assert len([e for e in events if e["type"] == "trick"]) == 9
-        for k, e in enumerate(events):
-            if e["type"] == "play":  # each card on the table, in the view after it
-                assert e["card"] in [p["card"] for p in e["view"]["current_trick"]["plays"]]
-            if e["type"] == "trick":  # the closing card came just before, with the four
-                closing = events[k - 1]
-                assert closing["type"] == "play" and closing["card"] == e["plays"][-1]["card"]
-                assert len(closing["view"]["current_trick"]["plays"]) == 4
-        assert [e["type"] for e in events].count("deal_over") == 1
-        assert [e["type"] for e in events].count("deal") == 1  # the next deal, dealt
-        versions = [e["view"]["version"] for e in events]
-        assert versions == sorted(versions) and versions[-1] <= game.version
-        first_deal = events[:[e["type"] for e in events].index("deal")]
-        told = [(e["seat"], e["sign"]) for e in first_deal if e["type"] == "sign"]
-        assert told == signs_seen[seat] and bool(told) == (signs and seat is not None)
+            signs_seen = {}
+            while True:
+                if game.deal.done:  # what each seat's view lists of the finished deal's signs
+                    signs_seen = {seat: [(s["seat"], s["sign"]) for s in c.get(
+                        f"/api/games/{token}").json()["state"].get("signs", [])]
+                        for seat, token in tokens.items()}
+                    r = c.post(f"/api/games/{tokens[0]}/next-deal", json={"version": game.version})
+                else:
+                    move = ("sign", {"sign": 1 + len(game.deal.tricks) % 9}) if game.deal.signing \
+                        else ("play", {"card": game.deal.legal_cards()[0]})
+                    r = c.post(f"/api/games/{tokens[game.deal.to_act]}/{move[0]}",
+                               json={**move[1], "version": game.version})
+                assert r.status_code == 200, r.text
+                hear()
+                if signs_seen:
+                    break
+            finished = game.match.deals[-2]
+        for seat, events in streams.items():
+            me = seat or 0
+            plays = [e for e in events if e["type"] == "play"]
+            expected = [((s - me) % 4, card) for t in finished.tricks
+                        for s, card in ((seat_at(t.leader, k), c) for k, c in enumerate(t.cards))]
+            assert [(e["seat"], e["card"]) for e in plays][:36] == expected, seat
+            assert len([e for e in events if e["type"] == "trick"]) == 9
+            for k, e in enumerate(events):
+                if e["type"] == "play":  # each card on the table, in the view after it
+                    assert e["card"] in [p["card"] for p in e["view"]["current_trick"]["plays"]]
+                if e["type"] == "trick":  # the closing card came just before, with the four
+                    closing = events[k - 1]
+                    assert closing["type"] == "play" and closing["card"] == e["plays"][-1]["card"]
+                    assert len(closing["view"]["current_trick"]["plays"]) == 4
+            assert [e["type"] for e in events].count("deal_over") == 1
+            assert [e["type"] for e in events].count("deal") == 1  # the next deal, dealt
+            versions = [e["view"]["version"] for e in events]
+            assert versions == sorted(versions) and versions[-1] <= game.version
+            first_deal = events[:[e["type"] for e in events].index("deal")]
+            told = [(e["seat"], e["sign"]) for e in first_deal if e["type"] == "sign"]
+            assert told == signs_seen[seat] and bool(told) == (signs and seat is not None)
 
 
 def test_the_moves_a_socket_catches_up_on_are_what_the_seat_saw_live_in_any_process():
@@ -513,44 +514,44 @@ def test_a_friend_out_of_the_turn_clock_is_played_by_the_hosts_ai_page_open_or_n
     page and the spectator's are pushed that card and that he is away. His
     link takes the seat back, and his next card is his own. A one-person
     game has no clock."""
-    c = client()
-    made = table(c, {"0": "Ann", "2": "Bob"}, away_after=5, standin="random")
-    assert made["away_after"] == 5 and made["standin"] == "random"
-    ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
-    service, now = c.app.state.service, [time.time()]
-    service.clock = c.app.state.store.clock = lambda: now[0]
-    game = game_of(c.app, ann)
-    assert game.standin_spec == "random" and set(game.specs.values()) == {"heuristic"}
-    while game.deal.to_act != 2:
-        assert c.post(f"/api/games/{ann}/play", json={
-            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
-    with c.websocket_connect(f"/api/games/{bob}/updates", headers=ORIGIN) as bob_page, \
-            c.websocket_connect(f"/api/games/{made['spectator']['token']}/updates",
-                                headers=ORIGIN) as watcher:
-        waiting = bob_page.receive_json()["version"]
-        watcher.receive_json()
-        now[0] += 4  # within the clock: Ann looks, nothing moves
-        assert c.get(f"/api/games/{ann}").json()["state"]["version"] == waiting
-        assert game.deal.to_act == 2 and not game.away
-        now[0] += 2
-        for page, bobs_seat in ((bob_page, 0), (watcher, 2)):
-            events = []
-            while True:
-                push = page.receive_json()
-                events += push["events"]
-                if push["state"]["away"] == [bobs_seat]:
-                    break
-            assert any(e["type"] == "play" and e["seat"] == bobs_seat for e in events)
-    assert game.away == {2} and game.deal.to_act != 2
-    back = c.get(f"/api/games/{bob}").json()["state"]
-    assert back["away"] == [] and game.away == set()
-    while game.deal.to_act != 2:
-        assert c.post(f"/api/games/{ann}/play", json={
-            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
-    r = c.post(f"/api/games/{bob}/play", json={"card": game.deal.legal_cards()[0],
-                                                "version": game.version})
-    assert r.status_code == 200, r.text
-    solo = c.post("/api/games").json()["id"]
-    now[0] += 3600
-    alone = c.get(f"/api/games/{solo}").json()["state"]
-    assert alone["your_turn"] and alone["away"] == []
+    with client() as c:  # one event loop for every socket
+        made = table(c, {"0": "Ann", "2": "Bob"}, away_after=5, standin="random")
+        assert made["away_after"] == 5 and made["standin"] == "random"
+        ann, bob = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
+        service, now = c.app.state.service, [time.time()]
+        service.clock = c.app.state.store.clock = lambda: now[0]
+        game = game_of(c.app, ann)
+        assert game.standin_spec == "random" and set(game.specs.values()) == {"heuristic"}
+        while game.deal.to_act != 2:
+            assert c.post(f"/api/games/{ann}/play", json={
+                "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+        with c.websocket_connect(f"/api/games/{bob}/updates", headers=ORIGIN) as bob_page, \
+                c.websocket_connect(f"/api/games/{made['spectator']['token']}/updates",
+                                    headers=ORIGIN) as watcher:
+            waiting = bob_page.receive_json()["version"]
+            watcher.receive_json()
+            now[0] += 4  # within the clock: Ann looks, nothing moves
+            assert c.get(f"/api/games/{ann}").json()["state"]["version"] == waiting
+            assert game.deal.to_act == 2 and not game.away
+            now[0] += 2
+            for page, bobs_seat in ((bob_page, 0), (watcher, 2)):
+                events = []
+                while True:
+                    push = page.receive_json()
+                    events += push["events"]
+                    if push["state"]["away"] == [bobs_seat]:
+                        break
+                assert any(e["type"] == "play" and e["seat"] == bobs_seat for e in events)
+        assert game.away == {2} and game.deal.to_act != 2
+        back = c.get(f"/api/games/{bob}").json()["state"]
+        assert back["away"] == [] and game.away == set()
+        while game.deal.to_act != 2:
+            assert c.post(f"/api/games/{ann}/play", json={
+                "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+        r = c.post(f"/api/games/{bob}/play", json={"card": game.deal.legal_cards()[0],
+                                                    "version": game.version})
+        assert r.status_code == 200, r.text
+        solo = c.post("/api/games").json()["id"]
+        now[0] += 3600
+        alone = c.get(f"/api/games/{solo}").json()["state"]
+        assert alone["your_turn"] and alone["away"] == []

@@ -201,9 +201,19 @@ class TableRoutes:
                 # Each move since the last push, as the seat sees it: every page
                 # shows every card, the one that closes a trick too.
                 view, events, position = await self.service.since(handle, position)
-                await websocket.send_json({"version": view["version"],
-                                           "events": worded_events(events, words),
-                                           "state": worded(view, words)})
+                if watch.closed:  # the page left (or sent a bad frame) meanwhile
+                    return
+                try:
+                    await websocket.send_json({"version": view["version"],
+                                               "events": worded_events(events, words),
+                                               "state": worded(view, words)})
+                except RuntimeError as err:
+                    # The protocol closed the socket under the push (a bad frame
+                    # from the page: limits.LimitedWebSocketProtocol): it is done,
+                    # and a page that is still there reconnects.
+                    log.debug("an update socket of %s closed under a push: %s",
+                              logged_path(websocket.url.path), err)
+                    return
                 sent = view["version"]
             now = loop.time()
             if now - kept >= KEEP_EVERY_S:  # the people are here; is the one to play?

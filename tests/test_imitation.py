@@ -89,7 +89,7 @@ def test_record_demonstrations_are_the_persons_decisions_as_seen(tmp_path):
 def test_cloning_a_handful_of_records_reproduces_their_moves_better_than_chance():
     from training.config import load_config
     from training.imitation import record_demonstrations
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, pretrain_policy
     from training.selfplay import OpponentPool
 

@@ -489,7 +489,7 @@ def test_a_run_from_scratch_meets_only_rule_based_fixed_players(tmp_path):
 def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     from aluette_env.players.onnx_policy import SHIPPED_MODELS
     from training.export import sample_positions
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, load_onnx_weights
     v1 = str(SHIPPED_MODELS[1])
     cfg = load_config(ROOT / "configs" / "default.yaml",
@@ -520,7 +520,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
 
 def test_pretraining_clones_the_rule_based_players_cards():
     from training.imitation import demonstrations
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, pretrain_policy
     cfg = load_config(QUICK, ["logging.tensorboard=false"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
@@ -636,7 +636,7 @@ def test_a_default_game_model_starts_a_signs_policy_that_plays_its_cards(tmp_pat
     from aluette_env import aluette_signs_v0
     from aluette_env.game import NUM_CARDS, SIGN_BASE
     from aluette_env.players.onnx_policy import SHIPPED_MODELS, shipped_player
-    from training.sb3.policy import masked_logits
+    from training.sb3.network import masked_logits
     from training.sb3.train import build_env, build_model, load_onnx_weights
     from training.selfplay import OpponentPool
     v5 = str(SHIPPED_MODELS[5])

@@ -13,16 +13,18 @@ PPO, read in the order it runs (``aluette train CONFIG``, :func:`.train.train`):
    each column's last decision of a deal; the bootstrap value
    (``AllSeatGames.collect``, ``_score``, ``_bootstrap``). :class:`.vecenv.AllSeatVecEnv`
    is its SB3 face (:func:`.train.build_env`).
-5. **The network**: :class:`.policy.CardTrunk` (the first layer on the engine's
-   index lists, :mod:`.gather`), :class:`.policy.CardPolicy` (masked logits, the
-   privileged critic, the belief head and its loss), built in
-   :func:`.train.build_model`; a warm start in :func:`.train.load_onnx_weights`.
-6. **A rollout**: :meth:`.train.AluettePPO.collect_rollouts` asks ``AllSeatGames``
-   for whole rollouts, sampling with ``CardPolicy.sample``; GAE is SB3's
+5. **The network**: :class:`.network.CardTrunk` (the first layer on the engine's
+   index lists, :mod:`.gather`), :class:`.network.CardPolicy` (masked logits, the
+   privileged critic, the belief head), built in :func:`.train.build_model`; a
+   warm start in :func:`.train.load_onnx_weights`.
+6. **A rollout**: :meth:`.ppo.AluettePPO.collect_rollouts` asks ``AllSeatGames``
+   for whole rollouts, sampling with ``CardPolicy.sample``, and
+   :func:`.ppo.fill_buffer` adds them to SB3's rollout buffer; GAE is SB3's
    ``RolloutBuffer.compute_returns_and_advantage``.
-7. **The update**: ``MaskablePPO.train`` (sb3-contrib: clipped surrogate, value
-   and entropy losses) with :meth:`.train.AluettePPO.train`'s extra logs; the
-   learning rate's fall in :func:`.train.ppo_settings`.
+7. **The update**: :meth:`.ppo.AluettePPO.train`, written out: the clipped
+   surrogate, the value, entropy and belief losses, the optimiser step
+   (``MaskablePPO.train``'s numbers, ``tests/test_ppo.py``); the learning
+   rate's fall in :func:`.train.ppo_settings`.
 8. **Around the loop**: :class:`.train.TrainCallback`: snapshots into the league
    (:mod:`.league`'s ``SnapshotStack`` plays them in one pass), evaluations
    (:func:`training.evaluate.evaluate_run`: opponents, panel, partner panel,
@@ -33,7 +35,9 @@ Modules:
 
 - :mod:`.vecenv`: SB3's ``VecEnv`` over :class:`training.selfplay.LearnerGames`
   and ``AllSeatGames``.
-- :mod:`.policy`: the shared card trunk, masked logits, policies as players.
+- :mod:`.network`: the shared card trunk, the heads, policies as players
+  (:mod:`.policy`: its deprecated old name, for checkpoints that name it).
+- :mod:`.ppo`: one PPO update in the order it runs.
 - :mod:`.gather`: the sparse first layer's gather-sum.
 - :mod:`.league`: the snapshots played as one network a step.
 - :mod:`.checkpoints`: MaskablePPO zips, run folders as players (``aluette.loaders: sb3``).

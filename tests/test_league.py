@@ -14,7 +14,8 @@ from training.config import load_config
 from training.players import ILLEGAL_LOGIT
 from training.sb3.league import SnapshotStack
 from training.sb3.train import build_env, build_model, frozen_player
-from training.selfplay import AllSeatGames, OpponentPool
+from training.league import OpponentPool
+from training.rollouts import AllSeatGames
 
 
 @pytest.fixture(scope="module")

@@ -17,7 +17,8 @@ from training.config import load_config
 from training.sb3.network import CardPolicy, PolicyPlayer, hidden_planes
 from training.sb3.ppo import AluettePPO, fill_buffer, rollout_arrays
 from training.sb3.train import build_env, build_model
-from training.selfplay import OpponentPool, Rollout
+from training.league import OpponentPool
+from training.rollouts import Rollout
 
 
 def model_with_rollout(tmp_path, *settings) -> AluettePPO:

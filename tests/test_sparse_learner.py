@@ -20,7 +20,7 @@ from aluette_env.vector import VectorGame
 from training.config import load_config
 from training.sb3.network import CardTrunk, PolicyPlayer, masked_logits, policy_logits
 from training.sb3.train import build_env, build_model
-from training.selfplay import OpponentPool
+from training.league import OpponentPool
 
 
 @pytest.fixture(scope="module")
@@ -248,7 +248,7 @@ def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_p
     assert float((a[legal] - b[legal]).abs().max()) < 1e-5
     player = PolicyPlayer(model.policy)
     assert (player.act_batch(obs, masks) == a.argmax(1).numpy()).all()
-    # a league snapshot is given the lists of the ones (training.selfplay)
+    # a league snapshot is given the lists of the ones (training.rollouts)
     assert player.reads_index_lists
     c = masked_logits(model.policy, idx, masks)
     assert float((a[legal] - c[legal]).abs().max()) < 1e-5

@@ -5,10 +5,10 @@ PPO, read in the order it runs (``aluette train CONFIG``, :func:`.train.train`):
 1. **The config**: :mod:`training.config` (its keys: docs/CONFIG.md).
 2. **The run folder**: :func:`training.runs.open_run` (new or resumed, the
    state, crash safety); :func:`.train.resume_point` picks the checkpoint.
-3. **Who plays**: :class:`training.selfplay.OpponentPool` (the league, PFSP) and
-   :class:`training.selfplay.PartnerPool` (partner games), built in
+3. **Who plays**: :class:`training.league.OpponentPool` (the league, PFSP) and
+   :class:`training.league.PartnerPool` (partner games), built in
    :func:`.train.train` and :func:`.train.build_partners`.
-4. **The games**: :class:`training.selfplay.AllSeatGames` over the batched engine:
+4. **The games**: :class:`training.rollouts.AllSeatGames` over the batched engine:
    self-play, league and partner games; which seats are samples; rewards onto
    each column's last decision of a deal; the bootstrap value
    (``AllSeatGames.collect``, ``_score``, ``_bootstrap``). :class:`.vecenv.AllSeatVecEnv`
@@ -33,8 +33,7 @@ PPO, read in the order it runs (``aluette train CONFIG``, :func:`.train.train`):
 
 Modules:
 
-- :mod:`.vecenv`: SB3's ``VecEnv`` over :class:`training.selfplay.LearnerGames`
-  and ``AllSeatGames``.
+- :mod:`.vecenv`: SB3's ``VecEnv`` over ``AllSeatGames``' learner columns.
 - :mod:`.network`: the shared card trunk, the heads, policies as players
   (:mod:`.policy`: its deprecated old name, for checkpoints that name it).
 - :mod:`.ppo`: one PPO update in the order it runs.

@@ -6,7 +6,7 @@ callbacks, logger, learning-rate schedule and checkpoints) with its two steps
 written out here:
 
 1. **The rollout** (:meth:`AluettePPO.collect_rollouts`): the all-seat games
-   (:class:`training.selfplay.AllSeatGames`) play ``n_steps`` decisions of
+   (:class:`training.rollouts.AllSeatGames`) play ``n_steps`` decisions of
    every learner column, sampling the policy (:meth:`.network.CardPolicy.sample`),
    and :func:`fill_buffer` hands them to SB3's rollout buffer.
 2. **The advantages**: GAE(lambda) over the buffer, SB3's
@@ -31,7 +31,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from stable_baselines3.common.utils import explained_variance
 
-from ..selfplay import Rollout
+from ..rollouts import Rollout
 from .network import hidden_planes
 from .vecenv import AllSeatVecEnv
 
@@ -72,8 +72,8 @@ class AluettePPO(MaskablePPO):
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps,
                          use_masking: bool = True) -> bool:
         if not isinstance(env, AllSeatVecEnv):
-            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
-                                            use_masking)
+            raise TypeError(f"AluettePPO plays the all-seat games (AllSeatVecEnv), got "
+                            f"{type(env).__name__}")
         # 1. The rollout: the policy samples every learner decision.
         self.policy.set_training_mode(False)
         rollout_buffer.reset()

@@ -30,15 +30,14 @@ from ..runs import (
     CheckpointError, checkpoint_steps, open_run, prune, publish_best, remove_partial_writes,
 )
 from ..stopping import end_message, stop_requests
-from ..selfplay import (
-    POLICY_ENTRIES, AllSeatGames, OpponentPool, PartnerPool, careless_temperature,
-)
+from ..league import POLICY_ENTRIES, OpponentPool, PartnerPool, careless_temperature
+from ..rollouts import AllSeatGames
 from . import resume as run_state
 from .checkpoints import load_model, save_model
 from .league import SnapshotStack
 from .network import CardPolicy, CardTrunk, PolicyPlayer, amx_tiles
 from .ppo import AluettePPO
-from .vecenv import AllSeatVecEnv, SelfPlayVecEnv
+from .vecenv import AllSeatVecEnv
 
 
 def native_bfloat16() -> bool:
@@ -88,7 +87,7 @@ def ppo_settings(cfg: TrainConfig) -> dict:
 
 
 def learner_input_kind(cfg: TrainConfig) -> str:
-    """What the learner's network reads (training.selfplay.INPUTS) under ``cfg``."""
+    """What the learner's network reads (training.rollouts.INPUTS) under ``cfg``."""
     if cfg.network.critic == "privileged":
         return "privileged"
     return "indices" if cfg.network.sparse else "dense"
@@ -121,16 +120,8 @@ def careless_partners(partners: PartnerPool | None, policy, seed: int) -> None:
 
 def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
               partners: PartnerPool | None = None):
-    """The self-play env of a config: all-seat games, or one learner seat per game."""
-    sp = cfg.selfplay
+    """The self-play env of a config: its all-seat games."""
     inputs = learner_input_kind(cfg)
-    if not sp.all_seats:
-        partner = None if sp.partner == "latest" else load_player(sp.partner)
-        return SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals, seed=seed,
-                              inputs=inputs)
-    if sp.partner != "latest":
-        raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
-                          f"whole teams), got {sp.partner!r}")
     return AllSeatVecEnv(AllSeatGames(cfg.num_games, selfplay_games(cfg), pool,
                                       cfg.env.num_deals, seed=seed, inputs=inputs,
                                       variant=cfg.env.variant,

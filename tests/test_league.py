@@ -140,3 +140,19 @@ def test_the_stack_refuses_what_it_cannot_play(real, snapshots):
     finally:
         training.set_training_mode(False)
     assert stack.act(snapshots, np.zeros(0, int), idx[:0], masks[:0]).shape == (0,)
+
+
+def test_the_old_selfplay_module_warns_and_names_the_same_objects():
+    """training.selfplay was split into training.league and training.rollouts: it
+    stays one release as an alias that warns."""
+    import importlib
+    import sys
+
+    import training.league
+    import training.rollouts
+    sys.modules.pop("training.selfplay", None)
+    with pytest.warns(DeprecationWarning, match="training.league .* training.rollouts"):
+        old = importlib.import_module("training.selfplay")
+    assert old.OpponentPool is training.league.OpponentPool
+    assert old.AllSeatGames is training.rollouts.AllSeatGames
+    assert not hasattr(old, "LearnerGames")

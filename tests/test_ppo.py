@@ -37,6 +37,19 @@ def model_with_rollout(tmp_path, *settings) -> AluettePPO:
     return model
 
 
+@pytest.fixture(scope="module")
+def models(tmp_path_factory) -> dict[str, AluettePPO]:
+    """A model of each critic, each with its rollout (the privileged one with a
+    belief head, weighted 0.5); a test leaves them as it found them. One torch
+    thread, as quick.yaml's runs (tiny products: a second thread only waits)."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield {critic: model_with_rollout(tmp_path_factory.mktemp(critic),
+                                       f"network.critic={critic}", f"network.belief={belief}")
+            for critic, belief in (("seat", 0), ("privileged", 0.5))}
+    torch.set_num_threads(threads)
+
+
 def update(model, train) -> tuple[dict, dict]:
     """(parameters, logged values) after ``train(model)`` on a copy of the model's
     rollout, from the model's weights and optimizer state, minibatches drawn from
@@ -65,8 +78,9 @@ def assert_same_weights(ours: dict, theirs: dict) -> None:
 
 
 @pytest.mark.parametrize("critic", ["seat", "privileged"])
-def test_the_update_is_maskable_ppo_s_bit_for_bit(tmp_path, critic):
-    model = model_with_rollout(tmp_path, f"network.critic={critic}", "network.belief=0")
+def test_the_update_is_maskable_ppo_s_bit_for_bit(models, monkeypatch, critic):
+    model = models[critic]
+    monkeypatch.setattr(model.policy, "belief_coef", 0.0)  # MaskablePPO has no belief loss
     ours, our_logs = update(model, AluettePPO.train)
     theirs, their_logs = update(model, MaskablePPO.train)
     assert_same_weights(ours, theirs)
@@ -114,8 +128,9 @@ def maskable_ppo_with_belief_in_values(model) -> None:
     model.logger.record("train/belief_loss", float(np.mean(losses)))
 
 
-def test_the_belief_loss_joins_the_update_as_it_did_inside_maskable_ppo(tmp_path):
-    model = model_with_rollout(tmp_path, "network.critic=privileged", "network.belief=0.5")
+def test_the_belief_loss_joins_the_update_as_it_did_inside_maskable_ppo(models):
+    model = models["privileged"]
+    assert model.policy.belief_coef == 0.5
     head = model.policy.belief_net.weight.clone()
     ours, our_logs = update(model, AluettePPO.train)
     theirs, their_logs = update(model, maskable_ppo_with_belief_in_values)
@@ -125,8 +140,8 @@ def test_the_belief_loss_joins_the_update_as_it_did_inside_maskable_ppo(tmp_path
     assert our_logs["losses/belief_loss"] == our_logs["train/belief_loss"]
 
 
-def test_the_rollout_reaches_sb3_s_buffer_whole_through_add(tmp_path):
-    model = model_with_rollout(tmp_path)
+def test_the_rollout_reaches_sb3_s_buffer_whole_through_add(models):
+    model = models["seat"]
     games, n_steps = model.env.games, model.n_steps
     buffer = MaskableRolloutBuffer(n_steps, model.observation_space, model.action_space,
                                    gamma=1.0, n_envs=model.env.num_envs)

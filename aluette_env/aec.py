@@ -45,9 +45,10 @@ none), for libraries whose replay buffers take numbers only (Tianshou; see
 **The variant** an env plays is one object, ``env.variant`` (an
 :class:`aluette_env.game.Variant`: its env id, actions, legal actions, chance
 draws, who knows which sign and its observation); ``raw_env(variant=...)``
-plays any, and each version module fixes its own. An env of a variant that is
-not its class's is made of that variant's class (:func:`env_class`, made once),
-so ``metadata`` stays a class attribute, the variant's env id as its name.
+plays any, and each version module fixes its own in a plain subclass
+(``variant = ...``; its ``metadata["name"]`` is the variant's env id). An env
+of another shipped variant is of that version's class; a variant no module
+ships carries its name in its env's own ``metadata``.
 
 **The signs variant** (``aluette_signs_v0.env(catch=0.25)``, the variant
 :data:`~aluette_env.game.ALUETTE_SIGNS_V0`; ``env(signs=True, catch=0.25)``
@@ -75,6 +76,7 @@ dynamics change; every version stays loadable, so old experiments repeat):
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 import numpy as np
@@ -128,23 +130,12 @@ class _OrderEnforcingWrapper(wrappers.OrderEnforcingWrapper):
                     variant = self.unwrapped.variant
                     if variant.num_actions == NUM_CARDS:
                         raise ValueError(f"{agent}'s action: {err}") from None
-                    if not _is_action(variant, action):  # the variant's actions, not the deck's
+                    if not variant.is_action(action):  # the variant's actions, not the deck's
                         shown = action if isinstance(action, (int, np.integer)) else repr(action)
                         raise ValueError(f"{agent}'s action: {str(shown)[:40]} is not an action "
                                          f"of {variant.env_id}; its actions are "
                                          f"{variant.describe_actions()}") from None
         super().step(action)
-
-
-class _OfVariant:
-    """An attribute of the env's variant, on the class (its default variant) or
-    on an env (the variant it plays)."""
-
-    def __init__(self, name: str) -> None:
-        self.name = name
-
-    def __get__(self, env: Any, cls: type) -> Any:
-        return getattr((cls if env is None else env).variant, self.name)
 
 
 class raw_env(AECEnv):
@@ -164,23 +155,32 @@ class raw_env(AECEnv):
     #: The variant this class plays unless told another.
     variant: Variant = NEWEST
     #: The observation layout it gives, whether it has signs (S1-S5) and their
-    #: chance of a catch (S4): its variant's, read on the class or an env.
-    obs_layout = _OfVariant("obs_layout")
-    signs = _OfVariant("signs")
-    catch = _OfVariant("catch")
+    #: chance of a catch (S4): its variant's (on an env, the variant it plays).
+    obs_layout: int = NEWEST.obs_layout
+    signs: bool = NEWEST.signs
+    catch: float = NEWEST.catch
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A version's class (``class raw_env(aec.raw_env): variant = ...``) gets
+        its variant's env id as ``metadata["name"]`` and its fields above."""
+        super().__init_subclass__(**kwargs)
+        cls.metadata = {**cls.metadata, "name": cls.variant.env_id}
+        cls.obs_layout, cls.signs, cls.catch = (cls.variant.obs_layout, cls.variant.signs,
+                                                cls.variant.catch)
 
     def __new__(cls, *args: Any, variant: Variant | None = None, signs: bool | None = None,
                 catch: float | None = None, **kwargs: Any) -> raw_env:
+        """An env of another shipped variant than the class's is of that version's
+        class (:mod:`aluette_env.aluette_signs_v0`, ...), so ``metadata`` is a
+        class attribute naming its game."""
         chosen = variant_of(variant, signs, catch, base=cls.variant)
-        if chosen.env_id != cls.metadata["name"]:
-            cls = env_class(chosen, cls)
+        if chosen.env_id != cls.variant.env_id and chosen.env_id in VARIANTS:
+            version = importlib.import_module(f"aluette_env.{chosen.env_id}").raw_env
+            if not issubclass(version, cls):
+                raise ValueError(f"{cls.variant.env_id}'s env plays {cls.variant.env_id}; "
+                                 f"{chosen.env_id} is aluette_env.{chosen.env_id}'s")
+            cls = version
         return super().__new__(cls)
-
-    def __reduce_ex__(self, protocol: Any) -> Any:
-        made = vars(type(self)).get("_made_from")  # a class of env_class's, found by it again
-        if made is None:
-            return super().__reduce_ex__(protocol)
-        return _unpickled_env, made, self.__dict__.copy()
 
     def __init__(self, num_deals: int | None = None, render_mode: str | None = None,
                  render_hands: str | list[str] | tuple[str, ...] = (),
@@ -216,6 +216,11 @@ class raw_env(AECEnv):
         if not isinstance(numeric_infos, bool):
             raise ValueError(f"numeric_infos must be True or False, got {numeric_infos!r}")
         self.variant = variant
+        self.obs_layout, self.signs, self.catch = variant.obs_layout, variant.signs, variant.catch
+        if variant.env_id != self.metadata["name"]:
+            # A variant no version module ships (one a user or a test defines)
+            # carries its name on its env.
+            self.metadata = {**self.metadata, "name": variant.env_id}
         self._observer = observer(variant)
         self.numeric_infos = numeric_infos
         self.num_deals = int(num_deals)
@@ -434,7 +439,7 @@ class raw_env(AECEnv):
 
     def _sign(self, agent: str, seat: int, action: Any) -> None:
         """S1: the seat to act makes its sign (or none); it plays its card next."""
-        if not _is_action(self.variant, action) or action < SIGN_BASE:
+        if not self.variant.is_action(action) or action < SIGN_BASE:
             raise ValueError(f"player_{seat} makes a sign first: an action {SIGN_BASE} (no "
                              f"sign) to {SIGN_BASE + NUM_SIGN_ACTIONS - 1}, got {action!r}"[:300])
         if self._dirty:
@@ -492,41 +497,6 @@ class raw_env(AECEnv):
 
     def close(self) -> None:
         pass
-
-
-#: The classes env_class made, by (base class, variant).
-_VARIANT_CLASSES: dict[tuple[type, Variant], type] = {}
-
-
-def env_class(variant: Variant, base: type[raw_env] = raw_env) -> type[raw_env]:
-    """The env class of ``variant``: ``base`` (:class:`raw_env`, or a version
-    module's) with the variant's env id as ``metadata["name"]`` and the variant
-    as its ``variant``, both class attributes as PettingZoo reads them. Made once
-    per base and variant; ``raw_env(variant=...)`` makes its env of this class
-    when the variant is not the class's own."""
-    key = (base, variant)
-    made = _VARIANT_CLASSES.get(key)
-    if made is None:
-        made = _VARIANT_CLASSES[key] = type(base.__name__, (base,), {
-            "__doc__": f":class:`{base.__module__}.{base.__qualname__}` playing "
-                       f"{variant.env_id}.",
-            "__module__": base.__module__,
-            "metadata": {**base.metadata, "name": variant.env_id},
-            "variant": variant,
-            "_made_from": key,
-        })
-    return made
-
-
-def _unpickled_env(base: type[raw_env], variant: Variant) -> raw_env:
-    """An empty env of :func:`env_class`'s class, for pickle to fill."""
-    return object.__new__(env_class(variant, base))
-
-
-def _is_action(variant: Variant, action: Any) -> bool:
-    """``action`` is an action id of ``variant`` (a Python or numpy int, not a bool)."""
-    return isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) \
-        and variant.is_action(int(action))
 
 
 def _is_sequence(x: Any) -> bool:

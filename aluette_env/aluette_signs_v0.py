@@ -23,13 +23,13 @@ class raw_env(aec.raw_env):
     """:class:`aluette_env.aec.raw_env` playing :data:`~aluette_env.game.ALUETTE_SIGNS_V0`
     with the chance ``catch`` (S4)."""
 
-    metadata = {**aec.raw_env.metadata, "name": ALUETTE_SIGNS_V0.env_id}
     variant = ALUETTE_SIGNS_V0
 
     def __init__(self, catch: float | None = None, signs: bool | None = None, **kwargs: Any):
         """``catch``: the chance that each opponent catches a sign (S4, default
         0.25); the other arguments as :class:`aluette_env.aec.raw_env`'s."""
-        if signs is not None and signs is not True:
+        numpy_true = hasattr(signs, "dtype") and signs == True  # noqa: E712 - np.True_
+        if signs is not None and signs is not True and not numpy_true:
             raise ValueError("aluette_signs_v0 is the signs variant: signs=True only")
         super().__init__(catch=catch, **kwargs)
 

@@ -22,7 +22,6 @@ from .game import ALUETTE_V0
 class raw_env(aec.raw_env):
     """:class:`aluette_env.aec.raw_env` playing :data:`~aluette_env.game.ALUETTE_V0`."""
 
-    metadata = {**aec.raw_env.metadata, "name": ALUETTE_V0.env_id}
     variant = ALUETTE_V0
 
 

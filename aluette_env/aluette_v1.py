@@ -20,7 +20,6 @@ from .game import ALUETTE_V1
 class raw_env(aec.raw_env):
     """:class:`aluette_env.aec.raw_env` playing :data:`~aluette_env.game.ALUETTE_V1`."""
 
-    metadata = {**aec.raw_env.metadata, "name": ALUETTE_V1.env_id}
     variant = ALUETTE_V1
 
 

@@ -152,7 +152,9 @@ LAYERS: tuple[Layer, ...] = (
              "`runs` (run folders: state, resume, SIGKILL safety), `atomic` (atomic "
              "writes), `evaluate` (a run's evaluations), `curve` (the learning curve), "
              "`stopping` (a trainer's stop on a signal), "
-             "`selfplay` (the learner's view and the opponent pool, backend-free), "
+             "`league` (the opponent and partner pools, backend-free), `rollouts` (the "
+             "learner's games on the batched engine, backend-free; `selfplay`: their old "
+             "name), "
              "`imitation` (a rule-based player's demonstrations for `pretrain`, backend-free), "
              "`players` (torch policies as players), `export` (ONNX), `exploit` (a learned "
              "best response), `recipe` (the stages as one command), `cli`"),

@@ -40,10 +40,10 @@ import torch
 
 from aluette_env.players import load_player
 from training.config import load_config
-from training.sb3.policy import PolicyPlayer, amx_tiles
+from training.sb3.network import PolicyPlayer, amx_tiles
 from training.sb3.train import build_env, build_model, frozen_player, native_bfloat16
-from training.selfplay import POLICY_ENTRIES as FIXED
-from training.selfplay import OpponentPool
+from training.league import POLICY_ENTRIES as FIXED
+from training.league import OpponentPool
 
 ROOT = Path(__file__).resolve().parents[1]
 

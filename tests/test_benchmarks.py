@@ -4,6 +4,7 @@ checked as ``aluette train`` (or ``aluette expert-iteration``) checks one;
 nothing is timed or trained."""
 
 import itertools
+import json
 import math
 import re
 import sys
@@ -24,12 +25,13 @@ import bench_train  # noqa: E402
 import distill_labels  # noqa: E402
 import distill_agreement  # noqa: E402
 import pimc_predictors  # noqa: E402
+import same_curve  # noqa: E402
 import same_strength  # noqa: E402
 import strength  # noqa: E402
 
 #: The benchmarks checked below: each one that builds a training config.
 CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_agreement",
-           "distill_labels", "same_strength"}
+           "distill_labels", "same_curve", "same_strength"}
 
 
 def test_every_benchmark_that_builds_a_training_config_is_checked_here():
@@ -61,6 +63,28 @@ def test_every_path_the_training_benchmark_times_is_a_valid_config(native):
         load_config(DEFAULT, settings)
     if native:  # both ways of the bfloat16 first layer, the default (the gather) first
         assert [flag for _, _, flag in paths if flag is not None] == ["no", "yes"]
+
+
+def test_the_curve_comparison_trains_a_valid_config_and_compares_all_but_the_clock(tmp_path):
+    cfg = load_config(DEFAULT, same_curve.settings("before", tmp_path, 4_000_000, 1_000_000))
+    assert (cfg.total_timesteps, cfg.eval.interval, cfg.seed) == (4_000_000, 1_000_000, 0)
+    result = {"team_a": "before@1000", "team_b": "heuristic", "points_per_deal": -0.25475,
+              "points_per_deal_ci95": [-0.277, -0.232]}
+    record = {"timesteps": 1000, "wall_time_s": 79.0, "eval_seconds": 10.1,
+              "results": {"heuristic": result}}
+    other = {**record, "wall_time_s": 80.5, "eval_seconds": 7.2,
+             "results": {"heuristic": {**result, "team_a": "after@1000"}}}
+    paths = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for path, r in zip(paths, (record, other)):
+        path.write_text(json.dumps(r) + "\n")
+    assert same_curve.compare(*paths) == []
+    moved = math.nextafter(-0.232, 0.0)  # the last digit of a float
+    last_digit = {**other, "results": {"heuristic": {
+        **other["results"]["heuristic"], "points_per_deal_ci95": [-0.277, moved]}}}
+    paths[1].write_text(json.dumps(last_digit) + "\n")
+    assert same_curve.compare(*paths) == [
+        f"@1000.results.heuristic.points_per_deal_ci95[1]: -0.232 != {moved!r}"]
+    assert same_curve.compare(*paths, rtol=1e-12) == []
 
 
 def test_both_runs_of_the_strength_comparison_are_valid_configs(tmp_path):

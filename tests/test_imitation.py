@@ -89,9 +89,9 @@ def test_record_demonstrations_are_the_persons_decisions_as_seen(tmp_path):
 def test_cloning_a_handful_of_records_reproduces_their_moves_better_than_chance():
     from training.config import load_config
     from training.imitation import record_demonstrations
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, pretrain_policy
-    from training.selfplay import OpponentPool
+    from training.league import OpponentPool
 
     demos = record_demonstrations(_records_of_a_person(6))
     cfg = load_config(QUICK, ["logging.tensorboard=false"])

@@ -11,9 +11,11 @@ from conftest import real_positions
 from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.random_player import RandomPlayer
 from training.config import load_config
+from training.players import ILLEGAL_LOGIT
 from training.sb3.league import SnapshotStack
 from training.sb3.train import build_env, build_model, frozen_player
-from training.selfplay import AllSeatGames, OpponentPool
+from training.league import OpponentPool
+from training.rollouts import AllSeatGames
 
 
 @pytest.fixture(scope="module")
@@ -55,7 +57,7 @@ def test_the_stack_gives_each_snapshot_its_own_logits(real, snapshots, inputs):
     stack = SnapshotStack(seed=0)
     logits = stack.masked_logits(snapshots, which, x, masks)
     legal = torch.as_tensor(masks) > 0
-    assert bool(torch.isinf(logits[~legal]).all())
+    assert bool((logits[~legal] == ILLEGAL_LOGIT).all())
     for k, player in enumerate(snapshots):
         rows = which == k
         assert rows.sum() > 100
@@ -138,3 +140,19 @@ def test_the_stack_refuses_what_it_cannot_play(real, snapshots):
     finally:
         training.set_training_mode(False)
     assert stack.act(snapshots, np.zeros(0, int), idx[:0], masks[:0]).shape == (0,)
+
+
+def test_the_old_selfplay_module_warns_and_names_the_same_objects():
+    """training.selfplay was split into training.league and training.rollouts: it
+    stays one release as an alias that warns."""
+    import importlib
+    import sys
+
+    import training.league
+    import training.rollouts
+    sys.modules.pop("training.selfplay", None)
+    with pytest.warns(DeprecationWarning, match="training.league .* training.rollouts"):
+        old = importlib.import_module("training.selfplay")
+    assert old.OpponentPool is training.league.OpponentPool
+    assert old.AllSeatGames is training.rollouts.AllSeatGames
+    assert not hasattr(old, "LearnerGames")

@@ -172,7 +172,7 @@ def test_rllib_configs_load_and_settings_the_backend_cannot_honour_are_refused(c
         load_config(QUICK, ["ppo.batch_size=16384"])
     with pytest.raises(ConfigError, match=r"unknown key 'rllib.num_gpus' \(allowed here: address"):
         load_config(QUICK, ["rllib.num_gpus=1"])
-    with pytest.raises(ConfigError, match=r"backend rllib trains every seat .* \(got True and "
+    with pytest.raises(ConfigError, match=r"'selfplay.partner': Input should be 'latest' \(got "
                                           r"'random'\)"):
         load_config(QUICK, ["selfplay.partner=random"])
     assert cli_main(["train", str(ROOT / "configs" / "quick.yaml"), "--address", "h:6379"]) == 2

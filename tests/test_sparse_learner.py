@@ -1,5 +1,5 @@
 """The learner's sparse first layer and its critic that sees every hand
-(training.sb3.policy, the engine's index lists of aluette_env.vector): the
+(training.sb3.network, the engine's index lists of aluette_env.vector): the
 same function as the dense layer on real positions, forward and gradient; a
 policy that never reads the privileged part; the export and the players that
 still read the dense observation."""
@@ -18,9 +18,9 @@ from aluette_env.players.heuristic import HeuristicPlayer
 from aluette_env.players.random_player import RandomPlayer
 from aluette_env.vector import VectorGame
 from training.config import load_config
-from training.sb3.policy import CardTrunk, PolicyPlayer, masked_logits, policy_logits
+from training.sb3.network import CardTrunk, PolicyPlayer, masked_logits, policy_logits
 from training.sb3.train import build_env, build_model
-from training.selfplay import OpponentPool
+from training.league import OpponentPool
 
 
 @pytest.fixture(scope="module")
@@ -142,7 +142,7 @@ def test_the_fused_first_layer_is_the_gather_the_bias_and_the_relus(real, precis
     from gymnasium import spaces
 
     from training.sb3.gather import relu_layer
-    from training.sb3.policy import PRIVILEGED_INPUT, SPARSE_INPUT, hidden_planes
+    from training.sb3.network import PRIVILEGED_INPUT, SPARSE_INPUT, hidden_planes
     _, idx, hidden, _, _, _ = real
     width = PRIVILEGED_INPUT if privileged else SPARSE_INPUT
     x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:, :width][::3], dtype=torch.float32)
@@ -250,7 +250,7 @@ def test_players_read_the_dense_observation_as_the_learner_reads_its_lists(tmp_p
     assert float((a[legal] - b[legal]).abs().max()) < 1e-5
     player = PolicyPlayer(model.policy)
     assert (player.act_batch(obs, masks) == a.argmax(1).numpy()).all()
-    # a league snapshot is given the lists of the ones (training.selfplay)
+    # a league snapshot is given the lists of the ones (training.rollouts)
     assert player.reads_index_lists
     c = masked_logits(model.policy, idx, masks)
     assert float((a[legal] - c[legal]).abs().max()) < 1e-5
@@ -301,10 +301,12 @@ def test_rollout_sampling_draws_legal_cards_at_the_policy_s_rates(tmp_path, real
     assert float((freq - probs).abs().max()) < 0.04
 
 
-def test_belief_head_adds_its_loss_to_the_update_and_stays_out_of_the_policy(tmp_path, real):
-    """network.belief: PPO's own loss, backward, also trains the belief head (its
-    gradient is the BCE's, times the weight); the policy's logits never run it."""
-    from training.sb3.policy import hidden_planes
+def test_belief_head_reads_the_policy_s_features_and_stays_out_of_the_policy(tmp_path, real):
+    """network.belief: the head's logits on every belief_every-th row, from the
+    policy's features (what the update's belief loss reads, tests/test_ppo.py);
+    without being asked for (rollouts, players) the head is not run, and the
+    policy's logits never reach it."""
+    from training.sb3.network import hidden_planes
     _, idx, hidden, masks, _, _ = real
     model = model_of(tmp_path, "privileged", "network.belief=0.5")
     policy = model.policy
@@ -313,25 +315,15 @@ def test_belief_head_adds_its_loss_to_the_update_and_stays_out_of_the_policy(tmp
     planes = hidden_planes(x)
     assert planes.shape == (256, HIDDEN_SIZE)
     assert (planes.sum(1).numpy() == (hidden[:256] != HIDDEN_PAD).sum(1)).all()
-    values, _, _ = policy.evaluate_actions(x, actions, action_masks=m)
-    policy.zero_grad()
-    values.sum().backward()  # a loss that reads only the values
-    got = policy.belief_net.weight.grad.clone()
-    policy.zero_grad()
-    rows = slice(None, None, policy.belief_every)  # the rows it learns from
-    features = policy.extract_features(x)[0].detach()
-    bce = torch.nn.functional.binary_cross_entropy_with_logits(
-        policy.belief_net(features[rows]), planes[rows])
-    (0.5 * bce).backward()
-    assert float(got.abs().max()) > 0
-    assert torch.allclose(got, policy.belief_net.weight.grad, atol=1e-6)
-    assert policy.belief_losses and abs(policy.belief_losses[-1] - float(bce.detach())) < 1e-6
-    # without gradients (rollouts, players) the head is not run
-    policy.belief_losses.clear()
+    out = policy.evaluate(x, actions, m, belief=True)
+    rows = slice(None, None, policy.belief_every)
     with torch.no_grad():
-        policy.evaluate_actions(x, actions, action_masks=m)
-        policy_logits(policy, x)
-    assert policy.belief_losses == []
+        expected = policy.belief_net(policy.extract_features(x)[0][rows])
+    assert out.beliefs.shape == (256 // policy.belief_every, HIDDEN_SIZE)
+    assert torch.allclose(out.beliefs.detach(), expected, atol=1e-6)
+    assert policy.evaluate(x, actions, m).beliefs is None
+    assert policy.evaluate(torch.as_tensor(idx[:256], dtype=torch.float32), actions, m,
+                           belief=True).beliefs is None  # no targets in a seat's lists
     policy.zero_grad()
     policy_logits(policy, x).sum().backward()
     assert policy.belief_net.weight.grad is None
@@ -351,9 +343,9 @@ def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
     model = model_of(tmp_path, "privileged", "network.belief=0.25")
     torch.nn.init.normal_(model.policy.belief_net.weight, std=0.3)
     x = torch.as_tensor(np.concatenate([idx, hidden], 1)[:64], dtype=torch.float32)
-    loss = model.policy.evaluate_actions(x, torch.as_tensor(masks[:64]).float().argmax(1),
-                                         action_masks=masks[:64])[0].sum()
-    loss.backward()
+    out = model.policy.evaluate(x, torch.as_tensor(masks[:64]).float().argmax(1), masks[:64],
+                                belief=True)
+    (out.values.sum() + out.beliefs.sum()).backward()
     model.policy.optimizer.step()  # an optimizer state for every layer
     save_model(model, tmp_path / "m.zip")
     back = load_model(tmp_path / "m.zip")
@@ -437,3 +429,47 @@ def test_precision_auto_follows_the_cpu_and_a_checkpoint_keeps_it(tmp_path, monk
     assert load_model(tmp_path / "m.zip").policy.precision == "bfloat16"
     with pytest.raises(ValueError, match="network.precision"):
         load_config("configs/quick.yaml", ["network.precision=half", f"output_dir={tmp_path}"])
+
+
+def test_a_checkpoint_saved_under_the_old_module_path_loads_and_warns(tmp_path, monkeypatch):
+    """SB3 zips name the policy's classes by module path: one saved while the
+    network lived in training.sb3.policy (renamed training.sb3.network) loads
+    the same classes, with a DeprecationWarning from the old path's alias."""
+    import base64
+    import json
+    import sys
+    import types
+    import warnings
+    import zipfile
+
+    import cloudpickle
+
+    from training.sb3.checkpoints import load_model, save_model
+    from training.sb3.network import CardPolicy
+    model = model_of(tmp_path, "privileged")
+    save_model(model, tmp_path / "new.zip")
+    # The data entry as the old code wrote it: the class pickled by reference to
+    # training.sb3.policy (a stand-in module there while it is pickled).
+    old = types.ModuleType("training.sb3.policy")
+    stand_in = type("CardPolicy", (), {"__module__": "training.sb3.policy"})
+    old.CardPolicy = stand_in
+    monkeypatch.setitem(sys.modules, "training.sb3.policy", old)
+    pickled = base64.b64encode(cloudpickle.dumps(stand_in)).decode()
+    monkeypatch.delitem(sys.modules, "training.sb3.policy")
+    with zipfile.ZipFile(tmp_path / "new.zip") as z:
+        entries = {name: z.read(name) for name in z.namelist()}
+    data = json.loads(entries["data"])
+    assert data["policy_class"]["__module__"] == "training.sb3.network"
+    data["policy_class"].update({":serialized:": pickled, "__module__": "training.sb3.policy"})
+    entries["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(tmp_path / "old.zip", "w") as z:
+        for name, content in entries.items():
+            z.writestr(name, content)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        back = load_model(tmp_path / "old.zip")
+    assert type(back.policy) is CardPolicy
+    assert any(issubclass(w.category, DeprecationWarning) and "training.sb3.network" in
+               str(w.message) for w in caught)
+    for key, value in model.policy.state_dict().items():
+        assert torch.equal(back.policy.state_dict()[key], value)

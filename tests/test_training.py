@@ -22,8 +22,8 @@ from aluette_env.players.random_player import RandomPlayer
 from training.runs import CheckpointError
 from training.sb3.checkpoints import load_model
 from training.config import ConfigError, load_config
-from training.selfplay import AllSeatGames, OpponentPool
-from training.sb3.vecenv import SelfPlayVecEnv
+from training.league import OpponentPool
+from training.rollouts import AllSeatGames
 from conftest import QUICK, ROOT, forced_deal
 
 
@@ -211,34 +211,6 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_
         open_run(changed, resume=run_dir, log=lambda line: None)
 
 
-@pytest.mark.parametrize("winner,expected", [("learner", 2.0), ("partner", 2.0), ("left", -2.0)])
-def test_learner_reward_is_its_team_deal_points(winner, expected):
-    n = 8
-    pool = OpponentPool({"heuristic": 1.0}, {"heuristic": HeuristicPlayer()},
-                        np.random.default_rng(0))
-    pool.latest = RandomPlayer(1)  # the "current policy" of the partner
-    env = SelfPlayVecEnv(n, pool, num_deals=1, seed=0)
-    learner = np.arange(n) % 4
-    offset = {"learner": 0, "partner": 2, "left": 1}[winner]
-    deals = np.array([[forced_deal((learner[g] + offset) % 4)] for g in range(n)], np.int8)
-    env.set_options({"deals": deals, "first_dealer": list(np.arange(n) % 4)})
-    obs = env.reset()
-    total = np.zeros(n)
-    rng = np.random.default_rng(0)
-    for step in range(9):
-        for g in range(n):
-            assert decode_observation(obs[g])["to_act"] == 0, "only the learner's own decisions"
-        masks = env.action_masks()
-        actions = (rng.random(masks.shape) * masks).argmax(1)
-        obs, rewards, dones, infos = env.step(actions)
-        total += rewards
-        if step < 8:
-            assert (rewards == 0).all() and not dones.any()
-    assert dones.all()
-    assert total.tolist() == [expected] * n
-    assert all(info["episode"]["r"] == expected and info["episode"]["l"] == 9 for info in infos)
-
-
 def run_train(capsys, *args: str) -> tuple[int, str, str]:
     """``aluette train configs/quick.yaml ARGS`` in this process: (exit code, out, err)."""
     code = cli_main(["train", str(QUICK), *args])
@@ -391,7 +363,7 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
 
 
 def test_win_rate_table_remembers_about_a_window_of_deals():
-    from training.selfplay import WinRates
+    from training.league import WinRates
     table = WinRates(window=100, prior=0.5, prior_deals=8)
     assert table.rate("heuristic") == 0.5  # not met yet: as strong as the learner
     table.record("heuristic", 90, 100)  # it won 90 of 100 deals
@@ -409,7 +381,7 @@ def test_win_rate_table_remembers_about_a_window_of_deals():
 def test_win_rate_table_loads_only_rows_record_can_write():
     """A row out of range (more wins than deals, not finite,
     negative, for ``latest``) is a ValueError naming it, and nothing is loaded."""
-    from training.selfplay import WinRates
+    from training.league import WinRates
     for bad, words in (({"random": [1, 2], "heuristic": [500, 1]},
                         "row 'heuristic' is [500, 1]: wins must be from 0 to deals"),
                        ({"latest": [1, 2]}, "row 'latest': not a league opponent"),
@@ -482,9 +454,10 @@ def test_a_run_from_scratch_meets_only_rule_based_fixed_players(tmp_path):
     load_config(QUICK, ["selfplay.opponents={latest: 1, heuristic:version=1: 1, random: 1}"])
     load_config(QUICK, ["selfplay.opponents={latest: 1, ai:version=2: 1}",
                         "selfplay.allow_trained_opponents=true"])
-    with pytest.raises(ConfigError, match="'selfplay.pfsp' needs backend sb3 and "
-                                          "'selfplay.all_seats' true"):
-        load_config(QUICK, ["selfplay.pfsp={}", "selfplay.all_seats=false"])
+    with pytest.raises(ConfigError, match="'selfplay.pfsp' needs backend sb3"):
+        load_config(QUICK, ["selfplay.pfsp={}", "backend=rllib"])
+    with pytest.raises(ConfigError, match="'selfplay.all_seats': false .* is no longer trained"):
+        load_config(QUICK, ["selfplay.all_seats=false"])
     with pytest.raises(ConfigError, match="selfplay.pfsp.boost"):
         load_config(QUICK, ["selfplay.pfsp={boost: 0.5}"])
 
@@ -492,7 +465,7 @@ def test_a_run_from_scratch_meets_only_rule_based_fixed_players(tmp_path):
 def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
     from aluette_env.players.onnx_policy import SHIPPED_MODELS
     from training.export import sample_positions
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, load_onnx_weights
     v1 = str(SHIPPED_MODELS[1])
     cfg = load_config(ROOT / "configs" / "default.yaml",
@@ -524,7 +497,7 @@ def test_warm_start_plays_exactly_like_the_exported_model(tmp_path):
 @pytest.mark.slow
 def test_pretraining_clones_the_rule_based_players_cards():
     from training.imitation import demonstrations
-    from training.sb3.policy import PolicyPlayer
+    from training.sb3.network import PolicyPlayer
     from training.sb3.train import build_env, build_model, pretrain_policy
     cfg = load_config(QUICK, ["logging.tensorboard=false"])
     pool = OpponentPool(cfg.selfplay.opponents, {"heuristic": HeuristicPlayer()},
@@ -643,9 +616,9 @@ def test_a_default_game_model_starts_a_signs_policy_that_plays_its_cards(tmp_pat
     from aluette_env import aluette_signs_v0
     from aluette_env.game import NUM_CARDS, SIGN_BASE
     from aluette_env.players.onnx_policy import SHIPPED_MODELS, shipped_player
-    from training.sb3.policy import masked_logits
+    from training.sb3.network import masked_logits
     from training.sb3.train import build_env, build_model, load_onnx_weights
-    from training.selfplay import OpponentPool
+    from training.league import OpponentPool
     v5 = str(SHIPPED_MODELS[5])
     cfg = load_config(SIGNS, [f"output_dir={tmp_path}", f"network.warm_start={v5}",
                               "num_games=8", "ppo.n_steps=8", "ppo.batch_size=64",
@@ -695,7 +668,7 @@ def test_partner_games_train_one_seat_beside_a_drawn_partner_against_the_policy(
     """The last games are partner games: one learner column (seat g % 4), the partner
     seat played by the partner drawn for the match, the opponents by the policy
     (decide) without being samples; the column gets its team's points."""
-    from training.selfplay import PartnerPool
+    from training.league import PartnerPool
     spy = _Spy()
     pool = OpponentPool({"latest": 0.5, "heuristic": 0.5}, {"heuristic": HeuristicPlayer()},
                         np.random.default_rng(0))
@@ -736,7 +709,7 @@ def test_partner_games_train_one_seat_beside_a_drawn_partner_against_the_policy(
 
 
 def test_partner_pool_draws_by_weight_and_spreads_snapshots():
-    from training.selfplay import PartnerPool
+    from training.league import PartnerPool
     pool = OpponentPool({"latest": 1.0}, {}, np.random.default_rng(0))
     fixed = {"heuristic": HeuristicPlayer(), "random": RandomPlayer(0)}
     partners = PartnerPool({"heuristic": 0.5, "random": 0.25, "snapshots": 0.25}, fixed, pool,
@@ -772,10 +745,10 @@ def test_partner_settings_are_checked_before_any_work(setting, words, tmp_path):
     assert words in str(err.value) and "\n" not in str(err.value)
 
 
-def test_partner_games_need_all_seats_and_count_one_learner_seat_each(tmp_path):
+def test_partner_games_need_sb3_and_count_one_learner_seat_each(tmp_path):
     from training.config import learner_seats, partner_games, selfplay_games
     with pytest.raises(ConfigError, match="'selfplay.partners' needs backend sb3"):
-        load_config(QUICK, [f"output_dir={tmp_path}", "selfplay.all_seats=false",
+        load_config(QUICK, [f"output_dir={tmp_path}", "backend=rllib",
                             "selfplay.partners={games: 0.25}"])
     cfg = load_config(QUICK, [f"output_dir={tmp_path}", "selfplay.partners={games: 0.25}"])
     # quick.yaml: 48 games, opponents {latest: 1, snapshots: 1, random: 1}

@@ -102,16 +102,20 @@ def test_a_version_keeps_its_game_when_a_newer_one_comes(monkeypatch):
     assert aluette_v1.raw_env.obs_layout == 2 and aluette_v0.raw_env.obs_layout == 1
 
 
-def test_an_env_of_another_variant_has_its_metadata_on_its_own_class():
-    """``raw_env(variant=...)`` or ``raw_env(signs=True)``, a variant that is not
-    the class's: the env is of that variant's class, made once, whose class
-    attribute ``metadata`` names it; no env carries a ``metadata`` of its own,
-    and the class it was asked of keeps its name. It pickles to the same class."""
+def test_an_env_of_another_shipped_variant_is_of_that_version_s_class():
+    """``raw_env(variant=...)`` or ``raw_env(signs=True)``, a shipped variant that
+    is not the class's: the env is of that version module's plain subclass, whose
+    class attribute ``metadata`` names it; no such env carries a ``metadata`` of
+    its own, and the class it was asked of keeps its name. It pickles to the
+    same class. A version's class plays its own game only."""
     env = aec.raw_env(signs=True)
     assert "metadata" not in vars(env) and "metadata" not in vars(aec.raw_env(variant=ALUETTE_V0))
     assert type(env).metadata["name"] == "aluette_signs_v0" and type(env).variant == env.variant
-    assert isinstance(env, aec.raw_env) and type(env) is aec.env_class(ALUETTE_SIGNS_V0)
+    assert type(env) is aluette_signs_v0.raw_env and isinstance(env, aec.raw_env)
+    assert type(aec.raw_env(variant=ALUETTE_V0)) is aluette_v0.raw_env
     assert type(aec.raw_env(variant=ALUETTE_SIGNS_V0)) is type(env)
+    with pytest.raises(ValueError, match="aluette_v1's env plays aluette_v1; aluette_v0 is "):
+        aluette_v1.raw_env(variant=ALUETTE_V0)
     assert aec.raw_env.metadata["name"] == "aluette_v1" and type(aec.raw_env()) is aec.raw_env
     assert type(aluette_signs_v0.raw_env(catch=0.5)) is aluette_signs_v0.raw_env
     env.reset(seed=2)
@@ -334,6 +338,8 @@ def test_numpy_scalars_are_taken_where_python_ones_are():
     assert env.unwrapped.variant == ALUETTE_SIGNS_V0.with_catch(float(np.float32(0.5)))
     assert VectorGame(2, signs=np.True_).variant == ALUETTE_SIGNS_V0
     assert aec.raw_env(variant="aluette_v0").variant == ALUETTE_V0
+    assert ALUETTE_SIGNS_V0.is_action(np.int64(57)) and ALUETTE_SIGNS_V0.is_action(np.uint8(48))
+    assert not any(ALUETTE_SIGNS_V0.is_action(a) for a in (np.int64(58), np.True_, True, 3.0))
 
 
 def test_the_game_for_people_refuses_a_variant_its_players_cannot_read():

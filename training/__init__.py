@@ -6,8 +6,9 @@
   :mod:`.atomic` (atomic writes), :mod:`.evaluate` (a run's evaluations),
   :mod:`.curve` (the learning curve) and :mod:`.stopping` (the stop on a signal)
   beside it.
-- :mod:`.selfplay`: the learner's view on the batched engine and the opponent
-  pool, shared by every backend.
+- :mod:`.league`: who the learner meets (the opponent and partner pools, PFSP),
+  and :mod:`.rollouts`: its games on the batched engine, shared by every
+  backend (:mod:`.selfplay`: their deprecated old name).
 - :mod:`.imitation`: a rule-based player's demonstrations, for a behaviour-cloning
   start (``pretrain``).
 - :mod:`.sb3`: the Stable-Baselines3 / sb3-contrib MaskablePPO backend.

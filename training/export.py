@@ -101,8 +101,8 @@ def run_backend(spec: str) -> str | None:
 
 def policy_source(spec: str):
     """(checkpoint path, torch module (observation, action_mask) -> logits with the
-    illegal cards at ILLEGAL_LOGIT, greedy actions of the trained policy itself,
-    learner samples trained) for an SB3 or an RLlib checkpoint or run folder."""
+    illegal cards at :data:`training.players.ILLEGAL_LOGIT`, greedy actions of the
+    trained policy itself, learner samples trained) for an SB3 or an RLlib checkpoint or run folder."""
     import torch
 
     from .rllib.players import is_rllib_run
@@ -110,7 +110,8 @@ def policy_source(spec: str):
         from .rllib.players import export_source
         return export_source(spec)
     from .sb3.checkpoints import load_model, resolve_checkpoint
-    from .sb3.policy import ILLEGAL_LOGIT, mask_logits, policy_logits
+    from .players import mask_logits
+    from .sb3.network import policy_logits
     path = resolve_checkpoint(spec)
     model = load_model(path)
     policy = model.policy.eval()
@@ -123,7 +124,7 @@ def policy_source(spec: str):
             self.policy = policy
 
         def forward(self, observation, action_mask):
-            return mask_logits(policy_logits(self.policy, observation), action_mask, ILLEGAL_LOGIT)
+            return mask_logits(policy_logits(self.policy, observation), action_mask)
 
     def greedy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         # A learner that read index lists (network.sparse) is checked on them: its

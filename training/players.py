@@ -9,6 +9,21 @@ import torch
 
 from aluette_env.players import BatchPlayer
 
+#: The logit of an illegal card, wherever training masks one: the learner's
+#: log-softmax, players' greedy and sampled choices, and exported models' output
+#: (``logits``, read by :mod:`aluette_env.players.onnx_policy`). Finite, so ONNX
+#: runtimes and softmax stay well defined; far enough below any real logit that
+#: exp() of it is 0 in float32 (sampling never draws it); the learner's entropy
+#: clamps it at -80 before its exp(), so no gradient depends on its value.
+ILLEGAL_LOGIT = -1e9
+
+
+def mask_logits(logits: torch.Tensor, action_mask: torch.Tensor) -> torch.Tensor:
+    """``logits`` with the illegal cards (``action_mask`` 0) at :data:`ILLEGAL_LOGIT`."""
+    if not isinstance(action_mask, torch.Tensor):  # as_tensor would be a constant in a trace
+        action_mask = torch.as_tensor(action_mask)
+    return logits.masked_fill(action_mask <= 0, ILLEGAL_LOGIT)
+
 
 class LogitsPlayer(BatchPlayer):
     """Greedy unless ``temperature`` is set (> 0); subclasses implement ``masked_logits``."""
@@ -19,7 +34,7 @@ class LogitsPlayer(BatchPlayer):
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     def masked_logits(self, observations: np.ndarray, masks: np.ndarray) -> torch.Tensor:
-        """[N, 48] logits with the illegal cards at -inf (no gradient)."""
+        """[N, 48] logits with the illegal cards at :data:`ILLEGAL_LOGIT` (no gradient)."""
         raise NotImplementedError
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

@@ -84,7 +84,7 @@ def read_state(run_dir: Path) -> dict:
             raise CheckpointError(f"{path}: corrupt, '{key}' is {value!r}")
     if not all(isinstance(n, str) and n for n in state["snapshots"]):
         raise CheckpointError(f"{path}: corrupt, 'snapshots' must list snapshot names")
-    from .selfplay import check_league
+    from .league import check_league
     try:  # the PFSP win-rate table (selfplay.pfsp)
         check_league(state.get("league", {}))
     except ValueError as err:

@@ -32,6 +32,7 @@ Standard library only.
 from __future__ import annotations
 
 import dataclasses
+import numbers
 import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -185,8 +186,9 @@ class Variant:
         return [a for a in range(self.num_actions) if mask[a]]
 
     def is_action(self, action: object) -> bool:
-        """``action`` is an int action id of this variant (legal or not)."""
-        return isinstance(action, int) and not isinstance(action, bool) \
+        """``action`` is an integer action id of this variant, legal or not (a
+        Python or numpy integer; never a bool)."""
+        return isinstance(action, numbers.Integral) and not isinstance(action, bool) \
             and 0 <= action < self.num_actions
 
     def describe_actions(self) -> str:

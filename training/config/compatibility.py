@@ -16,19 +16,13 @@ def check_compatible(cfg) -> None:
     passed their own checks (its ``model_validator``)."""
     if cfg.backend == "rllib" and cfg.pretrain is not None:
         raise ValueError("'pretrain': not supported by backend rllib; remove it")
-    if cfg.backend == "rllib" and not (cfg.selfplay.all_seats
-                                       and cfg.selfplay.partner == "latest"):
-        raise ValueError("backend rllib trains every seat the policy plays: set "
-                         "'selfplay.all_seats' to true and 'selfplay.partner' to 'latest' "
-                         f"(got {cfg.selfplay.all_seats!r} and {cfg.selfplay.partner!r})")
     sp = cfg.selfplay
-    if sp.pfsp is not None and (cfg.backend != "sb3" or not sp.all_seats):
-        raise ValueError("'selfplay.pfsp' needs backend sb3 and 'selfplay.all_seats' true "
-                         "(its table counts the league games' deals); remove it or set them")
-    if sp.partners is not None and (cfg.backend != "sb3" or not sp.all_seats
-                                    or cfg.env.signs):
-        raise ValueError("'selfplay.partners' needs backend sb3, 'selfplay.all_seats' true "
-                         "and the default game (env.signs false); remove it or set them")
+    if sp.pfsp is not None and cfg.backend != "sb3":
+        raise ValueError("'selfplay.pfsp' needs backend sb3 (its table counts the league "
+                         "games' deals); remove it or set it")
+    if sp.partners is not None and (cfg.backend != "sb3" or cfg.env.signs):
+        raise ValueError("'selfplay.partners' needs backend sb3 and the default game "
+                         "(env.signs false); remove it or set them")
     net = cfg.network
     if net.critic == "privileged" and not net.sparse:
         raise ValueError("'network.critic' privileged reads the engine's index lists: set "
@@ -54,10 +48,9 @@ def check_compatible(cfg) -> None:
 
 def _signs_variant(cfg) -> None:
     """What the signs variant's learner supports (one line per refusal)."""
-    net, sp = cfg.network, cfg.selfplay
-    wanted = [("backend", cfg.backend, "sb3"), ("selfplay.all_seats", sp.all_seats, True),
-              ("network.sparse", net.sparse, False), ("network.critic", net.critic, "seat"),
-              ("network.belief", net.belief, 0.0)]
+    net = cfg.network
+    wanted = [("backend", cfg.backend, "sb3"), ("network.sparse", net.sparse, False),
+              ("network.critic", net.critic, "seat"), ("network.belief", net.belief, 0.0)]
     for key, got, need in wanted:
         if got != need:
             raise ValueError(f"'env.signs' trains on the signs variant's dense observation "

@@ -26,18 +26,15 @@ def partner_games(cfg: TrainConfig) -> int:
 
 
 def selfplay_games(cfg: TrainConfig) -> int:
-    """With ``selfplay.all_seats``: how many games are self-play (the ``latest``
-    share of the games that are not partner games)."""
+    """How many games are self-play (the ``latest`` share of the games that are
+    not partner games)."""
     share = cfg.selfplay.opponents.get("latest", 0.0) / sum(cfg.selfplay.opponents.values())
     return round((cfg.num_games - partner_games(cfg)) * share)
 
 
 def learner_seats(cfg: TrainConfig) -> int:
-    """Learner samples per game step of a rollout: one per game, or with
-    ``selfplay.all_seats`` four per self-play game, two per league game and one
-    per partner game."""
-    if not cfg.selfplay.all_seats:
-        return cfg.num_games
+    """Learner samples per game step of a rollout: four per self-play game, two
+    per league game and one per partner game."""
     n, m = selfplay_games(cfg), partner_games(cfg)
     return 4 * n + 2 * (cfg.num_games - n - m) + m
 
@@ -58,9 +55,8 @@ def check_batches(cfg: TrainConfig, source: str) -> None:
                           f"{rollout:,} samples, may hold at most {MAX_ROLLOUT:,} (its buffer "
                           f"lives in memory); lower ppo.n_steps or num_games")
     if cfg.ppo.batch_size > rollout:
-        seats = "learner seats" if cfg.selfplay.all_seats else "num_games"
         raise ConfigError(f"{source}: 'ppo.batch_size': at most one rollout, ppo.n_steps x "
-                          f"{seats} = {rollout} samples (got {cfg.ppo.batch_size})")
+                          f"learner seats = {rollout} samples (got {cfg.ppo.batch_size})")
     if cfg.ppo.normalize_advantage and rollout % cfg.ppo.batch_size == 1:
         # The last minibatch would hold one sample: its advantage std is NaN.
         raise ConfigError(f"{source}: 'ppo.batch_size': the rollout ({rollout} samples) would end "
@@ -150,11 +146,9 @@ def player_specs(cfg: TrainConfig | LoopConfig) -> dict[str, str]:
     :func:`check_policy`'s)."""
     specs: dict[str, str] = {}
     if isinstance(cfg, TrainConfig):
-        from ..selfplay import POLICY_ENTRIES
+        from ..league import POLICY_ENTRIES
         specs = {f"selfplay.opponents.{k}": k for k in cfg.selfplay.opponents
                  if k not in POLICY_ENTRIES}
-        if cfg.selfplay.partner != "latest":
-            specs["selfplay.partner"] = cfg.selfplay.partner
         if cfg.selfplay.partners is not None:
             specs.update({f"selfplay.partners.weights.{k}": k
                           for k in cfg.selfplay.partners.weights

@@ -58,7 +58,7 @@ class EnvConfig(BaseModel):
     signs: bool = Field(False, description="the signs variant (docs/RULES.md S1-S5, "
                         "docs/SIGNS.md): each turn a sign action, then a card; the learner "
                         "reads observation layout 3 and chooses among 58 actions (SB3 backend, "
-                        "selfplay.all_seats, a dense first layer and the seat's own critic)")
+                        "a dense first layer and the seat's own critic)")
     catch: float = Field(0.25, ge=0, le=1, description="with signs: the chance that each "
                          "opponent catches a sign (S4)")
 
@@ -210,7 +210,7 @@ class PFSPConfig(BaseModel):
     still wins a deal against the learner (a moving table of its last ``window``
     deals), and by ``boost`` while the learner does not beat it by ``margin``
     (the forgetting check). The self-play share does not change
-    (training.selfplay.OpponentPool)."""
+    (training.league.OpponentPool)."""
 
     model_config = _STRICT
     exponent: float = Field(2.0, ge=0, le=10, description="how sharply the opponents that "
@@ -226,7 +226,7 @@ class PFSPConfig(BaseModel):
 class PartnersConfig(BaseModel):
     """Partner games (``selfplay.partners``): the learner's one seat beside a
     partner drawn per match from a population, against the current policy;
-    only the learner's seat trains (training.selfplay.AllSeatGames)."""
+    only the learner's seat trains (training.rollouts.AllSeatGames)."""
 
     model_config = _STRICT
     games: float = Field(0.25, gt=0, lt=1,
@@ -243,7 +243,7 @@ class PartnersConfig(BaseModel):
     @classmethod
     def _weights(cls, v: dict[str, float]) -> dict[str, float]:
         """Finite weights ≥ 0 with a positive total; not latest (latest:temperature=T is)."""
-        from ..selfplay import careless_temperature
+        from ..league import careless_temperature
         if not v or any(not math.isfinite(w) or w < 0 for w in v.values()) \
                 or sum(v.values()) <= 0:
             raise ValueError("a mapping of partner -> finite weight >= 0 with a positive total")
@@ -267,23 +267,35 @@ class SelfPlayConfig(BaseModel):
         description="weights per opposing team, drawn per game at each match start: "
                     "'latest' (the current policy), 'snapshots' (uniform over the pool) "
                     "or any player spec (heuristic, random, a model path)")
-    partner: str = Field("latest", description="the learner's partner: 'latest' or a player spec")
+    partner: Literal["latest"] = Field(
+        "latest", description="the learner's partner: the policy itself ('latest', the only "
+                              "value; partner games beside other players: 'partners')")
     pfsp: PFSPConfig | None = Field(
         None, description="prioritised fictitious self-play over the league's opponents "
-                          "(needs all_seats); unset: the weights of 'opponents' as they are")
+                          "(SB3 backend); unset: the weights of 'opponents' as they are")
     allow_trained_opponents: bool = Field(
         False, description="let a run from scratch meet trained models as fixed players (a "
                            "best response, aluette exploit, does); otherwise only rule-based "
                            "players, its snapshots and itself")
     all_seats: bool = Field(
-        False, description="every seat the current policy plays yields samples: the 'latest' "
-                           "share of the games is self-play (4 learner seats), the rest are "
-                           "league games (the learner team against a draw from the other "
-                           "entries); needs partner 'latest'")
+        True, description="every seat the current policy plays yields samples: the 'latest' "
+                          "share of the games is self-play (4 learner seats), the rest are "
+                          "league games (the learner team against a draw from the other "
+                          "entries); true is the only value (one learner seat a game is gone)")
     partners: PartnersConfig | None = Field(
         None, description="partner games: a share of the games where the learner's one seat "
-                          "sits beside a partner drawn from a population (needs all_seats); "
+                          "sits beside a partner drawn from a population (SB3 backend); "
                           "null: none")
+
+    @field_validator("all_seats")
+    @classmethod
+    def _all_seats(cls, v: bool) -> bool:
+        """True only: the games with one learner seat each are gone (the same league
+        as all seats, fewer samples a forward pass)."""
+        if not v:
+            raise ValueError("false (one learner seat a game) is no longer trained: every "
+                             "seat the policy plays is a learner seat; remove the key")
+        return v
 
     @field_validator("opponents")
     @classmethod

@@ -45,7 +45,7 @@ def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
     tensors) for :func:`distill`."""
     import torch
 
-    from ..sb3.policy import ILLEGAL_LOGIT, mask_logits
+    from ..players import mask_logits
     target = torch.as_tensor(targets(data, cfg.best_weight, cfg.tau))
     guide = torch.as_tensor(data["policy"])
     obs = torch.as_tensor(data["observations"], dtype=torch.float32)
@@ -59,7 +59,7 @@ def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
         # The value head learns on the policy's features without changing them: a
         # fresh value head's large early errors would otherwise pull the shared trunk.
         latent_vf = policy.mlp_extractor.forward_critic(features.detach())
-        logits = mask_logits(policy.action_net(latent_pi), masks[idx], fill=ILLEGAL_LOGIT)
+        logits = mask_logits(policy.action_net(latent_pi), masks[idx])
         logp = torch.log_softmax(logits, 1)
         legal = masks[idx] > 0
         zero = torch.zeros_like(logp)
@@ -152,7 +152,7 @@ def new_model(network: NetworkSpec, seed: int = 0):
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from ..sb3.policy import CardTrunk
+    from ..sb3.network import CardTrunk
 
     class Spaces(gym.Env):
         observation_space = gym.spaces.Box(0, 1, (OBS_SIZE,), np.float32)

@@ -67,10 +67,12 @@ def rllib_player(path: str, temperature: float | None = None, seed: int | None =
 
 def export_source(spec: str):
     """What ``aluette export`` needs: (policy file, torch module (observation,
-    action_mask) -> logits with illegal cards at -1e9, greedy actions of the
+    action_mask) -> logits with illegal cards at ILLEGAL_LOGIT, greedy actions of the
     RLModule's own inference pass, learner samples trained)."""
     import torch
     from ray.rllib.core.columns import Columns
+
+    from ..players import mask_logits
 
     path = resolve_policy(spec)
     module, record = load_module(path)
@@ -82,7 +84,7 @@ def export_source(spec: str):
 
         def forward(self, observation, action_mask):
             logits = self.module.pi(self.module.trunk(observation))
-            return torch.where(action_mask > 0, logits, torch.full_like(logits, -1e9))
+            return mask_logits(logits, action_mask)
 
     def greedy(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.no_grad():

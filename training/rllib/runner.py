@@ -3,7 +3,7 @@ to RLlib as batches.
 
 :class:`TableEnvRunner` is an RLlib ``EnvRunner`` (the documented extension
 point for environments RLlib's own runners do not fit). It steps
-:class:`training.selfplay.AllSeatGames`, the SB3 backend's all-seat collection,
+:class:`training.rollouts.AllSeatGames`, the SB3 backend's all-seat collection,
 for ``num_games`` matches at once: one forward pass of the current module per
 play for every seat it holds, the league (past snapshots, fixed players) at
 the other seats. Each call of :meth:`sample` plays whole matches and returns
@@ -36,7 +36,8 @@ from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
 
 from ..config import TrainConfig, selfplay_games
-from ..selfplay import POLICY_ENTRIES, AllSeatGames, OpponentPool
+from ..league import POLICY_ENTRIES, OpponentPool
+from ..rollouts import AllSeatGames
 from .env import ACTION_SPACE, OBSERVATION_SPACE
 
 

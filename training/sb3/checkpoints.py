@@ -40,7 +40,7 @@ def load_model(path: Path, env=None, device: str = "cpu", cls=None, **settings):
         raise CheckpointError(f"{path}: does not match this environment ({err})") from None
     except Exception as err:  # noqa: BLE001 - any decoding failure of a damaged file
         raise CheckpointError(f"{path}: corrupt checkpoint ({type(err).__name__}: {err})") from None
-    from .policy import PRIVILEGED_INPUT, SPARSE_INPUT
+    from .network import PRIVILEGED_INPUT, SPARSE_INPUT
     shape = getattr(model.observation_space, "shape", None)
     # A learner that read the engine's index lists (network.sparse) still plays
     # from the dense observation: its trunk reads both. A learner of the signs
@@ -65,7 +65,7 @@ def resolve_checkpoint(spec: str) -> Path:
 
 def checkpoint_player(path: str, temperature: float | None = None, seed: int | None = None):
     """The policy of a checkpoint zip or run folder, greedy unless ``temperature``."""
-    from .policy import PolicyPlayer
+    from .network import PolicyPlayer
     model = load_model(resolve_checkpoint(path))
     name = path if temperature is None else f"{path}:temperature={temperature:g}"
     return PolicyPlayer(model.policy, name=name, temperature=temperature, seed=seed)

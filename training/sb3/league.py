@@ -9,7 +9,7 @@ samples of ``make train`` with ten snapshots in the pool, the league's
 snapshots took 43 s of 180, more than the learner's own forward passes (26 s).
 
 :class:`SnapshotStack` computes the same logits as each snapshot's
-:class:`~training.sb3.policy.PolicyPlayer`, with the same weights: the first
+:class:`~training.sb3.network.PolicyPlayer`, with the same weights: the first
 layer as one gather over a table holding every snapshot's weight and bias
 (each row's list shifted into its snapshot's block), the later layers as
 batched products of the rows grouped by snapshot (the first layer too, for
@@ -26,8 +26,9 @@ import torch
 
 from aluette_env.observation import ACTIVE_PAD, MAX_ACTIVE, OBS_SIZE
 
+from ..players import mask_logits
 from .gather import gather_rows
-from .policy import CardTrunk, PolicyPlayer
+from .network import CardTrunk, PolicyPlayer
 
 #: Layers the stack computes between the products (each parameterless).
 ACTIVATIONS = (torch.nn.ReLU, torch.nn.Tanh)
@@ -157,8 +158,8 @@ class SnapshotStack:
                       masks: np.ndarray) -> torch.Tensor:
         """[R, cards] logits of rows ``inputs`` (dense observations [R, OBS_SIZE], or
         the engine's index lists [R, MAX_ACTIVE]), row r by ``players[which[r]]``,
-        the illegal cards (``masks`` 0) at -inf: each player's own
-        :meth:`~training.sb3.policy.PolicyPlayer.masked_logits`."""
+        the illegal cards (``masks`` 0) at ILLEGAL_LOGIT: each player's own
+        :meth:`~training.sb3.network.PolicyPlayer.masked_logits`."""
         which = np.asarray(which, np.int64)
         if len(which) != len(inputs) or len(inputs) != len(masks):
             raise ValueError(f"which, inputs and masks need one row each, got {len(which)}, "
@@ -177,7 +178,7 @@ class SnapshotStack:
                 logits = stack.logits(inputs, local[which])
             elif len(rows):
                 logits[torch.from_numpy(rows)] = stack.logits(inputs[rows], local[which[rows]])
-        return torch.where(torch.as_tensor(masks) > 0, logits, float("-inf"))
+        return mask_logits(logits, masks)
 
     def act(self, players: list, which: np.ndarray, inputs: np.ndarray,
             masks: np.ndarray) -> np.ndarray:

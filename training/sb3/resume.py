@@ -41,7 +41,7 @@ ENTRY = "aluette_resume.npz"
 #: The arrays of a :class:`~aluette_env.vector.VectorGame` that make its games.
 ENGINE_ARRAYS = ("state", "results", "rewards", "deal_done", "match_done", "obs", "mask",
                  "obs_indices", "hidden_indices", "final_points", "_in_fixed_match")
-#: The arrays of the self-play games (``AllSeatGames`` / ``LearnerGames``) beside them.
+#: The arrays of the self-play games (``AllSeatGames``) beside them.
 GAMES_ARRAYS = ("_episode_start", "_return", "_length")
 
 
@@ -50,13 +50,10 @@ def owners(env, pool, partners) -> dict[str, Any]:
     same run, built again, gives the same object: the engine, the pools, the
     snapshot stack and each player (by its pool entry)."""
     games = env.games
-    found: dict[str, Any] = {"engine": games.game, "pool": pool, "joint": getattr(games, "joint",
-                                                                                  None),
-                             "env": env, "games": games, "learner-partner":
-                             getattr(games, "partner", None)}
+    found: dict[str, Any] = {"engine": games.game, "pool": pool, "joint": games.joint,
+                             "env": env, "games": games}
     found.update({f"opponent:{name}": player for name, player in pool.players()})
-    if hasattr(games, "seated_players"):
-        found.update({f"seated:{name}": p for name, p in games.seated_players().items()})
+    found.update({f"seated:{name}": p for name, p in games.seated_players().items()})
     if partners is not None:
         found["partners"] = partners
         found.update({f"partner:{name}": player for name, player in partners.players()})

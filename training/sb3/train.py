@@ -1,7 +1,8 @@
 """The SB3 backend: self-play training of a MaskablePPO policy from a config file.
 
 Read top to bottom: build the run folder and the opponent pool, build (or
-resume) the model on the self-play VecEnv, then ``model.learn`` with one
+resume) the model (:class:`.ppo.AluettePPO`: its rollout and update are written
+out in :mod:`.ppo`) on the self-play VecEnv, then ``model.learn`` with one
 callback that snapshots opponents, evaluates (duplicate, against fixed
 players), checkpoints atomically, logs and stops cleanly on SIGINT/SIGTERM.
 """
@@ -15,13 +16,13 @@ from pathlib import Path
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 
 from aluette_env.game import NUM_ACTIONS, NUM_CARDS
 from aluette_env.players import load_player
 
+from ..players import mask_logits
 from ..config import ConfigError, TrainConfig, partner_games, selfplay_games
 from ..atomic import atomic_path, copy_file, write_json, write_text
 from ..evaluate import evaluate_run
@@ -29,67 +30,14 @@ from ..runs import (
     CheckpointError, checkpoint_steps, open_run, prune, publish_best, remove_partial_writes,
 )
 from ..stopping import end_message, stop_requests
-from ..selfplay import (
-    POLICY_ENTRIES, AllSeatGames, OpponentPool, PartnerPool, careless_temperature,
-)
+from ..league import POLICY_ENTRIES, OpponentPool, PartnerPool, careless_temperature
+from ..rollouts import AllSeatGames
 from . import resume as run_state
 from .checkpoints import load_model, save_model
 from .league import SnapshotStack
-from .policy import ILLEGAL_LOGIT, CardPolicy, CardTrunk, PolicyPlayer, amx_tiles, mask_logits
-from .vecenv import AllSeatVecEnv, SelfPlayVecEnv
-
-
-class AluettePPO(MaskablePPO):
-    """MaskablePPO that also logs its losses under ``losses/`` (CleanRL's names) and
-    collects all-seat self-play rollouts from a :class:`AllSeatVecEnv`."""
-
-    def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps,
-                         use_masking: bool = True) -> bool:
-        if not isinstance(env, AllSeatVecEnv):
-            return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps,
-                                            use_masking)
-        self.policy.set_training_mode(False)
-        rollout_buffer.reset()
-        callback.on_rollout_start()
-        policy = self.policy
-
-        def decide(obs: np.ndarray, masks: np.ndarray):
-            actions, values, log_probs = policy.sample(torch.as_tensor(obs, dtype=torch.float32),
-                                                       masks)
-            return actions.numpy(), values.numpy(), log_probs.numpy()
-
-        buf = rollout_buffer
-        roll = env.games.collect(
-            n_rollout_steps, decide, observations=buf.observations,
-            action_masks=buf.action_masks, actions=buf.actions[..., 0], rewards=buf.rewards,
-            episode_starts=buf.episode_starts, values=buf.values, log_probs=buf.log_probs)
-        buf.pos, buf.full = buf.buffer_size, True
-        self.num_timesteps += n_rollout_steps * env.num_envs
-        elapsed = round(time.time() - self.start_time / 1e9, 6)
-        for _, ret, length in roll.episodes:
-            self.ep_info_buffer.append({"r": ret, "l": length, "t": elapsed})
-        callback.update_locals(locals())
-        if not callback.on_step():
-            return False
-        buf.compute_returns_and_advantage(last_values=torch.as_tensor(roll.last_values),
-                                          dones=roll.last_dones)
-        callback.on_rollout_end()
-        return True
-
-    def train(self) -> None:
-        # Before PPO normalises them: how much noise each advantage carries (what
-        # a critic that sees every hand is meant to lower), beside SB3's
-        # train/explained_variance of the value.
-        adv = self.rollout_buffer.advantages
-        self.logger.record("train/advantage_variance", float(np.var(adv)))
-        self.logger.record("train/return_variance", float(np.var(self.rollout_buffer.returns)))
-        self.policy.belief_losses.clear()
-        super().train()
-        if self.policy.belief_losses:
-            self.logger.record("train/belief_loss", float(np.mean(self.policy.belief_losses)))
-        for key, value in list(self.logger.name_to_value.items()):
-            if key.startswith("train/") and "loss" in key:
-                self.logger.record("losses/" + key.removeprefix("train/"), value)
+from .network import CardPolicy, CardTrunk, PolicyPlayer, amx_tiles
+from .ppo import AluettePPO
+from .vecenv import AllSeatVecEnv
 
 
 def native_bfloat16() -> bool:
@@ -139,7 +87,7 @@ def ppo_settings(cfg: TrainConfig) -> dict:
 
 
 def learner_input_kind(cfg: TrainConfig) -> str:
-    """What the learner's network reads (training.selfplay.INPUTS) under ``cfg``."""
+    """What the learner's network reads (training.rollouts.INPUTS) under ``cfg``."""
     if cfg.network.critic == "privileged":
         return "privileged"
     return "indices" if cfg.network.sparse else "dense"
@@ -172,16 +120,8 @@ def careless_partners(partners: PartnerPool | None, policy, seed: int) -> None:
 
 def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
               partners: PartnerPool | None = None):
-    """The self-play env of a config: all-seat games, or one learner seat per game."""
-    sp = cfg.selfplay
+    """The self-play env of a config: its all-seat games."""
     inputs = learner_input_kind(cfg)
-    if not sp.all_seats:
-        partner = None if sp.partner == "latest" else load_player(sp.partner)
-        return SelfPlayVecEnv(cfg.num_games, pool, partner, cfg.env.num_deals, seed=seed,
-                              inputs=inputs)
-    if sp.partner != "latest":
-        raise ConfigError(f"selfplay.all_seats needs selfplay.partner 'latest' (the policy holds "
-                          f"whole teams), got {sp.partner!r}")
     return AllSeatVecEnv(AllSeatGames(cfg.num_games, selfplay_games(cfg), pool,
                                       cfg.env.num_deals, seed=seed, inputs=inputs,
                                       variant=cfg.env.variant,
@@ -209,8 +149,7 @@ def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: 
             actions = torch.as_tensor(demos.actions[idx])
             features = policy.extract_features(obs, policy.pi_features_extractor)
             latent_pi, latent_vf = policy.mlp_extractor(features)
-            logits = mask_logits(policy.action_net(latent_pi), torch.as_tensor(demos.masks[idx]),
-                                 fill=ILLEGAL_LOGIT)
+            logits = mask_logits(policy.action_net(latent_pi), demos.masks[idx])
             cross_entropy = torch.nn.functional.cross_entropy(logits, actions)
             value_loss = torch.nn.functional.mse_loss(policy.value_net(latent_vf).flatten(),
                                                       torch.as_tensor(demos.returns[idx]))

@@ -213,7 +213,7 @@ def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_who
 
 
 @pytest.mark.parametrize("argv, words", [
-    (["db", "prune", "--db", "sqlite:////nonexistent/games.db"], "no such database file"),
+    (["db", "prune", "--db", "sqlite:///{tmp}/missing/games.db"], "no such database file"),
     (["db", "prune", "--keep-finished", "-1"], "--keep-finished: must be from 0"),
     (["db", "prune", "--db", "sqlite://"], "in memory"),
     (["db", "backup", "/nonexistent/dir/copy.db"], "does not exist"),
@@ -228,6 +228,7 @@ def test_db_command_refuses_bad_input_in_one_line(tmp_path, argv, words):
     r = aluette(*[a.format(tmp=tmp_path) for a in argv])
     assert r.returncode == 2 and words in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "missing").exists()  # refused before anything is made
 
 
 def test_db_prune_reads_its_settings_from_the_environment(tmp_path):

@@ -295,7 +295,7 @@ def run_db(args: argparse.Namespace) -> int:
 
     url = args.db or default_url()
     try:
-        db = Database(url)
+        db = Database(url, create=False)
         if db.memory:
             raise UsageError(f"--db {url[:200]}: a database in memory has no games to "
                              f"{args.action}; give the server's file or URL")

@@ -145,7 +145,7 @@ class Database:
     would ignore, a damaged file, a schema of a later aluette, a database it
     cannot write) is :class:`DatabaseError`, in one line."""
 
-    def __init__(self, url: str):
+    def __init__(self, url: str, create: bool = True):
         try:
             parsed = make_url(url)
         except (ArgumentError, ValueError):  # ValueError: a port that is not a number
@@ -163,7 +163,9 @@ class Database:
         if self.memory:  # one shared connection, used by one thread at a time (self.lock)
             kwargs = {"poolclass": StaticPool, "connect_args": {"check_same_thread": False}}
         elif self.sqlite:
-            if not parsed.database.startswith("file:"):  # a path, not a SQLite URI
+            # A path, not a SQLite URI; ``create`` off (aluette db): its folder is
+            # not made, and a missing file is the caller's to refuse.
+            if create and not parsed.database.startswith("file:"):
                 try:
                     Path(parsed.database).expanduser().parent.mkdir(parents=True,
                                                                     exist_ok=True)

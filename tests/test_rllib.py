@@ -139,6 +139,24 @@ def test_runner_batches_are_the_engines_matches_and_every_card_is_legal():
     assert (got[:12].reshape(3, 4, T).sum((1, 2)) == 0).all()  # self-play: zero-sum
 
 
+def test_runner_episodes_are_deals_when_the_advantages_stop_at_each_deal():
+    """``ppo.credit=deal``: each (match, learner seat) becomes one terminated
+    episode per deal, the match's rows cut at the deal ends, nothing lost."""
+    whole, _ = small_runner()
+    deals, _ = small_runner("ppo.credit=deal")
+    matches, split = whole.sample(), deals.sample()
+    assert len(split) == 2 * len(matches) and all(e.is_terminated and len(e) == 9 for e in split)
+    for m, (first, second) in zip(matches, zip(split[0::2], split[1::2])):
+        for key in ("observation", "action_mask"):
+            rows = np.concatenate([first.get_observations()[key][:9],
+                                   second.get_observations()[key][:9]])
+            assert (rows == m.get_observations()[key][:18]).all()
+        assert (np.concatenate([first.get_actions(), second.get_actions()])
+                == m.get_actions()).all()
+        assert (np.concatenate([first.get_rewards(), second.get_rewards()])
+                == m.get_rewards()).all()
+
+
 def test_runner_batch_is_determined_by_the_seed():
     def batch(seed):
         runner, _ = small_runner(seed=seed)

@@ -362,6 +362,26 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
                  roll.actions.astype(int)].all()
 
 
+@pytest.mark.parametrize("credit", ["match", "deal"])
+def test_the_advantages_stop_at_the_match_or_at_each_deal(credit):
+    """Two deals a match, nine decisions a deal per column: ``credit="deal"``
+    starts a column's advantages again at each deal's first decision (the
+    rows GAE cuts at), ``"match"`` only at each match's; the returns logged
+    per match are the same either way."""
+    pool = OpponentPool({"latest": 0.5, "random": 0.5}, {"random": RandomPlayer(3)},
+                        np.random.default_rng(0))
+    games = AllSeatGames(8, 4, pool, num_deals=2, seed=4, credit=credit)
+    games.reset()
+    roll = games.collect(36, random_decide(np.random.default_rng(2)))  # two matches
+    period = 9 if credit == "deal" else 18
+    want = [float(k % period == 0) for k in range(36)]
+    for c in range(games.num_columns):
+        assert roll.episode_starts[:, c].tolist() == want
+    assert roll.last_dones.all() and len(roll.episodes) == 2 * games.num_columns
+    with pytest.raises(ValueError, match="credit must be 'match' or 'deal'"):
+        AllSeatGames(8, 4, pool, num_deals=2, credit="trick")
+
+
 def test_win_rate_table_remembers_about_a_window_of_deals():
     from training.league import WinRates
     table = WinRates(window=100, prior=0.5, prior_deals=8)

@@ -108,7 +108,11 @@ class AllSeatGames:
     one card per seat, so ``4 * n_steps`` plays from a trick boundary give each
     column exactly ``n_steps`` decisions, and the next rollout starts at a trick
     boundary again. A column's reward is its team's deal points, on its last
-    decision of the deal; an episode is one match.
+    decision of the deal; an episode is one match. ``credit`` says where each
+    column's advantages stop (its ``episode_starts``): at the match's end
+    (``"match"``), or at each deal's end (``"deal"``: a deal's cards never change
+    the next deal, R2's match points only add up, so the next deals' luck is
+    noise to this deal's decisions and its value head predicts this deal's points).
 
     With ``signs`` (the signs variant, S1-S5) every seat makes two decisions a
     trick, a sign and a card: ``4 * n_steps`` steps are still ``n_steps``
@@ -126,7 +130,9 @@ class AllSeatGames:
                  num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
                  signs: bool = False, catch: float = DEFAULT_CATCH, joint=None,
                  num_partnered: int = 0, partners: PartnerPool | None = None,
-                 variant: Variant | None = None):
+                 variant: Variant | None = None, credit: str = "match"):
+        if credit not in ("match", "deal"):
+            raise ValueError(f"credit must be 'match' or 'deal', got {credit!r}")
         if not 0 <= num_selfplay <= num_games:
             raise ValueError(f"num_selfplay must be from 0 to num_games={num_games}, "
                              f"got {num_selfplay}")
@@ -148,6 +154,7 @@ class AllSeatGames:
         self.pool = pool
         self.joint = joint
         self.num_partnered = num_partnered
+        self.credit = credit
         self.partners = partners
         g = np.arange(num_games)
         learner = np.zeros((num_games, 4), bool)
@@ -336,6 +343,9 @@ class AllSeatGames:
             g, c = games[ok], cols[ok]
             out.rewards[made[c] - 1, c] += r[g, seat]
             self._return[c] += r[g, seat]
+        if self.credit == "deal":  # the advantages stop at the deal's end
+            c = self.column[games].ravel()
+            self._episode_start[c[c >= 0]] = True
         ended = games[match_done[games]]
         if len(ended):
             for c in self.column[ended].ravel():

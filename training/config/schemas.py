@@ -85,6 +85,9 @@ class PPOConfig(BaseModel):
     gamma: float = Field(1.0, gt=0, le=1, description="1.0: deal points count fully")
     gae_lambda: float = Field(0.95, ge=0, le=1, description="GAE's lambda: 1 the whole "
                               "returns, 0 one-step estimates from the value head")
+    credit: Literal["match", "deal"] = Field(
+        "match", description="where a decision's advantage stops: at the match's end, or "
+        "at its deal's end (deals do not change each other: R2's points add up)")
     clip_range: float = Field(0.2, gt=0, le=1, description="how far one update may move the "
                               "ratio of new to old action probabilities")
     ent_coef: float = Field(0.01, ge=0, le=1, description="weight of the entropy bonus "

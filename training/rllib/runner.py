@@ -115,6 +115,9 @@ class TableEnvRunner(SingleAgentEnvRunner):
         self.generator = torch.Generator().manual_seed(seed)
         self.rounds = rounds_per_sample(cfg)
         self.steps = decisions_per_match(cfg.env.num_deals)
+        # The episodes GAE runs over: the match, or each deal (ppo.credit).
+        per = self.steps // cfg.env.num_deals if cfg.ppo.credit == "deal" else self.steps
+        self.spans = [(a, a + per) for a in range(0, self.steps, per)]
         self.league: list[str] = []
 
     def make_module(self):
@@ -200,17 +203,20 @@ class TableEnvRunner(SingleAgentEnvRunner):
         for _ in range(self.rounds):
             r = self.play_round()
             for c in range(len(r["actions"])):
-                episodes.append(SingleAgentEpisode(
-                    observations=InfiniteLookbackBuffer(
-                        {"observation": r["obs"][c], "action_mask": r["mask"][c]}),
-                    infos=InfiniteLookbackBuffer([info] * (self.steps + 1)),
-                    actions=InfiniteLookbackBuffer(r["actions"][c]),
-                    rewards=InfiniteLookbackBuffer(r["rewards"][c]),
-                    extra_model_outputs={
-                        Columns.ACTION_LOGP: InfiniteLookbackBuffer(r["logp"][c]),
-                        Columns.ACTION_DIST_INPUTS: InfiniteLookbackBuffer(no_kl[:, :])},
-                    terminated=True, len_lookback_buffer=0,
-                    observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE))
+                for a, b in self.spans:  # a match, or each deal of it (ppo.credit)
+                    obs, mask = r["obs"][c, a:b + 1].copy(), r["mask"][c, a:b + 1].copy()
+                    obs[-1], mask[-1] = obs[-2], mask[-2]  # after the last card: never valued
+                    episodes.append(SingleAgentEpisode(
+                        observations=InfiniteLookbackBuffer(
+                            {"observation": obs, "action_mask": mask}),
+                        infos=InfiniteLookbackBuffer([info] * (b - a + 1)),
+                        actions=InfiniteLookbackBuffer(r["actions"][c, a:b]),
+                        rewards=InfiniteLookbackBuffer(r["rewards"][c, a:b]),
+                        extra_model_outputs={
+                            Columns.ACTION_LOGP: InfiniteLookbackBuffer(r["logp"][c, a:b]),
+                            Columns.ACTION_DIST_INPUTS: InfiniteLookbackBuffer(no_kl[:b - a])},
+                        terminated=True, len_lookback_buffer=0,
+                        observation_space=OBSERVATION_SPACE, action_space=ACTION_SPACE))
             returns = r["rewards"].sum(1)
             self.metrics.log_value(EPISODE_RETURN_MEAN, float(returns.mean()), window=1)
             self.metrics.log_value(("module_episode_return_mean", DEFAULT_MODULE_ID),

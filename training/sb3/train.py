@@ -81,6 +81,7 @@ def ppo_settings(cfg: TrainConfig) -> dict:
     progress from the run's total_timesteps, also when a run resumes)."""
     settings = cfg.ppo.model_dump()
     end = settings.pop("learning_rate_end")
+    settings.pop("credit")  # the games' (build_env), not the learner's
     if end is not None:
         settings["learning_rate"] = LinearSchedule(cfg.ppo.learning_rate, end, 1.0)
     return settings
@@ -126,7 +127,7 @@ def build_env(cfg: TrainConfig, pool: OpponentPool, seed: int,
                                       cfg.env.num_deals, seed=seed, inputs=inputs,
                                       variant=cfg.env.variant,
                                       joint=SnapshotStack(seed), num_partnered=partner_games(cfg),
-                                      partners=partners))
+                                      partners=partners, credit=cfg.ppo.credit))
 
 
 def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: float,

@@ -17,7 +17,7 @@ import yaml
 from aluette_env.commands import main as cli_main
 from aluette_env.observation import OBS_SIZE
 from aluette_env.players import load_player
-from training.config import ConfigError, StageConfig, stage_config
+from training.config import ConfigError, StageConfig, load_config, stage_config
 from training.recipe import load_recipe, run_recipe
 
 
@@ -215,14 +215,31 @@ def test_a_later_stages_own_warm_start_is_refused_when_it_runs_too(tmp_path):
         stage_config(stage, tmp_path, shipped)
 
 
-def test_the_shipped_recipe_is_checked_whole():
+def test_the_shipped_recipe_is_checked_whole(tmp_path):
+    """configs/recipe.yaml: make train's run, then partner games led by its own
+    policy; nothing shipped trains with it, and `--set seed=S` moves every stage."""
     recipe = load_recipe(ROOT / "configs" / "recipe.yaml")
-    assert [s.kind for s in recipe.stages] == ["train"]
-    cfg = stage_config(recipe.stages[0], ROOT / "checkpoints" / recipe.run_name, None)
+    assert [s.kind for s in recipe.stages] == ["train", "train"]
+    folder = tmp_path / recipe.run_name
+    first = stage_config(recipe.stages[0], folder, None, recipe.seed)
     # From scratch: the league meets rule-based players only; shipped models are
     # evaluation opponents, never training ones.
-    assert cfg.network.warm_start is None and not cfg.selfplay.allow_trained_opponents
-    assert cfg.total_timesteps == 128_000_000 and recipe.stages[0].model == "latest"
+    assert first.network.warm_start is None and not first.selfplay.allow_trained_opponents
+    assert first == stage_config(recipe.stages[0], folder, None, 0) and first.seed == 0
+    default = load_config(ROOT / "configs" / "default.yaml",
+                          [f"output_dir={folder}", "run_name=ppo"])
+    assert first == default  # the first stage is `make train` itself
+    policy = folder / "ppo" / "policy.onnx"
+    policy.parent.mkdir(parents=True)
+    policy.write_bytes((ROOT / "aluette_env" / "models" / "aluette-ppo-v6.onnx").read_bytes())
+    second = stage_config(recipe.stages[1], folder, str(policy), recipe.seed)
+    assert second.network.warm_start == str(policy) and second.selfplay.partners is not None
+    trained = [p for p in [*second.selfplay.opponents, *second.selfplay.partners.weights]
+               if p.startswith("ai") or p.endswith(".onnx")]
+    assert trained == [str(policy)]  # the league's only trained player: its own start
+    again = load_recipe(ROOT / "configs" / "recipe.yaml", ["seed=1"])
+    assert all(stage_config(st, folder, str(policy) if k else None, again.seed).seed == 1
+               for k, st in enumerate(again.stages))
     res = subprocess.run([sys.executable, "-m", "aluette_env", "train", "configs/recipe.yaml",
                           "--resume", "checkpoints"], cwd=ROOT, capture_output=True, text=True)
     assert res.returncode == 2 and "--resume: not for a recipe" in res.stderr

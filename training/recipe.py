@@ -69,7 +69,7 @@ def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
         log(f"stage {stage.name} ({stage.kind}, {stage.config})"
             + (f", from {previous}" if previous else ", from scratch"))
         start = time.perf_counter()
-        cfg = stage_config(stage, folder, previous)
+        cfg = stage_config(stage, folder, previous, recipe.seed)
         made = _train_stage(cfg, stage, log) if stage.kind == "train" else _loop_stage(cfg, log)
         if made is None:
             log(f"recipe {recipe.run_name} stopped in stage {stage.name}; run the same "

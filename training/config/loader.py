@@ -324,7 +324,7 @@ def load_recipe(path: str | Path, overrides: list[str] | None = None) -> RecipeC
         # Where run_recipe will find the previous stage's policy.
         previous = None if k == 0 else str(stage_policy_path(folder, recipe.stages[k - 1]))
         try:
-            cfg = stage_config(stage, folder, previous)
+            cfg = stage_config(stage, folder, previous, recipe.seed)
             if made is not None:
                 check_start(cfg, made)
         except ConfigError as err:
@@ -338,15 +338,15 @@ def stage_policy_path(folder: Path, stage: StageConfig) -> Path:
     return folder / stage.name / "policy.onnx"
 
 
-def stage_config(stage: StageConfig, folder: Path,
-                 previous: str | None) -> TrainConfig | LoopConfig:
+def stage_config(stage: StageConfig, folder: Path, previous: str | None,
+                 seed: int | None = None) -> TrainConfig | LoopConfig:
     """The stage's own config (TrainConfig or LoopConfig) in ``folder/<stage>``,
     starting from ``previous``, the previous stage's policy file (None: the first
     stage, from scratch or from its config's own ``network.warm_start``). Checked
     before that file exists too, with a shipped model in its place in ``set``
     values. A train stage after the first starts from ``previous``: its own
     ``network.warm_start`` (in its config or its ``set``), unless ``{previous}``,
-    is refused, never replaced."""
+    is refused, never replaced. ``seed`` (the recipe's) replaces a train stage's."""
     if previous is None and any(PREVIOUS in s for s in stage.set):
         raise ConfigError(f"{PREVIOUS} in 'set': the first stage has no previous policy")
     ready = previous is not None and Path(previous).is_file()
@@ -354,6 +354,8 @@ def stage_config(stage: StageConfig, folder: Path,
             for s in stage.set]
     where = [f"output_dir={_text(folder)}", f"run_name={_text(stage.name)}"]
     if stage.kind == "train":
+        if seed is not None:
+            where.append(f"seed={seed}")
         start = [] if previous is None else (
             [f"network.warm_start={_text(previous)}"] if ready
             # Checked before the previous stage has run: warm-started all the same.

@@ -614,6 +614,9 @@ class RecipeConfig(BaseModel):
                             description="recipes go to OUTPUT_DIR/RUN_NAME")
     stages: list[StageConfig] = Field(min_length=1, max_length=20, description="the stages, "
                                       "run in order, each from the policy of the one before")
+    seed: Seed | None = Field(None, ge=0, description="the seed of every train stage (null: "
+                              "each stage's config's own); `--set seed=1` trains the recipe "
+                              "on a second seed")
 
     @field_validator("stages")
     @classmethod

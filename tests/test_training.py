@@ -362,19 +362,21 @@ def test_all_seat_rollouts_give_every_seat_n_steps_decisions_and_leave_games_int
                  roll.actions.astype(int)].all()
 
 
+@pytest.mark.parametrize("signs", [False, True])
 @pytest.mark.parametrize("credit", ["match", "deal"])
-def test_the_advantages_stop_at_the_match_or_at_each_deal(credit):
-    """Two deals a match, nine decisions a deal per column: ``credit="deal"``
-    starts a column's advantages again at each deal's first decision (the
-    rows GAE cuts at), ``"match"`` only at each match's; the returns logged
-    per match are the same either way."""
+def test_the_advantages_stop_at_the_match_or_at_each_deal(credit, signs):
+    """Two deals a match, nine decisions a deal per column (eighteen with signs:
+    a sign and a card a trick): ``credit="deal"`` starts a column's advantages
+    again at each deal's first decision (the rows GAE cuts at), ``"match"``
+    only at each match's."""
     pool = OpponentPool({"latest": 0.5, "random": 0.5}, {"random": RandomPlayer(3)},
                         np.random.default_rng(0))
-    games = AllSeatGames(8, 4, pool, num_deals=2, seed=4, credit=credit)
+    games = AllSeatGames(8, 4, pool, num_deals=2, seed=4, credit=credit, signs=signs)
     games.reset()
-    roll = games.collect(36, random_decide(np.random.default_rng(2)))  # two matches
-    period = 9 if credit == "deal" else 18
-    want = [float(k % period == 0) for k in range(36)]
+    deal = 18 if signs else 9
+    roll = games.collect(4 * deal, random_decide(np.random.default_rng(2)))  # two matches
+    period = deal if credit == "deal" else 2 * deal
+    want = [float(k % period == 0) for k in range(4 * deal)]
     for c in range(games.num_columns):
         assert roll.episode_starts[:, c].tolist() == want
     assert roll.last_dones.all() and len(roll.episodes) == 2 * games.num_columns

@@ -204,11 +204,12 @@ class TableEnvRunner(SingleAgentEnvRunner):
             r = self.play_round()
             for c in range(len(r["actions"])):
                 for a, b in self.spans:  # a match, or each deal of it (ppo.credit)
-                    obs, mask = r["obs"][c, a:b + 1].copy(), r["mask"][c, a:b + 1].copy()
-                    obs[-1], mask[-1] = obs[-2], mask[-2]  # after the last card: never valued
+                    # Row b: the next deal's first position (or row T), a real one
+                    # whose value the terminated episode never uses; views, no copy.
                     episodes.append(SingleAgentEpisode(
                         observations=InfiniteLookbackBuffer(
-                            {"observation": obs, "action_mask": mask}),
+                            {"observation": r["obs"][c, a:b + 1],
+                             "action_mask": r["mask"][c, a:b + 1]}),
                         infos=InfiniteLookbackBuffer([info] * (b - a + 1)),
                         actions=InfiniteLookbackBuffer(r["actions"][c, a:b]),
                         rewards=InfiniteLookbackBuffer(r["rewards"][c, a:b]),

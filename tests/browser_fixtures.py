@@ -88,12 +88,15 @@ DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
                                             ids=["desktop", "phone"])
 
 
-def open_table(page, pace: int = 0, lang: str | None = None) -> None:
+def open_table(page, pace: int = 0, lang: str | None = None, game: str | None = None) -> None:
     """Open ``page.url_base`` with the AI's pace and the language set once (a reload
-    keeps what the page changed), and wait for the game."""
+    keeps what the page changed), and wait for the game: a new one, or the
+    one-person game ``game`` (its id, as the page keeps it for its tab)."""
     script = f"localStorage.setItem('aluette.pace', '{pace}');"
     if lang:
         script += f"localStorage.setItem('aluette.lang', '{lang}');"
+    if game:
+        script += f"sessionStorage.setItem('aluette.game', '{game}');"
     page.add_init_script(f"if (!sessionStorage.getItem('seeded')) {{ {script} "
                          f"sessionStorage.setItem('seeded', '1'); }}")
     page.goto(page.url_base)

@@ -12,9 +12,10 @@ import re
 import pytest
 
 from browser_fixtures import (
-    MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, open_table, shoot, wait_ready,
+    MATCH_TIMEOUT_MS, NEEDS_BROWSER, open_table, shoot, wait_ready,
 )
 from conftest import random_match
+from web_helpers import play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
@@ -159,9 +160,11 @@ def test_numbers_follow_the_pages_language_and_keep_their_sign_on_the_left(page)
     page.click("#open-settings")
     assert page.locator("#pace-out").inner_text() == "0,0 s"
     page.keyboard.press("Escape")
-    for _ in range(8):  # to the last card of the deal
-        page.locator(".hand-card").first.click()
-        after_move(page, lambda: page.click("#confirm"))
+    # to the last card of the deal, through the API; the page shows it once reloaded
+    play_through_api(page.url_base, [page.evaluate("sessionStorage.getItem('aluette.game')")],
+                     lambda v: v["your_turn"] and len(v["hand"]) == 1)
+    page.reload()
+    assert wait_ready(page) == "your-turn" and page.locator(".hand-card").count() == 1
     page.click("#coach-hint-button")
     page.wait_for_selector("body[data-hint=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
     note = page.locator("#coach-hint .coach-note").inner_text()
@@ -202,14 +205,15 @@ def test_the_replay_names_seats_and_sides_in_the_pages_words(page, tmp_path):
 
 
 def test_on_a_phone_the_review_of_a_deal_is_whole(browser, server):
+    """A deal played through the API: the phone's page opens on its end, and the
+    review it opens with a tap fits the screen, each play's value inside it."""
     context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True,
                                   is_mobile=True, reduced_motion="reduce")
     page = context.new_page()
     page.url_base = server.url
-    open_table(page, lang="fr")
-    for _ in range(9):
-        page.locator(".hand-card").first.tap()
-        after_move(page, lambda: page.locator("#confirm").tap())
+    token = page.request.post(f"{server.url}/api/games", data={}).json()["id"]
+    play_through_api(server.url, [token], lambda v: v["deal"]["done"])
+    open_table(page, lang="fr", game=token)
     page.locator("#coach-review-button").tap()
     page.wait_for_selector("body[data-review=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)
     dialog = page.locator("#coach-review").bounding_box()

@@ -77,8 +77,10 @@ def test_solvers_equal_brute_force_on_small_positions(seed):
 
 @pytest.mark.slow
 def test_numba_solver_equals_the_python_solver_on_random_positions():
+    """Every move's value, on 60 random positions of one to five tricks left
+    (the brute force checks both solvers on 25 smaller ones above)."""
     fast = Solver()  # one table for every position, as the expert uses it
-    for seed in range(150):
+    for seed in range(60):
         _, pos = random_position(1000 + seed, (1, 2, 3, 4, 5))
         assert fast.move_values(pos) == PySolver().move_values(pos), pos
     assert fast.nodes > 0

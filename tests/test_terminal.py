@@ -40,16 +40,18 @@ def game(lang="en", width=100, stdin="", signs=False):
 
 
 @pytest.mark.slow
-def test_scripted_full_match_reaches_the_final_score():
+def test_scripted_full_match_reaches_the_final_score_and_a_new_match_clears_it():
     # Each turn with a choice: bad inputs first (empty, out of range, unknown name),
     # then choose 2, change to 1, confirm with y. The ninth card plays itself, and
-    # Enter starts the next deal.
+    # Enter starts the next deal. After the match: n, a new match, one card, q.
     turn = "\n".join(["", "12", "zz", "2", "1", "y"]) + "\n"
     deal = turn * 8 + "\n"
-    proc = play(deal * 5 + "q\n", "--partner", "heuristic")
+    proc = play(deal * 5 + "n\n" + "1\ny\n" + "q\n", "--partner", "heuristic")
     assert proc.returncode == 0, proc.stderr
-    out = proc.stdout
-    assert "Traceback" not in out + proc.stderr
+    assert "Traceback" not in proc.stdout + proc.stderr
+    assert "Goodbye." in proc.stdout
+    _, out, second = proc.stdout.split("─ New match ─")  # the first match, then the next
+    assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
     assert len(re.findall(r"Deal \d of 5 is over", out)) == 5
     assert out.count("plays itself") == 5 and "(1-1" not in out
     assert out.count("Press Enter for the next deal") == 4
@@ -71,7 +73,6 @@ def test_scripted_full_match_reaches_the_final_score():
     assert "Type the number of a card" in out and "12 is not in 1-9" in out
     assert "'zz' is not a card" in out
     assert len(re.findall(r"^You: ", out, re.M)) == 45
-    assert "Goodbye." in out
 
 
 def test_start_names_the_player_in_each_seat():
@@ -322,16 +323,6 @@ def test_deal_pause_option_replaces_waiting_for_enter():
     turn = "1\ny\n" * 8
     proc = play(turn * 2 + "q\n", "--deal-pause", "0")
     assert "Press Enter" not in proc.stdout and proc.stdout.count("is over") == 2
-
-
-@pytest.mark.slow
-def test_new_match_after_the_end_clears_scores():
-    deal = "1\ny\n" * 8 + "\n"
-    proc = play(deal * 5 + "n\n" + "1\ny\n" + "q\n")
-    assert proc.returncode == 0
-    assert proc.stdout.count("─ New match ─") == 2
-    second = proc.stdout.split("─ New match ─")[2]
-    assert "Deal 1 of 5" in second and "Score: You and partner 0 — 0 Opponents" in second
 
 
 def test_the_terminal_game_plays_the_variant_it_is_given():

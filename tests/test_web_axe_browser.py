@@ -1,5 +1,6 @@
 """The web game's accessibility, checked by axe-core in a real browser (the
-fixtures and skips of browser_fixtures.py): a turn, a deal's end, the review,
+fixtures and skips of browser_fixtures.py): a turn (the deal's last, its
+first eight played through the API), a deal's end, the review,
 the replay and the phone's menu, in English and Arabic, and a turn with signs
 in every language the site ships, with no critical or serious violation.
 axe.min.js comes from the ``axe-playwright-python`` package (the ``dev``
@@ -17,6 +18,7 @@ import pytest
 from aluette_env.apps.i18n import LANGUAGES
 from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, after_move, expect, open_table
 from conftest import random_match
+from web_helpers import play_through_api
 
 try:
     import axe_playwright_python
@@ -59,11 +61,12 @@ def new_page(browser, url: str, size=(1280, 900)):
 def test_no_serious_accessibility_violation_on_the_main_screens(browser, server, lang, tmp_path):
     from aluette_env.records import record_of
     context, page = new_page(browser, server.url)
-    open_table(page, lang=lang)
+    token = page.request.post(f"{server.url}/api/games", data={}).json()["id"]
+    play_through_api(server.url, [token], lambda v: v["your_turn"] and len(v["hand"]) == 1)
+    open_table(page, lang=lang, game=token)
     axe(page, f"{lang} turn")
-    for _ in range(9):
-        page.locator(".hand-card").first.click()
-        after_move(page, lambda: page.click("#confirm"))
+    page.locator(".hand-card").first.click()
+    after_move(page, lambda: page.click("#confirm"))
     axe(page, f"{lang} deal end")
     page.click("#coach-review-button")
     page.wait_for_selector("body[data-review=shown]", state="attached", timeout=MATCH_TIMEOUT_MS)

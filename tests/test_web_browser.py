@@ -1,7 +1,9 @@
 """The web game in a real browser: Debian's Chromium driven by Playwright
 (``executable_path``; nothing downloads a browser; one browser for the
-session, :mod:`browser_fixtures`). A whole match by mouse and one by keyboard
-(every trick explained, selection and focus told apart), a deal whose every
+session, :mod:`browser_fixtures`). A match's last deal by mouse to the match's
+end and a deal's last cards by keyboard (every trick explained, selection and
+focus told apart; what came before is played through the API, whose tests
+check whole matches), a deal whose every
 step shows what the server sent for it, the Arabic right-to-left layout, phone,
 tablet and laptop sizes in English and Arabic (no horizontal scrolling, your
 hand and Play in view on your turn), the notice for a game the server lost,
@@ -30,6 +32,7 @@ from browser_fixtures import (
     DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
 )
+from web_helpers import play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
@@ -37,9 +40,10 @@ pytestmark = [*NEEDS_BROWSER]
 
 @pytest.fixture
 def page(browser, server, request):
-    # The whole-match tests run without animations (Playwright waits for moving
-    # elements to settle before each click); the others keep them.
-    motion = "reduce" if "whole_" in request.node.name else "no-preference"
+    # The tests that play deals run without animations (Playwright waits for
+    # moving elements to settle before each click); the others keep them.
+    motion = "reduce" if re.search(r"whole_|_by_(mouse|keyboard)$", request.node.name) \
+        else "no-preference"
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
                                   reduced_motion=motion)
     page = context.new_page()
@@ -67,8 +71,24 @@ def scores(page) -> list[int]:
     return [int(x) for x in page.locator(".scoreboard strong").all_inner_texts()]
 
 
-def test_whole_match_by_mouse(page):
-    open_table(page)
+def game_at(url: str, until, choose=None) -> str:
+    """A one-person game of the server at ``url`` (as a page starts one) played
+    through the API until ``until(view)`` holds (:func:`web_helpers.play_through_api`):
+    its id, for :func:`open_table`."""
+    r = httpx.post(url + "/api/games", json={}, timeout=30)
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    play_through_api(url, [gid], until, choose)
+    return gid
+
+
+def test_the_last_deal_of_a_match_by_mouse(page):
+    """The page opens on the end of a match's fourth deal (played through the
+    API): its summary, then the last deal by mouse, a card chosen by a click and
+    played by a second click or by Play, every trick explained where it ended,
+    the match's end with its tally of five deals, and a new match."""
+    last = game_at(page.url_base, lambda v: v["deal"]["done"] and v["deal"]["number"] == 4)
+    open_table(page, game=last)
     rng = random.Random(3)
     deals, plays = 0, 0
     explained = 0
@@ -98,8 +118,8 @@ def test_whole_match_by_mouse(page):
         else:
             after_move(page, lambda: page.click("#confirm"))
         plays += 1
-    assert deals == 4 and plays == 45  # five deals of nine cards; the fifth ends the match
-    assert explained >= 40
+    assert deals == 1 and plays == 9  # the fifth deal ends the match
+    assert explained >= 8  # each of your cards closes a trick, explained where it ended
     summary = page.locator("#summary").inner_text()
     assert "win the match" in summary or "draw" in summary
     assert page.locator(".tally tr").count() == 5
@@ -210,22 +230,16 @@ def test_a_card_is_drawn_with_the_suit_and_rank_the_server_gives(page):
         assert label == faces[other["ranks"][card]], (card, label)
 
 
-def test_whole_deal_by_keyboard(page):
-    open_table(page)
+def test_the_end_of_a_deal_by_keyboard(page):
+    """The page opens on your turn with three cards left (the others played
+    through the API) and plays them by keyboard: the hand takes the focus,
+    focus and choice look different, Escape drops a choice, and the deal's
+    end hands the focus to Next deal."""
+    three_left = game_at(page.url_base, lambda v: v["your_turn"] and len(v["hand"]) == 3)
+    open_table(page, game=three_left)
     rng = random.Random(5)
     plays = 0
-    while True:
-        state = wait_ready(page)
-        if state == "match-over":
-            assert page.evaluate("document.activeElement.id") == "summary-new-match"
-            break
-        if state == "deal-over" and plays >= 9:
-            assert page.evaluate("document.activeElement.id") == "next-deal"
-            break
-        if state == "deal-over":
-            assert page.evaluate("document.activeElement.id") == "next-deal"
-            after_move(page, lambda: page.keyboard.press("Enter"))
-            continue
+    while wait_ready(page) == "your-turn":
         focused = page.evaluate("document.activeElement.className")
         assert "hand-card" in focused  # the hand takes the focus on your turn
         outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
@@ -251,7 +265,8 @@ def test_whole_deal_by_keyboard(page):
         after_move(page, lambda: page.keyboard.press("Enter"))  # play
         plays += 1
         assert page.locator(f".hand-card[data-card='{chosen}']").count() == 0
-    assert plays == 9
+    assert plays == 3 and wait_ready(page) == "deal-over"
+    assert page.evaluate("document.activeElement.id") == "next-deal"
     assert "Deal won by" in page.locator("#summary").inner_text() or \
         "nobody scores" in page.locator("#summary").inner_text()
 
@@ -348,15 +363,16 @@ SIZES = [(390, 844), (844, 390), (768, 1024), (1280, 800)]
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_every_size_fits_with_your_hand_and_play_in_view(browser, server, lang):
     """Phone (portrait and landscape), tablet and laptop, left-to-right and
-    right-to-left: no horizontal scrolling, and on your turn the hand, the
+    right-to-left, at a table with some history (two of your cards played
+    through the API): no horizontal scrolling, and on your turn the hand, the
     prompt and Play are on screen without scrolling."""
     for width, height in SIZES if lang == "en" else [SIZES[0], SIZES[1], SIZES[3]]:
         context = browser.new_context(viewport={"width": width, "height": height},
                                       reduced_motion="reduce")
         page = context.new_page()
         page.url_base = server.url
-        open_table(page, lang=lang)
-        play_cards(page, 2)
+        open_table(page, lang=lang, game=game_at(
+            server.url, lambda v: v["your_turn"] and len(v["hand"]) == 7))
         cards = page.locator(".hand-card")
         cards.last.hover()  # each card's strength, on hover
         tip = page.evaluate("getComputedStyle(document.querySelector('.hand-card:last-child'), "
@@ -425,13 +441,14 @@ def test_new_match_asks_before_discarding_a_game(page):
 
 
 def phone(browser, url: str, lang: str, touch: bool = True, size=(390, 844),
-          motion: str = "reduce"):
-    """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``."""
+          motion: str = "reduce", game: str | None = None):
+    """A page on a phone: a touch screen (taps, no hover) of ``size``, in ``lang``,
+    at a new game or at ``game`` (:func:`open_table`)."""
     context = browser.new_context(viewport={"width": size[0], "height": size[1]},
                                   has_touch=touch, is_mobile=touch, reduced_motion=motion)
     page = context.new_page()
     page.url_base = url
-    open_table(page, lang=lang)
+    open_table(page, lang=lang, game=game)
     return context, page
 
 
@@ -527,12 +544,13 @@ def test_on_a_laptop_the_hand_bar_covers_no_trick_and_no_explanation(browser, se
 
 @pytest.mark.parametrize("size", [(390, 844), (844, 390)])
 def test_on_a_phone_the_deal_summary_covers_nothing(browser, server, size):
-    """The summary of a finished deal leaves the header, the trick counts,
-    your hand bar and Play uncovered, and its Next deal button is in reach."""
-    context, page = phone(browser, server.url, "en", size=size)
-    for _ in range(9):
-        page.locator(".hand-card").first.tap()
-        after_move(page, lambda: page.locator("#confirm").tap())
+    """The summary of a finished deal (its last card tapped here, the others
+    played through the API) leaves the header, the trick counts, your hand bar
+    and Play uncovered, and its Next deal button is in reach."""
+    game = game_at(server.url, lambda v: v["your_turn"] and len(v["hand"]) == 1)
+    context, page = phone(browser, server.url, "en", size=size, game=game)
+    page.locator(".hand-card").first.tap()
+    assert after_move(page, lambda: page.locator("#confirm").tap()) == "deal-over"
     assert page.locator("#summary").is_visible()
     summary = page.locator("#summary").bounding_box()
     page.evaluate("scrollTo(0, 0)")
@@ -642,6 +660,17 @@ def levels(page) -> dict[int, int]:
     return {card: k + 1 for k, level in enumerate(deck["levels"]) for card in level}
 
 
+def spoiling(level_of: dict[int, int]):
+    """:func:`play_a_card`'s spoiling choice made on the API's view (for
+    :func:`web_helpers.play_through_api`)."""
+    def choose(view: dict) -> int:
+        table = [p["card"] for p in (view["current_trick"] or {"plays": []})["plays"]]
+        top = min((level_of[c] for c in table), default=None)
+        hand = sorted(view["legal"], key=level_of.get)
+        return next((c for c in hand if level_of[c] == top), hand[-1])
+    return choose
+
+
 @DESKTOP_AND_PHONE
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_your_own_turn_never_reads_waiting_for_you(browser, server, lang, size):
@@ -682,15 +711,21 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
     """At each deal's end the last trick's explanation stays on screen beside
     the summary, covered by nothing; a "✕" in the summary's line of tricks (a
     spoiled trick) is explained under it, in the page's language, and only
-    then. Deals are played until one has a spoiled trick."""
+    then. Deals are played until one has a spoiled trick: each deal's first
+    eight of your cards through the API (tying the strongest card on the table
+    where you can), the last on the page."""
     context, page = phone(browser, server.url, lang, touch=False, size=size)
     level_of = levels(page)
+    game = page.evaluate("sessionStorage.getItem('aluette.game')")
     legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
                            "{mark: '✕'})")
     assert legend != "{mark}: a spoiled trick, which nobody took."
     for _ in range(10):
-        while wait_ready(page) == "your-turn":
-            play_a_card(page, level_of, spoil=True)
+        play_through_api(server.url, [game], lambda v: v["your_turn"] and len(v["hand"]) == 1,
+                         spoiling(level_of))
+        page.reload()
+        assert wait_ready(page) == "your-turn"
+        assert play_a_card(page, level_of, spoil=True) == "deal-over"
         explained = page.locator("#last-result")
         assert explained.inner_text() and explained.is_visible()
         explained.scroll_into_view_if_needed()

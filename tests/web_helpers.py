@@ -1,8 +1,9 @@
 """What the web game's test files share (helpers, no tests): a test client of
 the app with quick AI seats (:func:`client`), the game the server holds behind a
 link (:func:`game_of`), the cards and keys an answer names (:func:`cards_in`,
-:func:`keys_in`), the app served by uvicorn in a thread (:func:`serving`) and
-``aluette serve`` in a process of its own (:class:`Served`). The browser files'
+:func:`keys_in`), people playing on through the API (:func:`play_through_api`),
+the app served by uvicorn in a thread (:func:`serving`) and ``aluette serve``
+in a process of its own (:class:`Served`). The browser files'
 fixtures and page helpers are in browser_fixtures.py, which serves the app with
 :func:`serving`. tests/conftest.py registers this module for pytest's assert
 rewriting, so a failed check here says what it compared.
@@ -99,6 +100,36 @@ def serving(uvicorn_options: dict | None = None, **config):
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+def play_through_api(url: str, tokens: list[str], until, choose=None) -> int:
+    """The people of ``tokens`` (seat links' tokens, or a one-person game's id)
+    play on through the API, as their pages would elsewhere: whoever's turn it
+    is plays ``choose(view)`` (default: their first legal card), the first
+    person starts the next deal when one ends, until ``until(view)`` holds for
+    the first person's view. The pages of a browser test then open the game
+    from there instead of playing what the API tests already check. How many
+    cards were played."""
+    import httpx
+
+    plays = 0
+    with httpx.Client(base_url=url, timeout=30) as http:
+        while True:
+            views = [http.get(f"/api/games/{t}").json()["state"] for t in tokens]
+            if until(views[0]):
+                return plays
+            turn = next(((t, v) for t, v in zip(tokens, views) if v["your_turn"]), None)
+            if turn is not None:
+                token, view = turn
+                card = choose(view) if choose else view["legal"][0]
+                r = http.post(f"/api/games/{token}/play",
+                              json={"card": card, "version": view["version"]})
+                plays += 1
+            else:  # the AIs move within each move's answer: a deal is over
+                assert views[0]["deal"]["done"] and not views[0]["match"]["over"], views[0]
+                r = http.post(f"/api/games/{tokens[0]}/next-deal",
+                              json={"version": views[0]["version"]})
+            assert r.status_code == 200, r.text
 
 
 def free_port() -> int:

@@ -172,7 +172,7 @@ def test_whole_deal_shows_the_servers_views(page):
     and the cards the page offers are the server's ``legal``."""
     page.add_init_script(SHOWN)
     with page.expect_response(lambda r: r.request.method == "POST"
-                              and r.url.split("?")[0].endswith("/api/games")) as opened:
+                              and r.url.split("?")[0].endswith("/api/drafts")) as opened:
         open_table(page)
     checked = check_shown(page, opened.value.json())
     plays = 0

@@ -76,7 +76,8 @@ def test_whole_match_by_mouse(page):
         state = wait_ready(page)
         last = page.locator("#last-result").inner_text()
         if last:  # the last trick, explained where it ended
-            assert re.search(r"^(Trick taken by \w+: .+ beats .+\.|Spoiled: .+ are equal and "
+            assert re.search(r"^((Trick taken by \w+|You took the trick): .+ beats .+\.|"
+                             r"Spoiled: .+ are equal and "
                              r"highest, so nobody takes this trick\.)", last), last
             explained += 1
         if state == "match-over":
@@ -359,8 +360,7 @@ def test_every_size_fits_with_your_hand_and_play_in_view(browser, server, lang):
         play_cards(page, 2)
         cards = page.locator(".hand-card")
         cards.last.hover()  # each card's strength, on hover
-        tip = page.evaluate("getComputedStyle(document.querySelector('.hand-card:last-child'), "
-                            "'::before').content")
+        tip = page.locator("#card-tip").inner_text()
         assert re.search(r"\d+", tip) and len(tip) > 8, tip
         cards.first.click()
         where = f"{lang} {width}x{height}"

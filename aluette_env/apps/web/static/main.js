@@ -24,6 +24,7 @@ import {choosePlayersFor, playerLabel, setupPlayers, syncPlayers} from "./player
 import {followShownGame} from "./push.js";
 import {atTable, focusHand, render} from "./render.js";
 import {setupSettings} from "./settings.js";
+import {setupTips} from "./tips.js";
 import {get, set, told} from "./state.js";
 
 // The page's words for its other scripts (coach.js): t() and the card names
@@ -36,6 +37,7 @@ async function main() {
   setupSettings();
   followShownGame();
   setupKeys();
+  setupTips();
   $("new-match").addEventListener("click", () => newMatch(false));
   $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") confirmed(); });
   $("take-back").addEventListener("click", takeSeatBack);

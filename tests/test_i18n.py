@@ -168,3 +168,46 @@ def test_every_message_the_games_word_is_in_the_catalog():
             words.event(ev)
     template = set(i18n.template_messages())
     assert asked and asked <= template, sorted(asked - template)
+
+
+def test_the_arabic_ace_has_one_spelling_and_sentences_about_you_agree():
+    """The Arabic catalog reviewed against the French: the Ace is spelled one
+    way in every card name, the sign button's card and the rules (never "آص");
+    a sentence about the reader's own trick or lead takes the second person
+    ("أخذتَ الحيلة", not "أخذ أنت الحيلة"), and a sentence whose seat may be
+    "you" puts no third-person verb before it."""
+    from aluette_env.apps.narrator import Narrator
+    from aluette_env.game import NUM_CARDS as CARDS
+    from aluette_env.game.cards import rank_index_of as rank
+
+    ar = i18n.translator("ar").gettext
+    ace = ar("Ace")
+    assert ace == "آس"
+    text = i18n.catalog_path("ar").read_text(encoding="utf-8")
+    assert "آص" not in text
+    aces = [c for c in range(CARDS) if rank(c) == 0]
+    assert all(i18n.card_name(c, "ar").split()[0] == ace for c in aces)
+    # The sign button of the Ace names it as the cards do (sign_words: the buttons' words).
+    assert ar("an Ace") == ace and any(w["card"] == ace for w in i18n.sign_words("ar"))
+    words = Narrator("ar")
+    you, west = words.seat(0), words.seat(1)
+    took = words.why({"card": 3, "beats": 7}, 0)
+    assert took.startswith("أخذتَ الحيلة") and you not in took, took
+    assert words.why({}, 0) == "أخذتَ الحيلة."
+    assert words.trick_so_far(0, 0).startswith("بدأتَ الحيلة.")
+    assert words.why({"card": 3, "beats": 7}, 1).startswith("آخذ الحيلة: " + west)
+    # Where the seat may be you, no third-person verb stands before it.
+    third = ("أخذ ", "بدأ", "يبدأ ", "يشير", "يقوم", "بلغ ", "التقطها ")
+    for line in (words.leader(0), words.trick_so_far(1, 0), words.trick_heading(
+            {"index": 0, "winner": 0}), words.summary({"reason": "most_tricks", "winner": 0,
+                                                      "trick_counts": [4, 2, 2, 1],
+                                                      "tied_with": [], "mordienne": False,
+                                                      "team_points": [1, 0]})[0],
+                 ar("Sign: {sign}, caught by {seats}").format(sign="x", seats=you),
+                 ar("reached {n} at trick {k}").format(n=3, k=5)):
+        assert not any(verb in line for verb in third), line
+    # Every message of the French source is in the Arabic catalog, none left French.
+    french = {m.id for m in read_po(open(i18n.catalog_path("fr"), "rb"), locale="fr") if m.id}
+    arabic = {m.id: m.string for m in read_po(open(i18n.catalog_path("ar"), "rb"),
+                                               locale="ar") if m.id}
+    assert french == set(arabic)

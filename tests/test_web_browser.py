@@ -96,7 +96,8 @@ def test_the_last_deal_of_a_match_by_mouse(page):
         state = wait_ready(page)
         last = page.locator("#last-result").inner_text()
         if last:  # the last trick, explained where it ended
-            assert re.search(r"^(Trick taken by \w+: .+ beats .+\.|Spoiled: .+ are equal and "
+            assert re.search(r"^((Trick taken by \w+|You took the trick): .+ beats .+\.|"
+                             r"Spoiled: .+ are equal and "
                              r"highest, so nobody takes this trick\.)", last), last
             explained += 1
         if state == "match-over":
@@ -192,7 +193,7 @@ def test_whole_deal_shows_the_servers_views(page):
     and the cards the page offers are the server's ``legal``."""
     page.add_init_script(SHOWN)
     with page.expect_response(lambda r: r.request.method == "POST"
-                              and r.url.split("?")[0].endswith("/api/games")) as opened:
+                              and r.url.split("?")[0].endswith("/api/drafts")) as opened:
         open_table(page)
     checked = check_shown(page, opened.value.json())
     plays = 0
@@ -375,8 +376,7 @@ def test_every_size_fits_with_your_hand_and_play_in_view(browser, server, lang):
             server.url, lambda v: v["your_turn"] and len(v["hand"]) == 7))
         cards = page.locator(".hand-card")
         cards.last.hover()  # each card's strength, on hover
-        tip = page.evaluate("getComputedStyle(document.querySelector('.hand-card:last-child'), "
-                            "'::before').content")
+        tip = page.locator("#card-tip").inner_text()
         assert re.search(r"\d+", tip) and len(tip) > 8, tip
         cards.first.click()
         where = f"{lang} {width}x{height}"

@@ -48,7 +48,8 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
     received: list = []
 
     def answered(response):
-        if "/api/games" in response.url and "json" in response.headers.get("content-type", ""):
+        if (("/api/games" in response.url or "/api/drafts" in response.url)
+                and "json" in response.headers.get("content-type", "")):
             try:
                 received.append(response.json())
             except Exception:  # a body the page dropped (navigation): nothing to check

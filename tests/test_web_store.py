@@ -55,7 +55,7 @@ def test_a_game_survives_its_app_and_the_schema_is_versioned(tmp_path):
             path, body = next_request(state, rng)
             state = c.post(f"/api/games/{token}/{path}", json=body).json()["state"]
     db = Database(url)
-    assert db.schema_version() == "0003"
+    assert db.schema_version() == "0004"
     with db.session() as s:
         row = s.execute(select(GameRow)).scalar_one()
         seat = s.execute(select(SeatRow)).scalar_one()
@@ -642,7 +642,7 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
         assert again["version"] == state["version"] and again["hand"] == state["hand"]
     finally:
         server.stop()
-    assert Database(postgres_url).schema_version() == "0003"
+    assert Database(postgres_url).schema_version() == "0004"
 
 
 @pytest.mark.slow

@@ -107,7 +107,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_games_load(tmp_pa
     assert db.schema_version() == "0002"
     with client(db=url) as c:
         assert c.get(f"/api/games/{data['id']}").json()["state"]["version"] == state["version"]
-    assert Database(url).schema_version() == "0003"
+    assert Database(url).schema_version() == "0004"
 
 
 # ------------------------------------------------------------------ the command
@@ -260,3 +260,21 @@ def test_new_games_are_limited_per_client_address_the_forwarded_one_behind_a_pro
         assert start("10.0.0.1").status_code == 201
     with client() as c:  # the app's own default: no limit (aluette serve's is --new-games)
         assert all(c.post("/api/games").status_code == 201 for _ in range(31))
+
+
+def test_a_deal_shown_but_not_kept_is_no_new_game_of_the_address():
+    """Drafts (the deal the page shows as it opens) count only once kept: many
+    are dealt, two are kept, the third kept is refused (too_many_games), and an
+    address at its limit is told so as the page opens; a draft kept already
+    is answered again without counting."""
+    with client(new_games_per_hour=2) as c:
+        drafts = [c.post("/api/drafts", json={}) for _ in range(4)]
+        assert all(r.status_code == 200 for r in drafts)
+        tokens = [c.post("/api/games", json={"draft": r.json()["draft"]}) for r in drafts[:2]]
+        assert [r.status_code for r in tokens] == [201, 201]
+        refused = c.post("/api/games", json={"draft": drafts[2].json()["draft"]})
+        assert refused.status_code == 429 and refused.json()["code"] == "too_many_games"
+        opened = c.post("/api/drafts", json={})
+        assert opened.status_code == 429 and opened.json()["code"] == "too_many_games"
+        again = c.post("/api/games", json={"draft": drafts[0].json()["draft"]})
+        assert again.status_code == 201 and again.json()["id"] == tokens[0].json()["id"]

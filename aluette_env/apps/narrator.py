@@ -79,6 +79,10 @@ class Narrator:
         base = spec.split(":", 1)[0]
         return self._(PLAYER_STRENGTH[base]) if base in PLAYER_STRENGTH else ""
 
+    def yours(self, seat: int | None) -> bool:
+        """``seat`` is the reader's own (a spectator has none): said as "you"."""
+        return seat == HUMAN and not self.spectator
+
     def leader(self, seat: int) -> str:
         return self.t("Leader: {seat}.", seat=self.seat(seat))
 
@@ -86,7 +90,8 @@ class Narrator:
         """The trick in progress: who led it, who is winning it or that it is spoiled."""
         status = (self.t("Spoiled so far: the highest cards are equal.") if winning is None
                   else self.t("Winning now: {seat}.", seat=self.seat(winning)))
-        led = self.t("Led by {seat}.", seat=self.seat(leader))
+        led = (self.t("You led.") if self.yours(leader) else
+               self.t("Led by {seat}.", seat=self.seat(leader)))
         return f"{led} {status}"
 
     def why(self, why: dict[str, Any], winner: int | None) -> str:
@@ -94,15 +99,20 @@ class Narrator:
         if winner is None:
             return self.t("Spoiled: {cards} are equal and highest, so nobody takes this trick.",
                           cards=self.t(" and ").join(self.card(c) for c in why["tied"]))
+        # The reader's own trick in the second person (the verb agrees with "you").
         if why.get("beats") is None:
-            return self.t("Trick taken by {seat}.", seat=self.seat(winner))
+            return (self.t("You took the trick.") if self.yours(winner) else
+                    self.t("Trick taken by {seat}.", seat=self.seat(winner)))
+        cards = {"card": self.card(why["card"]), "beaten": self.card(why["beats"])}
+        if self.yours(winner):
+            return self.t("You took the trick: {card} beats {beaten}.", **cards)
         return self.t("Trick taken by {seat}: {card} beats {beaten}.", seat=self.seat(winner),
-                      card=self.card(why["card"]), beaten=self.card(why["beats"]))
+                      **cards)
 
     def next_leader(self, seat: int | None) -> str:
         if seat is None:
             return ""
-        if seat == HUMAN and not self.spectator:
+        if self.yours(seat):
             return self.t("You lead the next trick.")
         return self.t("{seat} leads the next trick.", seat=self.seat(seat))
 
@@ -223,7 +233,7 @@ class Narrator:
         if ev["caught"]:
             return self.t("You caught a sign from {seat}: {sign}.", seat=self.seat(ev["seat"]),
                           sign=self.sign(ev["sign"]))
-        if ev["seat"] == HUMAN and not self.spectator:
+        if self.yours(ev["seat"]):
             return (self.t("You sign: {sign}.", sign=self.sign(ev["sign"])) if ev["sign"]
                     else self.t("You make no sign."))
         return (self.t("{seat} signs: {sign}.", seat=self.seat(ev["seat"]),

@@ -3,9 +3,16 @@ or a seat at a table of people): each reads the request, calls the service
 (:mod:`.service`) and sends its answer.
 
 ===========================================  =========================================
+``POST /api/drafts``                         a match dealt but not kept (the page as it
+                                             opens): ``{"left", "partner", "right"}`` (and
+                                             ``"signs": true, "catch": p``), answered with
+                                             its sealed ``draft``; ``{"draft": d}``: that
+                                             deal again (or its game's ``id`` once kept)
 ``POST /api/games``                          new match ``{"left", "partner", "right"}``
                                              (and ``"signs": true, "catch": p``: with
-                                             signs): its ``id`` is the person's seat token
+                                             signs): its ``id`` is the person's seat token;
+                                             ``{"draft": d}``: the draft's game, kept
+                                             (the first move on it; sent again, the same)
 ``GET  /api/games/{id}``                     the view of the token's seat
 ``POST /api/games/{id}/sign``                ``{"sign": 0-9, "version": n}``: with signs,
                                              your sign (0: none) before your card
@@ -60,18 +67,41 @@ class GameRoutes:
         return JSONResponse({**extra, **GameService.answer(handle, events, narrator(request))},
                             status_code=status, headers={"x-aluette-worker": WORKER})
 
-    async def create(self, request: Request) -> JSONResponse:
-        narrator(request)
-        data = await json_body(request)
+    def chosen(self, data: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None]:
+        """The AI of each seat and the signs option a new match asks for."""
         check_keys(data, set(AI_SEATS) | {"signs", "catch"})
         signs = signs_option(data)
         chosen = {role: spec for role, spec in data.items() if role in AI_SEATS}
-        specs = {**(self.defaults if signs is None else self.signs_defaults), **chosen}
         for role, spec in chosen.items():  # a 400 naming the seat, before any work
             self.service.pool.get(spec, role, signs is not None)
+        return {**(self.defaults if signs is None else self.signs_defaults), **chosen}, signs
+
+    async def create(self, request: Request) -> JSONResponse:
+        narrator(request)
+        data = await json_body(request)
+        if "draft" in data:
+            check_keys(data, {"draft"})
+            handle = await self.service.keep_draft(data["draft"], client_of(request))
+            return self.answer(request, handle, [], 201, id=handle.token)
+        specs, signs = self.chosen(data)
         await self.service.may_start(client_of(request))
         handle, events = await self.service.start(specs, signs)
         return self.answer(request, handle, events, 201, id=handle.token)
+
+    async def draft(self, request: Request) -> JSONResponse:
+        """A match dealt, not kept (:mod:`.drafts`); or a draft shown again."""
+        narrator(request)
+        data = await json_body(request)
+        if "draft" in data:
+            check_keys(data, {"draft"})
+            handle = await self.service.show_draft(data["draft"], client_of(request))
+            kept = {"id": handle.token} if handle.token else {"draft": data["draft"]}
+            return self.answer(request, handle, [], **kept)
+        specs, signs = self.chosen(data)
+        draft, handle, events = await self.service.deal_draft(specs, signs, client_of(request))
+        if draft is None:  # too large to seal: kept at once
+            return self.answer(request, handle, events, 201, id=handle.token)
+        return self.answer(request, handle, events, draft=draft)
 
     async def show(self, request: Request) -> JSONResponse:
         handle = await seat_of(self.service, request)
@@ -127,6 +157,7 @@ class GameRoutes:
     def routes(self) -> list[Route]:
         return [
             Route("/api/games", self.create, methods=["POST"]),
+            Route("/api/drafts", self.draft, methods=["POST"]),
             Route("/api/games/{gid}", self.show),
             Route("/api/games/{gid}/sign", self.sign, methods=["POST"]),
             Route("/api/games/{gid}/play", self.play, methods=["POST"]),

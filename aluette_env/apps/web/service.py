@@ -48,6 +48,7 @@ from aluette_env.game import NUM_SEATS, seat_at, team_of
 
 from ..narrator import Narrator
 from ..session import AI_SEATS, GameError, GameSession, StaleMove
+from . import drafts
 from .changes import Changes
 from .errors import ApiError
 from .store import DamagedGame, Games, SeatFound
@@ -292,6 +293,7 @@ class GameService:
         self._seen_at = 0.0
         self._threads: ThreadPoolExecutor | None = None
         self._threads_lock = threading.Lock()
+        self._draft_key: bytes | None = None
 
     async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
         """``fn(*args)`` in one of the service's threads (a move, a database call),
@@ -473,15 +475,16 @@ class GameService:
             await self.look(handle)
         return events
 
-    async def may_start(self, client: str) -> None:
+    async def may_start(self, client: str, count: bool = True) -> None:
         """A 429 if ``client`` (an address) started its hour's share of new games
-        and tables (:attr:`starts`); else this start is counted."""
+        and tables (:attr:`starts`); else this start is counted (``count``
+        False: only checked, a deal shown but not kept)."""
         if self.starts is None:
             return
 
         def check() -> float:
             wait = self.starts.blocked(client)
-            if not wait:
+            if not wait and count:
                 self.starts.count(client)
             return wait
         wait = await self.run(check)
@@ -489,6 +492,19 @@ class GameService:
             raise ApiError(429, f"this address started {self.starts.max_count} new games in "
                                 f"the last hour; try again in {max(wait, 1):.0f} s, or go on "
                                 f"with a match already started", "too_many_games")
+
+    def _deal(self, specs: dict[str, str], signs: dict[str, Any] | None
+              ) -> tuple[GameSession, list[Event], list[dict[str, Any]]]:
+        """A one-person match against the AIs ``specs`` names, dealt (in a
+        thread): the game, the events of its opening and the person's view
+        after each."""
+        players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
+                   for role, spec in specs.items()}
+        game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
+                           start=False, **variant(signs))
+        with game.following(min(game.people)) as views:
+            events = game.start()
+        return game, events, views
 
     async def start(self, specs: dict[str, str], signs: dict[str, Any] | None = None
                     ) -> tuple[SeatHandle, list[Event]]:
@@ -498,16 +514,91 @@ class GameService:
         the person's first move the game is *unplayed*, kept a short time only
         (:mod:`.upkeep`)."""
         def make() -> tuple[SeatHandle, list[Event]]:
-            players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
-                       for role, spec in specs.items()}
-            game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
-                               start=False, **variant(signs))
-            with game.following(min(game.people)) as views:
-                events = game.start()
+            game, events, views = self._deal(specs, signs)
             handle = self.add(game)
             handle.look()
             return handle, self.seen(handle, events, views)
         return await self.run(make)
+
+    # ------------------------------------------------------------ drafts
+
+    async def draft_key(self) -> bytes:
+        """The server's key that seals drafts (:mod:`.drafts`), read once."""
+        if self._draft_key is None:
+            self._draft_key = await self.run(self.store.key, drafts.KEY_NAME)
+        return self._draft_key
+
+    async def deal_draft(self, specs: dict[str, str], signs: dict[str, Any] | None,
+                         client: str) -> tuple[str | None, SeatHandle, list[Event]]:
+        """A one-person match dealt as :meth:`start` deals it, but kept nowhere:
+        its draft (:mod:`.drafts`), the person's seat and the events of its
+        opening. ``client`` at its hour's share of new games gets the 429 now
+        (nothing is counted: the first move counts it). A match too large to
+        seal (AI specs of kilobytes) is kept at once: no draft, the seat's token."""
+        await self.may_start(client, count=False)
+        key = await self.draft_key()
+
+        def make() -> tuple[str | None, SeatHandle, list[Event]]:
+            game, events, views = self._deal(specs, signs)
+            sealed = drafts.seal(key, json.dumps(game.snapshot()), self.clock())
+            if len(sealed) > drafts.MAX_CHARS:
+                handle = self.add(game)
+                sealed = None
+            else:
+                handle = SeatHandle("", min(game.people), "", CachedGame(game, game.version), 0.0)
+            handle.look()
+            return sealed, handle, self.seen(handle, events, views)
+        sealed, handle, events = await self.run(make)
+        if sealed is None:
+            await self.may_start(client)
+        return sealed, handle, events
+
+    async def _opened(self, draft: object) -> tuple[str, str, str]:
+        """The game id, the seat token and the snapshot (JSON text) of ``draft``;
+        410 ``draft_gone`` if it is not one of this server's or is too old."""
+        key = await self.draft_key()
+        try:
+            nonce, snapshot = drafts.open_draft(key, draft, self.clock())
+        except drafts.DraftError as err:
+            raise ApiError(410, f"{err}: deal again (POST /api/drafts)", "draft_gone") from None
+        return (*drafts.ids(key, nonce), snapshot)
+
+    def _restored(self, snapshot: str) -> GameSession:
+        try:
+            return GameSession.restore(json.loads(snapshot), self.pool.stored)
+        except (ValueError, RecursionError) as err:  # a draft of an older server, say
+            log.warning("a draft could not be restored: %s", str(err)[:200])
+            raise ApiError(410, "this draft no longer plays on this server: deal again "
+                                "(POST /api/drafts)", "draft_gone") from None
+
+    async def keep_draft(self, draft: object, client: str) -> SeatHandle:
+        """The person's first move on a draft keeps its game (counted as a new
+        game of ``client``); sent again, the game it kept. Its seat, as
+        :meth:`reach` finds it (``.token``: its token)."""
+        gid, token, snapshot = await self._opened(draft)
+        if await self.run(self.store.seat, token) is None:
+            await self.may_start(client)
+
+            def keep() -> None:
+                game = self._restored(snapshot)
+                kept = self.store.add(game.version, json.dumps(game.snapshot()),
+                                      game.match.over, list(game.people), gid=gid,
+                                      tokens={min(game.people): token})
+                if kept is not None:  # else another request kept it first
+                    self.cache.keep(gid, game)
+            await self.run(keep)
+        return await self.reach(token, client, person=True)
+
+    async def show_draft(self, draft: object, client: str) -> SeatHandle:
+        """The person's seat in ``draft`` (a reload of the page): the game it kept
+        if its first move was made (``.token`` set), else the deal as sealed."""
+        gid, token, snapshot = await self._opened(draft)
+        if await self.run(self.store.seat, token) is not None:
+            return await self.reach(token, client, person=True)
+        game = await self.run(self._restored, snapshot)
+        handle = SeatHandle("", min(game.people), "", CachedGame(game, game.version), 0.0)
+        handle.look()
+        return handle
 
     async def play(self, handle: SeatHandle, card: int, version: int,
                    then: Callable[[SeatHandle, list[Event]], Any] | None = None) -> list[Event]:

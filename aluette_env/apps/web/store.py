@@ -118,6 +118,16 @@ class GameStartRow(Base):
     at: Mapped[float] = mapped_column(Float)
 
 
+class KeyRow(Base):
+    """A secret of the server's own, by name (:meth:`Games.key`): the key that
+    seals a deal shown before it is kept (:mod:`.drafts`)."""
+
+    __tablename__ = "server_keys"
+
+    name: Mapped[str] = mapped_column(String(32), primary_key=True)
+    value: Mapped[str] = mapped_column(String(128))
+
+
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message says which and why."""
 
@@ -338,26 +348,56 @@ class Games:
 
     def add(self, version: int, state: str, finished: bool, seats: list[int],
             away_after: float = 0.0, names: dict[int, str] | None = None,
-            spectator: bool = False) -> tuple[str, dict[int | None, str]]:
+            spectator: bool = False, gid: str | None = None,
+            tokens: dict[int | None, str] | None = None
+            ) -> tuple[str, dict[int | None, str]] | None:
         """Keep a new game (its snapshot ``state`` as JSON text, at ``version``);
         returns its id and a fresh token for each person's seat of ``seats``
-        (and ``None``: the spectators' token, if asked)."""
-        gid = secrets.token_urlsafe(TOKEN_BYTES)
+        (and ``None``: the spectators' token, if asked). ``gid`` and ``tokens``
+        given (a deal kept from its draft, :mod:`.drafts`): the game is kept
+        under them once, and None is returned if a game has that id already."""
         now = self.clock()
-        tokens: dict[int | None, str] = {s: secrets.token_urlsafe(TOKEN_BYTES)
-                                         for s in sorted(seats)}
-        if spectator:
-            tokens[None] = secrets.token_urlsafe(TOKEN_BYTES)
+        if gid is None:
+            gid = secrets.token_urlsafe(TOKEN_BYTES)
+            tokens = {s: secrets.token_urlsafe(TOKEN_BYTES) for s in sorted(seats)}
+            if spectator:
+                tokens[None] = secrets.token_urlsafe(TOKEN_BYTES)
+        assert tokens is not None
         names = names or {}
         with self.db.session() as s:
-            s.add(GameRow(id=gid, version=version, state=state, finished=finished,
-                          away_after=away_after, created=now, updated=now))
-            s.flush()
+            row = dict(id=gid, version=version, state=state, finished=finished,
+                       away_after=away_after, created=now, updated=now)
+            if s.execute(self._insert_new(GameRow, row)).rowcount != 1:
+                return None
             for seat, token in tokens.items():
                 s.add(SeatRow(token_hash=token_hash(token), game_id=gid, seat=seat,
                               name=names.get(seat, "") if seat is not None else "",
                               last_seen=now))
         return gid, tokens
+
+    def _insert_new(self, table, row: dict[str, Any]):
+        """``INSERT ... ON CONFLICT DO NOTHING`` of ``row`` (SQLite and PostgreSQL
+        alike): a row whose key is there already is left as it is."""
+        if self.db.sqlite:
+            from sqlalchemy.dialects.sqlite import insert
+        else:
+            from sqlalchemy.dialects.postgresql import insert
+        return insert(table).values(**row).on_conflict_do_nothing()
+
+    def key(self, name: str) -> bytes:
+        """The server's secret key ``name`` (32 random bytes), made on first use
+        by whichever process asks first; every process reads the same."""
+        with self.db.session() as s:
+            s.execute(self._insert_new(KeyRow, {"name": name,
+                                                "value": secrets.token_hex(32)}))
+            value = s.execute(select(KeyRow.value).where(KeyRow.name == name)).scalar_one()
+        try:
+            key = bytes.fromhex(value)
+        except (TypeError, ValueError):
+            key = b""
+        if len(key) < 32:
+            raise DamagedGame(f"server_keys.{name} is not 32 bytes or more in hex")
+        return key
 
     def save(self, gid: str, known: int, version: int, state: str, finished: bool) -> bool:
         """Write game ``gid`` at ``version`` if the database still has it at

@@ -6,8 +6,9 @@ the backup (``aluette db backup``).
 What expires (docs/WEB.md, "Host it for friends"), counted from a game's last
 move:
 
-* a one-person game whose person never played a card (the hand the page
-  deals as it opens, never played): after :data:`KEEP_UNPLAYED_HOURS` hours;
+* a one-person game whose person never played a card (a *New match* nobody
+  played; the deal the page opens with is kept only by its first card,
+  :mod:`.drafts`): after :data:`KEEP_UNPLAYED_HOURS` hours;
 * an unfinished one-person game: after ``--keep-unfinished`` days
   (:data:`KEEP_UNFINISHED_DAYS`);
 * every other game, finished matches and tables of people: after

@@ -14,6 +14,8 @@ const ERRORS = {
   refused: N_("The game cannot take this move now; nothing was changed."),
   spectator: N_("A spectator's link shows the game but cannot play."),
   host_only: N_("At a table of people, only its host starts a new match."),
+  too_many_games: N_("This address has started too many new games in the last hour. Go on with a match already started (Settings → My matches), or try again later."),
+  draft_gone: N_("This deal was dealt too long ago and was not kept: here is a new one."),
   too_many: N_("Too many unknown game links came from this address. Wait a minute, then try again."),
   worker_restarting: N_("The server is restarting a worker. Try again in a moment."),
   damaged: N_("This game's stored record is damaged and cannot be opened."),

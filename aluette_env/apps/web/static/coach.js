@@ -4,7 +4,8 @@
 // review beside each play. Everything it shows comes from the server's coach
 // routes (aluette_env/apps/web/coach_api.py): the estimates, the reviews and
 // who took each trick. It states no rule of the game, and it reads the table's
-// state only from what main.js publishes (the game id in sessionStorage, the
+// state only from what main.js publishes (the game id in sessionStorage, or
+// kept() for the deal the page opened with, not kept yet; the
 // state on <body>). Its words are the page's: t() and the card names of
 // main.js (window.AluetteText), from the apps' one message catalog.
 "use strict";
@@ -41,7 +42,7 @@
   // ------------------------------------------------------------------ hint
   async function showHint() {
     const box = $("coach-hint");
-    if (!gameId() || state() !== "your-turn") {
+    if (state() !== "your-turn") {
       box.replaceChildren(el("p", "coach-note", t("A hint is for your turn.")));
       return;
     }
@@ -49,7 +50,9 @@
     document.body.dataset.hint = "pending";
     try {
       await loadCards();
-      const hint = await api("GET", `/api/games/${gameId()}/hint`);
+      // The deal shown as the page opened is kept first (a hint asks of a kept game).
+      const id = gameId() || await window.AluetteText.kept();
+      const hint = await api("GET", `/api/games/${id}/hint`);
       const list = el("ol", "coach-list");
       for (const e of hint.cards) {
         const item = el("li", e.best ? "coach-best" : "");

@@ -10,6 +10,7 @@ export function newButton(className) {
   return button;
 }
 
-// The browser's storage keys of the page (localStorage; game: sessionStorage).
+// The browser's storage keys of the page (localStorage; game, draft: sessionStorage).
 export const STORE = {lang: "aluette.lang", display: "aluette.display", pace: "aluette.pace", game: "aluette.game",
+                      draft: "aluette.draft",
                       matches: "aluette.matches", table: "aluette.table"};

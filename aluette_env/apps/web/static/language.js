@@ -35,6 +35,8 @@ export async function setLanguage(lang) {
   const gameId = get("gameId");
   if (gameId && !get("lost") && !get("busy")) { // the server words the game in the new language
     try { set({view: told((await api("GET", `/api/games/${gameId}`)).state)}); } catch (err) { if (err.code === "no_game") showLost(); }
+  } else if (get("draft") && !get("busy")) { // the deal not kept yet, in its words
+    try { set({view: told((await api("POST", "/api/drafts", {draft: get("draft")})).state)}); } catch { /* kept in the old words */ }
   }
   render();
   languageLoaded();

@@ -10,7 +10,7 @@
 //
 // One module per feature, each keeping its own state; what they share (the
 // game shown, the chosen card, busy…) is state.js's. This one starts the
-// page: it wires the buttons and opens the game of the link or a new one.
+// page: it wires the buttons and opens the game of the link or a new deal.
 import {api, showError} from "./api.js";
 import {cardSvg, setDeck} from "./deck.js";
 import {$, STORE} from "./dom.js";
@@ -18,22 +18,26 @@ import {cardName, list, number, signIcon, signText, t} from "./i18n.js";
 import {setupInvite} from "./invite.js";
 import {setupKeys} from "./keys.js";
 import {languageReady, setLanguage, setLanguages} from "./language.js";
-import {askFirst, confirmed, newMatch, nextDeal, showLost, startGame, takeSeatBack} from "./match.js";
+import {askFirst, confirmed, dealDraft, kept, newMatch, nextDeal, showLost, startGame, takeSeatBack} from "./match.js";
 import {showing, showMyMatches} from "./matches.js";
 import {choosePlayersFor, playerLabel, setupPlayers, syncPlayers} from "./players.js";
 import {followShownGame} from "./push.js";
 import {atTable, focusHand, render} from "./render.js";
 import {setupSettings} from "./settings.js";
+import {setupTips} from "./tips.js";
 import {get, set, told} from "./state.js";
 
 // The page's words for its other scripts (coach.js): t() and the card names
 // and faces, and a promise kept once the deck and the first language are loaded.
-window.AluetteText = {t, cardName, cardSvg, number, list, signText, signIcon, ready: languageReady, api, playerLabel};
+// kept(): the token of the game shown, the deal shown as the page opened kept
+// first (the coach's hint asks of a kept game).
+window.AluetteText = {t, cardName, cardSvg, number, list, signText, signIcon, ready: languageReady, api, playerLabel, kept};
 
 async function main() {
   setupSettings();
   followShownGame();
   setupKeys();
+  setupTips();
   $("new-match").addEventListener("click", () => newMatch(false));
   $("confirm-new").addEventListener("close", () => { if ($("confirm-new").returnValue === "discard") confirmed(); });
   $("take-back").addEventListener("click", takeSeatBack);
@@ -76,7 +80,9 @@ async function main() {
   await setLanguage(wanted); // loads the players' names in that language
   setupPlayers();
   // An invitation (?seat=TOKEN) or a spectator's link (?watch=TOKEN) opens that
-  // seat; else this tab's game, else the table of people this browser sat at last.
+  // seat; else this tab's game, else the table of people this browser sat at
+  // last; else a deal that is kept only once it is played (a reload of this
+  // tab shows it again).
   const params = new URLSearchParams(location.search);
   const saved = params.get("seat") || params.get("watch") || sessionStorage.getItem(STORE.game) ||
     localStorage.getItem(STORE.table);
@@ -95,7 +101,7 @@ async function main() {
       throw err;
     }
   }
-  await startGame();
+  await dealDraft(sessionStorage.getItem(STORE.draft));
   syncPlayers();
 }
 

@@ -1,8 +1,9 @@
 // The match: your moves sent to the server (a card, a sign, the next deal, a
-// new match) and its answer shown event by event at the page's pace; a link
-// the server no longer knows.
+// new match) and its answer shown event by event at the page's pace; the deal
+// shown as the page opens, kept only by its first move; a link the server no
+// longer knows.
 import {api, clearError, showError} from "./api.js";
-import {$, sleep} from "./dom.js";
+import {$, sleep, STORE} from "./dom.js";
 import {t} from "./i18n.js";
 import {showing} from "./matches.js";
 import {announce, focusTurn, mayPlay, render} from "./render.js";
@@ -44,19 +45,44 @@ export async function playEvents(events, finalState, answer = true) {
   if (get("view").your_turn) focusTurn();
 }
 
+// The game a seat's move is made on: the game shown, or the deal shown as the
+// page opened (a draft, kept nowhere yet), kept now by its first move (sent
+// again, the server answers the same game).
+export async function kept() {
+  const draft = get("draft");
+  if (get("gameId") || !draft) return get("gameId");
+  const data = await api("POST", "/api/games", {draft});
+  set({gameId: data.id, lost: false});
+  showing(data.id, false);
+  return data.id;
+}
+
+// A request and its answer shown; ``path`` is the request's path, or a
+// function of the game's token for a move of the seat (which keeps a draft).
 async function move(method, path, body) {
   if (get("busy")) return;
   set({busy: true});
   clearError();
   render();
   try {
-    const data = await api(method, path, body);
+    const data = await api(method, typeof path === "function" ? path(await kept()) : path, body);
     if (data.id) { set({gameId: data.id, lost: false}); showing(data.id, false); }
+    else if (data.draft) {
+      sessionStorage.setItem(STORE.draft, data.draft);
+      set({gameId: null, draft: data.draft, lost: false});
+    }
     set({selected: null});
     await playEvents(data.events, data.state);
   } catch (err) {
     set({busy: false});
     if (err.code === "no_game") { showLost(); return; }
+    if (err.code === "draft_gone") { // dealt too long ago: a new deal, and why
+      sessionStorage.removeItem(STORE.draft);
+      set({draft: null});
+      await dealDraft();
+      showError(err);
+      return;
+    }
     const gameId = get("gameId");
     if (err.status === 409 && gameId) { // a stale view: show the game as it is
       try { set({view: told((await api("GET", `/api/games/${gameId}`)).state)}); } catch { /* keep the error */ }
@@ -69,12 +95,12 @@ async function move(method, path, body) {
 export function playSelected() {
   const selected = get("selected");
   if (!mayPlay(selected)) return;
-  move("POST", `/api/games/${get("gameId")}/play`, {card: selected, version: get("view").version});
+  move("POST", (id) => `/api/games/${id}/play`, {card: selected, version: get("view").version});
 }
 export function makeSign(sign) {
   const view = get("view");
   if (!view || !view.your_turn || get("busy") || get("lost") || !view.sign_choices.includes(sign)) return;
-  move("POST", `/api/games/${get("gameId")}/sign`, {sign, version: view.version});
+  move("POST", (id) => `/api/games/${id}/sign`, {sign, version: view.version});
 }
 export function nextDeal() { move("POST", `/api/games/${get("gameId")}/next-deal`, {version: get("view").version}); }
 // What would replace a match in progress (a new match, a table of friends)
@@ -114,8 +140,18 @@ export function signsChoice(box, chance) {
   const percent = typed !== "" && Number.isFinite(Number(typed)) ? Number(typed) : NaN;
   return {signs: true, catch: Number.isFinite(percent) ? percent / 100 : typed};
 }
-export function startGame() {
+// What the settings ask of a new match: the AI of each seat, and the signs.
+function newMatchChoice() {
   const choice = {};
   for (const select of document.querySelectorAll("select[data-role]")) if (select.value) choice[select.dataset.role] = select.value;
-  return move("POST", "/api/games", {...choice, ...signsChoice("signs-on", "signs-catch")});
+  return {...choice, ...signsChoice("signs-on", "signs-catch")};
+}
+// A new match, kept at once (New match, the settings' Start).
+export function startGame() { return move("POST", "/api/games", newMatchChoice()); }
+// The deal the page shows as it opens, kept by its first move only
+// (aluette_env/apps/web/drafts.py): ``saved``, this tab's draft shown again
+// (a reload; one too old to keep is dealt anew), or a new deal with the
+// settings' players.
+export function dealDraft(saved = null) {
+  return move("POST", "/api/drafts", saved ? {draft: saved} : newMatchChoice());
 }

@@ -20,6 +20,8 @@ export function remember(token) {
 // game of one's own (``table`` false) takes its place.
 export function showing(token, table) {
   sessionStorage.setItem(STORE.game, token);
+  sessionStorage.removeItem(STORE.draft);
+  set({draft: null});
   remember(token);
   history.replaceState(null, "", `${location.pathname}?seat=${encodeURIComponent(token)}`);
   if (table) localStorage.setItem(STORE.table, token);

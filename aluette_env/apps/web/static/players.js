@@ -2,7 +2,7 @@
 // asked once per language (language.js), the menus built once (setupPlayers).
 import {api, showError} from "./api.js";
 import {t} from "./i18n.js";
-import {showLost} from "./match.js";
+import {dealDraft, showLost} from "./match.js";
 import {render} from "./render.js";
 import {get, set, told} from "./state.js";
 
@@ -53,6 +53,7 @@ export function setupPlayers() {
     select.addEventListener("change", async () => {
       showStrength(select);
       const gameId = get("gameId");
+      if (!gameId && get("draft") && !get("busy")) { dealDraft().catch(showError); return; } // nothing played: a new deal
       if (!gameId || get("lost")) return;
       try {
         const res = await api("POST", `/api/games/${gameId}/players`, {[select.dataset.role]: select.value});

@@ -8,6 +8,7 @@ import {cardElement, isNamed, levelText, levels} from "./deck.js";
 import {cardName, number, seatLabel, seatName, seenSign, sideNames, signIcon, signText, signs, t, who}
   from "./i18n.js";
 import {get, set} from "./state.js";
+import {focusQuietly, tipGone} from "./tips.js";
 
 const SEATS = [0, 1, 2, 3]; // south (you), west, north (partner), east: clockwise
 
@@ -28,7 +29,7 @@ export function announce(text) { $("announcer").textContent = text; }
 export function focusHand() {
   const buttons = $("hand").querySelectorAll(".hand-card");
   const focusIndex = get("focusIndex");
-  if (buttons[focusIndex]) buttons[focusIndex].focus({preventScroll: true});
+  if (buttons[focusIndex]) focusQuietly(buttons[focusIndex]); // no tip: the page moved the focus
 }
 
 function renderSeats() {
@@ -105,8 +106,6 @@ function renderHand() {
     button.tabIndex = i === focusIndex ? 0 : -1;
     button.setAttribute("aria-disabled", String(!mayPlay(card)));
     if (selected === card) button.classList.add("selected");
-    button.addEventListener("contextmenu", (e) => { e.preventDefault(); button.classList.add("show-tip"); });
-    button.addEventListener("pointerleave", () => button.classList.remove("show-tip"));
     hand.append(button);
   });
   hand.classList.toggle("waiting", !playable);
@@ -170,7 +169,7 @@ export function focusTurn() {
   const view = get("view");
   if (view.signing) {
     const first = $("sign-buttons").querySelector('.sign-button[aria-disabled="false"]');
-    if (first) { first.focus({preventScroll: true}); return; }
+    if (first) { focusQuietly(first); return; }
   }
   focusHand();
 }
@@ -391,6 +390,7 @@ export function render() {
   renderSide();
   renderSignsLog();
   renderSummary();
+  tipGone(); // the card it told of was drawn again
 }
 // The rank order in the rules: every card by strength level, the named ones
 // by name beside their pictures.

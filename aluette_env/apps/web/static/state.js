@@ -3,12 +3,14 @@
 // and reads or changes this only through get and set; subscribe hears each
 // change (push.js follows the game shown).
 //   gameId: the link's token of the game shown (null: none)
+//   draft: the deal shown as the page opened, not kept yet (null: none), which
+//     its first move keeps (match.js)
 //   view: what is on screen, a view the server sent
 //   selected: the card chosen but not yet played; focusIndex: the hand's roving focus
 //   busy: a request or an animation is in progress
 //   lost: the server no longer knows this game: only a new match helps
 //   showLastTrick: the side panel shows the last trick
-const state = {gameId: null, view: null, selected: null, focusIndex: 0, busy: false, lost: false,
+const state = {gameId: null, draft: null, view: null, selected: null, focusIndex: 0, busy: false, lost: false,
                showLastTrick: false};
 const listeners = [];
 
@@ -48,7 +50,8 @@ let newestFor = null;
 // same-version view replaces it: new words, in another language); returns
 // the newest, which is what the page shows when it is free.
 export function told(view) {
-  if (newestFor !== state.gameId) { newest = null; newestFor = state.gameId; }
+  const shown = state.gameId || state.draft;
+  if (newestFor !== shown) { newest = null; newestFor = shown; }
   if (!newest || view.version >= newest.version) newest = view;
   return newest;
 }

@@ -37,7 +37,7 @@ from aluette_env.game import NUM_CARDS, NUM_SIGNS
 
 from ..session import AI_SEATS
 from .inputs import (
-    check_keys, client_of, integer, json_body, narrator, seat_of, signs_option,
+    check_keys, client_of, integer, json_body, narrator, seat_of, variant_option,
 )
 from .service import WORKER, GameService, SeatHandle
 
@@ -64,13 +64,13 @@ class GameRoutes:
         narrator(request)
         data = await json_body(request)
         check_keys(data, set(AI_SEATS) | {"signs", "catch"})
-        signs = signs_option(data)
+        variant = variant_option(data)
         chosen = {role: spec for role, spec in data.items() if role in AI_SEATS}
-        specs = {**(self.defaults if signs is None else self.signs_defaults), **chosen}
+        specs = {**(self.signs_defaults if variant.signs else self.defaults), **chosen}
         for role, spec in chosen.items():  # a 400 naming the seat, before any work
-            self.service.pool.get(spec, role, signs is not None)
+            self.service.pool.get(spec, role, variant)
         await self.service.may_start(client_of(request))
-        handle, events = await self.service.start(specs, signs)
+        handle, events = await self.service.start(specs, variant)
         return self.answer(request, handle, events, 201, id=handle.token)
 
     async def show(self, request: Request) -> JSONResponse:

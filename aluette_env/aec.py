@@ -51,8 +51,8 @@ of another shipped variant is of that version's class; a variant no module
 ships carries its name in its env's own ``metadata``.
 
 **The signs variant** (``aluette_signs_v0.env(catch=0.25)``, the variant
-:data:`~aluette_env.game.ALUETTE_SIGNS_V0`; ``env(signs=True, catch=0.25)``
-still builds it; docs/RULES.md S1-S5): each turn is two steps. The seat to
+:data:`~aluette_env.game.ALUETTE_SIGNS_V0`; ``env(signs=True, catch=0.25)``,
+deprecated, still builds it; docs/RULES.md S1-S5): each turn is two steps. The seat to
 act first makes a sign or none (a sign action, ``48 + sign``: 48 silence,
 49-57 the nine signs of ``aluette_env.game.SIGNS``), then plays its card;
 ``Discrete(58)`` actions, a 58-entry mask (the ten sign actions in the sign
@@ -198,9 +198,12 @@ class raw_env(AECEnv):
             numeric_infos: the deal and match results in ``infos`` with seats
                 and teams as numbers (-1: none) instead of names.
             variant: the game played (:class:`aluette_env.game.Variant`).
-            signs, catch: the older way to ask for the signs variant, kept
-                working: ``signs=True`` is ``ALUETTE_SIGNS_V0`` with ``catch``,
-                the chance that each opponent catches a sign (S4), 0 to 1.
+            signs, catch: the older way to ask for the signs variant,
+                deprecated (a DeprecationWarning; never beside ``variant``):
+                ``signs=True`` is ``ALUETTE_SIGNS_V0`` with ``catch``, the
+                chance that each opponent catches a sign (S4), 0 to 1. On an
+                env whose game has signs (``aluette_signs_v0``) ``catch`` is
+                that game's parameter, no warning.
         """
         super().__init__()
         variant = variant_of(variant, signs, catch, base=type(self).variant)

@@ -86,6 +86,8 @@ from .game import (
     SIGN_BASE, SIGNS, Deal, Variant, card_name, check_catch, check_flag, check_whole, deal_order,
     seat_at, sign_name, team_of, variant_of,
 )
+from .game import ALUETTE_SIGNS_V0, ALUETTE_V1
+from .game import register_variant as _register_in_game
 from .observation import MAX_DEALS, OBS_LAYOUT, SLICES, decode_observation, observer
 
 GAME_NAME = "python_aluette"
@@ -150,8 +152,8 @@ class AluetteGame(pyspiel.Game):
         self.num_deals, self.first_dealer, signs, catch = _check_params(values)
         values.update(num_deals=self.num_deals, first_dealer=self.first_dealer, signs=signs,
                       catch=catch)
-        if variant is None:
-            variant = variant_of(signs=signs, catch=catch)
+        if variant is None:  # OpenSpiel's parameters name the shipped games
+            variant = ALUETTE_SIGNS_V0.with_catch(catch) if signs else ALUETTE_V1
         elif signs != variant.signs:
             raise ValueError(f"{GAME_NAME}: signs={signs} is not the variant's "
                              f"({variant.env_id}: signs={variant.signs})")
@@ -553,7 +555,10 @@ def seeded_resampler(rng: np.random.RandomState) -> Callable[[Any, int], Aluette
 def register_variant(variant: Variant, short_name: str) -> None:
     """Register ``variant`` in OpenSpiel as the game ``short_name`` (its
     parameters: ``num_deals``, ``first_dealer`` and, with signs, ``catch``), so
-    ``pyspiel.load_game(short_name)`` and OpenSpiel's serialisation play it."""
+    ``pyspiel.load_game(short_name)`` and OpenSpiel's serialisation play it;
+    it is registered by its env id too
+    (:func:`aluette_env.game.register_variant`)."""
+    _register_in_game(variant)
     defaults = {"num_deals": variant.num_deals, "first_dealer": 0, "signs": variant.signs,
                 "catch": variant.catch}
     game_type = pyspiel.GameType(

@@ -10,8 +10,11 @@ field and then replays the whole match through the game core (:class:`Deal`,
 :class:`Match`): a card played twice, a play out of turn or results that do
 not match the plays are refused with one line that names the field. No rule
 is restated here; the replay is the rules' own, and who may catch a sign the
-variant's (:class:`~aluette_env.game.Variant`: a record with signs is
-``ALUETTE_SIGNS_V0``'s unless the reader names another).
+variant's (:class:`~aluette_env.game.Variant`). A record names its game: one of
+a game other than the shipped default (``aluette_v1``) or signs game
+(``aluette_signs_v0`` at its chance of a catch) stores the variant's env id and
+parameters (version 4, :meth:`~aluette_env.game.Variant.spec`) and is replayed
+as that game; an older record is one of those two.
 
 Standard library and the game core only.
 """
@@ -30,14 +33,15 @@ from ._files import read_regular
 from .game import (
     AGENTS, ALUETTE_SIGNS_V0, ALUETTE_V1, CARD_PLAYED, DEFAULT_NUM_DEALS, HAND_SIZE, NUM_CARDS,
     NUM_SEATS, NUM_SIGNS, NUM_TRICKS, SEAT, Deal, Match, Variant, check_card, deal_result,
-    describe, match_result, seat_at, team_of,
+    describe, match_result, seat_at, team_of, variant_from_spec,
 )
 
 FORMAT = "aluette-match"
-#: The newest version: 3 for a match with signs (``signs``), 2 with display names,
-#: 1 otherwise, so that older readers read what they can.
-VERSION = 3
-READS = (1, 2, 3)
+#: The newest version: 4 for a match of a game that names its variant
+#: (``variant``), 3 for a match with signs (``signs``), 2 with display names, 1
+#: otherwise, so that older readers read what they can.
+VERSION = 4
+READS = (1, 2, 3, 4)
 MAX_NAME = 40
 HUMAN = "human"
 #: Largest record file read (a five-deal match is about 10 KB).
@@ -59,16 +63,48 @@ def _sign_entry(deal: Deal, trick: int, seat: int, variant: Variant) -> list[Any
     return [sign, [AGENTS[o] for o in variant.caught_by(seat, sign, caught)]]
 
 
+def _implied(signs: bool) -> Variant:
+    """The game a record that does not name its variant is of (versions 1-3)."""
+    return ALUETTE_SIGNS_V0 if signs else ALUETTE_V1
+
+
+def _same_game(a: Variant, b: Variant) -> bool:
+    """``a`` and ``b`` are one game, whatever their layouts and match lengths (a
+    record keeps its own ``num_deals``)."""
+    return a.with_params(num_deals=1).game == b.with_params(num_deals=1).game
+
+
+def _named(variant: Variant) -> bool:
+    """A record of ``variant`` names it (version 4): its game is not the one
+    its signs imply."""
+    return not _same_game(variant, _implied(variant.signs))
+
+
 def _variant(record: Mapping[str, Any], variant: Variant | None) -> Variant:
-    """The variant a record is replayed with: ``variant`` if given (it must have
-    signs exactly when the record does), else the shipped one."""
+    """The variant a record is replayed with: the one it names (version 4), or
+    the shipped one its signs imply; ``variant``, if given, must be that game
+    (its layout may differ: a record has none)."""
     signs = record.get("signs", False) is True
+    if "variant" in record:
+        try:
+            recorded = variant_from_spec(record["variant"])
+        except ValueError as err:
+            raise RecordError(str(err)[:300]) from None
+        if recorded.signs != signs:
+            raise RecordError(f"signs: the record is a match {'with' if signs else 'without'} "
+                              f"signs, its variant {recorded.env_id} one "
+                              f"{'without' if signs else 'with'}")
+    else:
+        recorded = _implied(signs)
     if variant is None:
-        return ALUETTE_SIGNS_V0 if signs else ALUETTE_V1
+        return recorded
     if variant.signs != signs:
         raise RecordError(f"signs: the record is a match {'with' if signs else 'without'} "
                           f"signs, the variant {variant.env_id} one "
                           f"{'without' if signs else 'with'}")
+    if "variant" in record and not _same_game(variant, recorded):
+        raise RecordError(f"variant: the record is a match of {recorded.env_id} "
+                          f"{recorded.params()}, not of {variant.env_id} {variant.params()}")
     return variant
 
 
@@ -100,7 +136,9 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
     people's seats (a version 2 record; version 1 without). Unfinished deals
     are left out. The results are the deals' own (``Deal.record``, the match
     points after the last one). ``variant``: the game played (by default the
-    shipped one, with signs if the deals have them), whose catchers it names."""
+    shipped one, with signs if the deals have them), whose catchers it names
+    and, when it is not the shipped game its signs imply, whose env id and
+    parameters it stores (version 4)."""
     out = []
     points = [0, 0]
     signs = bool(deals) and bool(deals[0].state.signs_on)
@@ -122,9 +160,11 @@ def record_of(deals: Sequence[Deal], first_dealer: int, players: Sequence[str],
                     "result": deal_result(deal.record)})
         points = deal.state.points
     named = {"names": {AGENTS[s]: names[s] for s in sorted(names)}} if names else {}
-    version = 3 if signs else 2 if named else 1
+    spec = {"variant": variant.spec()} if _named(variant) else {}
+    version = 4 if spec else 3 if signs else 2 if named else 1
     return {
         "format": FORMAT, "version": version, "num_deals": num_deals,
+        **spec,
         **({"signs": True} if signs else {}),
         "first_dealer": AGENTS[first_dealer],
         "players": {AGENTS[s]: str(players[s]) for s in range(NUM_SEATS)},
@@ -229,8 +269,12 @@ def load_match(data: str | bytes | dict[str, Any],
     signs = rec.get("signs", False) if rec["version"] >= 3 else False
     if signs is not True and signs is not False:
         raise RecordError(f"signs: true (a match with signs) or false, got {signs!r}"[:300])
+    if rec["version"] == 4 and "variant" not in rec:
+        raise RecordError("variant: missing (version 4 names its game: {\"id\": env id, "
+                          "\"params\": {...}})")
     optional = ({"names"} if rec["version"] >= 2 else set()) \
-        | ({"signs"} if rec["version"] >= 3 else set())
+        | ({"signs"} if rec["version"] >= 3 else set()) \
+        | ({"variant"} if rec["version"] >= 4 else set())
     _keys(rec, _TOP_KEYS | (optional & set(rec)), "")
     num_deals = rec["num_deals"]
     if not _is_int(num_deals) or not 1 <= num_deals <= MAX_DEALS:

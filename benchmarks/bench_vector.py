@@ -29,6 +29,7 @@ os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
 
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1  # noqa: E402
 from aluette_env.vector import VectorGame, kernels  # noqa: E402
 
 
@@ -99,7 +100,7 @@ def serve_timings(variant: str, n: int, steps: int) -> None:
     up; it prints the digest of the first ``steps`` steps' actions (the two
     checkouts must play the same workload) and the checkout it imported, then
     the CPU seconds of ``steps`` more steps for each line read on stdin."""
-    game = VectorGame(n, seed=0, signs=variant == "signs")
+    game = VectorGame(n, seed=0, variant=ALUETTE_SIGNS_V0 if variant == "signs" else ALUETTE_V1)
     game.reset()
     digest = hashlib.sha256()
     for _ in range(steps):  # compile and warm up

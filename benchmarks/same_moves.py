@@ -35,7 +35,7 @@ import sys
 
 import numpy as np
 
-from aluette_env.game import PLAYS_PER_DEAL
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1, PLAYS_PER_DEAL
 from aluette_env.players import for_signs, load_player
 from aluette_env.vector import VectorGame
 
@@ -50,7 +50,8 @@ def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None,
     (of the signs variant if ``signs``: a sign and a card each turn); ``keep``
     collects (observation, mask) rows for a later sample."""
     player = for_signs(load_player(spec)) if signs else load_player(spec)
-    game = VectorGame(num_games=deals, num_deals=1, seed=seed, auto_reset=False, signs=signs)
+    game = VectorGame(num_games=deals, num_deals=1, seed=seed, auto_reset=False,
+                      variant=ALUETTE_SIGNS_V0 if signs else ALUETTE_V1)
     game.reset()
     digest = hashlib.sha256()
     for _ in range(PLAYS_PER_DEAL * (2 if signs else 1)):

@@ -14,7 +14,7 @@ import argparse
 
 import numpy as np
 
-from aluette_env.game import NUM_CARDS, PLAYS_PER_DEAL, SIGN_BASE, SIGN_OF_CARD
+from aluette_env.game import ALUETTE_SIGNS_V0, NUM_CARDS, PLAYS_PER_DEAL, SIGN_BASE, SIGN_OF_CARD
 from aluette_env.players import act_batch, for_signs, load_player
 from aluette_env.vector import VectorGame
 
@@ -24,7 +24,8 @@ _SIGN_OF_CARD = np.array(SIGN_OF_CARD)
 def habits(spec: str, catch: float, deals: int, seed: int) -> dict[str, float]:
     """Shares of the player's turns: silent, truthful sign, bluff (and turns counted)."""
     player = for_signs(load_player(spec, seed=seed))
-    game = VectorGame(deals, num_deals=1, seed=seed, auto_reset=False, signs=True, catch=catch)
+    game = VectorGame(deals, num_deals=1, seed=seed, auto_reset=False,
+                      variant=ALUETTE_SIGNS_V0.with_catch(catch))
     game.reset()
     silent = truthful = bluff = 0
     for _ in range(2 * PLAYS_PER_DEAL):

@@ -9,14 +9,15 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import aluette_env
 from aluette_env.game import NUM_CARDS, Deal, Match, deal_cards, relative_seat, seat_at
 from aluette_env.observation import (
-    OBS_SIZE, OBS_LAYOUT, SLICES, LAYOUT_ENDS_BEFORE, decode_observation, encode_observation,
-    obs_size, read_state, read_view,
+    OBS_SIZE, OBS_LAYOUT, SIGNS_OBS_LAYOUT, SLICES, LAYOUT_ENDS_BEFORE, decode_observation,
+    encode_observation, layout_of, obs_size, read_state, read_view,
 )
 from aluette_env.vector import VectorGame
 from conftest import COINS_4, COINS_5, observations_at_trick_3
@@ -144,3 +145,14 @@ def test_the_index_lists_and_the_incremental_writer_have_modules_of_their_own():
             assert getattr(observation, name) is getattr(home, name), (module, name)
             assert getattr(getattr(home, name), "__module__", home.__name__) == home.__name__
     assert all(hasattr(observation, name) for name in observation.__all__)
+
+
+def test_an_observation_s_layout_is_read_from_the_declaration():
+    """Each layout declares its own width, so a batch (or one vector) names the
+    layout it was written in; what no layout declares is one ValueError."""
+    for layout in (*LAYOUT_ENDS_BEFORE, SIGNS_OBS_LAYOUT):
+        assert layout_of(np.zeros((3, obs_size(layout)), np.int8)) == layout
+        assert layout_of(np.zeros(obs_size(layout), np.int8)) == layout
+    with pytest.raises(ValueError, match=f"an observation of {OBS_SIZE + 1} entries is of no "
+                                         f"layout; layouts have .*{OBS_SIZE} \\(layout 2\\)"):
+        layout_of(np.zeros((1, OBS_SIZE + 1)))

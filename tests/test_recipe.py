@@ -138,8 +138,9 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     # (named as such, before any network size) and its network.
     ([{"name": "signs", "kind": "train", "config": "configs/signs.yaml"},
       {"name": "plain", "kind": "train", "config": "configs/quick.yaml"}],
-     r"stage 'plain': the previous stage's policy plays the signs variant \(env.signs true, "
-     r"58 actions\); this stage trains the default game \(env.signs false\)"),
+     r"stage 'plain': the previous stage's policy plays the signs variant \(env.id "
+     r"aluette_signs_v0, 58 actions\); this stage trains the default game \(env.id "
+     r"aluette_v1\)"),
     ([{"name": "signs", "kind": "train", "config": "configs/signs.yaml"},
       {"name": "expert", "kind": "expert-iteration",
        "config": "configs/history/expert_iteration.yaml"}],

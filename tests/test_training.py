@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from aluette_env.commands import main as cli_main
+from aluette_env.game import ALUETTE_SIGNS_V0
 from aluette_env.observation import OBS_SIZE, decode_observation
 from aluette_env.players import load_player
 from aluette_env.players.heuristic import HeuristicPlayer
@@ -568,7 +569,8 @@ def test_signs_tables_give_every_seat_its_decisions_signs_and_cards():
     pool = OpponentPool({"latest": 0.5, "heuristic:signs=false": 0.5},
                         {"heuristic:signs=false": load_player("heuristic:signs=false")},
                         np.random.default_rng(0))
-    games = AllSeatGames(16, 8, pool, num_deals=2, seed=4, signs=True, catch=0.5)
+    games = AllSeatGames(16, 8, pool, num_deals=2, seed=4,
+                         variant=ALUETTE_SIGNS_V0.with_catch(0.5))
     games.reset()
     rng = np.random.default_rng(2)
     for _ in range(3):
@@ -595,11 +597,30 @@ def test_signs_configs_the_learner_cannot_honour_are_refused_in_one_line(overrid
     with pytest.raises(ConfigError, match=message) as err:
         load_config(SIGNS, [override])
     assert "\n" not in str(err.value)
-    with pytest.raises(ConfigError, match="set 'env.signs' to true"):
+    with pytest.raises(ConfigError, match="set 'env.id' to aluette_signs_v0"):
         load_config(QUICK, ["env.catch=0.5"])
 
 
-@pytest.mark.slow
+def test_a_config_names_its_game_by_env_id_and_env_signs_is_deprecated():
+    """``env.id`` names the game; ``env.signs: true``, the older way, still
+    gives the signs variant with a DeprecationWarning, and never a second game
+    beside ``env.id``."""
+    from aluette_env.game import ALUETTE_V1
+    from training.config.schemas import EnvConfig
+    cfg = load_config(SIGNS, ["env.catch=0.5"])
+    assert cfg.env.id == "aluette_signs_v0" and cfg.env.variant == ALUETTE_SIGNS_V0.with_catch(0.5)
+    assert load_config(QUICK).env.variant == ALUETTE_V1
+    with pytest.warns(DeprecationWarning, match="'env.signs' is deprecated; name the game "
+                                                "with 'env.id: aluette_signs_v0'"):
+        older = EnvConfig(signs=True, catch=0.5)
+    assert older.id == "aluette_signs_v0" and older.variant == ALUETTE_SIGNS_V0.with_catch(0.5)
+    with pytest.raises(ValueError, match="'env.signs' \\(false\\) and 'env.id' "
+                                         "\\(aluette_signs_v0\\) name two games"):
+        EnvConfig(id="aluette_signs_v0", signs=False)
+    with pytest.raises(ConfigError, match="'env.signs' \\(false\\) and 'env.id' "):
+        load_config(SIGNS, ["env.signs=false"])
+
+
 def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_path):
     from aluette_env.evaluation import duplicate_eval
     from aluette_env.players import PlayerSpecError, for_the_default_game
@@ -617,7 +638,8 @@ def test_a_signs_policy_trains_exports_and_plays_only_at_a_table_with_signs(tmp_
     assert (meta["obs_layout"], meta["obs_size"], meta["num_actions"]) == ("3", "1395", "58")
     player = load_player(str(onnx))
     assert player.plays_signs and player.signs_only
-    res = duplicate_eval(player, "heuristic", deals=10, seed=1, signs=True, catch=0.5)
+    res = duplicate_eval(player, "heuristic", deals=10, seed=1,
+                         variant=ALUETTE_SIGNS_V0.with_catch(0.5))
     assert -2 <= res.points_per_deal <= 2
     with pytest.raises(ValueError, match="plays only at a table with signs"):
         duplicate_eval(player, "heuristic", deals=2)

@@ -1,8 +1,10 @@
 """A variant is one object (aluette_env.game.variant): the shipped
 variants by env id, the catch rule stated once and everything that follows from
 it (the draws, their inverse, OpenSpiel's outcomes, who knows which sign), the
-legal actions, the older ``signs=`` / ``catch=`` keywords building the same
-object everywhere, and each env version frozen to its own variant."""
+legal actions, the game apart from its observation layout, the older ``signs=`` /
+``catch=`` keywords building the same object everywhere with a
+DeprecationWarning (never beside ``variant=``), and each env version frozen to
+its own variant."""
 
 from __future__ import annotations
 
@@ -12,6 +14,7 @@ import pickle
 import random
 import subprocess
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -22,7 +25,7 @@ from aluette_env import aec, aluette_signs_v0, aluette_v0, aluette_v1
 from aluette_env.game import (
     ALUETTE_SIGNS_V0, ALUETTE_V0, ALUETTE_V1, NO_SIGN, NUM_ACTIONS, NUM_CARDS, NUM_SEATS,
     SIGN_BASE, VARIANTS, Variant, catch_bits, deal_reason, is_legal, load_variant, sees_sign,
-    team_of, variant_of, write_legal,
+    register_variant, team_of, variant_from_spec, variant_of, write_legal,
 )
 from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE, obs_size, observer
 from aluette_env.evaluation import duplicate_eval
@@ -42,17 +45,53 @@ def test_the_shipped_variants_are_their_env_ids():
         ALUETTE_SIGNS_V0.with_catch(1.5)
 
 
-@pytest.mark.parametrize("make, variant", [
-    (lambda: aluette_v0.raw_env(), ALUETTE_V0),
-    (lambda: aluette_v1.raw_env(), ALUETTE_V1),
-    (lambda: aluette_signs_v0.raw_env(catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5)),
-    (lambda: aec.raw_env(signs=True, catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5)),
-    (lambda: aec.raw_env(variant=ALUETTE_SIGNS_V0), ALUETTE_SIGNS_V0),
-    (lambda: VectorGame(2, signs=True, catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5)),
-    (lambda: VectorGame(2), ALUETTE_V1),
+def test_a_game_is_apart_from_its_observation_layout():
+    """aluette_v0 and aluette_v1 are one game seen through two layouts; the
+    signs variant, another chance of a catch or another length is another
+    game. A variant's spec (env id and parameters) is what records, snapshots
+    and configs store, and reads back as that variant."""
+    assert ALUETTE_V0.game == ALUETTE_V1.game and ALUETTE_V0 != ALUETTE_V1
+    assert ALUETTE_V1.game_id == "aluette" and ALUETTE_SIGNS_V0.game_id == "aluette_signs"
+    assert ALUETTE_V0.with_layout(2, "aluette_v1") == ALUETTE_V1
+    for other in (ALUETTE_SIGNS_V0, ALUETTE_SIGNS_V0.with_catch(0.5),
+                  ALUETTE_V1.with_params(num_deals=3)):
+        assert other.game != ALUETTE_V1.game
+    assert ALUETTE_SIGNS_V0.with_catch(0.5).game != ALUETTE_SIGNS_V0.game
+    for variant in (ALUETTE_V0, ALUETTE_V1, ALUETTE_SIGNS_V0.with_catch(0.5)):
+        assert variant_from_spec(variant.spec()) == variant
+    assert variant_from_spec("aluette_signs_v0") == ALUETTE_SIGNS_V0
+    for bad, message in (({"id": "aluette_v1", "params": {"colour": 1}}, "unknown parameter"),
+                         ({"id": 3}, "no variant 3"), ([1], "an env id or")):
+        with pytest.raises(ValueError, match=message):
+            variant_from_spec(bad)
+    with pytest.raises(ValueError, match="the env id aluette_v1 is already"):
+        register_variant(ALUETTE_V1.with_params(num_deals=2))
+
+
+OLDER = "signs= and catch= are deprecated; name the game with variant="
+
+
+@pytest.mark.parametrize("make, variant, warns", [
+    (lambda: aluette_v0.raw_env(), ALUETTE_V0, False),
+    (lambda: aluette_v1.raw_env(), ALUETTE_V1, False),
+    (lambda: aluette_signs_v0.raw_env(catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5), False),
+    (lambda: aec.raw_env(variant=ALUETTE_SIGNS_V0), ALUETTE_SIGNS_V0, False),
+    (lambda: aec.raw_env(variant="aluette_signs_v0"), ALUETTE_SIGNS_V0, False),
+    (lambda: VectorGame(2, variant=ALUETTE_SIGNS_V0.with_catch(0.5)),
+     ALUETTE_SIGNS_V0.with_catch(0.5), False),
+    (lambda: VectorGame(2), ALUETTE_V1, False),
+    # the older keywords: the same variant, with a DeprecationWarning
+    (lambda: aec.raw_env(signs=True, catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5), True),
+    (lambda: VectorGame(2, signs=True, catch=0.5), ALUETTE_SIGNS_V0.with_catch(0.5), True),
+    (lambda: VectorGame(2, signs=False), ALUETTE_V1, True),
 ])
-def test_the_older_keywords_build_the_variant(make, variant):
-    made = make()
+def test_the_variant_names_the_game_and_the_older_keywords_warn(make, variant, warns):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        made = make()
+    older = [w for w in caught if issubclass(w.category, DeprecationWarning)
+             and OLDER in str(w.message)]
+    assert bool(older) == warns
     assert made.variant == variant
     if hasattr(made, "metadata"):
         assert made.metadata["name"] == variant.env_id
@@ -66,8 +105,9 @@ def test_the_game_for_people_and_openspiel_take_the_variant():
     from aluette_env.openspiel import AluetteGame
     from aluette_env.players import load_player
     players = {s: load_player("random") for s in (1, 2, 3)}
-    assert GameSession(players, {}, seed=1, signs=True, catch=0.5).variant == \
-        ALUETTE_SIGNS_V0.with_catch(0.5)
+    with pytest.warns(DeprecationWarning, match=OLDER):
+        assert GameSession(players, {}, seed=1, signs=True, catch=0.5).variant == \
+            ALUETTE_SIGNS_V0.with_catch(0.5)
     assert GameSession(players, {}, seed=1, variant=ALUETTE_SIGNS_V0).signs
     assert AluetteGame({"signs": True, "catch": 0.5}).variant == ALUETTE_SIGNS_V0.with_catch(0.5)
     assert AluetteGame(variant=ALUETTE_SIGNS_V0).num_distinct_actions() == NUM_ACTIONS
@@ -77,6 +117,8 @@ def test_the_game_for_people_and_openspiel_take_the_variant():
     ({"signs": "yes"}, "signs must be True or False"),
     ({"catch": 0.5}, "pass signs=True too"),
     ({"variant": ALUETTE_V1, "signs": True}, "not both"),
+    ({"variant": ALUETTE_SIGNS_V0, "signs": True}, "not both"),
+    ({"variant": ALUETTE_SIGNS_V0, "catch": 0.25}, "not both"),
     ({"variant": 3}, "variant must be a Variant or a variant's env id"),
     ({"variant": "aluette_v9"}, "no variant 'aluette_v9'"),
     ({"variant": ALUETTE_SIGNS_V0, "signs": "yes"}, "signs must be True or False"),

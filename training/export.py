@@ -15,6 +15,7 @@ import numpy as np
 from aluette_env.commands import (
     Command, UsageError, bounded_int, check_not_input, writable_file,
 )
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1, Variant
 
 #: Most positions ``--verify`` may check (each runs the policy twice, in torch and ONNX).
 MAX_VERIFY = 100_000
@@ -25,18 +26,18 @@ class ExportError(ValueError):
 
 
 def sample_positions(n: int, seed: int = 0,
-                     signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``n`` observations and masks of seats to act in real games (heuristic and
-    random play mixed, all tricks of the deal represented; ``signs``: of the
-    signs variant, at catch 0.5)."""
+                     variant: Variant = ALUETTE_V1) -> tuple[np.ndarray, np.ndarray]:
+    """``n`` observations and masks of seats to act in real games of ``variant``
+    (heuristic and random play mixed, all tricks of the deal represented; with
+    signs, random signs too)."""
     from aluette_env.players import for_signs
     from aluette_env.players.heuristic import HeuristicPlayer
     from aluette_env.players.random_player import RandomPlayer
     from aluette_env.vector import VectorGame
-    game = VectorGame(64, seed=seed, **({"signs": True, "catch": 0.5} if signs else {}))
+    game = VectorGame(64, seed=seed, variant=variant)
     game.reset()
     players = [HeuristicPlayer(), RandomPlayer(seed)]
-    if signs:
+    if variant.signs:
         players = [players[0], _RandomSigns(seed)]
     obs, masks, rng = [], [], np.random.default_rng(seed)
     while sum(len(o) for o in obs) < n:
@@ -181,7 +182,9 @@ def export_policy(spec: str, out: str | Path, verify: int = 1000) -> dict:
         meta["evaluation"] = json.dumps(evals[-1]) if evals else ""
 
     out = Path(out)
-    obs, masks = sample_positions(verify, signs=signs)
+    # the signs variant at catch 0.5: its positions see caught signs and missed ones
+    obs, masks = sample_positions(verify, variant=ALUETTE_SIGNS_V0.with_catch(0.5) if signs
+                                  else ALUETTE_V1)
     with atomic_path(out, suffix=".onnx") as tmp:
         example = (torch.zeros(2, width), torch.ones(2, actions))
         torch.onnx.export(net, example, str(tmp), input_names=["observation", "action_mask"],

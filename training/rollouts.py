@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from aluette_env.game import DEFAULT_CATCH, NUM_CARDS, Variant, partner_of, team_of, variant_of
-from aluette_env.observation import OBS_SIZE, SIGNS_OBS_SIZE
+from aluette_env.game import ALUETTE_V1, NUM_CARDS, Variant, partner_of, team_of, variant_of
+from aluette_env.observation import OBS_SIZE, obs_size
 from aluette_env.players import Player, Silent, act_batch, for_signs
 from aluette_env.vector import VectorGame
 
@@ -43,15 +43,15 @@ def check_inputs(inputs: str) -> str:
     return inputs
 
 
-def input_size(inputs: str, signs: bool = False) -> int:
-    """Width of a learner input of kind ``inputs`` (``signs``: of the signs variant,
-    whose learner reads the dense observation only)."""
+def input_size(inputs: str, variant: Variant = ALUETTE_V1) -> int:
+    """Width of a learner input of kind ``inputs`` in ``variant`` (a game with
+    signs: its learner reads the dense observation only, of the variant's layout)."""
     from aluette_env.observation import MAX_ACTIVE, MAX_HIDDEN
-    if signs:
+    if variant.signs:
         if inputs != "dense":
             raise ValueError(f"the signs variant's learner reads the dense observation, not "
                              f"{inputs!r}")
-        return SIGNS_OBS_SIZE
+        return obs_size(variant.obs_layout)
     return {"dense": OBS_SIZE, "indices": MAX_ACTIVE,
             "privileged": MAX_ACTIVE + MAX_HIDDEN}[check_inputs(inputs)]
 
@@ -128,7 +128,7 @@ class AllSeatGames:
 
     def __init__(self, num_games: int, num_selfplay: int, pool: OpponentPool,
                  num_deals: int = 5, seed: int | None = None, inputs: str = "dense",
-                 signs: bool = False, catch: float = DEFAULT_CATCH, joint=None,
+                 signs: bool | None = None, catch: float | None = None, joint=None,
                  num_partnered: int = 0, partners: PartnerPool | None = None,
                  variant: Variant | None = None, credit: str = "match"):
         if credit not in ("match", "deal"):
@@ -144,11 +144,10 @@ class AllSeatGames:
         self.num_games = num_games
         self.num_selfplay = num_selfplay
         self.inputs = check_inputs(inputs)
-        # The game: ``variant``, or the older signs / catch.
-        self.variant = variant if variant is not None else \
-            variant_of(signs=signs, catch=catch if signs else None)
+        # The game: ``variant`` (signs / catch, the older way, deprecated; never both).
+        self.variant = variant_of(variant, signs, catch)
         self.signs = self.variant.signs
-        input_size(inputs, self.signs)  # the signs variant: dense inputs only
+        input_size(inputs, self.variant)  # the signs variant: dense inputs only
         self.game = VectorGame(num_games, num_deals=num_deals, seed=seed, auto_reset=True,
                                sparse=inputs != "dense", variant=self.variant)
         self.pool = pool
@@ -291,7 +290,7 @@ class AllSeatGames:
         if self.signs and n_steps % 2:
             raise ValueError(f"with signs a column makes two decisions a trick: n_steps must "
                              f"be even, got {n_steps}")
-        out = Rollout(n_steps, self.num_columns, input_size(self.inputs, self.signs),
+        out = Rollout(n_steps, self.num_columns, input_size(self.inputs, self.variant),
                       game.mask.shape[1], **arrays)
         made = np.zeros(self.num_columns, np.int64)  # decisions so far per column
         rows = np.arange(self.num_games)

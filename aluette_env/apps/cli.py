@@ -20,6 +20,7 @@ from ..commands import (
     MAX_EVAL_DEALS, MAX_SEED, Command, CommandFailed, UsageError, bounded_int, check_not_input,
     deal_pairs, printable, probability, seed_int, writable_file, write_json,
 )
+from ..game import ALUETTE_SIGNS_V0, ALUETTE_V1, DEFAULT_CATCH, Variant
 from ..players import load_player, split_specs
 
 
@@ -35,10 +36,10 @@ def _seat_overrides(items: list[str]) -> dict[str, str]:
     return seats
 
 
-def _check_specs(*specs: str, signs: bool = False) -> None:
+def _check_specs(*specs: str, variant: Variant = ALUETTE_V1) -> None:
     for spec in specs:
         player = load_player(spec)  # raises PlayerSpecError naming the problem
-        if not signs and getattr(player, "signs_only", False):
+        if not variant.signs and getattr(player, "signs_only", False):
             raise UsageError(f"{spec}: a policy of the signs variant plays only at a table "
                              f"with signs: add --signs")
 
@@ -133,8 +134,8 @@ def cmd_eval(args: argparse.Namespace) -> int:
 
     if args.catch is not None and not args.signs:
         raise UsageError("--catch: only with --signs")
-    signs = {"signs": True, "catch": 0.25 if args.catch is None else args.catch} \
-        if args.signs else {}
+    variant = ALUETTE_SIGNS_V0.with_catch(DEFAULT_CATCH if args.catch is None else args.catch) \
+        if args.signs else ALUETTE_V1
     if args.reference is not None and args.partners is None:
         raise UsageError("--reference: only with --partners")
     if args.partners is not None:
@@ -156,10 +157,10 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seats = _seat_overrides(args.seat or [])
         if args.json:
             check_not_input(args.json, "--json", [args.team_a, args.team_b, *seats.values()])
-        _check_specs(args.team_a, args.team_b, *seats.values(), signs=args.signs)
+        _check_specs(args.team_a, args.team_b, *seats.values(), variant=variant)
         evaluate, table = (lambda: duplicate_eval(
             args.team_a, args.team_b, deals=args.deals, seed=args.seed, seats=seats,
-            progress=not args.quiet, jobs=args.jobs, **signs)), result_table
+            progress=not args.quiet, jobs=args.jobs, variant=variant)), result_table
     try:
         res = evaluate()
     except WorkerDied as err:

@@ -12,8 +12,8 @@ is restated: dealing, tricks, the tally, scoring and when a Mordienne can
 still happen come from the game core.
 
 The game played is a variant (``variant``, an :class:`aluette_env.game.Variant`;
-by default the default game). With signs (``variant=ALUETTE_SIGNS_V0``, or
-``signs=True``; docs/RULES.md S1-S5), each turn of a seat is two moves: a sign
+by default the default game). With signs (``variant=ALUETTE_SIGNS_V0``;
+docs/RULES.md S1-S5), each turn of a seat is two moves: a sign
 or none (:meth:`GameSession.sign`), then a card. The catches are the variant's
 draws when a deal is dealt, with the deal's randomness. A sign event is told
 only to the seats that know of it (:meth:`~aluette_env.game.Variant.knows_sign`),
@@ -31,9 +31,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 import numpy as np
 
 from aluette_env.game import (
-    CARD_PLAYED, DEAL_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
+    ALUETTE_SIGNS_V0, ALUETTE_V1, CARD_PLAYED, DEAL_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
     SIGN_BASE, Variant, check_catch, check_sign, deal_cards, deal_reason, is_sign_action,
-    seat_at, sign_name, team_of, trick_winner, variant_of, write_legal,
+    seat_at, sign_name, team_of, trick_winner, variant_from_spec, variant_of, write_legal,
 )
 from aluette_env.observation import OBS_LAYOUT, observer
 from aluette_env.players import Player, for_signs
@@ -71,10 +71,11 @@ class GameSession:
     instead of shuffling. :meth:`snapshot` and :meth:`restore` keep a game
     outside the process (the web server's database): the snapshot is the
     match record of :mod:`aluette_env.records` plus the deal in progress.
-    ``variant``: the game played (by default the default game; ``signs=True``
-    and ``catch`` still ask for the signs variant, each opponent catching a
-    sign with the chance ``catch``, S4); at a table with signs the AI players
-    that do not play signs sit silent (:func:`~aluette_env.players.for_signs`).
+    ``variant``: the game played (a :class:`~aluette_env.game.Variant` or its
+    env id; by default the default game; ``signs=True`` and ``catch`` are the
+    deprecated way to ask for the signs variant); at a table with signs the AI
+    players that do not play signs sit silent
+    (:func:`~aluette_env.players.for_signs`).
     """
 
     def __init__(self, players: Mapping[int, Player], specs: Mapping[int, str],
@@ -182,8 +183,8 @@ class GameSession:
             start.update(record=self.record(dealt), current=None)
         else:
             record = self.record(dealt - 1)
-            if self.signs:  # a record of no finished deal says nothing of signs
-                record.update(version=3, signs=True)
+            if self.signs and not record.get("signs"):  # no finished deal: no signs written
+                record.update(version=max(record["version"], 3), signs=True)
             start.update(record=record, current=_cut(deals[0], done))
         start["version"] = self.version - steps
         game = GameSession.restore(start, lambda spec: None, self.variant)
@@ -506,8 +507,7 @@ class GameSession:
         and the plays so far), who sits where, and the counters.
         :meth:`restore` replays it through the rules."""
         current = None if self.deal.done else _as_dealt(self.deal)
-        signs = {"catch": self.catch} if self.signs else {}
-        return {"record": self.record(), "current": current, **signs,
+        return {"record": self.record(), "current": current, "variant": self.variant.spec(),
                 "match_number": self.match_number, "version": self.version,
                 "seed": self.seed, "specs": {str(s): spec for s, spec in self.specs.items()},
                 "people": {str(s): name for s, name in self.people.items()},
@@ -523,19 +523,12 @@ class GameSession:
         the deal in progress played on through the rules: a tampered snapshot
         raises ValueError (a :class:`~aluette_env.records.RecordError` for the
         record), whatever was changed in it. ``get_player`` raises ValueError
-        for a spec it cannot make. ``variant``: the game it was (by default the
-        shipped one, with signs if the snapshot has a ``catch``); the
-        snapshot's ``catch`` is its chance of a catch."""
+        for a spec it cannot make. The game is the one the snapshot names
+        (:func:`snapshot_variant`); ``variant``, if given, must be it."""
         from aluette_env.records import load_match
-        check_snapshot(snapshot)
-        signs = "catch" in snapshot
-        if variant is not None and variant.signs != signs:
-            raise ValueError(f"snapshot: a game {'with' if signs else 'without'} signs, the "
-                             f"variant {variant.env_id} one {'without' if signs else 'with'}")
-        if variant is None:
-            variant = variant_of(signs=signs, catch=snapshot.get("catch"))
-        elif signs:
-            variant = variant.with_catch(snapshot["catch"])
+        variant = snapshot_variant(snapshot, variant)
+        check_snapshot(snapshot, variant)
+        signs = variant.signs
         record, match = load_match(snapshot["record"], variant)
         specs = {int(s): spec for s, spec in snapshot["specs"].items()}
         people = {int(s): name for s, name in snapshot["people"].items()}
@@ -657,11 +650,55 @@ def _cut(dealt: dict[str, Any], moves: int) -> dict[str, Any]:
 SNAPSHOT_FIELDS = frozenset({"record", "current", "match_number", "version", "seed", "specs",
                              "people", "away", "standin", "recent"})
 #: A snapshot's field of a match with signs: the chance of a catch (S4).
+#: An older snapshot's chance of a catch, there exactly when it had signs
+#: (a snapshot now names its game: ``variant``).
 SIGNS_FIELDS = frozenset({"catch"})
+VARIANT_FIELDS = frozenset({"variant"})
 
 
-def check_snapshot(snapshot: object) -> None:
-    """The shape of a :meth:`GameSession.snapshot`: every field there, of its
+def snapshot_variant(snapshot: object, variant: Variant | None = None) -> Variant:
+    """The game a snapshot is of: the one it names (``variant``: an env id and
+    its parameters, :meth:`~aluette_env.game.Variant.spec`; the id a shipped
+    or registered variant's, or ``variant``'s), or in an older snapshot the
+    shipped one, with signs at its ``catch`` if it has one. ``variant``, if
+    given, must be that game (ValueError, one line)."""
+    if not isinstance(snapshot, dict):
+        return variant if variant is not None else ALUETTE_V1
+    if "variant" in snapshot:
+        if "catch" in snapshot:
+            raise ValueError("snapshot: catch is a parameter of its variant; a snapshot that "
+                             "names its variant has no catch of its own")
+        spec = snapshot["variant"]
+        if variant is not None and isinstance(spec, dict) and spec.get("id") == variant.env_id:
+            try:
+                return variant.with_params(**dict(spec.get("params", {})))
+            except (TypeError, ValueError) as err:
+                raise ValueError(f"snapshot: variant: {err}") from None
+        stored = variant_from_spec(spec, "snapshot: variant")
+    elif "catch" in snapshot:
+        try:
+            stored = ALUETTE_SIGNS_V0.with_catch(check_catch(snapshot["catch"]))
+        except ValueError:
+            shown = repr(snapshot["catch"])[:40]
+            raise ValueError(f"snapshot: catch must be a chance from 0 to 1, got {shown}") \
+                from None
+    else:
+        stored = ALUETTE_V1
+    if variant is None:
+        return stored
+    if "variant" in snapshot:
+        raise ValueError(f"snapshot: a game of {stored.env_id} {stored.params()}, not of "
+                         f"{variant.env_id}")
+    if variant.signs != stored.signs:
+        signs = stored.signs
+        raise ValueError(f"snapshot: a game {'with' if signs else 'without'} signs, the "
+                         f"variant {variant.env_id} one {'without' if signs else 'with'}")
+    return variant.with_catch(stored.catch) if stored.signs else variant
+
+
+def check_snapshot(snapshot: object, variant: Variant | None = None) -> None:
+    """The shape of a :meth:`GameSession.snapshot` of ``variant`` (by default
+    the game it names, :func:`snapshot_variant`): every field there, of its
     type and within its bounds, or ValueError naming the first that is not.
     The record and the plays are then checked by the rules
     (:meth:`GameSession.restore`)."""
@@ -675,18 +712,13 @@ def check_snapshot(snapshot: object) -> None:
     if not isinstance(snapshot, dict):
         raise bad("the snapshot", type(snapshot).__name__, "an object")
     missing = SNAPSHOT_FIELDS - set(snapshot)
-    unknown = set(snapshot) - SNAPSHOT_FIELDS - SIGNS_FIELDS
+    unknown = set(snapshot) - SNAPSHOT_FIELDS - SIGNS_FIELDS - VARIANT_FIELDS
     if missing or unknown:
         raise ValueError(f"snapshot: missing field(s) {sorted(missing)}, unknown field(s) "
                          f"{sorted(map(str, unknown))[:5]}")
     if not isinstance(snapshot["record"], dict):
         raise bad("record", snapshot["record"], "an object (a match record)")
-    signs = "catch" in snapshot
-    if signs:
-        try:
-            check_catch(snapshot["catch"])
-        except ValueError:
-            raise bad("catch", snapshot["catch"], "a chance from 0 to 1") from None
+    signs = (variant if variant is not None else snapshot_variant(snapshot)).signs
     current = snapshot["current"]
     if current is not None:
         keys = {"hands", "plays"} | ({"signs", "caught"} if signs else set())

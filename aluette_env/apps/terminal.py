@@ -40,7 +40,10 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 
-from ..game import CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS, Variant, variant_of
+from ..game import (
+    ALUETTE_SIGNS_V0, ALUETTE_V1, CARDS_BY_STRENGTH, DEFAULT_CATCH, NUM_CARDS, NUM_SEATS, Variant,
+    variant_of,
+)
 from ..game.cards import rank_index_of, suit_of
 from . import i18n
 from ..commands import Command, UsageError, printable, probability, seed_int
@@ -99,7 +102,7 @@ class TerminalGame:
                  catch: float | None = None, variant: Variant | None = None):
         """``variant``: the game played (:class:`aluette_env.game.Variant`, by
         default the newest default game); ``signs`` and ``catch``: the older
-        keywords for the signs variant, kept working, as :class:`.GameSession`'s."""
+        keywords for the signs variant, deprecated, as :class:`.GameSession`'s."""
         self.players = players
         self.specs = specs or {s: getattr(p, "name", "?") for s, p in players.items()}
         self.seed = seed
@@ -619,7 +622,8 @@ def run(args: argparse.Namespace) -> int:
         return Coach(args.hint_worlds, args.review_worlds,
                      seed=0 if args.seed is None else args.seed)
 
-    variant = variant_of(signs=args.signs, catch=args.catch)
+    variant = ALUETTE_SIGNS_V0.with_catch(DEFAULT_CATCH if args.catch is None else args.catch) \
+        if args.signs else ALUETTE_V1
     return TerminalGame(players, args.seed, args.lang, args.delay, args.deal_pause,
                         specs=specs, variant=variant,
                         **({} if variant.signs else

@@ -8,8 +8,8 @@ of the luck. Deals run as consecutive five-deal matches (R2) on the batched
 engine, each seat's decisions for all games batched per step.
 
 The deals are played in ``variant`` (an :class:`aluette_env.game.Variant`, by
-default the default game). In the signs variant (``variant=ALUETTE_SIGNS_V0``,
-or ``signs=True``; docs/RULES.md S1-S5) both tables have the same catches: who
+default the default game). In the signs variant (``variant=ALUETTE_SIGNS_V0``;
+docs/RULES.md S1-S5) both tables have the same catches: who
 catches each sign is drawn from the seed per deal, trick, signer and watcher
 seat (with the variant's chances), so a seat's luck in catching is the same
 whichever team sits there. Players that do not play signs sit silent
@@ -326,8 +326,8 @@ def duplicate_eval(team_a: str | Player, team_b: str | Player, deals: int = 2000
                    catch: float | None = None, variant: Variant | None = None) -> EvalResult:
     """Team A against team B over ``deals`` deal pairs (see the module docstring);
     ``jobs`` worker processes (player specs only, not player objects);
-    ``variant`` the game (``signs`` and ``catch`` still ask for the signs
-    variant, each opponent catching a sign with probability ``catch``)."""
+    ``variant`` the game (``signs`` and ``catch``, the older way to ask for the
+    signs variant, are deprecated)."""
     check_deals(deals)
     try:
         variant = variant_of(variant, signs, catch)

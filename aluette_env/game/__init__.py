@@ -55,14 +55,14 @@ from .state import (
     is_legal, order_of_play, played_by, start_deal, step, write_legal,
 )
 from .variant import (
-    ALUETTE_SIGNS_V0, ALUETTE_V0, ALUETTE_V1, VARIANTS, Variant, check_flag, check_whole,
-    load_variant, variant_of,
+    ALUETTE_SIGNS_V0, ALUETTE_V0, ALUETTE_V1, VARIANTS, Game, Variant, check_flag, check_whole,
+    load_variant, register_variant, variant_from_spec, variant_of,
 )
 
 __all__ = [
-    "ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "VARIANTS", "Variant", "check_flag",
-    "check_whole", "deal_reason",
-    "load_variant", "opponents_of", "variant_of", "write_legal", "AGENTS", "CARDS_BY_STRENGTH",
+    "ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "VARIANTS", "Game", "Variant", "check_flag",
+    "check_whole", "deal_reason", "load_variant", "register_variant", "variant_from_spec",
+    "opponents_of", "variant_of", "write_legal", "AGENTS", "CARDS_BY_STRENGTH",
     "CARD_PLAYED", "DEAL_DONE", "DEFAULT_CATCH",
     "DEFAULT_NUM_DEALS", "HAND_SIZE", "MATCH_DONE", "NAMED_CARDS", "NOBODY", "NO_SIGN",
     "NUM_ACTIONS", "NUM_CARDS", "NUM_SEATS", "NUM_SIGNS", "NUM_SIGN_ACTIONS", "NUM_STRENGTHS",

@@ -1,10 +1,14 @@
 """A variant of Aluette as one object: what every consumer asks instead of
 knowing flags (OpenSpiel's ``Game`` with its parameters, pgx's env ids).
 
-A :class:`Variant` owns
+A :class:`Variant` is a game seen through one observation layout, as
+OpenSpiel keeps a game apart from its observer. It owns
 
 - its registered env id (``aluette_v1``, ``aluette_signs_v0``; a changed
   game gets a new id, and an old id keeps its game: PettingZoo's versions),
+- its game (:attr:`~Variant.game`: the rules, named by ``game_id``, and their
+  parameters, :meth:`~Variant.params`): ``aluette_v0`` and ``aluette_v1`` are
+  one game, ``aluette``, seen through two layouts,
 - the observation it gives (``obs_layout``; the layer above writes it:
   :func:`aluette_env.observation.observer`),
 - its actions (:attr:`~Variant.num_actions`) and, through the game's one
@@ -17,12 +21,19 @@ A :class:`Variant` owns
   (:meth:`~Variant.caught_by`),
 - who knows which sign, silence included (:meth:`~Variant.knows_sign`).
 
+A variant is named one way: this object, or its env id and parameters
+(:meth:`~Variant.spec`, what records, snapshots and configs store, read back
+by :func:`variant_from_spec`; OpenSpiel's ``load_game("name(param=value)")``).
+The older keywords ``signs=`` / ``catch=`` still work for one release, with a
+DeprecationWarning (:func:`variant_of`).
+
 A second variant is a new :class:`Variant` value or subclass: the env, the
 batched engine, OpenSpiel, the game for people, records, evaluation and
-training take it (``tests/test_a_second_variant.py`` plays one defined in
-that file alone). Its catch rule is :meth:`~Variant.catchers`: each seat
-that may catch a sign, with its chance; the rest of this module follows
-from it. The variants shipped are :data:`ALUETTE_V0`, :data:`ALUETTE_V1` and
+training take it (``tests/test_a_second_variant.py`` plays two defined in
+that file alone); :func:`register_variant` lets a record or a snapshot name it
+by its id. Its catch rule is :meth:`~Variant.catchers`: each seat that may
+catch a sign, with its chance; the rest of this module follows from it. The
+variants shipped are :data:`ALUETTE_V0`, :data:`ALUETTE_V1` and
 :data:`ALUETTE_SIGNS_V0`, registered by id in :data:`VARIANTS`
 (:func:`load_variant`).
 
@@ -34,8 +45,10 @@ from __future__ import annotations
 import dataclasses
 import numbers
 import operator
-from collections.abc import Callable, Sequence
+import warnings
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
 from .cards import NUM_CARDS
 from .deal import Match
@@ -58,6 +71,11 @@ SIGNS_LAYOUTS = (3,)
 def _shown(value: object) -> str:
     shown = repr(value)
     return shown if len(shown) <= 60 else shown[:60] + "..."
+
+
+def _check_name(field: str, value: object) -> None:
+    if not isinstance(value, str) or not value.strip() or not value.isprintable():
+        raise ValueError(f"{field} must be a non-empty name, got {_shown(value)}")
 
 
 def is_numpy_bool(value: object) -> bool:
@@ -89,19 +107,34 @@ def check_whole(name: str, value: object, low: int, high: int) -> int:
     return number
 
 
+class Game(NamedTuple):
+    """A game without its observation layout (OpenSpiel's game, not its
+    observer): the rules (``rules``: the variant's class, which states the
+    catch rule), their name and their parameters. Two variants that differ
+    only in their layout and env id have the same game."""
+
+    game_id: str
+    rules: type
+    params: tuple[tuple[str, Any], ...]
+
+
 @dataclass(frozen=True)
 class Variant:
-    """One game of Aluette and its env id; see the module docstring.
+    """One game of Aluette, the observation layout it is seen through, and its
+    env id; see the module docstring.
 
     ``signs``: each turn is a sign, then a card (S1-S5), each opponent
     catching a sign with the chance ``catch`` (S4). ``num_deals``: a match's
-    deals unless its caller says otherwise (R2: five)."""
+    deals unless its caller says otherwise (R2: five). ``game_id``: the
+    game's name without its layout (default ``aluette``, or ``aluette_signs``
+    with signs; a subclass, whose rules are its own, its env id)."""
 
     env_id: str
     obs_layout: int
     signs: bool = False
     catch: float = DEFAULT_CATCH
     num_deals: int = DEFAULT_NUM_DEALS
+    game_id: str = ""
 
     def __post_init__(self) -> None:
         self.check()
@@ -111,14 +144,16 @@ class Variant:
         Python's: ValueError names the first bad field and its value (the env,
         the batched engine, OpenSpiel and the game for people check it again
         when they are given it). Returns the variant."""
-        if not isinstance(self.env_id, str) or not self.env_id.strip() \
-                or not self.env_id.isprintable():
-            raise ValueError(f"env_id must be a non-empty name, got {_shown(self.env_id)}")
+        _check_name("env_id", self.env_id)
         for name, value in (("signs", check_flag("signs", self.signs)),
                             ("obs_layout", check_whole("obs_layout", self.obs_layout, 1, 3)),
                             ("num_deals", check_whole("num_deals", self.num_deals, 1, MAX_DEALS)),
                             ("catch", check_catch(self.catch))):
             object.__setattr__(self, name, value)
+        if self.game_id == "":
+            object.__setattr__(self, "game_id", self.env_id if type(self) is not Variant
+                               else "aluette_signs" if self.signs else "aluette")
+        _check_name("game_id", self.game_id)
         layouts = SIGNS_LAYOUTS if self.signs else GAME_LAYOUTS
         if self.obs_layout not in layouts:
             game = "the signs variant" if self.signs else "the default game (signs=False)"
@@ -161,7 +196,36 @@ class Variant:
                 raise ValueError(f"{where}: {err}") from None
         return len(pairs)
 
-    # -- the game -------------------------------------------------------------------
+    # -- the game, apart from its layout ----------------------------------------------
+
+    def params(self) -> dict[str, Any]:
+        """The game's parameters, as a record or a config stores them beside the
+        env id: ``num_deals``, and with signs ``catch``."""
+        return {**({"catch": self.catch} if self.signs else {}), "num_deals": self.num_deals}
+
+    @property
+    def game(self) -> Game:
+        """The game without its layout: ``ALUETTE_V0.game == ALUETTE_V1.game``."""
+        return Game(self.game_id, type(self), tuple(sorted(self.params().items())))
+
+    def spec(self) -> dict[str, Any]:
+        """The env id and the game's parameters as JSON-ready data, what records,
+        snapshots and configs store; :func:`variant_from_spec` reads it back."""
+        return {"id": self.env_id, "params": self.params()}
+
+    def with_params(self, **params: Any) -> Variant:
+        """This variant with other parameters (:meth:`params`' names), checked."""
+        unknown = sorted(set(params) - {"catch", "num_deals"})
+        if unknown:
+            raise ValueError(f"{self.env_id}: unknown parameter(s) {', '.join(unknown)}; its "
+                             f"parameters are {', '.join(self.params())}")
+        return dataclasses.replace(self, **params)
+
+    def with_layout(self, obs_layout: int, env_id: str) -> Variant:
+        """The same game seen through another observation layout, as ``env_id``."""
+        return dataclasses.replace(self, obs_layout=obs_layout, env_id=env_id)
+
+    # -- the rules ------------------------------------------------------------------
 
     @property
     def num_actions(self) -> int:
@@ -170,7 +234,7 @@ class Variant:
 
     def with_catch(self, catch: float) -> Variant:
         """This variant with another chance of a catch (S4)."""
-        return dataclasses.replace(self, catch=catch)
+        return self.with_params(catch=catch)
 
     def new_match(self, first_dealer: int = 0, num_deals: int | None = None) -> Match:
         """A match of this variant, before its first deal."""
@@ -298,34 +362,79 @@ class Variant:
 #: ``aluette_v0``: the default game with the layout-1 observation (kept so old
 #: experiments repeat).
 ALUETTE_V0 = Variant("aluette_v0", obs_layout=1)
-#: ``aluette_v1``: the default game with the perfect-recall observation.
-ALUETTE_V1 = Variant("aluette_v1", obs_layout=2)
+#: ``aluette_v1``: the same game with the perfect-recall observation.
+ALUETTE_V1 = ALUETTE_V0.with_layout(2, "aluette_v1")
 #: ``aluette_signs_v0``: the signs variant (S1-S5), the observation of layout 3.
 ALUETTE_SIGNS_V0 = Variant("aluette_signs_v0", obs_layout=3, signs=True)
-#: The shipped variants by env id; the newest default game is ``aluette_v1``.
+#: The shipped variants by env id (each has its module, ``aluette_env.<env id>``);
+#: the newest default game is ``aluette_v1``.
 VARIANTS: dict[str, Variant] = {v.env_id: v for v in (ALUETTE_V0, ALUETTE_V1, ALUETTE_SIGNS_V0)}
 NEWEST = ALUETTE_V1
+#: The variants :func:`register_variant` added, by env id.
+_REGISTERED: dict[str, Variant] = {}
+
+
+def _known() -> dict[str, Variant]:
+    return {**VARIANTS, **_REGISTERED}
+
+
+def register_variant(variant: Variant) -> Variant:
+    """Names ``variant`` by its env id, so a record, a snapshot or a config
+    that stores the id plays it again (:func:`load_variant`); registering the
+    same variant twice is harmless, another one under a taken id an error."""
+    if not isinstance(variant, Variant):
+        raise ValueError(f"register_variant takes a Variant, got {type(variant).__name__}")
+    variant.check()
+    known = _known().get(variant.env_id)
+    if known is not None and known != variant:
+        raise ValueError(f"the env id {variant.env_id} is already {known!r}")
+    _REGISTERED[variant.env_id] = variant
+    return variant
 
 
 def load_variant(env_id: str, **params) -> Variant:
-    """The shipped variant ``env_id`` with ``params`` (its fields: ``catch``,
+    """The variant registered as ``env_id`` with ``params`` (its fields: ``catch``,
     ``num_deals``, ...), checked (:meth:`Variant.check`)."""
-    if not isinstance(env_id, str) or env_id not in VARIANTS:
-        raise ValueError(f"no variant {_shown(env_id)}; variants are {', '.join(VARIANTS)}")
+    known = _known()
+    if not isinstance(env_id, str) or env_id not in known:
+        raise ValueError(f"no variant {_shown(env_id)}; variants are {', '.join(known)}")
     fields = {f.name for f in dataclasses.fields(Variant)}
     unknown = sorted(set(params) - fields)
     if unknown:
         raise ValueError(f"load_variant: unknown field(s) {', '.join(unknown)}; a variant's "
                          f"fields are {', '.join(sorted(fields))}")
-    return dataclasses.replace(VARIANTS[env_id], **params) if params else VARIANTS[env_id]
+    return dataclasses.replace(known[env_id], **params) if params else known[env_id]
+
+
+def variant_from_spec(spec: object, where: str = "variant") -> Variant:
+    """The variant a :meth:`Variant.spec` names: ``{"id": env id, "params":
+    {...}}`` (an env id alone is the variant's default parameters). ValueError,
+    one line naming ``where``, for a bad spec or an id nobody registered."""
+    if isinstance(spec, str):
+        spec = {"id": spec, "params": {}}
+    if not isinstance(spec, Mapping) or set(spec) - {"id", "params"} or "id" not in spec \
+            or not isinstance(spec.get("params", {}), Mapping):
+        raise ValueError(f"{where}: an env id or {{\"id\": env id, \"params\": {{...}}}}, "
+                         f"got {_shown(spec)}")
+    env_id, params, known = spec["id"], dict(spec.get("params", {})), _known()
+    if not isinstance(env_id, str) or env_id not in known:
+        raise ValueError(f"{where}: no variant {_shown(env_id)}; variants are "
+                         f"{', '.join(known)} (register_variant names another)")
+    try:
+        return known[env_id].with_params(**params)
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"{where}: {err}") from None
 
 
 def variant_of(variant: Variant | str | None = None, signs: object = None,
                catch: object = None, base: Variant = NEWEST) -> Variant:
     """The variant a caller means: ``variant`` itself (a :class:`Variant`, checked
-    again, or a shipped variant's env id), or the older keywords ``signs`` /
-    ``catch`` (kept working: ``signs=True`` is :data:`ALUETTE_SIGNS_V0` with
-    ``catch``, ``signs=False`` the default game; both default to ``base``'s).
+    again, or a registered variant's env id), else ``base``. ``signs`` /
+    ``catch`` are the older keywords, kept one release with a
+    DeprecationWarning (``signs=True`` is :data:`ALUETTE_SIGNS_V0` with
+    ``catch``, ``signs=False`` the default game; both default to ``base``'s);
+    ``catch`` alone on a ``base`` with signs is that game's parameter, no
+    warning (``aluette_signs_v0.env(catch=0.5)``).
     ValueError names a bad value or a mix of the two ways."""
     if signs is not None:
         signs = check_flag("signs", signs)
@@ -334,10 +443,17 @@ def variant_of(variant: Variant | str | None = None, signs: object = None,
             variant = load_variant(variant)
         if not isinstance(variant, Variant):
             raise ValueError(f"variant must be a Variant or a variant's env id "
-                             f"({', '.join(VARIANTS)}), got {type(variant).__name__}")
-        if signs is not None and signs != variant.signs or catch is not None:
+                             f"({', '.join(_known())}), got {type(variant).__name__}")
+        if signs is not None or catch is not None:
             raise ValueError(f"give the variant ({variant.env_id}) or signs/catch, not both")
         return variant.check()
+    if signs is None and catch is None:
+        return base
+    if signs is not None or not base.signs:  # catch= on a signs game is its parameter
+        warnings.warn("signs= and catch= are deprecated; name the game with variant= (for "
+                      "example variant=ALUETTE_SIGNS_V0.with_catch(0.25), or "
+                      "load_variant('aluette_signs_v0', catch=0.25))", DeprecationWarning,
+                      stacklevel=3)
     if signs is None:
         signs = base.signs
     if not signs:
@@ -354,6 +470,7 @@ def variant_of(variant: Variant | str | None = None, signs: object = None,
     return ALUETTE_SIGNS_V0 if catch is None else ALUETTE_SIGNS_V0.with_catch(catch)
 
 
-__all__ = ["ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "GAME_LAYOUTS", "MAX_DEALS", "NEWEST",
-           "SIGNS_A_DEAL", "SIGNS_LAYOUTS", "VARIANTS", "Variant", "check_flag", "check_whole",
-           "is_numpy_bool", "load_variant", "variant_of"]
+__all__ = ["ALUETTE_SIGNS_V0", "ALUETTE_V0", "ALUETTE_V1", "GAME_LAYOUTS", "Game", "MAX_DEALS",
+           "NEWEST", "SIGNS_A_DEAL", "SIGNS_LAYOUTS", "VARIANTS", "Variant", "check_flag",
+           "check_whole", "is_numpy_bool", "load_variant", "register_variant",
+           "variant_from_spec", "variant_of"]

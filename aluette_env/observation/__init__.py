@@ -95,7 +95,7 @@ from .layout import (
     _SIGNS, _TO_ACT, _TRICK, _TRICK_INDEX, _TRICK_ROW, _WINNERS, _WINNERS_ROW, _WON, MAX_DEALS,
     LAYOUT_ENDS_BEFORE, LAYOUT_KEY, MAX_POINTS, OBS_LAYOUT, OBS_SIZE, OFFSET, OLD_LAYOUT_KEY, ROW,
     SHAPES, SIGN_SHAPES, SIGN_SLICES, SIGNS_OBS_LAYOUT, SIGNS_OBS_SIZE, SLICES, SPOILED_COLUMN,
-    STATE_SIZE, obs_size, saved_layout, state_size,
+    STATE_SIZE, layout_of, obs_size, saved_layout, state_size,
 )
 from .sparse import (
     ACTIVE_PAD, HIDDEN_PAD, HIDDEN_SIZE, MAX_ACTIVE, MAX_HIDDEN, dense, write_active,
@@ -108,7 +108,7 @@ __all__ = [
     "OLD_LAYOUT_KEY", "PLAYED", "ROW", "SHAPES", "SIGN_SHAPES", "SIGN_SLICES", "SIGNS_OBS_LAYOUT",
     "SIGNS_OBS_SIZE", "SLICES", "SPOILED_COLUMN", "STATE_SIZE", "UNSEEN", "IncrementalObservations",
     "Observer", "decode_observation", "dense", "encode_observation", "encode_signs_observation",
-    "encode_state", "obs_size", "observer", "read_match", "read_state", "read_view",
+    "encode_state", "layout_of", "obs_size", "observer", "read_match", "read_state", "read_view",
     "saved_layout", "state_size", "write_active", "write_hidden", "write_signs", "write_view",
 ]
 

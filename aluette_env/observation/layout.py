@@ -141,3 +141,19 @@ _TRICK_INDEX, _DEALER = OFFSET["trick_index"], OFFSET["dealer"]
 _DEAL, _DEALS_LEFT = OFFSET["deal"], OFFSET["deals_left"]
 _POINTS_OWN, _POINTS_OPP = OFFSET["points_own"], OFFSET["points_opp"]
 _HISTORY, _HISTORY_ROW = OFFSET["history"], ROW["history"]
+
+
+def layout_of(observations: Any) -> int:
+    """The layout that a batch of observations (``[N, width]``) or one
+    observation is of, as the layouts above declare them: each has a width of
+    its own (:func:`obs_size`), so a player reads the layout an observation
+    was written in from this declaration, never from a width of its own.
+    ValueError naming the width and the layouts otherwise."""
+    shape = np.shape(observations)
+    width = shape[-1] if shape else None
+    for layout in (*sorted(LAYOUT_ENDS_BEFORE), SIGNS_OBS_LAYOUT):
+        if width == obs_size(layout):
+            return layout
+    sizes = ", ".join(f"{obs_size(v)} (layout {v})"
+                      for v in (*sorted(LAYOUT_ENDS_BEFORE), SIGNS_OBS_LAYOUT))
+    raise ValueError(f"an observation of {width} entries is of no layout; layouts have {sizes}")

@@ -34,6 +34,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import warnings
 from dataclasses import dataclass
 from importlib import metadata
 from typing import Any, Protocol, runtime_checkable
@@ -41,8 +42,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ..game import NUM_ACTIONS, NUM_CARDS, SIGN_BASE
-from ..observation import OBS_SIZE, SIGNS_OBS_SIZE
+from ..game import ALUETTE_SIGNS_V0, NUM_ACTIONS, NUM_CARDS, SIGN_BASE, Variant
+from ..observation import OBS_SIZE, SIGNS_OBS_LAYOUT, SIGNS_OBS_SIZE, layout_of
 
 
 @runtime_checkable
@@ -81,14 +82,20 @@ def act_batch(player: Player, observations: np.ndarray, masks: np.ndarray) -> np
     return np.array([player.act(o, m) for o, m in zip(observations, masks)], np.int64)
 
 
-def check_batch(observations: np.ndarray, masks: np.ndarray,
-                signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def check_batch(observations: np.ndarray, masks: np.ndarray, signs: bool = False, *,
+                variant: Variant | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Contiguous int8 ``[N, OBS_SIZE]`` / ``[N, 48]`` arrays, every mask with a legal
-    card; ValueError naming the problem otherwise. ``signs``: a player of the
-    signs variant also takes its ``[N, SIGNS_OBS_SIZE]`` / ``[N, 58]`` arrays."""
+    card; ValueError naming the problem otherwise. ``variant``: a player of a
+    game with signs (:data:`~aluette_env.game.ALUETTE_SIGNS_V0`) also takes its
+    ``[N, SIGNS_OBS_SIZE]`` / ``[N, 58]`` arrays; ``signs=True``, the older way
+    to say it, is deprecated."""
+    if signs:
+        warnings.warn("check_batch(signs=True) is deprecated; use "
+                      "check_batch(variant=ALUETTE_SIGNS_V0)", DeprecationWarning, stacklevel=2)
+    with_signs = bool(signs) or (variant is not None and variant.signs)
     obs = np.ascontiguousarray(observations, np.int8)
     masks = np.ascontiguousarray(masks, np.int8)
-    shapes = ((OBS_SIZE, NUM_CARDS), (SIGNS_OBS_SIZE, NUM_ACTIONS)) if signs else \
+    shapes = ((OBS_SIZE, NUM_CARDS), (SIGNS_OBS_SIZE, NUM_ACTIONS)) if with_signs else \
         ((OBS_SIZE, NUM_CARDS),)
     if obs.ndim != 2 or masks.ndim != 2 or len(masks) != len(obs) \
             or (obs.shape[1], masks.shape[1]) not in shapes:
@@ -112,9 +119,9 @@ class Silent(BatchPlayer):
         self.name = getattr(player, "name", "player")
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(observations, masks, signs=True)
+        obs, masks = check_batch(observations, masks, variant=ALUETTE_SIGNS_V0)
         out = np.full(len(obs), SIGN_BASE, np.int64)  # silence in the sign phase
-        if masks.shape[1] == NUM_CARDS:
+        if layout_of(obs) != SIGNS_OBS_LAYOUT:
             return act_batch(self.player, obs, masks)
         cards = masks[:, :NUM_CARDS].any(axis=1)
         if cards.any():

@@ -27,10 +27,10 @@ import numpy as np
 
 from .._jit import njit
 from ..game import (
-    NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, STRENGTH, cards_before, cards_in_trick, seat_at,
+    ALUETTE_SIGNS_V0, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, STRENGTH, cards_before, cards_in_trick, seat_at,
     trick_so_far, tricks_left,
 )
-from ..observation import IN_TRICK, OBS_SIZE, SIGN_SLICES, UNSEEN, read_view
+from ..observation import IN_TRICK, OBS_SIZE, SIGN_SLICES, SIGNS_OBS_LAYOUT, UNSEEN, layout_of, read_view
 from . import SEED, BatchPlayer, Option, Silent, check_batch
 
 _STRENGTH = np.array(STRENGTH, np.int8)
@@ -328,14 +328,15 @@ def truthful_sign(row, strength, sign_of_card, seen) -> int:
 
 
 @njit(cache=True)
-def _heuristic_v2(obs, mask, strength, sign_of_card, sign, out):
+def _heuristic_v2(obs, mask, with_signs, strength, sign_of_card, sign, out):
     """``heuristic`` v2's cards (:func:`decide_v2`). At a table with signs
     (S1-S5: the signs variant's observations) in the sign phase the truthful
     convention's sign (silence unless ``sign``); in the card phase
     :func:`decide_with_signs`, with the named cards its partner signed and has
     not played counted as gone (they are in its partner's hand: no opponent
-    holds them)."""
-    signs = obs.shape[1] > OBS_SIZE
+    holds them). ``with_signs``: the observations are of the signs layout
+    (:func:`~aluette_env.observation.layout_of`)."""
+    signs = with_signs
     hand = np.zeros(48, np.int8)
     gone = np.zeros(48, np.int8)
     cards = np.empty(48, np.int64)
@@ -423,12 +424,13 @@ class HeuristicPlayer(BatchPlayer):
         return True
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(observations, masks, signs=True)
-        if self.version == 1 and obs.shape[1] != OBS_SIZE:
+        obs, masks = check_batch(observations, masks, variant=ALUETTE_SIGNS_V0)
+        with_signs = layout_of(obs) == SIGNS_OBS_LAYOUT
+        if self.version == 1 and with_signs:
             return self._silent.act_batch(obs, masks)
         out = np.empty(len(obs), np.int64)
         if self.version == 2:
-            _heuristic_v2(obs, masks, _STRENGTH, _SIGN_OF_CARD, self.signs, out)
+            _heuristic_v2(obs, masks, with_signs, _STRENGTH, _SIGN_OF_CARD, self.signs, out)
         else:
             _heuristic(obs, masks, _STRENGTH, out)
         return out

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..game import NUM_ACTIONS, NUM_CARDS, NUM_UNUSED, SIGN_BASE, variant_of
+from ..game import ALUETTE_SIGNS_V0, ALUETTE_V1, NUM_ACTIONS, NUM_CARDS, NUM_UNUSED, SIGN_BASE, Variant
 from ..observation import (
     LAYOUT_ENDS_BEFORE, LAYOUT_KEY, OBS_LAYOUT, SIGNS_OBS_LAYOUT, encode_observation,
     encode_signs_observation, obs_size, saved_layout,
@@ -122,7 +122,7 @@ class OnnxPlayer(BatchPlayer):
         """ModelError unless the model's logits of the legal actions are finite on
         :func:`probe_positions` (a model with a NaN or infinite weight plays its
         first legal card, or makes training fail long after its start)."""
-        obs, masks = probe_positions(self.plays_signs)
+        obs, masks = probe_positions(ALUETTE_SIGNS_V0 if self.plays_signs else ALUETTE_V1)
         try:
             logits = np.asarray(self.logits(obs, masks), np.float64)
         except Exception as err:  # noqa: BLE001 - onnxruntime raises its own types
@@ -159,7 +159,8 @@ class OnnxPlayer(BatchPlayer):
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         if len(observations) == 0:
             return np.zeros(0, np.int64)
-        observations, masks = check_batch(observations, masks, signs=self.plays_signs)
+        observations, masks = check_batch(observations, masks,
+                                          variant=ALUETTE_SIGNS_V0 if self.plays_signs else None)
         if masks.shape[1] != self.num_actions:
             raise ValueError(f"{self.name} is a policy of the signs variant: it plays at a "
                              f"table with signs (observations of {self.obs_width} entries, "
@@ -187,17 +188,16 @@ class OnnxPlayer(BatchPlayer):
 
 
 @functools.cache
-def probe_positions(signs: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def probe_positions(variant: Variant = ALUETTE_V1) -> tuple[np.ndarray, np.ndarray]:
     """A few real positions, on which a model's logits must be finite when it
-    loads: two seeded deals played at random on the game core (signs too, with
-    ``signs``), each seat's first decisions (a whole hand: the second deal deals
+    loads: two seeded deals of ``variant`` played at random on the game core
+    (signs too, in a game with signs), each seat's first decisions (a whole hand: the second deal deals
     the first one's unused cards, so every action is legal somewhere) and every
     ninth decision after, as float32 observations (today's OBS_LAYOUT, or the
     signs variant's) and the variant's legal-action masks. Built once a process."""
-    variant = variant_of(signs=signs)
     rng = random.Random(59)
     deck = rng.sample(range(NUM_CARDS), NUM_CARDS)
-    encode = encode_signs_observation if signs else encode_observation
+    encode = encode_signs_observation if variant.signs else encode_observation
     obs, masks = [], []
     for dealer in range(2):
         deal = variant.new_match(first_dealer=dealer, num_deals=1).deal_deck(deck)

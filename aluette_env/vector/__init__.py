@@ -33,7 +33,7 @@ game's next deal ends.
 Every game plays one variant (``variant``, an
 :class:`aluette_env.game.Variant`; by default the newest default game, the
 AEC env's ``aluette_v1``, bit for bit). With the signs variant
-(``variant=ALUETTE_SIGNS_V0``; ``signs=True, catch=...`` still builds it;
+(``variant=ALUETTE_SIGNS_V0``; ``signs=True, catch=...``, deprecated, builds it;
 docs/RULES.md S1-S5, the AEC env's ``aluette_signs_v0``, bit for bit) each
 turn is a sign action (48-57) and then a card, ``obs`` is observation layout 3 ([N,
 SIGNS_OBS_SIZE]) and ``mask`` [N, 58]; each deal's catches (S4) are the
@@ -123,7 +123,7 @@ class VectorGame:
                  auto_reset: bool = True, sparse: bool = False, signs: bool | None = None,
                  catch: float | None = None, *, variant: Variant | None = None):
         """``variant``: the game every match plays (``signs`` and ``catch``: the
-        older keywords for the signs variant, kept working); ``num_deals`` a
+        older keywords for the signs variant, deprecated); ``num_deals`` a
         match's deals, by default the variant's."""
         variant = variant_of(variant, signs, catch)
         if num_deals is None:
@@ -138,8 +138,8 @@ class VectorGame:
             raise TypeError(f"sparse must be True or False, got {sparse!r}")
         self._widths = kernel_widths(variant)
         if variant.signs and sparse:
-            raise ValueError("sparse index lists are written for the default game only, not "
-                             "with signs=True")
+            raise ValueError(f"sparse index lists are written for the default game only, not "
+                             f"for {variant.env_id} (a game with signs)")
         self.variant = variant
         self.signs, self.catch = variant.signs, variant.catch
         n = self.num_games = int(num_games)

@@ -22,7 +22,7 @@ def check_compatible(cfg) -> None:
                          "games' deals); remove it or set it")
     if sp.partners is not None and (cfg.backend != "sb3" or cfg.env.signs):
         raise ValueError("'selfplay.partners' needs backend sb3 and the default game "
-                         "(env.signs false); remove it or set them")
+                         "(env.id aluette_v1); remove it or set them")
     net = cfg.network
     if net.critic == "privileged" and not net.sparse:
         raise ValueError("'network.critic' privileged reads the engine's index lists: set "
@@ -43,7 +43,7 @@ def check_compatible(cfg) -> None:
         _signs_variant(cfg)
     elif cfg.env.catch != 0.25:
         raise ValueError(f"'env.catch' ({cfg.env.catch}) is the signs variant's: set "
-                         f"'env.signs' to true too")
+                         f"'env.id' to aluette_signs_v0 too")
 
 
 def _signs_variant(cfg) -> None:
@@ -53,20 +53,20 @@ def _signs_variant(cfg) -> None:
               ("network.critic", net.critic, "seat"), ("network.belief", net.belief, 0.0)]
     for key, got, need in wanted:
         if got != need:
-            raise ValueError(f"'env.signs' trains on the signs variant's dense observation "
+            raise ValueError(f"'env.id' ({cfg.env.id}) trains on the signs variant's dense observation "
                              f"with the seat's own critic, on every seat: set '{key}' to "
                              f"{need!r} (got {got!r})")
     if cfg.ppo.n_steps % 2:
-        raise ValueError(f"'env.signs': each seat makes two decisions a trick (a sign, a "
+        raise ValueError(f"'env.id' ({cfg.env.id}): each seat makes two decisions a trick (a sign, a "
                          f"card): 'ppo.n_steps' must be even (got {cfg.ppo.n_steps})")
     if cfg.pretrain is not None:
-        raise ValueError("'env.signs': 'pretrain' imitates a player of the default "
+        raise ValueError(f"'env.id' ({cfg.env.id}): 'pretrain' imitates a player of the default "
                          "game's actions; remove it (a 'network.warm_start' model of the "
                          "default game starts the signs policy: it reads no sign yet and "
                          "makes each sign, or none, with the same chance)")
     if cfg.eval.panel is not None:
-        raise ValueError("'env.signs': the panel plays the default game; remove "
+        raise ValueError(f"'env.id' ({cfg.env.id}): the panel plays the default game; remove "
                          "'eval.panel' (eval.opponents play at the table with signs)")
     if cfg.eval.partners is not None:
-        raise ValueError("'env.signs': the partner panel plays the default game; remove "
+        raise ValueError(f"'env.id' ({cfg.env.id}): the partner panel plays the default game; remove "
                          "'eval.partners'")

@@ -104,8 +104,9 @@ def check_warm_start(cfg: TrainConfig, source: str) -> None:
     if player.signs_only and not cfg.env.signs:
         raise ConfigError(f"{source}: 'network.warm_start': {path} is a policy of the signs "
                           f"variant (observation layout {player.obs_layout}, {player.num_actions} "
-                          f"actions); this run trains the default game (env.signs false): set "
-                          f"env.signs to true, or start from a policy of the default game")
+                          f"actions); this run trains the default game (env.id {cfg.env.id}): set "
+                          f"env.id to aluette_signs_v0, or start from a policy of the default "
+                          f"game")
 
 
 def folder_problem(path: str | Path) -> str | None:
@@ -212,12 +213,12 @@ def check_start(cfg: TrainConfig | LoopConfig, previous: StagePolicy) -> None:
     distillation starts from those weights). ConfigError (one line) otherwise."""
     train = isinstance(cfg, TrainConfig)
     if previous.signs and not (train and cfg.env.signs):
-        needs = ("this stage trains the default game (env.signs false): set env.signs to true "
-                 "here, or to false in the previous stage" if train else
+        needs = ("this stage trains the default game (env.id aluette_v1): set env.id to "
+                 "aluette_signs_v0 here, or to aluette_v1 in the previous stage" if train else
                  "expert iteration plays the default game: put it after stages of the default "
                  "game")
-        raise ConfigError(f"the previous stage's policy plays the signs variant (env.signs "
-                          f"true, 58 actions); {needs}")
+        raise ConfigError(f"the previous stage's policy plays the signs variant (env.id "
+                          f"aluette_signs_v0, 58 actions); {needs}")
     network = cfg.network.architecture() if train else cfg.network
     if network != previous.network:
         raise ConfigError(f"the previous stage's policy ({previous.network.described()}) starts "

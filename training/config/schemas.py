@@ -11,6 +11,7 @@ need the file system or the players :mod:`.rules`'s.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -54,19 +55,46 @@ class ConfigError(ValueError):
 
 class EnvConfig(BaseModel):
     model_config = _STRICT
+    id: str = Field("aluette_v1", description="the game, by its env id: aluette_v1 (the "
+                    "default game), aluette_signs_v0 (the signs variant, docs/RULES.md S1-S5, "
+                    "docs/SIGNS.md: each turn a sign action, then a card; the learner reads "
+                    "observation layout 3 and chooses among 58 actions: SB3 backend, a dense "
+                    "first layer and the seat's own critic), or a variant that "
+                    "aluette_env.game.register_variant names; its parameters are num_deals and, "
+                    "with signs, catch")
     num_deals: int = Field(5, ge=1, le=10, description="deals per match (R2: five)")
-    signs: bool = Field(False, description="the signs variant (docs/RULES.md S1-S5, "
-                        "docs/SIGNS.md): each turn a sign action, then a card; the learner "
-                        "reads observation layout 3 and chooses among 58 actions (SB3 backend, "
-                        "a dense first layer and the seat's own critic)")
+    signs: bool = Field(False, description="whether the game has signs, as env.id says; "
+                        "deprecated as a setting (true: env.id aluette_signs_v0)")
     catch: float = Field(0.25, ge=0, le=1, description="with signs: the chance that each "
                          "opponent catches a sign (S4)")
+
+    @model_validator(mode="after")
+    def _one_name(self) -> EnvConfig:
+        """The game named once: ``env.id``; ``env.signs``, the older way, warns
+        and must not name another game than ``env.id``."""
+        from aluette_env.game import ALUETTE_SIGNS_V0, load_variant
+        try:
+            variant = load_variant(self.id)
+        except ValueError as err:
+            raise ValueError(f"'env.id': {err}") from None
+        if "signs" in self.model_fields_set and self.signs != variant.signs:
+            if "id" in self.model_fields_set:
+                raise ValueError(f"'env.signs' ({str(self.signs).lower()}) and 'env.id' "
+                                 f"({self.id}) name two games: keep 'env.id'")
+            warnings.warn("'env.signs' is deprecated; name the game with 'env.id: "
+                          "aluette_signs_v0'", DeprecationWarning, stacklevel=2)
+            variant = ALUETTE_SIGNS_V0 if self.signs else load_variant("aluette_v1")
+            self.__dict__["id"] = variant.env_id  # no assignment: it would validate again
+        self.__dict__["signs"] = variant.signs
+        return self
 
     @property
     def variant(self):
         """The game these settings name (an :class:`aluette_env.game.Variant`)."""
-        from aluette_env.game import variant_of
-        return variant_of(signs=self.signs, catch=self.catch if self.signs else None)
+        from aluette_env.game import load_variant
+        variant = load_variant(self.id)
+        return variant.with_params(num_deals=self.num_deals,
+                                   **({"catch": self.catch} if variant.signs else {}))
 
 
 class PPOConfig(BaseModel):

@@ -11,18 +11,19 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env.base_vec_env import VecEnv
 
+from aluette_env.game import ALUETTE_V1, Variant
 from aluette_env.observation import OBS_SIZE
 
 from ..league import OpponentPool
 from ..rollouts import AllSeatGames, input_size
 
 
-def input_space(inputs: str, signs: bool = False) -> spaces.Box:
+def input_space(inputs: str, variant: Variant = ALUETTE_V1) -> spaces.Box:
     """The learner's observation space for ``inputs`` (training.rollouts.INPUTS): the
-    0/1 observation (``signs``: the signs variant's), or the engine's padded index
-    lists (the rollout buffer's rows)."""
+    0/1 observation of ``variant``'s layout, or the engine's padded index lists
+    (the rollout buffer's rows)."""
     if inputs == "dense":
-        return spaces.Box(0, 1, (input_size(inputs, signs),), np.int8)
+        return spaces.Box(0, 1, (input_size(inputs, variant),), np.int8)
     return spaces.Box(0, OBS_SIZE, (input_size(inputs),), np.int16)
 
 
@@ -37,7 +38,7 @@ class AllSeatVecEnv(VecEnv):
     def __init__(self, games: AllSeatGames):
         self.render_mode = None
         actions = games.game.mask.shape[1]  # 48 cards, or with signs 58 actions
-        super().__init__(games.num_columns, input_space(games.inputs, games.signs),
+        super().__init__(games.num_columns, input_space(games.inputs, games.variant),
                          spaces.Discrete(actions))
         self.games = games
 

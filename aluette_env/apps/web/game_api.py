@@ -40,11 +40,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from aluette_env.game import NUM_CARDS, NUM_SIGNS
+from aluette_env.game import NUM_CARDS, NUM_SIGNS, Variant
 
 from ..session import AI_SEATS
 from .inputs import (
-    check_keys, client_of, integer, json_body, narrator, seat_of, signs_option,
+    check_keys, client_of, integer, json_body, narrator, seat_of, variant_option,
 )
 from .service import WORKER, GameService, SeatHandle
 
@@ -67,14 +67,14 @@ class GameRoutes:
         return JSONResponse({**extra, **GameService.answer(handle, events, narrator(request))},
                             status_code=status, headers={"x-aluette-worker": WORKER})
 
-    def chosen(self, data: dict[str, Any]) -> tuple[dict[str, str], dict[str, Any] | None]:
-        """The AI of each seat and the signs option a new match asks for."""
+    def chosen(self, data: dict[str, Any]) -> tuple[dict[str, str], Variant]:
+        """The AI of each seat and the game (with signs or not) a new match asks for."""
         check_keys(data, set(AI_SEATS) | {"signs", "catch"})
-        signs = signs_option(data)
+        variant = variant_option(data)
         chosen = {role: spec for role, spec in data.items() if role in AI_SEATS}
         for role, spec in chosen.items():  # a 400 naming the seat, before any work
-            self.service.pool.get(spec, role, signs is not None)
-        return {**(self.defaults if signs is None else self.signs_defaults), **chosen}, signs
+            self.service.pool.get(spec, role, variant)
+        return {**(self.signs_defaults if variant.signs else self.defaults), **chosen}, variant
 
     async def create(self, request: Request) -> JSONResponse:
         narrator(request)
@@ -83,9 +83,9 @@ class GameRoutes:
             check_keys(data, {"draft"})
             handle = await self.service.keep_draft(data["draft"], client_of(request))
             return self.answer(request, handle, [], 201, id=handle.token)
-        specs, signs = self.chosen(data)
+        specs, variant = self.chosen(data)
         await self.service.may_start(client_of(request))
-        handle, events = await self.service.start(specs, signs)
+        handle, events = await self.service.start(specs, variant)
         return self.answer(request, handle, events, 201, id=handle.token)
 
     async def draft(self, request: Request) -> JSONResponse:
@@ -97,8 +97,8 @@ class GameRoutes:
             handle = await self.service.show_draft(data["draft"], client_of(request))
             kept = {"id": handle.token} if handle.token else {"draft": data["draft"]}
             return self.answer(request, handle, [], **kept)
-        specs, signs = self.chosen(data)
-        draft, handle, events = await self.service.deal_draft(specs, signs, client_of(request))
+        specs, variant = self.chosen(data)
+        draft, handle, events = await self.service.deal_draft(specs, variant, client_of(request))
         if draft is None:  # too large to seal: kept at once
             return self.answer(request, handle, events, 201, id=handle.token)
         return self.answer(request, handle, events, draft=draft)

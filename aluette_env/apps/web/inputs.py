@@ -13,7 +13,7 @@ from typing import Any
 
 from starlette.requests import ClientDisconnect, HTTPConnection, Request
 
-from aluette_env.game import DEFAULT_CATCH, check_catch
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1, DEFAULT_CATCH, Variant, check_catch
 
 from .. import i18n
 from ..narrator import Narrator
@@ -111,11 +111,11 @@ def integer(data: dict[str, Any], key: str, low: int, high: int | None, what: st
     return value
 
 
-def signs_option(data: dict[str, Any]) -> dict[str, Any] | None:
+def variant_option(data: dict[str, Any]) -> Variant:
     """A new game's variant from its request: ``"signs": true`` (and optionally
     ``"catch"``, the chance from 0 to 1 that an opponent catches a sign) gives
-    ``{"catch": p}``, a game with signs; absent or false, None. A 400 (code
-    ``catch`` for a bad chance) names a bad value."""
+    ``aluette_signs_v0`` at that chance; absent or false, ``aluette_v1``. A 400
+    (code ``catch`` for a bad chance) names a bad value."""
     signs = data.get("signs", False)
     if not isinstance(signs, bool):
         raise ApiError(400, f"signs must be true or false, got {str(signs)[:40]!r}")
@@ -123,9 +123,9 @@ def signs_option(data: dict[str, Any]) -> dict[str, Any] | None:
         if "catch" in data:
             raise ApiError(400, "catch is the chance of catching a sign: only with "
                                 "\"signs\": true")
-        return None
+        return ALUETTE_V1
     try:
-        return {"catch": check_catch(data.get("catch", DEFAULT_CATCH))}
+        return ALUETTE_SIGNS_V0.with_catch(check_catch(data.get("catch", DEFAULT_CATCH)))
     except ValueError as err:
         raise ApiError(400, f"{err} (the chance that an opponent catches a sign)",
                        "catch") from None

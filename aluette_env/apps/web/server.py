@@ -46,6 +46,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1
 from aluette_env.players import PlayerSpecError
 from aluette_env.records import MAX_BYTES as MAX_RECORD_BYTES
 
@@ -114,7 +115,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     for role, spec in [*config.defaults().items(), ("signs-ai", config.signs_ai)]:
         try:
             # A bad --partner/--left/--right/--signs-ai fails at start-up.
-            pool.load(spec, signs=role == "signs-ai")
+            pool.load(spec, ALUETTE_SIGNS_V0 if role == "signs-ai" else ALUETTE_V1)
         except PlayerSpecError as err:
             raise PlayerSpecError(f"--{role}: {err}") from None
     db = Database(config.db)

@@ -44,7 +44,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from aluette_env.game import NUM_SEATS, seat_at, team_of
+from aluette_env.game import ALUETTE_V1, NUM_SEATS, Variant, seat_at, team_of
 
 from ..narrator import Narrator
 from ..session import AI_SEATS, GameError, GameSession, StaleMove
@@ -493,28 +493,28 @@ class GameService:
                                 f"the last hour; try again in {max(wait, 1):.0f} s, or go on "
                                 f"with a match already started", "too_many_games")
 
-    def _deal(self, specs: dict[str, str], signs: dict[str, Any] | None
+    def _deal(self, specs: dict[str, str], variant: Variant
               ) -> tuple[GameSession, list[Event], list[dict[str, Any]]]:
-        """A one-person match against the AIs ``specs`` names, dealt (in a
-        thread): the game, the events of its opening and the person's view
-        after each."""
-        players = {AI_SEATS[role]: self.pool.get(spec, "seat", signs is not None)
+        """A one-person match of ``variant`` against the AIs ``specs`` names,
+        dealt (in a thread): the game, the events of its opening and the
+        person's view after each."""
+        players = {AI_SEATS[role]: self.pool.get(spec, "seat", variant)
                    for role, spec in specs.items()}
         game = GameSession(players, {AI_SEATS[r]: s for r, s in specs.items()}, self.seed(),
-                           start=False, **variant(signs))
+                           start=False, variant=variant)
         with game.following(min(game.people)) as views:
             events = game.start()
         return game, events, views
 
-    async def start(self, specs: dict[str, str], signs: dict[str, Any] | None = None
+    async def start(self, specs: dict[str, str], variant: Variant = ALUETTE_V1
                     ) -> tuple[SeatHandle, list[Event]]:
-        """A one-person match against the AIs ``specs`` names (role -> spec),
-        kept; its seat and the events of its opening (the AIs before the
-        person play). ``signs``: ``{"catch": p}`` for a match with signs. Until
+        """A one-person match of ``variant`` against the AIs ``specs`` names
+        (role -> spec), kept; its seat and the events of its opening (the AIs
+        before the person play). Until
         the person's first move the game is *unplayed*, kept a short time only
         (:mod:`.upkeep`)."""
         def make() -> tuple[SeatHandle, list[Event]]:
-            game, events, views = self._deal(specs, signs)
+            game, events, views = self._deal(specs, variant)
             handle = self.add(game)
             handle.look()
             return handle, self.seen(handle, events, views)
@@ -528,7 +528,7 @@ class GameService:
             self._draft_key = await self.run(self.store.key, drafts.KEY_NAME)
         return self._draft_key
 
-    async def deal_draft(self, specs: dict[str, str], signs: dict[str, Any] | None,
+    async def deal_draft(self, specs: dict[str, str], variant: Variant,
                          client: str) -> tuple[str | None, SeatHandle, list[Event]]:
         """A one-person match dealt as :meth:`start` deals it, but kept nowhere:
         its draft (:mod:`.drafts`), the person's seat and the events of its
@@ -539,7 +539,7 @@ class GameService:
         key = await self.draft_key()
 
         def make() -> tuple[str | None, SeatHandle, list[Event]]:
-            game, events, views = self._deal(specs, signs)
+            game, events, views = self._deal(specs, variant)
             sealed = drafts.seal(key, json.dumps(game.snapshot()), self.clock())
             if len(sealed) > drafts.MAX_CHARS:
                 handle = self.add(game)
@@ -636,7 +636,7 @@ class GameService:
         the seat on its left) take those players; all or nothing."""
         if not specs:
             raise ApiError(400, f"name at least one seat to change: {', '.join(AI_SEATS)}")
-        chosen = {role: self.pool.get(spec, role, handle.game.signs)
+        chosen = {role: self.pool.get(spec, role, handle.game.variant)
                   for role, spec in specs.items()}
         seats = {role: seat_at(handle.seat, AI_SEATS[role]) for role in chosen}
 
@@ -648,25 +648,24 @@ class GameService:
     # ------------------------------------------------------------ tables of people
 
     async def open_table(self, names: dict[int, str], spec: str, away_after: float,
-                         signs: dict[str, Any] | None = None, standin: str | None = None
+                         variant: Variant = ALUETTE_V1, standin: str | None = None
                          ) -> tuple[str, dict[int | None, str]]:
         """A table of the people ``names`` (seat -> display name) and the AI
         ``spec`` in the other seats: its id, a token per person and the
         spectators' token. ``away_after``: its turn clock, in seconds;
         ``standin``: the AI that plays for a person out of time or away (by
-        default ``spec``); ``signs``: ``{"catch": p}`` for a table with signs."""
-        on = signs is not None
+        default ``spec``); ``variant``: the game played."""
         standin = standin or spec
-        self.pool.get(spec, "ai", on)  # validates
-        self.pool.get(standin, "standin", on)
+        self.pool.get(spec, "ai", variant)  # validates
+        self.pool.get(standin, "standin", variant)
         ai_seats = [s for s in range(NUM_SEATS) if s not in names]
         seed = self.seed()
 
         def make() -> tuple[str, dict[int | None, str]]:
-            game = GameSession({s: self.pool.get(spec, "ai", on) for s in ai_seats},
+            game = GameSession({s: self.pool.get(spec, "ai", variant) for s in ai_seats},
                                {s: spec for s in ai_seats}, seed, people=names,
-                               standin=self.pool.get(standin, "standin", on),
-                               standin_spec=standin, **variant(signs))
+                               standin=self.pool.get(standin, "standin", variant),
+                               standin_spec=standin, variant=variant)
             return self.keep(game, away_after, names, spectator=True)
         return await self.run(make)
 
@@ -765,12 +764,6 @@ class GameService:
         """What a seat is answered after a request: the move's events with their
         words, each with the view after it, and the seat's view now."""
         return {"events": worded_events(events, words), "state": worded(handle.view(), words)}
-
-
-def variant(signs: dict[str, Any] | None) -> dict[str, Any]:
-    """The :class:`GameSession` arguments of a game with signs (``{"catch": p}``)
-    or without (None)."""
-    return {} if signs is None else {"signs": True, "catch": signs["catch"]}
 
 
 def worded(view: dict[str, Any], words: Narrator) -> dict[str, Any]:

@@ -45,7 +45,7 @@ from aluette_env.game import NUM_SEATS
 from ..narrator import Narrator
 from .errors import ApiError
 from .inputs import (
-    check_keys, client_of, integer, json_body, logged_path, seat_of, signs_option,
+    check_keys, client_of, integer, json_body, logged_path, seat_of, variant_option,
 )
 from .service import GameService, SeatHandle, worded, worded_events
 from .store import DamagedGame, StoreUnavailable
@@ -86,11 +86,11 @@ class TableRoutes:
                 raise ApiError(400, f"people.{key}: a display name of 0 to {MAX_NAME} "
                                     f"printable characters, got {str(name)[:60]!r}")
             names[int(key)] = name.strip()
-        signs = signs_option(data)
-        spec = data.get("ai", self.default_ai if signs is None else self.signs_ai)
-        self.service.pool.get(spec, "ai", signs is not None)  # a 400 before the other fields
+        variant = variant_option(data)
+        spec = data.get("ai", self.signs_ai if variant.signs else self.default_ai)
+        self.service.pool.get(spec, "ai", variant)  # a 400 before the other fields
         standin = data.get("standin", spec)
-        self.service.pool.get(standin, "standin", signs is not None)
+        self.service.pool.get(standin, "standin", variant)
         default, low, high = AWAY_AFTER
         away_after = integer(data, "away_after", low, high, "seconds a person has to play "
                              "before the table's AI plays for them", required=False,
@@ -98,13 +98,13 @@ class TableRoutes:
         await self.service.may_start(client_of(request))
         # The game's database id stays on the server (docs/WEB.md): a browser
         # reaches a game by its seats' tokens only.
-        _, tokens = await self.service.open_table(names, spec, away_after, signs, standin)
+        _, tokens = await self.service.open_table(names, spec, away_after, variant, standin)
         return JSONResponse({
             "seats": {str(s): {"name": names[s], "token": tokens[s], "link": f"/?seat={tokens[s]}"}
                       for s in sorted(names)},
             "spectator": {"token": tokens[None], "link": f"/?watch={tokens[None]}"},
             "away_after": away_after, "standin": standin,
-            **({"signs": True, "catch": signs["catch"]} if signs else {}),
+            **({"signs": True, "catch": variant.catch} if variant.signs else {}),
         }, status_code=201)
 
     async def my_matches(self, request: Request) -> JSONResponse:

@@ -30,6 +30,7 @@ from typing import Any
 from collections.abc import Callable
 
 from aluette_env._workers import spawn_pool, stop_pool
+from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1, Variant
 from aluette_env.players import (
     Player, PlayerSpecError, for_the_default_game, load_player, player_names,
 )
@@ -205,9 +206,9 @@ class PlayerPool:
         self.workers = workers or AiWorkers()
         self._players: dict[str, SharedPlayer | RemotePlayer] = {}
 
-    def load(self, spec: str, signs: bool = False) -> SharedPlayer | RemotePlayer:
-        """The player of ``spec``; PlayerSpecError if it cannot be made, or if it
-        plays only with signs and ``signs`` is False."""
+    def load(self, spec: str, variant: Variant = ALUETTE_V1) -> SharedPlayer | RemotePlayer:
+        """The player of ``spec`` for a table of ``variant``; PlayerSpecError if it
+        cannot be made, or if it plays only with signs and the game has none."""
         if spec not in self._players:
             # Checks the spec here, whoever moves for it.
             player = load_player(spec)
@@ -216,26 +217,26 @@ class PlayerPool:
             else:
                 self._players[spec] = SharedPlayer(player)
         player = self._players[spec]
-        return player if signs else for_the_default_game(player, spec)
+        return player if variant.signs else for_the_default_game(player, spec)
 
     def stored(self, spec: object) -> SharedPlayer | RemotePlayer:
         """The player a stored game names: ValueError for one this server does
         not offer (the row is damaged, not the request wrong). The game seats
         it for its variant (:func:`~aluette_env.players.for_signs`)."""
         try:
-            return self.get(spec, "seat", signs=True)
+            return self.get(spec, "seat", ALUETTE_SIGNS_V0)  # any player: seated as is
         except ApiError as err:
             raise ValueError(f"an AI seat names {str(spec)[:60]!r}: {err.detail}") from None
 
-    def get(self, spec: object, seat: str, signs: bool = False) -> SharedPlayer | RemotePlayer:
-        """The player of a spec a request names for ``seat`` (``signs``: at a
-        table with signs): a 400 for one this server does not offer or cannot
-        make."""
+    def get(self, spec: object, seat: str,
+            variant: Variant = ALUETTE_V1) -> SharedPlayer | RemotePlayer:
+        """The player of a spec a request names for ``seat`` at a table of
+        ``variant``: a 400 for one this server does not offer or cannot make."""
         if not isinstance(spec, str) or spec not in self.allowed:
             raise ApiError(400, f"{seat}: unknown AI {spec!r}; choose one of "
                                 f"{', '.join(self.allowed)}")
         try:
-            return self.load(spec, signs)
+            return self.load(spec, variant)
         except PlayerSpecError as err:
             raise ApiError(400, f"{seat}: {err}") from None
 

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from ...game import NUM_CARDS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, tricks_left
-from ...observation import OBS_SIZE, SHAPES, SLICES
+from ...game import ALUETTE_SIGNS_V0, NUM_CARDS, NUM_SIGNS, SIGN_BASE, SIGN_OF_CARD, tricks_left
+from ...observation import OBS_SIZE, SHAPES, SIGNS_OBS_LAYOUT, SLICES, layout_of
 from ...vector.kernels import kernel_view, new_results, new_state
 from .. import BatchPlayer, PlayerSpecError, check_batch, load_player
 from ..heuristic import signs_seen, truthful_sign
@@ -108,10 +108,10 @@ class ExpertPlayer(BatchPlayer):
     plays_signs = True
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-        obs, masks = check_batch(observations, masks, signs=True)
+        obs, masks = check_batch(observations, masks, variant=ALUETTE_SIGNS_V0)
         if len(obs) == 0:
             return np.zeros(0, np.int64)
-        if obs.shape[1] != OBS_SIZE:
+        if layout_of(obs) == SIGNS_OBS_LAYOUT:
             return self._act_with_signs(obs, masks)
         probs = self._probabilities(obs, masks)
         return np.array([self._decide(o, m, p) for o, m, p in zip(obs, masks, probs)], np.int64)

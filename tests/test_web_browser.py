@@ -32,7 +32,7 @@ from browser_fixtures import (
     DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
 )
-from web_helpers import play_through_api
+from web_helpers import kept_game, play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
@@ -581,7 +581,7 @@ TEXT_INSET = """d => {
 
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_invite_and_review_dialogs_keep_their_text_off_their_edges(page, lang):
-    open_table(page, lang=lang)
+    open_table(page, lang=lang, game=kept_game(page.url_base))
     page.click("#open-settings")
     page.click("#open-invite")
     assert page.locator("#invite").evaluate(TEXT_INSET) >= 12
@@ -714,9 +714,9 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
     then. Deals are played until one has a spoiled trick: each deal's first
     eight of your cards through the API (tying the strongest card on the table
     where you can), the last on the page."""
-    context, page = phone(browser, server.url, lang, touch=False, size=size)
+    game = kept_game(server.url)
+    context, page = phone(browser, server.url, lang, touch=False, size=size, game=game)
     level_of = levels(page)
-    game = page.evaluate("sessionStorage.getItem('aluette.game')")
     legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
                            "{mark: '✕'})")
     assert legend != "{mark}: a spoiled trick, which nobody took."

@@ -102,6 +102,17 @@ def serving(uvicorn_options: dict | None = None, **config):
         thread.join(timeout=10)
 
 
+def kept_game(url: str) -> str:
+    """A one-person game kept at once (``POST /api/games``, as *New match*
+    does): its id, for a page opened at it (the site's own first page keeps
+    nothing until its first card)."""
+    import httpx
+
+    r = httpx.post(f"{url}/api/games", json={}, timeout=30)
+    assert r.status_code == 201, r.text
+    return r.json()["id"]
+
+
 def play_through_api(url: str, tokens: list[str], until, choose=None) -> int:
     """The people of ``tokens`` (seat links' tokens, or a one-person game's id)
     play on through the API, as their pages would elsewhere: whoever's turn it

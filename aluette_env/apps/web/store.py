@@ -367,7 +367,8 @@ class Games:
         with self.db.session() as s:
             row = dict(id=gid, version=version, state=state, finished=finished,
                        away_after=away_after, created=now, updated=now)
-            if s.execute(self._insert_new(GameRow, row)).rowcount != 1:
+            # RETURNING, not rowcount: a driver may count -1 for an insert it did
+            if s.execute(self._insert_new(GameRow, row).returning(GameRow.id)).first() is None:
                 return None
             for seat, token in tokens.items():
                 s.add(SeatRow(token_hash=token_hash(token), game_id=gid, seat=seat,

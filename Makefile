@@ -50,9 +50,9 @@ bench: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# From nothing to v5's level (the shipped ai is v6): make train's PPO over 128 M samples
-# instead of 80 M (configs/recipe.yaml; what it gives: docs/TRAINING.md#results);
-# the same command resumes after a stop or a kill.
+# From nothing to the shipped ai's level in two stages (configs/recipe.yaml: make
+# train, then partner games; what it gives: docs/TRAINING.md#results); the same
+# command resumes after a stop or a kill.
 recipe: $(STAMP)
 	$(VENV)/bin/aluette train configs/recipe.yaml
 

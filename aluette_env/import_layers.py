@@ -125,8 +125,11 @@ LAYERS: tuple[Layer, ...] = (
         Part(("aluette_env.apps",), ("numpy", "rich", "babel"),
              "the `eval` and `ratings` subcommands (`cli`), the review (`review`), the coach "
              "(`coach`), the one game flow for people (`session`: `GameSession`, its moves "
-             "and events), what a seat may know (`views`: a seat's view, and views and events "
-             "with seats counted from the reader), the words of its events and "
+             "and events), who plays each seat (`seating`: `Seating`, the people, the AIs, "
+             "who is away), a game kept outside the process (`snapshots`: its snapshot "
+             "written and read back), what a seat may know (`views`: a seat's view, the "
+             "events it is told of, and views and events with seats counted from the "
+             "reader), the words of its events and "
              "views (`narrator`: `Narrator`), the terminal game (`terminal`), the apps' "
              "message catalog (`i18n`, `locales/`)"),
         Part(("aluette_env.apps.web",),

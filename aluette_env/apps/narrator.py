@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from . import i18n
 from .i18n import N_
-from .session import HUMAN
+from .seating import HUMAN
 
 #: Seat names, south first, clockwise.
 SEAT_NAMES = (N_("You"), N_("West"), N_("Partner"), N_("East"))

@@ -19,6 +19,11 @@ draws when a deal is dealt, with the deal's randomness. A sign event is told
 only to the seats that know of it (:meth:`~aluette_env.game.Variant.knows_sign`),
 and each view lists only the signs its seat saw (:mod:`.views`): never who
 caught the reader's own.
+
+A session is the match flow: it composes who plays each seat
+(:class:`~.seating.Seating`: the people, the AIs, who is away, what an AI
+chooses) and keeps a game outside the process with :mod:`.snapshots` (the
+saved format, written and read back).
 """
 
 from __future__ import annotations
@@ -28,22 +33,18 @@ from contextlib import contextmanager
 from typing import Any
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-import numpy as np
-
 from aluette_env.game import (
-    ALUETTE_SIGNS_V0, ALUETTE_V1, CARD_PLAYED, DEAL_DONE, NUM_ACTIONS, NUM_CARDS, NUM_SEATS, NUM_TRICKS,
-    SIGN_BASE, Variant, check_catch, check_sign, deal_cards, deal_reason, is_sign_action,
-    seat_at, sign_name, team_of, trick_winner, variant_from_spec, variant_of, write_legal,
+    CARD_PLAYED, DEAL_DONE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, Variant, check_sign,
+    deal_cards, deal_reason, is_sign_action, sign_name, trick_winner, variant_of,
 )
-from aluette_env.observation import OBS_LAYOUT, observer
-from aluette_env.players import Player, for_signs
+from aluette_env.players import Player
 
-from .views import _tally, _trick_view, _who, game_view, seen_from, sign_seen
-
-#: In :attr:`GameSession.recent`, in a card's place: a person's next deal, and new match.
-NEXT_DEAL, NEW_MATCH = -1, -2
-HUMAN = 0  # the person plays player_0 (south), with player_2 (north) as partner (R1)
-AI_SEATS = {"left": 1, "partner": 2, "right": 3}  # west, north, east: clockwise from south
+from .seating import HUMAN, Seating
+from .snapshots import (
+    NEW_MATCH, NEXT_DEAL, as_dealt, check_in_progress, dealt_after, moves_of, read_snapshot,
+    snapshot_of,
+)
+from .views import events_for, game_view, seen_from, tally, tells, trick_view, who
 
 
 class GameError(ValueError):
@@ -56,6 +57,11 @@ class StaleMove(GameError):
     out-of-date request); nothing changed."""
 
 
+def _of_seating(name: str, doc: str) -> property:
+    """A :class:`GameSession`'s ``name``, read from its seating."""
+    return property(lambda game: getattr(game.seating, name), doc=doc)
+
+
 class GameSession:
     """A match between people and AI players: by default one person (seat 0)
     and three AIs.
@@ -63,15 +69,16 @@ class GameSession:
     ``players`` maps the AI seats to players and ``specs`` to the specs that
     named them; ``people`` maps the seats of people to their display names
     (default: seat 0 alone). A person who is away (:meth:`set_away`) is played
-    by ``standin``, the table's AI, until they come back. Each call that moves
+    by ``standin``, the table's AI, until they come back; all of these are its
+    :attr:`seating` (:class:`~.seating.Seating`). Each call that moves
     the game returns the list of public events it produced, in order, so a
     game can show the AI cards one at a time. ``version`` counts the moves
     taken so far: a move made on the view of an older version is refused
     (:class:`StaleMove`). ``deals`` (tests) gives the hands of the first deals
     instead of shuffling. :meth:`snapshot` and :meth:`restore` keep a game
     outside the process (the web server's database): the snapshot is the
-    match record of :mod:`aluette_env.records` plus the deal in progress.
-    ``variant``: the game played (a :class:`~aluette_env.game.Variant` or its
+    match record of :mod:`aluette_env.records` plus the deal in progress
+    (:mod:`.snapshots`). ``variant``: the game played (a :class:`~aluette_env.game.Variant` or its
     env id; by default the default game; ``signs=True`` and ``catch`` are the
     deprecated way to ask for the signs variant); at a table with signs the AI
     players that do not play signs sit silent
@@ -86,24 +93,11 @@ class GameSession:
                  catch: float | None = None, variant: Variant | None = None):
         self.variant = variant_of(variant, signs, catch)
         self.signs, self.catch = self.variant.signs, self.variant.catch
-        self._observer = observer(self.variant)
-        if self.variant.obs_layout < OBS_LAYOUT:
-            raise ValueError(f"variant {self.variant.env_id} gives observation layout "
-                             f"{self.variant.obs_layout}; the AI players at a table read "
-                             f"layout {OBS_LAYOUT} or more (aluette_v1, aluette_signs_v0)")
-        self.people = dict(people) if people is not None else {HUMAN: ""}
-        ai_seats = set(range(NUM_SEATS)) - set(self.people)
-        if set(players) != ai_seats or not self.people:
-            raise ValueError(f"AI players are needed for seats {sorted(ai_seats)} (the seats "
-                             f"without a person), got {sorted(players)}")
-        self.players = {s: self.seated(p) for s, p in players.items()}
-        self.specs = dict(specs)
+        self.seating = Seating(self.variant, players, specs, people, standin, standin_spec)
         self.seed = seed
         self.rng = random.Random(seed)
         self.first_dealer = first_dealer
         self.scripted = [[list(h) for h in hands] for hands in deals]
-        self.standin, self.standin_spec = self.seated(standin), standin_spec
-        self.away: set[int] = set()
         #: The people's latest moves, [version, seat, card] (a card, or :data:`NEXT_DEAL`,
         #: :data:`NEW_MATCH`): a move sent twice is applied once.
         self.recent: list[list] = []
@@ -114,9 +108,18 @@ class GameSession:
         #: The events of dealing the first deal (the AIs before the person play).
         self.opening_events = self._new_match() if start else []
 
+    # Who sits where, as the seating has it (:class:`~.seating.Seating`).
+    people = _of_seating("people", "The seats of people, and the names they were invited by.")
+    players = _of_seating("players", "The AI seats' players.")
+    specs = _of_seating("specs", "The specs that named the AI seats' players.")
+    standin = _of_seating("standin", "The AI that plays for a person who is away.")
+    standin_spec = _of_seating("standin_spec", "The spec that named the stand-in.")
+    away = _of_seating("away", "The seats of the people who are away.")
+    host = _of_seating("host", "The table's host: the person at the lowest seat.")
+
     def seated(self, player: Player | None) -> Player | None:
         """``player`` at this table: with signs, silent unless it plays them."""
-        return for_signs(player) if self.signs and player is not None else player
+        return self.seating.seated(player)
 
     def start(self) -> list[dict[str, Any]]:
         """The first match's first deal, of a game made with ``start=False``
@@ -155,7 +158,7 @@ class GameSession:
     def position(self) -> tuple[int, int, int]:
         """Where the game stands, for :meth:`steps_since`: the match's number, the
         deals dealt in it, and the moves (signs and cards) of the latest one."""
-        return self.match_number, len(self.match.deals), len(_moves(_as_dealt(self.deal)))
+        return self.match_number, len(self.match.deals), len(moves_of(as_dealt(self.deal)))
 
     def steps_since(self, position: tuple[int, int, int], seat: int | None
                     ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]] | None:
@@ -171,8 +174,8 @@ class GameSession:
         later = len(self.match.deals) - dealt
         if number != self.match_number or dealt < 1 or not 0 <= later <= 1:
             return None
-        deals = [_as_dealt(d) for d in self.match.deals[dealt - 1:]]
-        moves = [_moves(d) for d in deals]
+        deals = [as_dealt(d) for d in self.match.deals[dealt - 1:]]
+        moves = [moves_of(d) for d in deals]
         if done > len(moves[0]):
             return None
         steps = len(moves[0]) - done + sum(1 + len(m) for m in moves[1:])
@@ -185,7 +188,7 @@ class GameSession:
             record = self.record(dealt - 1)
             if self.signs and not record.get("signs"):  # no finished deal: no signs written
                 record.update(version=max(record["version"], 3), signs=True)
-            start.update(record=record, current=_cut(deals[0], done))
+            start.update(record=record, current=dealt_after(deals[0], done))
         start["version"] = self.version - steps
         game = GameSession.restore(start, lambda spec: None, self.variant)
         with game.following(seat) as views:
@@ -196,8 +199,9 @@ class GameSession:
         return events, views
 
     def _replay(self, moves: list[tuple[str, int]]) -> list[dict[str, Any]]:
-        """The events of making ``moves`` (:func:`_moves`), whoever's turn it is."""
-        return [e for kind, x in moves for e in (self._sign(x) if kind == "sign" else self._play(x))]
+        """The events of making ``moves`` (:func:`~.snapshots.moves_of`), whoever's turn it is."""
+        return [e for kind, x in moves
+                for e in (self._sign(x) if kind == "sign" else self._play(x))]
 
     # ---------------------------------------------------------------- the game
 
@@ -228,10 +232,7 @@ class GameSession:
         # S4: the catches of the deal's signs, chance drawn at the deal
         caught = self.variant.draw_catches(rng.random) if self.signs else None
         self._start_deal(hands, unused, caught)
-        for player in [*self.players.values(), self.standin]:
-            reset = getattr(player, "reset", None)
-            if reset is not None:
-                reset(None)
+        self.seating.new_deal()
         return self._dealt() + self._play_ai()
 
     def _dealt(self) -> list[dict[str, Any]]:
@@ -249,25 +250,11 @@ class GameSession:
         # another seat's hand now, and the view names only this deal's cards.
         self.last_trick: dict[str, Any] | None = None
 
-    def _player_of(self, seat: int) -> Player | None:
-        """Who moves for ``seat`` without being asked: its AI, the stand-in of
-        an away person, or None (a person, present)."""
-        if seat in self.people:
-            return self.standin if seat in self.away else None
-        return self.players[seat]
-
     def _play_ai(self) -> list[dict[str, Any]]:
         """AI seats (and away people's stand-in) play until it is a present
         person's turn or the deal is over."""
         events: list[dict[str, Any]] = []
-        deal = self.deal
-        while not deal.done and (player := self._player_of(deal.to_act)) is not None:
-            seat = deal.to_act
-            # The variant's observation and mask (as its env gives them).
-            obs = self._observer.encode(deal.state, seat)
-            mask = np.zeros(self.variant.num_actions, np.int8)
-            write_legal(deal.state, seat, mask)
-            action = int(player.act(obs, mask))
+        while (action := self.seating.ai_action(self.deal)) is not None:
             events.extend(self._sign(action - SIGN_BASE) if is_sign_action(action)
                           else self._play(action))
         return events
@@ -295,15 +282,15 @@ class GameSession:
         events: list[dict[str, Any]] = [{
             "type": "play", "seat": seat, "card": card, "leader": leader,
             # R10-R11 on the cards so far (None: they tie for highest).
-            "winning": _who(trick_winner(cards, leader)),
+            "winning": who(trick_winner(cards, leader)),
             "next": None if deal_over else deal.to_act,
         }]
         if trick is not None:
-            self.last_trick = _trick_view(trick)
+            self.last_trick = trick_view(trick)
             events.append({"type": "trick", **self.last_trick,
                            # R10-R11: the core's leader after the trick.
                            "next_leader": None if deal_over else deal.leader,
-                           **_tally(deal)})
+                           **tally(deal)})
             if deal_over:
                 self.summary = self._summary(deal.record)
                 events.append({"type": "deal_over", "summary": self.summary})
@@ -316,9 +303,9 @@ class GameSession:
         return {
             "deal": record.deal,
             "dealer": record.dealer,
-            "trick_winners": [_who(w) for w in record.trick_winners],
+            "trick_winners": [who(w) for w in record.trick_winners],
             "trick_counts": list(record.trick_counts),
-            "winner": _who(score.winner),
+            "winner": who(score.winner),
             "points": score.points,
             "mordienne": score.mordienne,
             "reason": reason,
@@ -392,7 +379,7 @@ class GameSession:
         """An AI seat (or an away person's stand-in) is to play: a move whose AI
         player failed (its worker process died) stopped there; :meth:`resume`
         plays on."""
-        return not self.deal.done and self._player_of(self.deal.to_act) is not None
+        return not self.deal.done and self.seating.player_of(self.deal.to_act) is not None
 
     def resume(self) -> list[dict[str, Any]]:
         """The AI seats play up to a present person's turn or the deal's end (after
@@ -456,12 +443,6 @@ class GameSession:
         self._made(version, seat, NEW_MATCH)
         return self._new_match()
 
-    @property
-    def host(self) -> int:
-        """The table's host: the person at the lowest seat (the page that
-        invites its friends sits south, seat 0)."""
-        return min(self.people)
-
     def may_start_match(self, seat: int | None) -> bool:
         """Whether the person at ``seat`` may start a new match: alone with AIs,
         always; at a table of people, only its host, so that nobody wipes the
@@ -481,8 +462,7 @@ class GameSession:
         if seat not in self.players:
             raise GameError(f"seat {seat} is not an AI seat; AI seats are "
                             f"{', '.join(map(str, sorted(self.players)))}")
-        self.players[seat] = self.seated(player)
-        self.specs[seat] = spec
+        self.seating.set_player(seat, spec, player)
         # A change of the game like a move: written, seen by every process, and
         # a move chosen before it is stale.
         self.version += 1
@@ -502,74 +482,40 @@ class GameSession:
     # ------------------------------------------------------- keeping a game
 
     def snapshot(self) -> dict[str, Any]:
-        """The game as JSON-ready data: the match record of its finished deals
-        (:mod:`aluette_env.records`), the deal in progress (its hands as dealt
-        and the plays so far), who sits where, and the counters.
-        :meth:`restore` replays it through the rules."""
-        current = None if self.deal.done else _as_dealt(self.deal)
-        return {"record": self.record(), "current": current, "variant": self.variant.spec(),
-                "match_number": self.match_number, "version": self.version,
-                "seed": self.seed, "specs": {str(s): spec for s, spec in self.specs.items()},
-                "people": {str(s): name for s, name in self.people.items()},
-                "away": sorted(self.away), "standin": self.standin_spec,
-                "recent": self.recent}
+        """The game as JSON-ready data (:func:`~.snapshots.snapshot_of`): the
+        match record of its finished deals (:mod:`aluette_env.records`), the
+        deal in progress (its hands as dealt and the plays so far), who sits
+        where, and the counters. :meth:`restore` replays it through the rules."""
+        return snapshot_of(self)
 
     @classmethod
     def restore(cls, snapshot: Mapping[str, Any], get_player: Callable[[str], Player],
                 variant: Variant | None = None) -> GameSession:
-        """The game of a :meth:`snapshot`, its every field checked
-        (:func:`check_snapshot`), its finished deals the match that
-        :func:`~aluette_env.records.load_match` replays from its record, and
-        the deal in progress played on through the rules: a tampered snapshot
-        raises ValueError (a :class:`~aluette_env.records.RecordError` for the
+        """The game of a :meth:`snapshot`, its every field checked and its
+        finished deals the match that :func:`~aluette_env.records.load_match`
+        replays from its record (:func:`~.snapshots.read_snapshot`), and the
+        deal in progress played on through the rules
+        (:func:`~.snapshots.check_in_progress`): a tampered snapshot raises
+        ValueError (a :class:`~aluette_env.records.RecordError` for the
         record), whatever was changed in it. ``get_player`` raises ValueError
         for a spec it cannot make. The game is the one the snapshot names
-        (:func:`snapshot_variant`); ``variant``, if given, must be it."""
-        from aluette_env.records import load_match
-        variant = snapshot_variant(snapshot, variant)
-        check_snapshot(snapshot, variant)
-        signs = variant.signs
-        record, match = load_match(snapshot["record"], variant)
-        specs = {int(s): spec for s, spec in snapshot["specs"].items()}
-        people = {int(s): name for s, name in snapshot["people"].items()}
-        standin = snapshot["standin"]
-        if record["deals"] and bool(record.get("signs")) != signs:
-            raise ValueError(f"snapshot: its record is a match {'without' if signs else 'with'} "
-                             f"signs, the game one {'with' if signs else 'without'}")
-        current = snapshot["current"]
-        if current is None and not match.deals:
-            raise ValueError("snapshot: current is null (no deal in progress) and its record "
-                             "has no finished deal: there is no deal to show")
-        game = cls({s: get_player(spec) for s, spec in specs.items()}, specs,
-                   seed=snapshot["seed"], people=people, standin_spec=standin,
-                   standin=get_player(standin) if standin else None, start=False,
-                   variant=variant)
-        game.match_number = snapshot["match_number"]
-        game.match = match
+        (:func:`~.snapshots.snapshot_variant`); ``variant``, if given, must be it."""
+        saved = read_snapshot(snapshot, variant)
+        game = cls({s: get_player(spec) for s, spec in saved.specs.items()}, saved.specs,
+                   seed=saved.seed, people=saved.people, standin_spec=saved.standin,
+                   standin=get_player(saved.standin) if saved.standin else None, start=False,
+                   variant=saved.variant)
+        game.match_number, game.match, current = saved.match_number, saved.match, saved.current
         if current is None:  # the last deal is over and shown with its last trick
-            game.deal = match.deals[-1]
-            game.last_trick = _trick_view(game.deal.tricks[-1])
+            game.deal = game.match.deals[-1]
+            game.last_trick = trick_view(game.deal.tricks[-1])
             game.summary = game._summary(game.deal.record)
         else:
             game._start_deal(current["hands"], None, current.get("caught"))
-            cards = [card for _, card in current["plays"]]
-            made = current.get("signs", [])
-            for k, sign in enumerate(made):
-                game._sign(sign)
-                if k < len(cards):
-                    game._play(cards[k])
-            for card in cards[len(made):]:
-                game._play(card)
-            again = game.snapshot()["current"]
-            if [[s, c] for s, c in current["plays"]] != again["plays"]:
-                raise ValueError("the deal in progress: its plays do not follow the rules' "
-                                 "turn order")
-            if current.get("signs", []) != again.get("signs", []):
-                raise ValueError("the deal in progress: its signs do not follow the rules' turns")
-        game.away = {int(s) for s in snapshot["away"]} & set(people)
-        game.recent = [list(r) for r in snapshot["recent"]]
-        game.version = int(snapshot["version"])
-        game.opening_events = []
+            game._replay(moves_of(current))
+            check_in_progress(current, game.deal)
+        game.seating.away = saved.away
+        game.recent, game.version, game.opening_events = saved.recent, saved.version, []
         return game
 
     # ---------------------------------------------------------------- the view
@@ -592,179 +538,12 @@ class GameSession:
         return seen_from(game_view(self, seat, finished), seat or 0)
 
     def events_for(self, events: list[dict[str, Any]], seat: int | None) -> list[dict[str, Any]]:
-        """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`):
-        of the signs, only those it saw (:meth:`tells`), with ``caught`` True for
-        an opponent's it caught, and never who caught a sign."""
-        return [seen_from(self._sign_for(e, seat), seat or 0) for e in events
-                if self.tells(e, seat)]
+        """The public ``events`` of a move as ``seat`` sees them
+        (:func:`~.views.events_for`): of the signs, only those it saw
+        (:meth:`tells`), with ``caught`` True for an opponent's it caught, and
+        never who caught a sign."""
+        return events_for(self.variant, events, seat)
 
     def tells(self, event: dict[str, Any], seat: int | None) -> bool:
         """Whether ``seat`` is told of ``event``: of a sign, only if it knows of it (S5)."""
-        return event["type"] != "sign" or sign_seen(self.variant, seat, event["seat"],
-                                                     event["sign"], event["catches"])
-
-    @staticmethod
-    def _sign_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
-        if event["type"] != "sign":
-            return event
-        caught = seat is not None and team_of(seat) != team_of(event["seat"])
-        return {"type": "sign", "seat": event["seat"], "sign": event["sign"], "caught": caught}
-
-def _as_dealt(deal) -> dict[str, Any]:
-    """A deal (in progress or finished) as :meth:`GameSession.snapshot` keeps the
-    one in progress: its hands as dealt, its plays so far ([seat, card]) and,
-    with signs, the signs made so far in order (one more than the plays while
-    the seat to act has made its sign and not yet its card) and its catches."""
-    played = [(t.leader, t.cards) for t in deal.tricks] + [(deal.leader, deal.trick_cards)]
-    plays = [[seat_at(leader, k), card] for leader, cards in played for k, card in enumerate(cards)]
-    hands = [list(h) for h in deal.hands]
-    for seat, card in plays:
-        hands[seat].append(card)
-    dealt: dict[str, Any] = {"hands": [sorted(h) for h in hands], "plays": plays}
-    if deal.state.signs_on:  # the signs made so far, in order, and the deal's catches (S4)
-        dealt["signs"] = [deal.sign_of(k // NUM_SEATS, seat) for k, (seat, _) in enumerate(plays)]
-        if not deal.done and not deal.signing:  # the seat to act made its sign, not its card
-            dealt["signs"].append(deal.sign_of(deal.trick_index, deal.to_act))
-        dealt["caught"] = [int(c) for c in deal.state.caught]
-    return dealt
-
-
-def _moves(dealt: dict[str, Any]) -> list[tuple[str, int]]:
-    """The moves of a deal as :func:`_as_dealt` gives it, in the order they were
-    made: ("sign", sign) before each card with signs, ("play", card)."""
-    cards = [("play", card) for _, card in dealt["plays"]]
-    if "signs" not in dealt:
-        return cards
-    made = [("sign", sign) for sign in dealt["signs"]]
-    return [m for k, sign in enumerate(made) for m in (sign, *cards[k:k + 1])]
-
-
-def _cut(dealt: dict[str, Any], moves: int) -> dict[str, Any]:
-    """``dealt`` (:func:`_as_dealt`) as it stood after its first ``moves`` moves."""
-    if "signs" not in dealt:
-        return {**dealt, "plays": dealt["plays"][:moves]}
-    return {**dealt, "plays": dealt["plays"][:moves // 2], "signs": dealt["signs"][:(moves + 1) // 2]}
-
-
-#: A snapshot's fields (:meth:`GameSession.snapshot`).
-SNAPSHOT_FIELDS = frozenset({"record", "current", "match_number", "version", "seed", "specs",
-                             "people", "away", "standin", "recent"})
-#: A snapshot's field of a match with signs: the chance of a catch (S4).
-#: An older snapshot's chance of a catch, there exactly when it had signs
-#: (a snapshot now names its game: ``variant``).
-SIGNS_FIELDS = frozenset({"catch"})
-VARIANT_FIELDS = frozenset({"variant"})
-
-
-def snapshot_variant(snapshot: object, variant: Variant | None = None) -> Variant:
-    """The game a snapshot is of: the one it names (``variant``: an env id and
-    its parameters, :meth:`~aluette_env.game.Variant.spec`; the id a shipped
-    or registered variant's, or ``variant``'s), or in an older snapshot the
-    shipped one, with signs at its ``catch`` if it has one. ``variant``, if
-    given, must be that game (ValueError, one line)."""
-    if not isinstance(snapshot, dict):
-        return variant if variant is not None else ALUETTE_V1
-    if "variant" in snapshot:
-        if "catch" in snapshot:
-            raise ValueError("snapshot: catch is a parameter of its variant; a snapshot that "
-                             "names its variant has no catch of its own")
-        spec = snapshot["variant"]
-        if variant is not None and isinstance(spec, dict) and spec.get("id") == variant.env_id:
-            try:
-                return variant.with_params(**dict(spec.get("params", {})))
-            except (TypeError, ValueError) as err:
-                raise ValueError(f"snapshot: variant: {err}") from None
-        stored = variant_from_spec(spec, "snapshot: variant")
-    elif "catch" in snapshot:
-        try:
-            stored = ALUETTE_SIGNS_V0.with_catch(check_catch(snapshot["catch"]))
-        except ValueError:
-            shown = repr(snapshot["catch"])[:40]
-            raise ValueError(f"snapshot: catch must be a chance from 0 to 1, got {shown}") \
-                from None
-    else:
-        stored = ALUETTE_V1
-    if variant is None:
-        return stored
-    if "variant" in snapshot:
-        raise ValueError(f"snapshot: a game of {stored.env_id} {stored.params()}, not of "
-                         f"{variant.env_id}")
-    if variant.signs != stored.signs:
-        signs = stored.signs
-        raise ValueError(f"snapshot: a game {'with' if signs else 'without'} signs, the "
-                         f"variant {variant.env_id} one {'without' if signs else 'with'}")
-    return variant.with_catch(stored.catch) if stored.signs else variant
-
-
-def check_snapshot(snapshot: object, variant: Variant | None = None) -> None:
-    """The shape of a :meth:`GameSession.snapshot` of ``variant`` (by default
-    the game it names, :func:`snapshot_variant`): every field there, of its
-    type and within its bounds, or ValueError naming the first that is not.
-    The record and the plays are then checked by the rules
-    (:meth:`GameSession.restore`)."""
-    def whole(value: object, low: int, high: int | None = None) -> bool:
-        return type(value) is int and value >= low and (high is None or value <= high)
-
-    def bad(field: str, value: object, expected: str) -> ValueError:
-        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:40] + "..."
-        return ValueError(f"snapshot: {field} must be {expected}, got {shown}")
-
-    if not isinstance(snapshot, dict):
-        raise bad("the snapshot", type(snapshot).__name__, "an object")
-    missing = SNAPSHOT_FIELDS - set(snapshot)
-    unknown = set(snapshot) - SNAPSHOT_FIELDS - SIGNS_FIELDS - VARIANT_FIELDS
-    if missing or unknown:
-        raise ValueError(f"snapshot: missing field(s) {sorted(missing)}, unknown field(s) "
-                         f"{sorted(map(str, unknown))[:5]}")
-    if not isinstance(snapshot["record"], dict):
-        raise bad("record", snapshot["record"], "an object (a match record)")
-    signs = (variant if variant is not None else snapshot_variant(snapshot)).signs
-    current = snapshot["current"]
-    if current is not None:
-        keys = {"hands", "plays"} | ({"signs", "caught"} if signs else set())
-        if not isinstance(current, dict) or set(current) != keys:
-            raise bad("current", current, "null or an object of " + ", ".join(sorted(keys)))
-        if signs and (not isinstance(current["signs"], list)
-                      or not all(whole(k, 0, NUM_ACTIONS - SIGN_BASE - 1)
-                                 for k in current["signs"])):
-            raise bad("current.signs", current["signs"], "a list of signs 0-9")
-        if signs and (not isinstance(current["caught"], list)
-                      or len(current["caught"]) != NUM_TRICKS * NUM_SEATS
-                      or not all(whole(c, 0, 15) for c in current["caught"])):
-            raise bad("current.caught", current["caught"],
-                      f"{NUM_TRICKS * NUM_SEATS} catches 0-15")
-        hands, plays = current["hands"], current["plays"]
-        if (not isinstance(hands, list) or len(hands) != NUM_SEATS
-                or not all(isinstance(h, list) and len(h) == NUM_TRICKS
-                           and all(whole(c, 0, NUM_CARDS - 1) for c in h) for h in hands)):
-            raise bad("current.hands", hands, f"{NUM_SEATS} lists of {NUM_TRICKS} card ids")
-        if (not isinstance(plays, list) or len(plays) >= NUM_SEATS * NUM_TRICKS
-                or not all(isinstance(p, list) and len(p) == 2 and whole(p[0], 0, NUM_SEATS - 1)
-                           and whole(p[1], 0, NUM_CARDS - 1) for p in plays)):
-            raise bad("current.plays", plays, "a list of [seat, card] of the deal so far")
-    if not whole(snapshot["match_number"], 1):
-        raise bad("match_number", snapshot["match_number"], "a whole number >= 1")
-    if not whole(snapshot["version"], 0):
-        raise bad("version", snapshot["version"], "a whole number >= 0")
-    if snapshot["seed"] is not None and type(snapshot["seed"]) is not int:
-        raise bad("seed", snapshot["seed"], "a whole number or null")
-    seat_keys = {str(s) for s in range(NUM_SEATS)}
-    for field in ("specs", "people"):
-        value = snapshot[field]
-        if (not isinstance(value, dict) or not set(value) <= seat_keys
-                or not all(isinstance(v, str) for v in value.values())):
-            raise bad(field, value, 'an object of seats "0"-"3" to text')
-    if not snapshot["people"]:
-        raise bad("people", snapshot["people"], "at least one person's seat")
-    away = snapshot["away"]
-    if not isinstance(away, list) or not all(whole(s, 0, NUM_SEATS - 1) for s in away):
-        raise bad("away", away, "a list of seats 0-3")
-    if snapshot["standin"] is not None and not isinstance(snapshot["standin"], str):
-        raise bad("standin", snapshot["standin"], "an AI spec or null")
-    recent = snapshot["recent"]
-    if (not isinstance(recent, list) or len(recent) > NUM_SEATS * NUM_TRICKS
-            or not all(isinstance(r, list) and len(r) == 3
-                       and (r[0] is None or whole(r[0], 0)) and whole(r[1], 0, NUM_SEATS - 1)
-                       and whole(r[2], NEW_MATCH, NUM_ACTIONS - 1) for r in recent)):
-        raise bad("recent", recent, "a list of [version, seat, card or move] of the latest "
-                                    "moves")
+        return tells(self.variant, event, seat)

@@ -52,7 +52,8 @@ from .i18n import FACE_LETTERS as FACE_CODES
 from .i18n import N_, RANK_ORDER_NOTE, RANK_ORDER_TITLE, RULES_SECTIONS, RULES_SIGNS
 from .review import review_text, summary_text, worlds
 from .narrator import Narrator
-from .session import HUMAN, GameSession
+from .seating import HUMAN
+from .session import GameSession
 from ..render import hand_order
 
 # TRANSLATORS: two letters (or one) to type a suit in a card's short name, as in

@@ -2,9 +2,12 @@
 :class:`~.session.GameSession`'s view for a seat (its hand and what it may
 play, hand sizes, cards played, tricks with who took them and why, the tally,
 the scores; public information only for a spectator; with signs, the signs
-the seat saw, :func:`sign_seen`), and :func:`seen_from`
-counts every seat in a view or an event from the reader, who is always seat 0,
-south. Every fact comes from the game core; nothing here is a rule.
+the seat saw, :func:`sign_seen`); :func:`events_for` gives a seat the events
+of a move it is told of (:func:`tells`), and :func:`seen_from` counts every
+seat in a view or an event from the reader, who is always seat 0, south. The
+views' parts that the game's events carry too are here (:func:`who`,
+:func:`tally`, :func:`trick_view`). Every fact comes from the game core;
+nothing here is a rule.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ def game_view(game: Any, seat: int | None,
             "plays": [{"seat": seat_at(deal.leader, k), "card": c}
                       for k, c in enumerate(cards)],
             # R10-R11 on the cards so far: the seat ahead, or None when they tie.
-            "winning": _who(trick_winner(cards, deal.leader)),
+            "winning": who(trick_winner(cards, deal.leader)),
         }
     your_turn = not deal.done and deal.to_act == seat and seat in game.people
     return {
@@ -60,8 +63,8 @@ def game_view(game: Any, seat: int | None,
         "in_progress": game.in_progress,
         "current_trick": current,
         "last_trick": last_trick,
-        "tricks_played": [_trick_view(t) for t in deal.tricks],
-        **_tally(deal),
+        "tricks_played": [trick_view(t) for t in deal.tricks],
+        **tally(deal),
         "summary": summary,
         "players": {str(s): game.specs[s] for s in sorted(game.specs)},
         "people": {str(s): name for s, name in sorted(game.people.items())},
@@ -79,6 +82,28 @@ def sign_seen(variant: Variant, seat: int | None, signer: int, sign: int, catche
     ``catches``: the deal's catch bits of it), as ``variant`` says
     (:meth:`~aluette_env.game.Variant.knows_sign`). A spectator sees no sign."""
     return seat is not None and variant.knows_sign(seat, signer, sign, catches)
+
+
+def tells(variant: Variant, event: dict[str, Any], seat: int | None) -> bool:
+    """Whether ``seat`` is told of ``event`` of a game of ``variant``: of a sign,
+    only if it knows of it (S5, :func:`sign_seen`)."""
+    return event["type"] != "sign" or sign_seen(variant, seat, event["seat"], event["sign"],
+                                                 event["catches"])
+
+
+def events_for(variant: Variant, events: list[dict[str, Any]],
+               seat: int | None) -> list[dict[str, Any]]:
+    """The public ``events`` of a move as ``seat`` sees them (:func:`seen_from`):
+    of the signs, only those it saw (:func:`tells`), with ``caught`` True for
+    an opponent's it caught, and never who caught a sign."""
+    return [seen_from(_sign_for(e, seat), seat or 0) for e in events if tells(variant, e, seat)]
+
+
+def _sign_for(event: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    if event["type"] != "sign":
+        return event
+    caught = seat is not None and team_of(seat) != team_of(event["seat"])
+    return {"type": "sign", "seat": event["seat"], "sign": event["sign"], "caught": caught}
 
 
 def _signs_view(game: Any, seat: int | None, your_turn: bool) -> dict[str, Any]:
@@ -161,39 +186,41 @@ def _match_view(game: Any) -> dict[str, Any]:
         "number": game.match_number,
         "points": list(match.points),
         "over": match.over,
-        "winner": _who(match.winner()) if match.over else None,  # team 0 (you) / 1 / None draw
+        "winner": who(match.winner()) if match.over else None,  # team 0 (you) / 1 / None draw
         "started_by": game.started_by,
         "history": [
-            {"deal": r.deal, "winner": _who(r.score.winner), "points": list(r.team_points),
+            {"deal": r.deal, "winner": who(r.score.winner), "points": list(r.team_points),
              "mordienne": r.score.mordienne}
             for r in match.history
         ],
     }
 
 
-def _who(seat: int) -> int | None:
+def who(seat: int) -> int | None:
     """A seat (or team) for the views: None for nobody (the core's NOBODY)."""
     return None if seat < 0 else seat
 
 
-def _tally(deal: Deal) -> dict[str, Any]:
+def tally(deal: Deal) -> dict[str, Any]:
     """The deal's tally as the core keeps it (R13-R16), for the games."""
     chance = mordienne_chance(deal.counts, deal.reached, deal.in_run, len(deal.tricks))
     return {
         "counts": list(deal.counts),
-        "reached": [_who(r) for r in deal.reached],
+        "reached": [who(r) for r in deal.reached],
         "reach_order": reach_order(deal.counts, deal.reached),  # R13-R14, best first
-        "leading": _who(first_to_reach(deal.counts, deal.reached)),
+        "leading": who(first_to_reach(deal.counts, deal.reached)),
         # R16: the seat whose run can still score Mordienne (or scored it), if any.
         "mordienne": None if chance < 0 else {
             "seat": chance, "length": deal.counts[chance], "done": deal.done},
     }
 
 
-def _trick_view(trick) -> dict[str, Any]:
+def trick_view(trick) -> dict[str, Any]:
+    """A finished trick for the views and events: its plays, who took it (None:
+    nobody, R11) and which card took it and why (:func:`_why`)."""
     plays = [{"seat": seat_at(trick.leader, k), "card": c}
              for k, c in enumerate(trick.cards)]
-    winner = _who(trick.winner)
+    winner = who(trick.winner)
     return {"index": trick.index, "leader": trick.leader, "plays": plays,
             "winner": winner, "why": _why(plays, winner)}
 

@@ -45,7 +45,7 @@ from aluette_env.records import (
 )
 
 from ..coach import ReviewQueue, match_summary, observe
-from ..session import AI_SEATS, HUMAN
+from ..seating import AI_SEATS, HUMAN
 from .errors import ApiError
 from .inputs import narrator, seat_of
 from .service import GameService

@@ -42,7 +42,7 @@ from starlette.routing import Route
 
 from aluette_env.game import NUM_CARDS, NUM_SIGNS, Variant
 
-from ..session import AI_SEATS
+from ..seating import AI_SEATS
 from .inputs import (
     check_keys, client_of, integer, json_body, narrator, seat_of, variant_option,
 )

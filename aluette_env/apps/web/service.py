@@ -47,7 +47,8 @@ from typing import Any
 from aluette_env.game import ALUETTE_V1, NUM_SEATS, Variant, seat_at, team_of
 
 from ..narrator import Narrator
-from ..session import AI_SEATS, GameError, GameSession, StaleMove
+from ..seating import AI_SEATS
+from ..session import GameError, GameSession, StaleMove
 from . import drafts
 from .changes import Changes
 from .errors import ApiError

@@ -39,7 +39,7 @@ from aluette_env.game import (
 )
 from aluette_env.players import Player
 
-from .seating import AI_SEATS, HUMAN, Seating  # AI_SEATS: still importable from here
+from .seating import AI_SEATS, HUMAN, Seating  # noqa: F401 (AI_SEATS: still importable here)
 from .snapshots import (
     NEW_MATCH, NEXT_DEAL, as_dealt, check_in_progress, dealt_after, moves_of, read_snapshot,
     snapshot_of,

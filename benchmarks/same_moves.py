@@ -41,7 +41,7 @@ from aluette_env.vector import VectorGame
 
 PLAYERS = ("random:seed=7", "heuristic", "heuristic:version=1", "ai:version=1",
            "ai:version=2", "ai:version=3", "ai:version=4", "ai:version=5",
-           "ai:version=6")
+           "ai:version=6", "ai:version=7")
 
 
 def play_all_seats(spec: str, deals: int, seed: int, keep: list | None = None,

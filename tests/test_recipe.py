@@ -216,6 +216,36 @@ def test_a_later_stages_own_warm_start_is_refused_when_it_runs_too(tmp_path):
         stage_config(stage, tmp_path, shipped)
 
 
+def test_the_recipe_of_ai_v7_goes_on_from_make_recipe_with_nothing_shipped(tmp_path):
+    """configs/recipe_v7.yaml (how ai v7 was made): configs/recipe.yaml's stages
+    first, the same configs (so a make-recipe run folder resumes there), then two
+    more partner-game stages whose league's only trained players are the run's own
+    policies; `--set seed=S` moves every stage."""
+    v7 = load_recipe(ROOT / "configs" / "recipe_v7.yaml", ["seed=1"])
+    base = load_recipe(ROOT / "configs" / "recipe.yaml", ["seed=1"])
+    assert [s.name for s in v7.stages] == ["ppo", "partners", "league", "polish"]
+    assert all(s.kind == "train" for s in v7.stages)
+    folder = tmp_path / "run"
+    previous = None
+    for k, stage in enumerate(v7.stages):
+        cfg = stage_config(stage, folder, previous, v7.seed)
+        if k < len(base.stages):
+            assert cfg == stage_config(base.stages[k], folder, previous, base.seed)
+        assert cfg.seed == 1
+        if previous is None:
+            assert cfg.network.warm_start is None and not cfg.selfplay.allow_trained_opponents
+        else:
+            assert cfg.network.warm_start == previous and cfg.selfplay.partners is not None
+            trained = [p for p in [*cfg.selfplay.opponents, *cfg.selfplay.partners.weights]
+                       if p.startswith("ai") or p.endswith(".onnx")]
+            assert trained == [previous]  # its own earlier policy, nothing shipped
+        policy = folder / stage.name / "policy.onnx"
+        policy.parent.mkdir(parents=True)
+        policy.write_bytes((ROOT / "aluette_env" / "models" / "aluette-ppo-v6.onnx")
+                           .read_bytes())
+        previous = str(policy)
+
+
 def test_the_shipped_recipe_is_checked_whole(tmp_path):
     """configs/recipe.yaml: make train's run, then partner games led by its own
     policy; nothing shipped trains with it, and `--set seed=S` moves every stage."""

@@ -30,7 +30,7 @@ says so (:attr:`PanelResult.fewer_pairs`, ``"fewer_pairs"`` in the JSON, a
 note under the table). The mean weighs every member alike, whatever its pairs.
 
 A member that is the player itself (the same spec, or the same model file:
-``ai`` is ``ai:version=6``) is left out: a mirror match scores 0 whatever
+``ai`` is ``ai:version=7``) is left out: a mirror match scores 0 whatever
 the player (:attr:`PanelResult.itself`, :func:`members_itself`).
 
 Bad input (an unknown member, an empty panel, a member named twice, a pair
@@ -174,7 +174,7 @@ def members_itself(player: str | Player, plan: Mapping[str, int],
 
 def _same_player(player: str | Player, member: str) -> bool:
     """``player`` is the panel member ``member`` (the same spec, or the same model
-    file: ``ai`` and ``ai:version=6``)."""
+    file: ``ai`` and ``ai:version=7``)."""
     if isinstance(player, str) and player == member:
         return True
     from ..players import load_player

@@ -43,15 +43,17 @@ _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: the default player of the games.
 SHIPPED_MODELS = {1: _MODELS / "aluette-ppo-v1.onnx", 2: _MODELS / "aluette-ppo-v2.onnx",
                   3: _MODELS / "aluette-ppo-v3.onnx", 4: _MODELS / "aluette-ppo-v4.onnx",
-                  5: _MODELS / "aluette-ppo-v5.onnx", 6: _MODELS / "aluette-ppo-v6.onnx"}
+                  5: _MODELS / "aluette-ppo-v5.onnx", 6: _MODELS / "aluette-ppo-v6.onnx",
+                  7: _MODELS / "aluette-ppo-v7.onnx"}
 LATEST_VERSION = max(SHIPPED_MODELS)
 SHIPPED_MODEL = SHIPPED_MODELS[LATEST_VERSION]  # the model ``ai`` loads
 
 OPTIONS = {"temperature": TEMPERATURE, "seed": SEED}
 VERSION = Option(int, LATEST_VERSION, "which shipped model: 1 (aluette-ppo-v1), 2 "
                  "(aluette-ppo-v2), 3 (aluette-ppo-v3), 4 (aluette-ppo-v4), 5 "
-                 "(aluette-ppo-v5, the first to read the order of play) or 6 "
-                 "(aluette-ppo-v6, the default: trained beside many partners)",
+                 "(aluette-ppo-v5, the first to read the order of play), 6 "
+                 "(aluette-ppo-v6: trained beside many partners) or 7 (aluette-ppo-v7, "
+                 "the default: made from nothing by configs/recipe_v7.yaml)",
                  check=lambda v: v in SHIPPED_MODELS,
                  allowed=" or ".join(str(v) for v in SHIPPED_MODELS))
 

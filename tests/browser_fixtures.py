@@ -86,6 +86,11 @@ SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 #: The page's sizes a layout check runs at: a laptop and a phone.
 DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
                                             ids=["desktop", "phone"])
+#: One language of each direction (English, Arabic), each at one of those sizes:
+#: for a check of the page's words or order, not of its layout, where the
+#: other two pairs show the same thing.
+LTR_DESKTOP_AND_RTL_PHONE = pytest.mark.parametrize(
+    "lang, size", [("en", (1280, 800)), ("ar", (390, 844))], ids=["en-desktop", "ar-phone"])
 
 
 def open_table(page, pace: int = 0, lang: str | None = None, game: str | None = None) -> None:

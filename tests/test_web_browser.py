@@ -29,7 +29,7 @@ from aluette_env.game.cards import (
     NUM_CARDS, NUM_RANKS, NUM_SUITS, SUITS_EN, rank_index_of, suit_of,
 )
 from browser_fixtures import (
-    DESKTOP_AND_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
+    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
 )
 from web_helpers import kept_game, play_through_api
@@ -655,8 +655,9 @@ def play_a_card(page, level_of: dict[int, int], spoil: bool) -> str:
     return after_move(page, lambda: page.click("#confirm"))
 
 
-def levels(page) -> dict[int, int]:
-    deck = page.request.get(page.url_base + "/api/deck").json()
+def levels(url: str) -> dict[int, int]:
+    """Each card's level of strength (1: the highest) as ``/api/deck`` gives them."""
+    deck = httpx.get(f"{url}/api/deck", timeout=30).json()
     return {card: k + 1 for k, level in enumerate(deck["levels"]) for card in level}
 
 
@@ -671,32 +672,32 @@ def spoiling(level_of: dict[int, int]):
     return choose
 
 
-@DESKTOP_AND_PHONE
-@pytest.mark.parametrize("lang", ["en", "ar"])
+@LTR_DESKTOP_AND_RTL_PHONE
 def test_your_own_turn_never_reads_waiting_for_you(browser, server, lang, size):
     """The prompt never says "Waiting for You…" (the page's words, in its
     language): not while your card's answer is shown, not during the pause
     over a trick after which you lead (your turn, its badge shown, the hand
-    not yet playable)."""
-    context, page = phone(browser, server.url, lang, touch=False, size=size)
+    not yet playable). The cards before are played through the API, up to a
+    trick you close with a card above the three on the table; the page plays
+    it. The words, not the layout: English on a laptop and Arabic on a phone."""
+    level_of = levels(server.url)
+
+    def you_take_a_trick(view: dict) -> bool:  # the fourth card, above the three: you lead next
+        table = [p["card"] for p in (view["current_trick"] or {"plays": []})["plays"]]
+        return view["your_turn"] and len(table) == 3 and len(view["hand"]) > 1 and \
+            min(level_of[c] for c in view["legal"]) < min(level_of[c] for c in table)
+    game = kept_game(server.url)
+    play_through_api(server.url, [game], you_take_a_trick)
+    context, page = phone(browser, server.url, lang, touch=False, size=size, game=game)
     page.evaluate("""() => {
       window.__prompts = [];
       new MutationObserver((records) => { for (const r of records) for (const n of r.addedNodes)
         window.__prompts.push(n.textContent); })
         .observe(document.getElementById("prompt"), {childList: true});
     }""")
-    level_of, led_after_a_trick = levels(page), 0
-    for _ in range(5 * 10):  # until you lead after a trick ended by your card (five deals)
-        if wait_ready(page) != "your-turn":
-            after_move(page, lambda: page.click("#summary button.primary"))
-            continue
-        play_a_card(page, level_of, spoil=False)
-        led_after_a_trick += (page.evaluate("document.body.dataset.state") == "your-turn"
-                              and page.locator(".slot .card").count() == 0
-                              and bool(page.locator("#last-result").inner_text()))
-        if led_after_a_trick:
-            break
-    assert led_after_a_trick
+    assert play_a_card(page, level_of, spoil=False) == "your-turn"  # your strongest card
+    assert page.locator(".slot .card").count() == 0  # you lead after the trick you took
+    assert page.locator("#last-result").inner_text()
     waiting_for_you = page.evaluate("AluetteText.t('Waiting for {seat}…', "
                                     "{seat: AluetteText.t('You')})")
     prompts = page.evaluate("window.__prompts")
@@ -711,18 +712,27 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
     """At each deal's end the last trick's explanation stays on screen beside
     the summary, covered by nothing; a "✕" in the summary's line of tricks (a
     spoiled trick) is explained under it, in the page's language, and only
-    then. Deals are played until one has a spoiled trick: each deal's first
-    eight of your cards through the API (tying the strongest card on the table
+    then. The page shows the end of the first deal, whatever it holds, then of
+    the first deal with a spoiled trick: the cards before each deal's last
+    one are played through the API (tying the strongest card on the table
     where you can), the last on the page."""
     game = kept_game(server.url)
     context, page = phone(browser, server.url, lang, touch=False, size=size, game=game)
-    level_of = levels(page)
+    level_of = levels(server.url)
     legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
                            "{mark: '✕'})")
     assert legend != "{mark}: a spoiled trick, which nobody took."
-    for _ in range(10):
-        play_through_api(server.url, [game], lambda v: v["your_turn"] and len(v["hand"]) == 1,
-                         spoiling(level_of))
+    shown: list[bool] = []  # each deal ended on the page: whether it had a spoiled trick
+
+    def last_card_here(view: dict) -> bool:  # the first deal's last card, or a spoiled deal's
+        return view["match"]["over"] or view["your_turn"] and len(view["hand"]) == 1 and (
+            not shown or any(t["winner"] is None for t in view["tricks_played"]))
+    for _ in range(4):  # the first deal, then (at most) two matches' deals through the API
+        play_through_api(server.url, [game], last_card_here, spoiling(level_of))
+        if page.request.get(f"{server.url}/api/games/{game}").json()["state"]["match"]["over"]:
+            assert page.request.post(f"{server.url}/api/games/{game}/new-match",
+                                     data={}).ok
+            continue
         page.reload()
         assert wait_ready(page) == "your-turn"
         assert play_a_card(page, level_of, spoil=True) == "deal-over"
@@ -736,10 +746,10 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
         spoiled = "✕" in page.locator("#summary .trick-line").first.inner_text()
         assert page.locator("#summary .spoiled-legend").all_inner_texts() == (
             [legend] if spoiled else [])
+        shown.append(spoiled)
         if spoiled:
             break
-        after_move(page, lambda: page.click("#summary button.primary"))
-    assert spoiled
+    assert shown and shown[-1], shown
     context.close()
 
 

@@ -13,7 +13,9 @@ import json
 import pytest
 
 from aluette_env.game import NUM_SEATS, sees_sign
-from browser_fixtures import DESKTOP_AND_PHONE, NEEDS_BROWSER, after_move, covering, wait_ready
+from browser_fixtures import (
+    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, NEEDS_BROWSER, after_move, covering, wait_ready,
+)
 from web_helpers import game_of
 
 pytest_plugins = ["browser_fixtures"]
@@ -171,14 +173,14 @@ def test_with_signs_the_hand_bar_leaves_the_trick_and_its_explanation_readable(
     assert not context.errors, context.errors
 
 
-@DESKTOP_AND_PHONE
-@pytest.mark.parametrize("lang", ["en", "ar"])
+@LTR_DESKTOP_AND_RTL_PHONE
 def test_the_signs_log_lists_each_tricks_signs_in_the_order_they_were_made(
         browser, server, lang, size):
     """Every sign caught (catch 100 %): after each of your steps the log of the
     signs you saw lists each trick's from its leader, as they were made (a
     sign made in answer to another after it, never in seat order), until a
-    trick led by another seat than yours has been listed whole."""
+    trick led by another seat than yours has been listed whole. The log's
+    order, not its layout: English on a laptop, Arabic on a phone."""
     url = server.url
     context, page, token = signs_table(browser, url, lang, size, catch=1.0)
     for _ in range(3 * 2 * 9):

@@ -7,7 +7,6 @@ the limit on new games per client address (the forwarded one behind
 from __future__ import annotations
 
 import glob
-import os
 import secrets
 import signal
 import sqlite3
@@ -21,6 +20,7 @@ import pytest
 from aluette_env.apps.web.limits import uvicorn_options
 from aluette_env.apps.web.store import Database, Games, token_hash
 from aluette_env.apps.web.upkeep import DAY_S, HOUR_S, Keeping, prune
+from aluette_env.commands import run_command
 
 from web_helpers import FAST, client, game_of, serving
 
@@ -112,9 +112,15 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_games_load(tmp_pa
 
 # ------------------------------------------------------------------ the command
 
-def aluette(*argv: str, **kwargs) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "aluette_env", *argv], capture_output=True,
-                          text=True, timeout=120, **kwargs)
+def aluette(capsys, *argv: str) -> subprocess.CompletedProcess:
+    """``aluette ARGV`` run in this process as the console script runs it
+    (:func:`run_command`; the command in a process of its own is
+    :func:`kill_when`'s and :func:`test_the_db_process_refuses_bad_input_in_one_line`'s):
+    its exit code and what it printed."""
+    capsys.readouterr()
+    code = run_command(list(argv))
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(argv, code, out, err)
 
 
 def fill(path, expired: int, kept: int, state_bytes: int = 2) -> list[str]:
@@ -167,7 +173,8 @@ def kill_when(argv: list[str], ready) -> None:
         proc.wait(timeout=30)
 
 
-def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(tmp_path):
+def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(tmp_path,
+                                                                               capsys):
     path = tmp_path / "games.db"
     kept = fill(path, expired=20_000, kept=3)
     total, _ = whole(path)
@@ -180,7 +187,7 @@ def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(t
     kill_when(["db", "prune", "--db", url], deleting)
     games, seats = whole(path)
     assert len(kept) < games < total  # killed half-way through
-    r = aluette("db", "prune", "--db", url)
+    r = aluette(capsys, "db", "prune", "--db", url)
     assert r.returncode == 0 and "unfinished" in r.stdout, r.stderr
     assert whole(path) == (len(kept), len(kept))
     with client(db=url) as c:
@@ -188,12 +195,13 @@ def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(t
             assert c.get(f"/api/games/{token}").status_code == 200
 
 
-def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_whole(tmp_path):
+def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_whole(
+        tmp_path, capsys):
     path, copy = tmp_path / "games.db", tmp_path / "backup" / "games.db"
     copy.parent.mkdir()
     kept = fill(path, expired=20_000, kept=2, state_bytes=2000)
     url = f"sqlite:///{path}"
-    r = aluette("db", "backup", str(copy), "--db", url)
+    r = aluette(capsys, "db", "backup", str(copy), "--db", url)
     assert r.returncode == 0 and "backed up" in r.stdout, r.stderr
     before = copy.read_bytes()
     assert whole(copy) == whole(path)
@@ -204,7 +212,7 @@ def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_who
     kill_when(["db", "backup", str(copy), "--db", url], lambda: bool(glob.glob(partial)))
     assert copy.read_bytes() == before  # the previous backup, untouched
     whole(path)
-    r = aluette("db", "backup", str(copy), "--db", url)
+    r = aluette(capsys, "db", "backup", str(copy), "--db", url)
     assert r.returncode == 0, r.stderr
     assert whole(copy) == whole(path) and not glob.glob(partial)  # a stale copy cleared
     with client(db=f"sqlite:///{copy}") as c:  # the backup serves the games
@@ -223,21 +231,34 @@ def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_who
      "an input of this command"),
     (["db"], "required: ACTION"),
 ])
-def test_db_command_refuses_bad_input_in_one_line(tmp_path, argv, words):
+def test_db_command_refuses_bad_input_in_one_line(tmp_path, argv, words, capsys):
     fill(tmp_path / "games.db", expired=0, kept=0)
-    r = aluette(*[a.format(tmp=tmp_path) for a in argv])
+    r = aluette(capsys, *[a.format(tmp=tmp_path) for a in argv])
     assert r.returncode == 2 and words in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "missing").exists()  # refused before anything is made
 
 
-def test_db_prune_reads_its_settings_from_the_environment(tmp_path):
+@pytest.mark.slow
+def test_the_db_process_refuses_bad_input_in_one_line(tmp_path):
+    """The real command, in a process of its own: exit code 2 and one line on
+    stderr, nothing else printed by what it imports or sets up."""
+    r = subprocess.run([sys.executable, "-m", "aluette_env", "db", "prune", "--db",
+                        f"sqlite:///{tmp_path}/missing/games.db"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and "no such database file" in r.stderr, r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1, r.stderr
+    assert not (tmp_path / "missing").exists()
+
+
+def test_db_prune_reads_its_settings_from_the_environment(tmp_path, monkeypatch, capsys):
     path = tmp_path / "games.db"
     fill(path, expired=3, kept=0)
-    env = {**os.environ, "ALUETTE_DB": f"sqlite:///{path}", "ALUETTE_KEEP_UNFINISHED": "50"}
-    r = aluette("db", "prune", env=env)
+    monkeypatch.setenv("ALUETTE_DB", f"sqlite:///{path}")
+    monkeypatch.setenv("ALUETTE_KEEP_UNFINISHED", "50")
+    r = aluette(capsys, "db", "prune")
     assert r.returncode == 0 and "deleted 0 expired games" in r.stdout, r.stdout + r.stderr
-    r = aluette("db", "prune", "--keep-unfinished", "30", env=env)  # the option wins
+    r = aluette(capsys, "db", "prune", "--keep-unfinished", "30")  # the option wins
     assert "deleted 3 expired games" in r.stdout, r.stdout + r.stderr
 
 

@@ -93,12 +93,19 @@ def small_runner(*overrides: str, seed: int = 0):
     return local_runner(cfg, seed=seed), cfg
 
 
-def test_runner_batches_are_the_engines_matches_and_every_card_is_legal():
+@pytest.fixture(scope="module")
+def seed_0_batch():
+    """(runner, its first sample()) of small_runner() at seed 0: the tests below read
+    them and never sample from it again."""
+    runner, _ = small_runner()
+    return runner, runner.sample()
+
+
+def test_runner_batches_are_the_engines_matches_and_every_card_is_legal(seed_0_batch):
     """Replays the sampled episodes on a twin engine (same seed, the league's heuristic
     at the other seats): observations, masks and rewards are the engine's, each on the
     column's own decision; every learner card is legal; the seating is as configured."""
-    runner, _ = small_runner()
-    episodes = runner.sample()
+    runner, episodes = seed_0_batch
     games = runner.games
     T = 2 * 9  # decisions of one seat in a two-deal match
     # 3 self-play games (latest: 0.5 of 6) with 4 learner seats, 3 league games with 2.
@@ -139,12 +146,12 @@ def test_runner_batches_are_the_engines_matches_and_every_card_is_legal():
     assert (got[:12].reshape(3, 4, T).sum((1, 2)) == 0).all()  # self-play: zero-sum
 
 
-def test_runner_episodes_are_deals_when_the_advantages_stop_at_each_deal():
+def test_runner_episodes_are_deals_when_the_advantages_stop_at_each_deal(seed_0_batch):
     """``ppo.credit=deal``: each (match, learner seat) becomes one terminated
     episode per deal, the match's rows cut at the deal ends, nothing lost."""
-    whole, _ = small_runner()
+    _, matches = seed_0_batch
     deals, _ = small_runner("ppo.credit=deal")
-    matches, split = whole.sample(), deals.sample()
+    split = deals.sample()
     assert len(split) == 2 * len(matches) and all(e.is_terminated and len(e) == 9 for e in split)
     for m, (first, second) in zip(matches, zip(split[0::2], split[1::2])):
         for key in ("observation", "action_mask"):
@@ -157,13 +164,14 @@ def test_runner_episodes_are_deals_when_the_advantages_stop_at_each_deal():
                 == m.get_rewards()).all()
 
 
-def test_runner_batch_is_determined_by_the_seed():
+def test_runner_batch_is_determined_by_the_seed(seed_0_batch):
+    """A second runner of the same seed samples the same batch; another seed, another."""
     def batch(seed):
         runner, _ = small_runner(seed=seed)
         return np.array([e.get_actions() for e in runner.sample()])
 
-    first = batch(3)
-    assert (first == batch(3)).all() and (first != batch(4)).any()
+    first = np.array([e.get_actions() for e in seed_0_batch[1]])
+    assert (first == batch(0)).all() and (first != batch(1)).any()
 
 
 def test_runner_seats_snapshots_and_fixed_players_by_their_weights():
@@ -368,9 +376,12 @@ def test_resume_after_sigkill_falls_back_then_sigterm_stops_and_ends_ray(quick_r
     run = tmp_path / "rllib-quick"
     shutil.copytree(quick_run, run)
     before = json.loads((run / "state.json").read_text())["timesteps"]
-    args = train_cmd("--set", f"output_dir={tmp_path}", "--set", "total_timesteps=100000000",
-                     "--set", "checkpoint.interval=4096", "--set", "eval.interval=100000000",
-                     "--resume", str(run), "--force")
+    # Resumed at a smaller size (--force): 8 matches, 900 samples an iteration, each
+    # iteration checkpointed; what is checked is the kill, the fallback and the stop.
+    args = train_cmd(*[a for item in (
+        f"output_dir={tmp_path}", "total_timesteps=100000000", "num_games=8",
+        "rllib.train_batch_size=512", "ppo.batch_size=256", "checkpoint.interval=512",
+        "eval.interval=100000000") for a in ("--set", item)], "--resume", str(run), "--force")
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:
@@ -384,8 +395,11 @@ def test_resume_after_sigkill_falls_back_then_sigterm_stops_and_ends_ray(quick_r
     assert state["timesteps"] >= killed_at and (run / state["checkpoint"]).is_dir()
     # The newest checkpoint lost: the resume falls back to the older one, saying so.
     shutil.rmtree(run / state["checkpoint"])
-    older = max((run / "rllib").glob("checkpoint_*"), key=lambda p: int(p.name.split("_")[1]))
-    steps = int(older.name.split("_")[1])
+    # The newest checkpoint state.json's count covers (a kill between a checkpoint's
+    # rename and state.json's write leaves a newer one it never named).
+    steps, older = max((int(p.name.split("_")[1]), p)
+                       for p in (run / "rllib").glob("checkpoint_*")
+                       if int(p.name.split("_")[1]) <= state["timesteps"])
     proc = subprocess.Popen(args, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, start_new_session=True)
     try:

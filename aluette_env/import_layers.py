@@ -133,7 +133,8 @@ LAYERS: tuple[Layer, ...] = (
              "views (`narrator`: `Narrator`), the terminal game (`terminal`), the apps' "
              "message catalog (`i18n`, `locales/`)"),
         Part(("aluette_env.apps.web",),
-             ("starlette", "uvicorn", "h11", "sqlalchemy", "alembic", "psycopg"),
+             ("starlette", "uvicorn", "h11", "sqlalchemy", "alembic", "psycopg",
+              "cryptography"),
              "the web game ([WEB.md](WEB.md)): the service, free of Starlette, that owns "
              "seats, moves, the AI taking over, the games in memory and their locks "
              "(`service`, its refusals in `errors`); the routes, one module per feature: the "

@@ -19,13 +19,18 @@ game it made, and a played deal cannot be dealt again to a page that has seen
 its cards. A draft is good for :data:`DRAFT_HOURS` hours, less than any kept
 game is kept (:mod:`.upkeep`), so it cannot outlive the game it made either.
 
-The seal: a random nonce; the snapshot padded with spaces to a multiple of
-:data:`PAD` bytes (its length tells nothing of the hands); XOR-ed with the
-keystream HMAC-SHA256(encryption key, nonce || counter) (a PRF in counter
-mode); then HMAC-SHA256 (another key) over the version, nonce, time and
-ciphertext (encrypt, then MAC). Both keys are derived from the server's key.
+The seal is the ``cryptography`` package's AES-256-GCM (authenticated
+encryption): the snapshot, padded with spaces to a multiple of :data:`PAD`
+bytes (its length tells nothing of the hands), is encrypted under a random
+12-byte nonce, with the format byte and the time it was made as associated
+data (read in the clear, but changed, they break the tag like any other
+byte); the draft is the format, the time, the nonce and the ciphertext with
+its tag, in URL-safe base64. The AES key and the key that draws the ids are
+derived from the server's key with HKDF-SHA256, one for each purpose. (Not
+Fernet: its version byte is not ours, and it refuses an expired token as it
+does a changed one.)
 
-May import: the standard library only.
+May import: the standard library and cryptography.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ import hashlib
 import hmac
 import secrets
 
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
 #: Hours a draft can be kept from (less than :data:`.upkeep.KEEP_UNPLAYED_HOURS`
 #: and any other keeping time: a draft never outlives the game it kept).
 DRAFT_HOURS = 12
@@ -43,47 +53,36 @@ DRAFT_HOURS = 12
 PAD = 1024
 #: The name of the server's key that seals drafts (:meth:`.store.Games.key`).
 KEY_NAME = "drafts"
-_FORMAT = b"\x01"
-_NONCE = 16
+_FORMAT = b"\x02"
 _TIME = 8
-_TAG = 32
+_AD = len(_FORMAT) + _TIME  # the associated data: format and time
+_NONCE = 12
+_TAG = 16
+#: Seconds a draft's time may be ahead of this process's clock (another worker's).
+_SKEW = 60
 #: The longest draft read (a larger one is refused before any work): a snapshot of
 #: up to 2 KiB (a deal's is about 700 bytes), within a request's 4 KiB.
 MAX_CHARS = 3000
 
 
 class DraftError(ValueError):
-    """A draft that cannot be kept: not one of this server's, changed, or too
-    old. The message says which."""
+    """A draft that cannot be kept: not one of this server's (or changed), of
+    another format, or too old. The message says which."""
 
 
 def _derived(key: bytes, purpose: bytes) -> bytes:
-    return hmac.digest(key, b"aluette draft " + purpose, hashlib.sha256)
-
-
-def _keystream(key: bytes, nonce: bytes, length: int) -> bytes:
-    enc = _derived(key, b"encryption")
-    blocks = (hmac.digest(enc, nonce + i.to_bytes(8, "big"), hashlib.sha256)
-              for i in range(-(-length // 32)))
-    return b"".join(blocks)[:length]
-
-
-def _xor(data: bytes, stream: bytes) -> bytes:
-    return (int.from_bytes(data, "big") ^ int.from_bytes(stream, "big")).to_bytes(len(data), "big")
-
-
-def _tag(key: bytes, signed: bytes) -> bytes:
-    return hmac.digest(_derived(key, b"authentication"), signed, hashlib.sha256)
+    return HKDF(algorithm=hashes.SHA256(), length=32, salt=None,
+                info=b"aluette draft " + purpose).derive(key)
 
 
 def seal(key: bytes, snapshot: str, now: float) -> str:
     """The draft of the game whose snapshot (JSON text) is ``snapshot``, made at ``now``."""
     plain = snapshot.encode()
     plain += b" " * (-len(plain) % PAD)
+    head = _FORMAT + int(now).to_bytes(_TIME, "big")
     nonce = secrets.token_bytes(_NONCE)
-    signed = _FORMAT + nonce + int(now).to_bytes(_TIME, "big") + _xor(
-        plain, _keystream(key, nonce, len(plain)))
-    return base64.urlsafe_b64encode(signed + _tag(key, signed)).decode().rstrip("=")
+    sealed = AESGCM(_derived(key, b"encryption")).encrypt(nonce, plain, head)
+    return base64.urlsafe_b64encode(head + nonce + sealed).decode().rstrip("=")
 
 
 def open_draft(key: bytes, draft: object, now: float) -> tuple[bytes, str]:
@@ -95,27 +94,28 @@ def open_draft(key: bytes, draft: object, now: float) -> tuple[bytes, str]:
         blob = base64.urlsafe_b64decode(draft + "=" * (-len(draft) % 4))
     except (binascii.Error, ValueError):
         raise DraftError("a draft is the text this server sent, unchanged") from None
-    signed, tag = blob[:-_TAG], blob[-_TAG:]
-    head = 1 + _NONCE + _TIME
-    if len(signed) <= head or not hmac.compare_digest(tag, _tag(key, signed)):
-        raise DraftError("this draft was not made by this server, or was changed")
-    if signed[:1] != _FORMAT:
+    if blob[:1] != _FORMAT:
         raise DraftError("this draft is of a format this server does not read")
-    nonce, made = signed[1:1 + _NONCE], int.from_bytes(signed[1 + _NONCE:head], "big")
-    if not made - 60 <= now <= made + DRAFT_HOURS * 3600:
-        raise DraftError(f"this deal was dealt more than {DRAFT_HOURS} hours ago")
-    cipher = signed[head:]
+    if len(blob) < _AD + _NONCE + _TAG:
+        raise DraftError("a draft is the text this server sent, unchanged")
+    head, nonce, sealed = blob[:_AD], blob[_AD:_AD + _NONCE], blob[_AD + _NONCE:]
     try:
-        return nonce, _xor(cipher, _keystream(key, nonce, len(cipher))).decode().rstrip(" ")
-    except UnicodeDecodeError:
-        raise DraftError("this draft is damaged") from None
+        plain = AESGCM(_derived(key, b"encryption")).decrypt(nonce, sealed, head)
+    except InvalidTag:
+        raise DraftError("this draft was not made by this server, or was changed") from None
+    made = int.from_bytes(head[len(_FORMAT):], "big")
+    if not made - _SKEW <= now <= made + DRAFT_HOURS * 3600:
+        raise DraftError(f"this deal was dealt more than {DRAFT_HOURS} hours ago")
+    return nonce, plain.decode().rstrip(" ")
 
 
 def ids(key: bytes, nonce: bytes) -> tuple[str, str]:
     """The id and the seat token of the game a draft keeps (drawn from its nonce
     with the server's key: nobody else can tell them)."""
+    drawer = _derived(key, b"ids")
+
     def drawn(what: bytes) -> str:
-        digest = hmac.digest(_derived(key, b"ids"), what + nonce, hashlib.sha256)
+        digest = hmac.digest(drawer, what + nonce, hashlib.sha256)
         return base64.urlsafe_b64encode(digest[:16]).decode().rstrip("=")
     return drawn(b"game"), drawn(b"seat")
 

@@ -90,7 +90,7 @@ def test_league_the_old_name_of_ratings_still_runs_it_and_is_not_listed(capsys, 
       "--member-deals", "heuristic=5"], "--member-deals: deal pairs for 'heuristic'"),
     (["eval", "--team-a", "heuristic", "--panel", "--panel-members", "heuristic", "--deals", "3"],
      "--panel-members: the panel (heuristic) holds only the player itself"),
-    (["eval", "--team-a", "ai:version=6", "--panel", "--panel-members", "ai,heuristic",
+    (["eval", "--team-a", "ai:version=7", "--panel", "--panel-members", "ai,heuristic",
       "--member-deals", "ai=5"], "--member-deals: deal pairs for 'ai', which is the player itself"),
     (["eval", "--team-a", "heuristic", "--panel", "--member-deals", "pimc:worlds=64=0"],
      "--member-deals pimc:worlds=64=0: must be from 1"),
@@ -177,6 +177,10 @@ EVAL_IN_PROCESSES = ["eval", "--team-a", "pimc", "--team-b", "heuristic", "--dea
                      "--jobs", "2", "--quiet"]
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _working(pid: int, seconds: float) -> int:
     """How many child processes of ``pid`` have used ``seconds`` of CPU (Linux /proc)."""
     n = 0
@@ -209,9 +213,11 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
         "serve": (["serve", "--host", "127.0.0.1", "--port", "0",
                    "--db", f"sqlite:///{tmp_path / 'games.db'}"], 2, 0),
     }[command]
+    # Its own group, as a terminal's job, with Ctrl-C's default action even where
+    # pytest runs in a background job (whose shell ignores SIGINT).
     proc = subprocess.Popen([sys.executable, "-m", "aluette_env", *argv], cwd=ROOT,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            start_new_session=True)  # its own group, as a terminal's job
+                            start_new_session=True, preexec_fn=_default_sigint)
     try:
         deadline = time.monotonic() + 120
         while len(descendants(proc.pid)) < children or _working(proc.pid, 1.0) < working:

@@ -107,10 +107,14 @@ def test_export_refuses_bad_input(tmp_path):
 def test_shipped_model_is_small_and_loads():
     assert SHIPPED_MODEL.stat().st_size < 5 * 1024 * 1024
     p = load_player("ai")
-    # v5 reads today's whole vector; v1-v4 were trained on layout 1 and read its prefix.
-    # The shipped files name it by the key of before (obs_version), read still.
-    assert p.metadata[OLD_LAYOUT_KEY] == "2" and LAYOUT_KEY not in p.metadata
+    # v5 on reads today's whole vector; v1-v4 were trained on layout 1 and read its
+    # prefix. v7 names its layout by today's key; v1-v6 by the key of before
+    # (obs_version), read still.
+    assert p.metadata[LAYOUT_KEY] == "2" and OLD_LAYOUT_KEY not in p.metadata
     assert p.obs_layout == OBS_LAYOUT == 2 and p.obs_width == OBS_SIZE
+    v6 = load_player("ai:version=6")
+    assert v6.metadata[OLD_LAYOUT_KEY] == "2" and LAYOUT_KEY not in v6.metadata
+    assert v6.obs_layout == 2 and v6.obs_width == OBS_SIZE
     v4 = load_player("ai:version=4")
     assert v4.metadata[OLD_LAYOUT_KEY] == "1" and v4.obs_width == obs_size(1) < OBS_SIZE
 

@@ -266,8 +266,8 @@ def test_player_specs():
     ("ai:temperature=0", "option 'temperature' got '0'; allowed: a number from 0.001"),
     ("ai:temperature=inf", "option 'temperature' got 'inf'"),
     ("ai:temp=1", "unknown option 'temp'; options: seed, temperature, version"),
-    ("ai:version=7", "option 'version' got '7'; allowed: 1 or 2 or 3 or 4 or 5 or 6"),
-    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2 or 3 or 4 or 5 or 6"),
+    ("ai:version=8", "option 'version' got '8'; allowed: 1 or 2 or 3 or 4 or 5 or 6 or 7"),
+    ("ai:version=one", "option 'version' got 'one'; allowed: 1 or 2 or 3 or 4 or 5 or 6 or 7"),
 ])
 def test_every_spec_option_is_checked_at_load(spec, message):
     with pytest.raises(PlayerSpecError, match=re.escape(message)) as err:

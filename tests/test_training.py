@@ -134,7 +134,7 @@ def test_shipped_configs_are_valid_and_overrides_apply():
              or load_config for p in shipped for d in [yaml.safe_load(p.read_text())]}
     assert {p.stem for p, load in kinds.items() if load is load_loop_config} >= \
         {"expert_iteration", "v5"}
-    assert {p.stem for p, load in kinds.items() if load is load_recipe} == {"recipe"}
+    assert {p.stem for p, load in kinds.items() if load is load_recipe} == {"recipe", "recipe_v7"}
     assert sum(load is load_config for load in kinds.values()) >= 8
     for path, load in kinds.items():
         load(path)

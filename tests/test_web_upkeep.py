@@ -7,6 +7,7 @@ the limit on new games per client address (the forwarded one behind
 from __future__ import annotations
 
 import glob
+import os
 import secrets
 import signal
 import sqlite3
@@ -251,14 +252,18 @@ def test_the_db_process_refuses_bad_input_in_one_line(tmp_path):
     assert not (tmp_path / "missing").exists()
 
 
-def test_db_prune_reads_its_settings_from_the_environment(tmp_path, monkeypatch, capsys):
+def test_db_prune_reads_its_settings_from_the_environment(tmp_path):
+    """In a process of its own, as a service manager starts it with its environment."""
     path = tmp_path / "games.db"
     fill(path, expired=3, kept=0)
-    monkeypatch.setenv("ALUETTE_DB", f"sqlite:///{path}")
-    monkeypatch.setenv("ALUETTE_KEEP_UNFINISHED", "50")
-    r = aluette(capsys, "db", "prune")
+    env = {**os.environ, "ALUETTE_DB": f"sqlite:///{path}", "ALUETTE_KEEP_UNFINISHED": "50"}
+
+    def prune(*options: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "aluette_env", "db", "prune", *options],
+                              capture_output=True, text=True, timeout=120, env=env)
+    r = prune()
     assert r.returncode == 0 and "deleted 0 expired games" in r.stdout, r.stdout + r.stderr
-    r = aluette(capsys, "db", "prune", "--keep-unfinished", "30")  # the option wins
+    r = prune("--keep-unfinished", "30")  # the option wins
     assert "deleted 3 expired games" in r.stdout, r.stdout + r.stderr
 
 

@@ -50,9 +50,9 @@ bench: $(STAMP)
 train: $(STAMP)
 	$(VENV)/bin/aluette train configs/default.yaml
 
-# From nothing to the shipped ai's level in two stages (configs/recipe.yaml: make
-# train, then partner games; what it gives: docs/TRAINING.md#results); the same
-# command resumes after a stop or a kill.
+# From nothing to v6's level in two stages (configs/recipe.yaml: make train, then
+# partner games; configs/recipe_v7.yaml goes on to the shipped v7; what each gives:
+# docs/TRAINING.md#results); the same command resumes after a stop or a kill.
 recipe: $(STAMP)
 	$(VENV)/bin/aluette train configs/recipe.yaml
 

@@ -1,12 +1,12 @@
 """Friends at one table in a real browser (Debian's Chromium, as
 test_web_browser.py drives it): two partners in two browser contexts finish a
-match against two AIs (its first four deals played through the API, which
-test_web_tables.py checks card by card), with each move pushed to the other
-page; ``aluette serve`` (its own process, on a SQLite file) is SIGKILLed and
+match against two AIs (played through the API, which test_web_tables.py
+checks card by card, to its last two tricks), with each move pushed to the
+other page; ``aluette serve`` (its own process, on a SQLite file) is SIGKILLed and
 restarted mid-deal and both pages continue; a person leaves, the table's AI
 plays for them, and they come back with their link.
 
-Four people in four browser contexts play the first tricks of a deal, each
+Four people in four browser contexts play the first trick of a deal, each
 page naming the other three, and every page follows the deal to its end. With
 ``ALUETTE_SCREENSHOTS=DIR`` that test saves the README's screenshot of the
 table of four people there.
@@ -137,12 +137,16 @@ def make_table(server, bob: str = "Bob", **extra) -> dict:
 
 
 def test_two_partners_in_two_browsers_finish_a_match(browser, server):
-    """The match's first four deals are played through the API; the two pages
-    open on the fourth deal's end: one starts the last deal, each person plays
-    their nine cards of it, and both pages show the match's end."""
+    """The match is played through the API to the last two tricks of its last
+    deal (the rules of the game are test_web_tables.py's); the two pages open
+    there, each person plays their last two cards on their page, each move
+    pushed to the other page, and both pages show the match's end."""
     made = make_table(server, bob="Bob <i>&amp;")
-    play_through_api(server.url, [made["seats"][s]["token"] for s in ("0", "2")],
-                     until=lambda view: view["deal"]["done"] and view["deal"]["number"] == 4)
+    tokens = [made["seats"][s]["token"] for s in ("0", "2")]
+    play_through_api(server.url, tokens, until=lambda view: view["deal"]["number"] == 5
+                     and view["your_turn"] and len(view["hand"]) == 2)
+    left = httpx.get(f"{server.url}/api/games/{tokens[0]}", timeout=30).json()["state"]
+    left = {0: len(left["hand"]), 1: left["hand_sizes"][2]}  # Ann's cards, Bob's
     pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
     # Each page shows the other person's name at the partner's seat, as text.
     assert pages[0].locator('.seat[data-seat="2"] .seat-name').inner_text().endswith(
@@ -158,8 +162,8 @@ def test_two_partners_in_two_browsers_finish_a_match(browser, server):
             plays[step.played] += 1
         else:
             dealt += 1
-    # one page started the last deal for both; each person played their cards, nobody else
-    assert dealt == 1 and plays == {0: 9, 1: 9}
+    # each person played the cards they had left, nobody else, and no deal was started
+    assert dealt == 0 and plays == left and left[0] == 2
     texts = [p.locator("#summary").inner_text() for p in pages]
     assert all("win the match" in t or "draw" in t for t in texts)
     assert not any(p.errors for p in pages), [p.errors for p in pages]
@@ -167,8 +171,8 @@ def test_two_partners_in_two_browsers_finish_a_match(browser, server):
 
 def test_four_people_in_four_browsers_play_a_deal(browser, server):
     """Every seat a person: each page names the other three at their seats
-    (counted from it); each person plays their cards of the first two tricks
-    on their page, the rest of the deal is played through the API, and every
+    (counted from it); each person plays their card of the first trick on
+    their page, the rest of the deal is played through the API, and every
     page follows it to its end."""
     names = ["Ann", "Ben", "Chloé", "Dev"]
     r = httpx.post(f"{server.url}/api/tables", timeout=30,
@@ -184,14 +188,14 @@ def test_four_people_in_four_browsers_play_a_deal(browser, server):
                                     ).inner_text().endswith(f"· {names[other]}")
     deadline = time.monotonic() + 300
     plays = [0, 0, 0, 0]
-    while sum(plays) < 8:
+    while sum(plays) < 4:
         assert step(pages, deadline) == "played"
         plays[step.played] += 1
-        if sum(plays) == 6:  # the second trick under way: cards on the table
+        if sum(plays) == 3:  # the first trick under way: cards on the table
             shoot(pages[0], "web-table", quality=70)
-    assert plays == [2, 2, 2, 2]
+    assert plays == [1, 1, 1, 1]
     assert play_through_api(server.url, [made["seats"][str(s)]["token"] for s in range(4)],
-                            until=lambda view: view["deal"]["done"]) == 36 - 8
+                            until=lambda view: view["deal"]["done"]) == 36 - 4
     for page in pages:
         page.wait_for_selector("body[data-state='deal-over']", state="attached",
                                timeout=MATCH_TIMEOUT_MS)
@@ -547,7 +551,7 @@ def person_plays(url: str, token: str, most: int | None = None) -> int:
 
 
 def test_a_push_during_an_animation_is_shown_after_it(browser, server):
-    """Ann's page animates the answer to her play (AI cards at 0.4 s each)
+    """Ann's page animates the answer to her play (AI cards at 0.15 s each)
     while Bob plays: the server pushes the newer view to her page mid-answer.
     Each time, over a whole deal, her page ends on the newest view (its
     version, her turn when it is hers), never on her own older answer, and
@@ -556,7 +560,7 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
     bob = seat_page(browser, server.url + made["seats"]["2"]["link"])  # Bob is here
     ann = seat_page(browser, server.url + made["seats"]["0"]["link"],
-                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '400');"))
+                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '150');"))
     mid = []
 
     def bob_plays_before_the_answer(route):

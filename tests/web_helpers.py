@@ -125,11 +125,11 @@ def play_through_api(url: str, tokens: list[str], until, choose=None) -> int:
 
     plays = 0
     with httpx.Client(base_url=url, timeout=30) as http:
+        views = {t: http.get(f"/api/games/{t}").json()["state"] for t in tokens}
         while True:
-            views = [http.get(f"/api/games/{t}").json()["state"] for t in tokens]
-            if until(views[0]):
+            if until(views[tokens[0]]):
                 return plays
-            turn = next(((t, v) for t, v in zip(tokens, views) if v["your_turn"]), None)
+            turn = next(((t, v) for t, v in views.items() if v["your_turn"]), None)
             if turn is not None:
                 token, view = turn
                 card = choose(view) if choose else view["legal"][0]
@@ -137,10 +137,13 @@ def play_through_api(url: str, tokens: list[str], until, choose=None) -> int:
                               json={"card": card, "version": view["version"]})
                 plays += 1
             else:  # the AIs move within each move's answer: a deal is over
-                assert views[0]["deal"]["done"] and not views[0]["match"]["over"], views[0]
-                r = http.post(f"/api/games/{tokens[0]}/next-deal",
-                              json={"version": views[0]["version"]})
+                token, view = tokens[0], views[tokens[0]]
+                assert view["deal"]["done"] and not view["match"]["over"], view
+                r = http.post(f"/api/games/{token}/next-deal", json={"version": view["version"]})
             assert r.status_code == 200, r.text
+            # the mover's view is in the answer; the others' changed with it
+            views = {t: r.json()["state"] if t == token else
+                     http.get(f"/api/games/{t}").json()["state"] for t in tokens}
 
 
 def free_port() -> int:

@@ -39,5 +39,6 @@ export async function setLanguage(lang) {
     try { set({view: told((await api("POST", "/api/drafts", {draft: get("draft")})).state)}); } catch { /* kept in the old words */ }
   }
   render();
+  document.body.dataset.lang = lang; // every word of the page is now in it
   languageLoaded();
 }

@@ -276,7 +276,8 @@ def ray_cluster():
     ``address=ray_cluster.address`` and leaves it (ray.shutdown) when done."""
     pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
     from ray.cluster_utils import Cluster
-    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 0})
+    cluster = Cluster(initialize_head=True,
+                      head_node_args={"num_cpus": 0, "include_dashboard": False})
     cluster.worker = cluster.add_node(num_cpus=3)
     try:
         yield cluster

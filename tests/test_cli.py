@@ -9,10 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import httpx
 import pytest
 
 from aluette_env.commands import main
 from conftest import descendants
+from web_helpers import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -205,14 +207,24 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
     one line, no traceback from it or a worker, no worker finishing its share
     (an evaluation's slices take tens of seconds here), no semaphore reported
     leaked, and no process of the group left behind."""
+    port = free_port()
     argv, children, working = {
         # The parent, multiprocessing's resource tracker and the two workers, both
         # in their slices (a second of CPU each: imports take a third of that).
         "eval --jobs 2": (EVAL_IN_PROCESSES, 3, 2),
-        # The server, the tracker and the coach's hint worker (warmed up at start).
-        "serve": (["serve", "--host", "127.0.0.1", "--port", "0",
-                   "--db", f"sqlite:///{tmp_path / 'games.db'}"], 2, 0),
+        # The server, answering (its coach's worker starts with the first game).
+        "serve": (["serve", "--host", "127.0.0.1", "--port", str(port),
+                   "--db", f"sqlite:///{tmp_path / 'games.db'}"], 0, 0),
     }[command]
+
+    def ready() -> bool:
+        if command != "serve":
+            return len(descendants(proc.pid)) >= children and \
+                _working(proc.pid, 1.0) >= working
+        try:
+            return httpx.get(f"http://127.0.0.1:{port}/api/server", timeout=5).is_success
+        except httpx.TransportError:
+            return False
     # Its own group, as a terminal's job, with Ctrl-C's default action even where
     # pytest runs in a background job (whose shell ignores SIGINT).
     proc = subprocess.Popen([sys.executable, "-m", "aluette_env", *argv], cwd=ROOT,
@@ -220,7 +232,7 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
                             start_new_session=True, preexec_fn=_default_sigint)
     try:
         deadline = time.monotonic() + 120
-        while len(descendants(proc.pid)) < children or _working(proc.pid, 1.0) < working:
+        while not ready():
             assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
             time.sleep(0.05)
         os.killpg(proc.pid, sig)

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
-pytestmark = [pytest.mark.rllib, pytest.mark.cluster]
+from training.config import load_config
 
-from training.config import load_config  # noqa: E402
+# Ray is imported by conftest.ray_cluster when the test runs (every parallel
+# worker collects this file).
+pytestmark = [pytest.mark.rllib, pytest.mark.cluster]
 
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 

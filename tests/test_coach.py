@@ -409,26 +409,22 @@ def test_the_terminal_game_prints_player_names_as_written():
     assert "a\\nb.onnx" in text
 
 
-def test_the_coach_is_warmed_by_the_first_game_before_any_hint():
-    """A started server holds no coach process until it first answers for a
-    game (a server nobody visits loads no expert); then the hint worker is
-    started and its expert loaded before anyone asks: the first hint comes
-    from that same worker."""
+def test_the_coach_is_warmed_as_the_server_starts():
+    """The hint worker is started and its expert loaded as the server starts,
+    before anyone asks: the first hint comes from that same worker."""
     import web_helpers
 
     with web_helpers.client(left="heuristic", seed=5, hint_worlds=4) as c:
-        coach = c.app.state.coach
-        hint_worker = coach.workers.pools["hint"]
-        assert c.get("/api/server").status_code == 200
-        assert coach.warming is None and not hint_worker.processes()
-        gid = c.post("/api/games", json={}).json()["id"]
+        app = c.app
         deadline = time.monotonic() + 120
-        while not coach.warming.done():
+        while not app.state.warming.done():
             assert time.monotonic() < deadline, "the coach's warm-up did not end"
             time.sleep(0.05)
-        assert coach.warming.exception() is None
+        assert app.state.warming.exception() is None
+        hint_worker = app.state.coach.workers.pools["hint"]
         warmed = hint_worker.processes()
         assert warmed  # started before any hint was asked
+        gid = c.post("/api/games", json={}).json()["id"]
         assert c.get(f"/api/games/{gid}/hint").status_code == 200
         assert hint_worker.processes() == warmed
 

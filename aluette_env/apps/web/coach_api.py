@@ -2,8 +2,8 @@
 their replay (:mod:`aluette_env.apps.coach`, :mod:`aluette_env.records`).
 
 The expert's searches run in two worker processes (:class:`.workers.CoachWorkers`:
-the hint worker started with the first game the server answers for, the review
-worker on first use): one for hints, one for reviews, so a search never holds the server's
+the hint worker started as the server starts, the review worker on first
+use): one for hints, one for reviews, so a search never holds the server's
 interpreter lock and a hint never waits behind a review.
 Only building the seat's observation holds the game's lock. Reviews are
 queued one at a time (:class:`~aluette_env.apps.coach.ReviewQueue`): a
@@ -12,10 +12,8 @@ and the page asks for it when the person wants it. Uploaded records are kept in 
 (at most ``MAX_RECORDS``, the oldest dropped) and reviewed in the background
 too, keyed by their content: a record opened again shows the reviews it already
 has at once; ``?record=ID`` on the page opens one. The hint worker is started,
-and its expert loaded, in the background as the server first answers for a
-game (:meth:`CoachRoutes.warm_soon`, from the page's first deal on), so the
-first hint is as quick as the next, and a server nobody has visited holds no
-expert.
+and its expert loaded, as the server starts (:meth:`CoachRoutes.warm`), so the
+first hint is as quick as the next.
 
 ===========================================  =========================================
 ``GET  /api/games/{id}/hint``                the expert's estimate of every card (your turn)
@@ -28,7 +26,6 @@ expert.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -85,27 +82,14 @@ class CoachRoutes:
         self.queue = ReviewQueue(self.workers.review,
                                  max_background=MAX_RECORDS * records.MAX_DEALS)
         self.records: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        #: the warm-up's task (:meth:`warm_soon`), once a game was answered for
-        self.warming: asyncio.Task | None = None
-        #: set by the server's lifespan: an app that was never started (a test
-        #: client without one) has nothing to warm up for, and nothing would end it
-        self.serving = False
 
     def close(self) -> None:
-        if self.warming is not None:
-            self.warming.cancel()
         self.queue.close()
         self.workers.close()
 
-    def warm_soon(self) -> None:
-        """In the event loop, as the server answers for a game: the first time,
-        :meth:`warm` in the background."""
-        if self.warming is None and self.serving:
-            self.warming = asyncio.get_running_loop().create_task(self.warm())
-
     async def warm(self) -> None:
-        """Start the hint worker and load its expert now: a hint of a fresh
-        deal's first decision, thrown away."""
+        """Start the hint worker and load its expert now (the server's start):
+        a hint of a fresh deal's first decision, thrown away."""
         deal = Deal.from_deck(list(range(NUM_CARDS)), 0)
         try:
             await self.workers.hint(*observe(deal, deal.to_act))

@@ -61,11 +61,9 @@ class GameRoutes:
         self.service, self.defaults, self.coach = service, defaults, coach
         self.signs_defaults = signs_defaults or defaults
 
-    def answer(self, request: Request, handle: SeatHandle, events: list[dict[str, Any]],
+    @staticmethod
+    def answer(request: Request, handle: SeatHandle, events: list[dict[str, Any]],
                status: int = 200, **extra: Any) -> JSONResponse:
-        """The seat's answer; the coach warms up with the first one (its hints come
-        later, on the person's turn)."""
-        self.coach.warm_soon()
         return JSONResponse({**extra, **GameService.answer(handle, events, narrator(request))},
                             status_code=status, headers={"x-aluette-worker": WORKER})
 

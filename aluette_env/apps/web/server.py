@@ -144,6 +144,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
                                         StoreUnavailable: store_unavailable,
                                         DamagedGame: damaged},
                     lifespan=_closing(listener, pool.workers, coach, service, db,
+                                      warm=coach.warm,
                                       prune=_pruning(service, Keeping(
                                           config.keep_unfinished_days,
                                           config.keep_finished_days))))
@@ -185,15 +186,17 @@ def app_from_environment():
     return create_app(ServerConfig(**settings))
 
 
-def _closing(listener: PostgresListener | None, *workers, prune=None):
+def _closing(listener: PostgresListener | None, *workers, warm=None, prune=None):
     """The app's lifespan: the database's notifications heard while it runs;
-    ``prune()`` (the expired games deleted, now and every hour) runs in the
-    background; the AI and coach worker processes (the coach's warm-up
-    included), the service's threads and the database end with the server."""
+    ``warm()`` (the coach's warm-up) and ``prune()`` (the expired games
+    deleted, now and every hour) run in the background; the AI and coach
+    worker processes, the service's threads and the database end with the
+    server."""
     @contextlib.asynccontextmanager
     async def lifespan(app):
-        app.state.coach.serving = True
         tasks = [asyncio.create_task(listener.run())] if listener is not None else []
+        warming = app.state.warming = asyncio.create_task(warm()) if warm is not None else None
+        tasks += [warming] if warming is not None else []
         tasks += [asyncio.create_task(prune())] if prune is not None else []
         try:
             yield

@@ -257,7 +257,7 @@ def _coach_in_worker(efforts: tuple[int, int], method: str, *args: Any) -> Any:
 
 class CoachWorkers:
     """The coach's two worker processes (hints, reviews), spawned on first use
-    (the hint worker's is the first game answered for, :meth:`.coach_api.CoachRoutes.warm_soon`);
+    (the hint worker's is the server's start, :meth:`.coach_api.CoachRoutes.warm`);
     a worker that dies is replaced and its job tried again (:class:`RestartingPool`)."""
 
     def __init__(self, hint_worlds: int, review_worlds: int):

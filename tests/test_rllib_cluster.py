@@ -11,11 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from training.config import load_config
-
-# Ray is imported by conftest.ray_cluster when the test runs (every parallel
-# worker collects this file).
+pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
 pytestmark = [pytest.mark.rllib, pytest.mark.cluster]
+
+from training.config import load_config  # noqa: E402
 
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 

@@ -55,8 +55,8 @@ def targets(data: ExpertData, best_weight: float, tau: float, significance: floa
     """The policy's target [n, 48]: ``best_weight`` on the expert's move plus the rest
     spread as softmax(values / tau) over the legal cards; with ``significance`` > 0,
     that only where the expert's switch stands out of its noise (:func:`trusted`),
-    elsewhere ``own`` (the fitted policy's probabilities at the start: no pull there,
-    exactly; by default the guiding policy's)."""
+    elsewhere ``own`` (the fitted policy's probabilities at the start: no pull from
+    the labels there; by default the guiding policy's)."""
     legal = data["masks"] > 0
     z = np.where(legal, np.nan_to_num(data["values"], nan=0.0) / tau, -np.inf)
     soft = np.exp(z - z.max(1, keepdims=True))
@@ -90,9 +90,9 @@ def distill_losses(policy, data: ExpertData, cfg: DistillConfig):
 
     with torch.no_grad():
         start = forward(torch.arange(len(data)))[1]
-    # Where no switch stands out, the target is the start's own probabilities, bit for
-    # bit: the guide's (an ONNX export's) differ by rounding, and Adam would take full
-    # steps on those 1e-7 gradients.
+    # Where no switch stands out, the target is the start's own probabilities as this
+    # network computes them: the guide's (an ONNX export's) differ by rounding, and
+    # Adam's steps are near the learning rate whatever the gradient's size.
     target = torch.as_tensor(targets(data, cfg.best_weight, cfg.tau, cfg.significance,
                                      torch.softmax(start, 1).numpy()))
 

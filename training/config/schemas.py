@@ -545,6 +545,15 @@ class DistillConfig(BaseModel):
                                                "the card values in the target")
     anchor: float = Field(0.5, ge=0, le=100,
                           description="weight of KL(guiding policy || new policy)")
+    significance: float = Field(2.0, ge=0, le=10, description=(
+        "standard errors by which the expert's card must gain over the guiding policy's "
+        "greedy card for a position's target to be the expert's; elsewhere the target is "
+        "the fitted policy's own probabilities at the start (0: every position's is the "
+        "expert's)"))
+    logit_anchor: float = Field(1.0, ge=0, le=100, description=(
+        "weight of the squared change of the legal cards' logits from the start's (less "
+        "their mean): a trust region that, unlike the KL, costs as much in a near tie "
+        "(0: none)"))
     vf_coef: float = Field(0.5, ge=0, le=100,
                            description="weight of the value head's squared error")
     replay: int = Field(1, ge=0, le=100, description="earlier iterations' data sets fitted too "

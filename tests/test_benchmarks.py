@@ -202,7 +202,14 @@ def test_distill_agreement_fits_are_valid_settings_and_noise_is_measured_against
     cfg = load_loop_config(str(ROOT / "configs" / "history" / "v7.yaml"), [])
     fits = distill_agreement.fit_settings(cfg)
     assert all(settings.validation == 0 for settings, _ in fits.values())
-    assert {labels for _, labels in fits.values()} == {"expert", "own", "over 2 se"}
+    assert {labels for _, labels in fits.values()} == {"expert", "own"}
+    # The config's fit is v7's as it was made (no threshold, no trust region); the
+    # default one has both, each of the two others one of them.
+    made, default = fits["the config's"][0], fits["the default distillation"][0]
+    assert made.significance == 0 and made.logit_anchor == 0
+    assert default.significance > 0 and default.logit_anchor > 0
+    assert sum(f.significance > 0 for f, _ in fits.values()) == 2
+    assert sum(f.logit_anchor > 0 for f, _ in fits.values()) == 2
     # Two positions: a kept card, and a switch claiming 2.5 standard errors.
     nan = np.nan
     data = {"policy": np.array([[0.6, 0.4], [0.7, 0.3]]), "move": np.array([0, 1]),

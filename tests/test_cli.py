@@ -212,15 +212,17 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
         # The parent, multiprocessing's resource tracker and the two workers, both
         # in their slices (a second of CPU each: imports take a third of that).
         "eval --jobs 2": (EVAL_IN_PROCESSES, 3, 2),
-        # The server, answering (its coach's worker starts with the first game).
+        # The server answering, with the tracker and the coach's hint worker
+        # (warmed up at start).
         "serve": (["serve", "--host", "127.0.0.1", "--port", str(port),
-                   "--db", f"sqlite:///{tmp_path / 'games.db'}"], 0, 0),
+                   "--db", f"sqlite:///{tmp_path / 'games.db'}"], 2, 0),
     }[command]
 
     def ready() -> bool:
+        if len(descendants(proc.pid)) < children or _working(proc.pid, 1.0) < working:
+            return False
         if command != "serve":
-            return len(descendants(proc.pid)) >= children and \
-                _working(proc.pid, 1.0) >= working
+            return True
         try:
             return httpx.get(f"http://127.0.0.1:{port}/api/server", timeout=5).is_success
         except httpx.TransportError:

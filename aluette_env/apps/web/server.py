@@ -226,11 +226,30 @@ def _pruning(service: GameService, keeping: Keeping):
 
 
 def configure_logging(level: str) -> None:
-    """This process's logging as :func:`logging_config` sets it (``aluette
-    serve`` calls it first, so that its wait for the database is logged)."""
-    import logging.config
+    """This server's loggers as :func:`logging_config` sets them (``aluette
+    serve`` calls it first, so that its wait for the database is logged;
+    uvicorn applies the whole config when it starts serving). Only these:
+    ``logging.config.dictConfig`` would first close every handler of the
+    process, also those of a program that runs the command from Python, and
+    absl's (OpenSpiel, Ray) then closes the stream it was given."""
+    import sys
 
-    logging.config.dictConfig(logging_config(level))
+    from uvicorn.logging import DefaultFormatter
+
+    config = logging_config(level)
+    streams = {"ext://sys.stderr": sys.stderr, "ext://sys.stdout": sys.stdout}
+    for name in ("aluette", "aluette.access"):
+        logger = logging.getLogger(name)
+        for handler in [h for h in logger.handlers if getattr(h, "aluette", False)]:
+            logger.removeHandler(handler)  # an earlier call's
+        for key in config["loggers"][name]["handlers"]:
+            spec = config["handlers"][key]
+            handler = logging.StreamHandler(streams[spec.get("stream", "ext://sys.stderr")])
+            handler.setFormatter(DefaultFormatter(config["formatters"][spec["formatter"]]["fmt"]))
+            handler.aluette = True
+            logger.addHandler(handler)
+        logger.setLevel(config["loggers"][name]["level"])
+        logger.propagate = config["loggers"][name]["propagate"]
 
 
 def logging_config(level: str) -> dict:

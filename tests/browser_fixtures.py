@@ -45,13 +45,42 @@ NEEDS_BROWSER = [
 MATCH_TIMEOUT_MS = 60_000
 
 
+#: Settings, Display, Grain at 0, as a person may set it, where the page has no
+#: display of its own yet (an init script runs at every page load: it must not
+#: undo what a test then sets).
+GRAIN_OFF = ("try { if (localStorage.getItem('aluette.display') === null) "
+             "localStorage.setItem('aluette.display', '{\"grain\": 0}'); } catch (e) {}")
+
+
+class Chromium:
+    """The session's browser, whose contexts open the page with the grain layer
+    off. The layer is an SVG noise blended over the whole window, drawn again at
+    every change of the page: about a fifth of the browser's CPU over the suite,
+    which no test looks at but the display's and axe's. Those use :attr:`plain`,
+    the browser itself, whose contexts show the page's default display."""
+
+    def __init__(self, plain):
+        self.plain = plain
+
+    def __getattr__(self, name: str):
+        return getattr(self.plain, name)
+
+    def new_context(self, **options):
+        context = self.plain.new_context(**options)
+        context.add_init_script(GRAIN_OFF)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+
 @pytest.fixture(scope="session")
 def browser():
     """One Chromium for every browser test of the session (each test opens its
-    own context: its own storage and cookies)."""
+    own context: its own storage and cookies), as a :class:`Chromium`."""
     with sync_playwright() as p:
         b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield b
+        yield Chromium(b)
         b.close()
 
 

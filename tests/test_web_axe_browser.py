@@ -51,8 +51,9 @@ def axe(page, where: str) -> None:
 
 def new_page(browser, url: str, size=(1280, 900)):
     # Playwright adds axe's script; the page's own policy stays as strict as served.
-    context = browser.new_context(viewport={"width": size[0], "height": size[1]},
-                                  reduced_motion="reduce", bypass_csp=True)
+    # The page's default display (browser.plain): axe judges what a person first sees.
+    context = browser.plain.new_context(viewport={"width": size[0], "height": size[1]},
+                                        reduced_motion="reduce", bypass_csp=True)
     page = context.new_page()
     page.url_base = url
     return context, page

@@ -44,8 +44,10 @@ def page(browser, server, request):
     # moving elements to settle before each click); the others keep them.
     motion = "reduce" if re.search(r"whole_|_by_(mouse|keyboard)$", request.node.name) \
         else "no-preference"
-    context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
-                                  reduced_motion=motion)
+    # The display test sees the page's default display (grain included).
+    chromium = browser.plain if request.node.name.startswith("test_display_") else browser
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB",
+                                   reduced_motion=motion)
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))

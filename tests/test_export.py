@@ -6,7 +6,6 @@ import sys
 from pathlib import Path
 
 import numpy as np
-import onnx
 import pytest
 
 from aluette_env.commands import main as cli_main
@@ -41,6 +40,7 @@ def test_export_round_trip_matches_the_sb3_policy(sb3_run, exported):
 
 
 def test_metadata_inside_the_file(sb3_run, exported):
+    import onnx  # 1 s of import: only where a test reads a file's graph
     meta = {p.key: p.value for p in onnx.load(str(exported)).metadata_props}
     assert meta[LAYOUT_KEY] == str(OBS_LAYOUT) and meta["num_actions"] == "48"
     assert OLD_LAYOUT_KEY not in meta
@@ -60,6 +60,7 @@ def test_temperature_sampling_is_seeded(exported):
 
 
 def test_a_layout_mismatch_is_refused_naming_both(exported, tmp_path):
+    import onnx
     m = onnx.load(str(exported))
     for p in m.metadata_props:
         if p.key == LAYOUT_KEY:
@@ -120,6 +121,7 @@ def test_shipped_model_is_small_and_loads():
 
 
 def test_a_run_with_a_damaged_state_json_still_exports(sb3_run, tmp_path, capsys):
+    import onnx
     import shutil
     run = tmp_path / "run"
     shutil.copytree(sb3_run, run)

@@ -264,6 +264,7 @@ def start_nginx(tmp: Path, upstream: int) -> tuple[subprocess.Popen, int]:
         time.sleep(0.05)
 
 
+@pytest.mark.slow  # nginx and a server, each a process of its own
 def test_a_deal_at_a_friends_table_through_nginx_with_tls_and_live_updates(tmp_path):
     """nginx with docs/hosting/nginx.conf and TLS in front of ``aluette serve
     --proxy 127.0.0.1``: Ann and Bob play a deal through it, and every move

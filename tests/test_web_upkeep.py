@@ -174,6 +174,7 @@ def kill_when(argv: list[str], ready) -> None:
         proc.wait(timeout=30)
 
 
+@pytest.mark.slow  # 20,000 games written, and a db prune process killed half-way
 def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(tmp_path,
                                                                                capsys):
     path = tmp_path / "games.db"
@@ -196,6 +197,7 @@ def test_sigkill_during_a_prune_loses_no_kept_game_and_leaves_every_game_whole(t
             assert c.get(f"/api/games/{token}").status_code == 200
 
 
+@pytest.mark.slow  # 20,000 games written, and a db backup process killed half-way
 def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_whole(
         tmp_path, capsys):
     path, copy = tmp_path / "games.db", tmp_path / "backup" / "games.db"

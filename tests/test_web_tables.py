@@ -8,6 +8,7 @@ matches"; a view asked during a move is the view after it."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import random
@@ -28,7 +29,7 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
     from starlette.websockets import WebSocketDisconnect
 
-from web_helpers import cards_in, client, game_of
+from web_helpers import cards_in, client, game_of, receive_push
 
 ORIGIN = {"origin": "http://testserver"}
 
@@ -223,10 +224,26 @@ def test_the_socket_refuses_an_origin_of_another_scheme():
         ws_refused(c, f"/api/games/{token}/updates", {"origin": origin})
     game = game_of(c.app, token)
     with c.websocket_connect(f"/api/games/{token}/updates", headers=ORIGIN) as ws:
-        first = ws.receive_json()
+        first = receive_push(ws, "the game as it is")
     assert first["version"] == game.version and first["state"]["version"] == game.version
     assert first["state"] == c.get(f"/api/games/{token}").json()["state"]
     check_seat_knows_only_its_own(game, 0, first)
+
+
+def test_a_push_that_never_comes_fails_the_test_in_its_time_instead_of_hanging():
+    """The tests' wait for a push (web_helpers.receive_push) gives up on a
+    socket nothing is pushed to: the test fails, naming what it waited for,
+    and the thread that waited ends once the socket is closed."""
+    c = client()
+    token = table(c, {"0": "Ann"})["seats"]["0"]["token"]
+    with c.websocket_connect(f"/api/games/{token}/updates", headers=ORIGIN) as ws:
+        receive_push(ws, "the game as it is")
+        with pytest.raises(pytest.fail.Exception,
+                           match="no push within 1 s while waiting for a card nobody plays"):
+            receive_push(ws, "a card nobody plays", timeout=1)
+    for waiting in [t for t in threading.enumerate() if t.name == "receive_push"]:
+        waiting.join(30)
+        assert not waiting.is_alive(), "the wait went on after its socket closed"
 
 
 def ws_refused(c: TestClient, path: str, headers: dict) -> None:
@@ -245,7 +262,7 @@ def test_updates_are_pushed_to_each_seat_and_the_socket_checks_its_origin():
     ws_refused(c, f"/api/games/{bob[:-2]}xx/updates", ORIGIN)
     game = game_of(c.app, ann)
     with c.websocket_connect(f"/api/games/{bob}/updates?lang=fr", headers=ORIGIN) as ws:
-        first = ws.receive_json()
+        first = receive_push(ws, "the game as it is")
         assert first["version"] == game.version
         assert sorted(first["state"]["hand"]) == sorted(game.deal.hands[2])
         pushed = []
@@ -255,7 +272,7 @@ def test_updates_are_pushed_to_each_seat_and_the_socket_checks_its_origin():
             r = c.post(f"/api/games/{token}/play",
                        json={"card": game.deal.legal_cards()[0], "version": game.version})
             assert r.status_code == 200
-            message = ws.receive_json()
+            message = receive_push(ws, f"the push of seat {seat}'s card")
             assert message["version"] == game.version
             check_seat_knows_only_its_own(game, 2, message)
             pushed.append(message["version"])
@@ -432,7 +449,8 @@ def test_every_page_of_a_table_is_pushed_every_card_of_every_trick_then_the_tric
                         card for k, card in enumerate(game.deal.trick_cards)
                         if seat_at(game.deal.leader, k) == seat}
                     while True:
-                        push = ws.receive_json()
+                        push = receive_push(ws, f"the pushes to seat {seat} up to "
+                                                f"version {game.version}")
                         seen = cards_in(push)
                         assert seen <= played | own, f"seat {seat} was sent {seen - played - own}"
                         streams[seat] += push["events"]
@@ -511,12 +529,55 @@ def test_the_moves_a_socket_catches_up_on_are_what_the_seat_saw_live_in_any_proc
     assert game.steps_since((game.match_number - 1, *start[1:]), 2) is None  # another match
 
 
+def test_a_turn_that_has_just_begun_is_not_taken_over_by_a_look_during_the_move():
+    """Two update sockets check the turn clock at the same moment. The first has
+    the stand-in play Bob's card, out of time; the second looks while that move
+    is under way in its thread, the game already at Ann's turn but not yet
+    written. Ann's turn has only begun: the look leaves her seat alone (it
+    used to take the game's new turn with the old turn's start, and had the
+    stand-in play for her at once, and so the whole deal)."""
+    c = client()
+    made = table(c, {"0": "Ann", "2": "Bob"}, away_after=5, standin="random")
+    ann = made["seats"]["0"]["token"]
+    service, now = c.app.state.service, [time.time()]
+    service.clock = c.app.state.store.clock = lambda: now[0]
+    game = game_of(c.app, ann)
+    while game.deal.to_act != 2:
+        assert c.post(f"/api/games/{ann}/play", json={
+            "card": game.deal.legal_cards()[0], "version": game.version}).status_code == 200
+    now[0] += 6  # Bob is out of time
+    mid_move, go_on = threading.Event(), threading.Event()
+    save = service.cache.save
+
+    def save_later(handle):  # the move, in its thread, waits here before it is written
+        mid_move.set()
+        assert go_on.wait(60), "the test never let the move be written"
+        return save(handle)
+    service.cache.save = save_later  # this app's service only
+
+    async def two_looks() -> None:
+        bobs, watchers = (service.seat_handle(made["seats"]["2"]["token"]),
+                          service.seat_handle(made["spectator"]["token"]))
+        first = asyncio.create_task(service.take_over(watchers))
+        assert await asyncio.to_thread(mid_move.wait, 60), "the stand-in never played"
+        assert game.deal.to_act == 0 and game.away == {2}  # Ann's turn, not yet written
+        second = asyncio.create_task(service.take_over(bobs))
+        await asyncio.sleep(0)  # the second look, during the move
+        go_on.set()
+        await asyncio.wait_for(asyncio.gather(first, second), 60)
+    asyncio.run(two_looks())
+    assert game.away == {2} and game.deal.to_act == 0
+    state = c.get(f"/api/games/{ann}").json()["state"]
+    assert state["away"] == [2] and state["your_turn"]
+
+
 def test_a_friend_out_of_the_turn_clock_is_played_by_the_hosts_ai_page_open_or_not():
     """The host sets a 5 s turn clock and the AI that plays for absent friends
     ("random"; the AI seats play "heuristic"). Bob's page is open but he does
     not play: within the clock nothing happens; past it, with no request from
-    anyone, his own page's socket has the host's AI play his card, and his
-    page and the spectator's are pushed that card and that he is away. His
+    anyone, an open page's socket has the host's AI play his card, and his
+    page and the spectator's are pushed that card and that he, and only he,
+    is away (Ann's turn has just begun). His
     link takes the seat back, and his next card is his own. A one-person
     game has no clock."""
     with client() as c:  # one event loop for every socket
@@ -533,19 +594,21 @@ def test_a_friend_out_of_the_turn_clock_is_played_by_the_hosts_ai_page_open_or_n
         with c.websocket_connect(f"/api/games/{bob}/updates", headers=ORIGIN) as bob_page, \
                 c.websocket_connect(f"/api/games/{made['spectator']['token']}/updates",
                                     headers=ORIGIN) as watcher:
-            waiting = bob_page.receive_json()["version"]
-            watcher.receive_json()
+            waiting = receive_push(bob_page, "Bob's game as it is")["version"]
+            receive_push(watcher, "the spectator's game as it is")
             now[0] += 4  # within the clock: Ann looks, nothing moves
             assert c.get(f"/api/games/{ann}").json()["state"]["version"] == waiting
             assert game.deal.to_act == 2 and not game.away
             now[0] += 2
             for page, bobs_seat in ((bob_page, 0), (watcher, 2)):
                 events = []
-                while True:
-                    push = page.receive_json()
+                while True:  # the pushes up to the one that says someone is away
+                    push = receive_push(page, "the stand-in's card for Bob (seat "
+                                              f"{bobs_seat} on this page)")
                     events += push["events"]
-                    if push["state"]["away"] == [bobs_seat]:
+                    if push["state"]["away"]:
                         break
+                assert push["state"]["away"] == [bobs_seat], push["state"]["away"]
                 assert any(e["type"] == "play" and e["seat"] == bobs_seat for e in events)
         assert game.away == {2} and game.deal.to_act != 2
         back = c.get(f"/api/games/{bob}").json()["state"]

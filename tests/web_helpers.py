@@ -2,6 +2,7 @@
 the app with quick AI seats (:func:`client`), the game the server holds behind a
 link (:func:`game_of`), the cards and keys an answer names (:func:`cards_in`,
 :func:`keys_in`), people playing on through the API (:func:`play_through_api`),
+a push awaited on an update socket for a bounded time (:func:`receive_push`),
 the app served by uvicorn in a thread (:func:`serving`) and ``aluette serve``
 in a process of its own (:class:`Served`). The browser files'
 fixtures and page helpers are in browser_fixtures.py, which serves the app with
@@ -21,6 +22,8 @@ import sys
 import threading
 import time
 import warnings
+
+import pytest
 
 from aluette_env.apps.web.server import ServerConfig, create_app
 
@@ -50,6 +53,38 @@ def game_of(app, token: str):
     handle = service.seat_handle(token)
     service.cache.fresh(handle)
     return handle.game
+
+
+#: How long a test waits for a push on an update socket before it fails, in
+#: seconds: a push comes within moments, or once a second's check has run.
+PUSH_WAIT_S = 60.0
+
+
+def receive_push(ws, waiting_for: str, timeout: float = PUSH_WAIT_S) -> dict:
+    """The next message of the test client's update socket ``ws``, decoded as
+    its ``receive_json`` decodes it (a closed socket raises
+    WebSocketDisconnect); the test fails, naming ``waiting_for``, when none
+    comes within ``timeout`` seconds, where ``receive_json`` would wait for
+    ever. Starlette's session has no timeout, and only its private stream
+    could be read with one, so its ``receive_json`` runs in a thread of its
+    own: after a timeout that thread waits on until the test leaves the
+    socket's ``with`` block, whose close ends the stream, and the thread."""
+    got: list = []
+
+    def receive() -> None:
+        try:
+            got.append((True, ws.receive_json()))
+        except BaseException as err:  # raised again in the test's thread
+            got.append((False, err))
+    hearing = threading.Thread(target=receive, daemon=True, name="receive_push")
+    hearing.start()
+    hearing.join(timeout)
+    if not got:
+        pytest.fail(f"no push within {timeout:.0f} s while waiting for {waiting_for}")
+    ok, value = got[0]
+    if not ok:
+        raise value
+    return value
 
 
 def cards_in(data) -> set[int]:

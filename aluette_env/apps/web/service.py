@@ -674,7 +674,15 @@ class GameService:
         """The table's AI plays for the person to act once their turn has lasted
         the table's ``away_after`` seconds (their page open or not), or once
         they have been away (no request, no open page) that long."""
-        game = handle.game  # a first look without the lock: the move checks again under it
+        if handle.lock.locked():
+            # A move is under way: its thread changes the game, which may be at
+            # the next turn already while moved_at is still the last turn's, so
+            # the new turn would look out of time. The next look sees it done.
+            return
+        # Nothing moves the game until this awaits (a move takes the lock first):
+        # the turn, its version and when it began are one consistent look, and
+        # the move below checks the version again under the lock.
+        game = handle.game
         deal, version = game.deal, game.version
         seat = deal.to_act
         if handle.away_after <= 0 or deal.done or seat not in game.people or seat in game.away:

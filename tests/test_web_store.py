@@ -32,7 +32,7 @@ from aluette_env.apps.web.changes import POLL_S, SAFETY_POLL_S
 from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
 from aluette_env.players import load_player
 
-from web_helpers import Served, client, free_port
+from web_helpers import Served, client, free_port, receive_push
 
 
 def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
@@ -487,7 +487,7 @@ def pushes_across_workers(db: str):
         tokens = [made["seats"][s]["token"] for s in ("0", "2")]
         with one.websocket_connect(f"/api/games/{tokens[1]}/updates",
                                    headers={"origin": "http://testserver"}) as ws:
-            ws.receive_json()  # the game as it is
+            receive_push(ws, "the game as it is")
             for _ in range(4):
                 for token in tokens:
                     state = two.get(f"/api/games/{token}").json()["state"]
@@ -497,9 +497,9 @@ def pushes_across_workers(db: str):
                                            "version": state["version"]})
                         assert r.status_code == 200, r.text
                         break
-                pushed = ws.receive_json()
+                pushed = receive_push(ws, "the move played through the other worker")
                 while pushed["version"] < r.json()["state"]["version"]:
-                    pushed = ws.receive_json()
+                    pushed = receive_push(ws, "the move played through the other worker")
                 assert pushed["version"] == r.json()["state"]["version"]
                 assert pushed["state"]["hand"] == two.get(
                     f"/api/games/{tokens[1]}").json()["state"]["hand"]

@@ -26,6 +26,7 @@ import warnings
 import pytest
 
 from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.workers import CoachWorkers
 
 #: Quick seats (in games with signs too), and a coach that only has to answer (its
 #: effort is test_coach.py's): every finished deal is reviewed in the background.
@@ -36,13 +37,29 @@ FAST = dict(partner="heuristic", left="random", right="heuristic", signs_ai="heu
 CARD_KEYS = {"card", "cards", "hand", "hands", "legal", "tied", "beats", "best"}
 
 
+_SHARED_COACH: dict[tuple[int, int], CoachWorkers] = {}
+
+
+def app_of(config: ServerConfig):
+    """The app of ``config``. Apps of :data:`FAST`'s coach efforts share one set
+    of coach workers in this process (each set spawns a process for hints, warmed
+    as each app starts, and one for reviews: a second of CPU or so each time);
+    the tests that look at the coach's own processes ask for other efforts."""
+    efforts = (config.hint_worlds, config.review_worlds)
+    if efforts != (FAST["hint_worlds"], FAST["review_worlds"]):
+        return create_app(config)
+    if efforts not in _SHARED_COACH:
+        _SHARED_COACH[efforts] = CoachWorkers(*efforts)
+    return create_app(config, coach_workers=_SHARED_COACH[efforts])
+
+
 def client(raise_server_exceptions: bool = True, **config):
     """A Starlette test client of the app of ``ServerConfig(**FAST, seed=7, **config)``
-    (``config`` wins)."""
+    (``config`` wins; :func:`app_of`)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # starlette's notice about httpx2
         from starlette.testclient import TestClient
-    return TestClient(create_app(ServerConfig(**{**FAST, "seed": 7, **config})),
+    return TestClient(app_of(ServerConfig(**{**FAST, "seed": 7, **config})),
                       raise_server_exceptions=raise_server_exceptions)
 
 
@@ -120,7 +137,7 @@ def serving(uvicorn_options: dict | None = None, **config):
     log): (app, its URL, no trailing slash)."""
     import uvicorn
 
-    app = create_app(ServerConfig(**config))
+    app = app_of(ServerConfig(**config))
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     server = uvicorn.Server(uvicorn.Config(app, **(uvicorn_options or {"log_level": "warning"})))

@@ -75,9 +75,17 @@ class CoachRoutes:
     """The coach's state in the server: its worker processes, its review
     queue, and the uploaded records."""
 
-    def __init__(self, service: GameService, hint_worlds: int, review_worlds: int):
+    def __init__(self, service: GameService, hint_worlds: int, review_worlds: int,
+                 workers: CoachWorkers | None = None):
+        """``workers``: worker processes of these efforts that another caller
+        owns and closes (:func:`~.server.create_app`'s ``coach_workers``);
+        None: the coach's own, closed with it."""
         self.service = service
-        self.workers = CoachWorkers(hint_worlds, review_worlds)
+        if workers is not None and workers.efforts != (hint_worlds, review_worlds):
+            raise ValueError(f"coach workers of efforts {workers.efforts} for a coach of "
+                             f"{(hint_worlds, review_worlds)}")
+        self.owns_workers = workers is None
+        self.workers = workers or CoachWorkers(hint_worlds, review_worlds)
         # Uploaded records' reviews wait behind live games' and never evict them.
         self.queue = ReviewQueue(self.workers.review,
                                  max_background=MAX_RECORDS * records.MAX_DEALS)
@@ -85,7 +93,8 @@ class CoachRoutes:
 
     def close(self) -> None:
         self.queue.close()
-        self.workers.close()
+        if self.owns_workers:
+            self.workers.close()
 
     async def warm(self) -> None:
         """Start the hint worker and load its expert now (the server's start):

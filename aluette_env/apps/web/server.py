@@ -64,7 +64,7 @@ from .tables import TableRoutes
 from .timeouts import BODY_TIMEOUT_S
 from . import upkeep
 from .upkeep import KEEP_FINISHED_DAYS, KEEP_UNFINISHED_DAYS, Keeping
-from .workers import PlayerPool, WorkerUnavailable, registered_players
+from .workers import CoachWorkers, PlayerPool, WorkerUnavailable, registered_players
 
 #: What ``aluette serve --workers N`` hands to each server process (:func:`app_from_environment`).
 CONFIG_VARIABLE = "ALUETTE_SERVE_CONFIG"
@@ -104,9 +104,14 @@ class ServerConfig:
         return {"left": self.signs_ai, "partner": self.signs_ai, "right": self.signs_ai}
 
 
-def create_app(config: ServerConfig | None = None) -> Starlette:
+def create_app(config: ServerConfig | None = None, *,
+               coach_workers: CoachWorkers | None = None) -> Starlette:
     """The ASGI app of the web game: the players and the database checked (and
-    migrated), the service made, each feature's routes mounted."""
+    migrated), the service made, each feature's routes mounted.
+    ``coach_workers``: the coach's worker processes (of the config's
+    ``hint_worlds`` and ``review_worlds``) shared by several apps of this
+    process, as a test suite makes them; the app then leaves them running when
+    it stops, and their maker closes them. None: the app's own."""
     config = config or ServerConfig()
     # The browser may pick the registry's players and the ones given at start-up
     # (possibly a model file); never a path of its own choosing.
@@ -131,7 +136,7 @@ def create_app(config: ServerConfig | None = None) -> Starlette:
     seeds = iter(range(config.seed, config.seed + 10**9)) if config.seed is not None else None
     service = GameService(store, pool, changes, config.max_games, seeds,
                           new_games_per_hour=config.new_games_per_hour)
-    coach = CoachRoutes(service, config.hint_worlds, config.review_worlds)
+    coach = CoachRoutes(service, config.hint_worlds, config.review_worlds, coach_workers)
     features = [PageRoutes(pool, config.defaults(), config.max_games,
                            db.url.get_backend_name(), signs_defaults=config.signs_defaults()),
                 GameRoutes(service, config.defaults(), coach, config.signs_defaults()), coach,

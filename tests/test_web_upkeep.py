@@ -129,12 +129,15 @@ def fill(path, expired: int, kept: int, state_bytes: int = 2) -> list[str]:
     (their state is never read) and ``kept`` real games played today; the kept
     games' tokens."""
     url = f"sqlite:///{path}"
-    with client(db=url) as c:
-        tokens = []
-        for _ in range(kept):
-            data = c.post("/api/games").json()
-            played_once(c, data["id"], data["state"])
-            tokens.append(data["id"])
+    # Not started as a server (no lifespan): a server's start prunes, in a thread
+    # that may run on after it stops and delete the games written below.
+    c = client(db=url)
+    tokens = []
+    for _ in range(kept):
+        data = c.post("/api/games").json()
+        played_once(c, data["id"], data["state"])
+        tokens.append(data["id"])
+    c.app.state.store.db.close()
     old = time.time() - 40 * DAY_S
     junk = "x" * state_bytes
     with sqlite3.connect(path) as db:

@@ -70,9 +70,6 @@ class Chromium:
         context.add_init_script(GRAIN_OFF)
         return context
 
-    def new_page(self, **options):
-        return self.new_context(**options).new_page()
-
 
 @pytest.fixture(scope="session")
 def browser():

@@ -1,5 +1,6 @@
 """What the web game's test files share (helpers, no tests): a test client of
-the app with quick AI seats (:func:`client`), the game the server holds behind a
+the app with quick AI seats (:func:`client`; apps of its coach efforts share
+one set of coach workers a process, :func:`app_of`), the game the server holds behind a
 link (:func:`game_of`), the cards and keys an answer names (:func:`cards_in`,
 :func:`keys_in`), people playing on through the API (:func:`play_through_api`),
 a push awaited on an update socket for a bounded time (:func:`receive_push`),

@@ -14,6 +14,7 @@ rewriting, so a failed check here says what it compared.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 import re
 import signal
@@ -38,7 +39,9 @@ FAST = dict(partner="heuristic", left="random", right="heuristic", signs_ai="heu
 CARD_KEYS = {"card", "cards", "hand", "hands", "legal", "tied", "beats", "best"}
 
 
-_SHARED_COACH: dict[tuple[int, int], CoachWorkers] = {}
+@functools.cache
+def _shared_coach() -> CoachWorkers:
+    return CoachWorkers(FAST["hint_worlds"], FAST["review_worlds"])
 
 
 def app_of(config: ServerConfig):
@@ -46,12 +49,10 @@ def app_of(config: ServerConfig):
     of coach workers in this process (each set spawns a process for hints, warmed
     as each app starts, and one for reviews: a second of CPU or so each time);
     the tests that look at the coach's own processes ask for other efforts."""
-    efforts = (config.hint_worlds, config.review_worlds)
-    if efforts != (FAST["hint_worlds"], FAST["review_worlds"]):
+    if (config.hint_worlds, config.review_worlds) != (FAST["hint_worlds"],
+                                                      FAST["review_worlds"]):
         return create_app(config)
-    if efforts not in _SHARED_COACH:
-        _SHARED_COACH[efforts] = CoachWorkers(*efforts)
-    return create_app(config, coach_workers=_SHARED_COACH[efforts])
+    return create_app(config, coach_workers=_shared_coach())
 
 
 def client(raise_server_exceptions: bool = True, **config):

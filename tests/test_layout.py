@@ -112,3 +112,14 @@ def test_make_check_leaves_out_the_browser_rllib_and_cluster_tests(request):
             out.stdout[-500:]
     files = {nodeid.split("::")[0] for nodeid in selected}
     assert files == {"tests/test_cards.py"}, files
+
+
+def test_tests_are_named_for_what_they_protect_not_for_an_issue():
+    """A test, its docstring or a comment says what it protects; an issue or a
+    work group's number says nothing to the reader who meets it failing."""
+    pattern = re.compile(r"\b(issue|group)\s*#?\d+", re.IGNORECASE)
+    found = [f"{path.name}:{n}: {line.strip()}"
+             for path in sorted((ROOT / "tests").glob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if pattern.search(line)]
+    assert not found, "\n".join(found)

@@ -247,7 +247,7 @@ def test_r13_r16_why_a_deal_was_won(winners, reason, tied):
     assert deal_reason(deal.record) == (reason, tied)
 
 
-# -- every field checked where the variant is made (issue 68) -------------------------
+# -- every field checked where the variant is made ------------------------------------
 
 
 def unchecked(cls: type = Variant, **fields) -> Variant:
@@ -420,7 +420,7 @@ def test_valid_variants_still_play_in_every_consumer(variant):
     assert sum(state.returns()) == pytest.approx(0) and isinstance(state, pyspiel.State)
 
 
-# -- no input reaches a kernel that can write out of bounds (issue 68) ------------------
+# -- no input reaches a kernel that can write out of bounds ---------------------------
 
 
 @pytest.mark.parametrize("make", [

@@ -3,12 +3,13 @@ every option of ``aluette serve`` also from its ``ALUETTE_...`` variable (the
 option wins, a bad value refused naming the variable, each one in the docs),
 the update socket's origin check behind an HTTPS reverse proxy (a page of the
 site accepted, a foreign page refused), ``/healthz`` and ``/readyz``, the
-access log, the wait for a database that is not up yet, Debian's nginx with
-TLS (the configuration docs/hosting/nginx.conf ships, a certificate made here)
-in front of ``aluette serve`` for a deal at a friends' table with its live
-updates on the WebSocket, and the systemd unit checked by ``systemd-analyze
-verify``. nginx, openssl and systemd-analyze are the system's: without them
-those tests are skipped and say why."""
+access log and the ``--log-level`` that shows or hides it, the docs' backup
+commands run as written, the wait for a database that is not up yet,
+Debian's nginx with TLS (the configuration docs/hosting/nginx.conf ships, a
+certificate made here) in front of ``aluette serve`` for a deal at a friends'
+table with its live updates on the WebSocket, and the systemd unit checked by
+``systemd-analyze verify``. nginx, openssl, pg_dump and systemd-analyze are
+the system's: without them those tests are skipped and say why."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ import json
 import logging
 import os
 import re
+import shlex
 import shutil
 import socket
 import ssl
@@ -164,6 +166,23 @@ def test_each_request_is_one_access_log_line_with_its_token_cut_short(caplog):
 def _serve_in_process(argv, monkeypatch, capsys):
     from test_web import _serve
     return _serve(argv, monkeypatch, capsys)
+
+
+def test_the_log_level_decides_whether_requests_are_logged(monkeypatch, capsys, tmp_path):
+    """``aluette serve`` sets its loggers to ``--log-level``: by default
+    (warning) no request is logged; at info and below, each request is one
+    access line on stdout."""
+    db = f"sqlite:///{tmp_path / 'g.db'}"
+    with client() as c:
+        for options, lines in (([], 0), (["--log-level", "info"], 2),
+                               (["--log-level", "warning"], 0)):
+            code, err = _serve_in_process(["--db", db, *options], monkeypatch, capsys)
+            assert code == 0, err
+            token = c.post("/api/games").json()["id"]
+            c.get(f"/api/games/{token}")
+            out = capsys.readouterr().out
+            requests = re.findall(r'"(?:POST|GET) /api/games\S* HTTP/1\.1" 20[01] ', out)
+            assert len(requests) == lines, (options, out)
 
 
 def test_serve_waits_for_a_database_that_is_not_up_yet_and_says_so(monkeypatch, capsys,
@@ -356,3 +375,56 @@ def test_the_docs_show_the_hosting_files_as_shipped(name, fence):
     docs = (ROOT / "docs" / "WEB.md").read_text()
     shown = re.search(rf"```{fence}\n(.*?)```", docs, re.S)
     assert shown and shown.group(1) == (HOSTING / name).read_text()
+
+
+def backup_lines() -> dict[str, list[str]]:
+    """The commands of docs/WEB.md's **Backup** block, each as its words, by its program."""
+    docs = (ROOT / "docs" / "WEB.md").read_text()
+    block = re.search(r"\*\*Backup\*\*.*?```bash\n(.*?)```", docs, re.S)
+    assert block, "docs/WEB.md has no **Backup** block of commands"
+    return {words[0]: words for words in map(lambda line: shlex.split(line, comments=True),
+                                              block.group(1).splitlines()) if words}
+
+
+def test_the_docs_backup_command_copies_the_default_database_as_written(tmp_path,
+                                                                        monkeypatch, capsys):
+    """The docs' ``aluette db backup`` line, run as written with its file put in
+    a folder of the test's: it copies the server's default database, and the
+    copy serves its games at the URL the docs give for it."""
+    from test_web_upkeep import aluette, fill
+
+    argv = backup_lines()["aluette"]
+    assert argv[:3] == ["aluette", "db", "backup"], argv
+    docs = (ROOT / "docs" / "WEB.md").read_text()
+    assert re.search(r"`aluette serve --db\s+sqlite:///(\S+)`", docs).group(1) == argv[3]
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    for name in ("ALUETTE_DB", "ALUETTE_DRY_RUN"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "data" / "aluette").mkdir(parents=True)
+    kept = fill(tmp_path / "data" / "aluette" / "games.db", expired=0, kept=1)
+    copy = tmp_path / argv[3].lstrip("/")
+    copy.parent.mkdir(parents=True)
+    r = aluette(capsys, *argv[1:3], str(copy), *argv[4:])
+    assert r.returncode == 0 and "backed up" in r.stdout, r.stderr
+    with client(db=f"sqlite:///{copy}") as c:
+        assert c.get(f"/api/games/{kept[0]}").status_code == 200
+
+
+def test_the_docs_pg_dump_line_is_one_pg_dump_reads(tmp_path):
+    """The docs' ``pg_dump`` line, with its file put in a folder of the test's and
+    its server at a port where none listens: pg_dump reads every option, then
+    fails only to connect (a misspelt option or format fails before)."""
+    pg_dump = shutil.which("pg_dump")
+    if pg_dump is None:
+        pytest.skip("pg_dump is not installed")
+    argv = backup_lines()["pg_dump"]
+    url = argv[-1]
+    assert url.startswith("postgresql://") and "--file" in argv, argv
+    file = argv.index("--file") + 1
+    dump = tmp_path / argv[file].lstrip("/")
+    dump.parent.mkdir(parents=True)
+    argv[file] = str(dump)
+    argv[-1] = re.sub(r"@[^/]+/", f"@127.0.0.1:{free_port()}/", url)
+    r = subprocess.run([pg_dump, *argv[1:]], capture_output=True, text=True, timeout=60,
+                       stdin=subprocess.DEVNULL, start_new_session=True)  # no password asked
+    assert r.returncode == 1 and "Connection refused" in r.stderr, r.stderr

@@ -1,10 +1,11 @@
 """The signs in a real browser (Chromium, :mod:`browser_fixtures`): a person turns
 signs on in the settings, signs with the sign buttons and plays, sees their
-partner's sign and an opponent's sign they caught, and no answer or push the
-page receives carries a sign its seat did not see (checked against the game
-the server holds); on a laptop and a phone, in English and Arabic, the hand bar
-leaves the trick and its explanation readable at every step, and the log lists
-each trick's signs in the order they were made."""
+partner's sign and an opponent's sign they caught and the rules' section on
+signs, and no answer or push the page receives carries a sign its seat did
+not see (checked against the game the server holds); on a laptop and a phone,
+in English and Arabic, the hand bar leaves the trick and its explanation
+readable at every step, and the log lists each trick's signs in the order
+they were made."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from aluette_env.game import NUM_SEATS, sees_sign
 from browser_fixtures import (
-    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, NEEDS_BROWSER, after_move, covering, wait_ready,
+    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, NEEDS_BROWSER, after_move, covering, expect,
+    wait_ready,
 )
 from web_helpers import game_of
 
@@ -95,6 +97,16 @@ def test_a_person_signs_sees_the_partners_and_a_caught_sign_and_nothing_else(bro
     # Your ten sign buttons show only while you make your sign.
     signing = page.get_attribute("body", "data-signing") == "true"
     assert page.locator('.sign-button').count() == (10 if signing else 0)
+    # The rules have their section on signs in this match (and speak of one person's game).
+    page.click("#open-rules")
+    signs_rules = page.locator('#rules [data-when="signs"]')
+    assert signs_rules.count() == 2  # its title and its paragraph
+    expect(signs_rules.first).to_have_text("Signs")
+    expect(signs_rules.first).to_be_visible()
+    expect(signs_rules.last).to_be_visible()
+    expect(page.locator('#rules [data-when="alone"]')).to_be_visible()
+    expect(page.locator('#rules [data-when="table"]')).to_be_hidden()
+    page.click("#rules button[value=close]")
 
     # The truth: the game as the server holds it. The views the page received list
     # every sign its seat saw (S5: its own and its partner's, silences included, and

@@ -23,7 +23,7 @@ import httpx
 import pytest
 
 from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, shoot
-from web_helpers import Served, cards_in, free_port, play_through_api
+from web_helpers import Served, cards_in, free_port, game_of, play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 
@@ -389,10 +389,10 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, server):
     assert not watcher.errors
 
 
-def inviting(browser, url: str, name: str):
+def inviting(browser, url: str, name: str, before=None):
     """A host's page of a new game at ``url``, its Invite friends dialog open,
-    the host's name typed in."""
-    host = seat_page(browser, url + "/")
+    the host's name typed in (``before``: :func:`seat_page`'s)."""
+    host = seat_page(browser, url + "/", before=before)
     host.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                            state="attached", timeout=MATCH_TIMEOUT_MS)
     host.click("#open-settings")
@@ -408,25 +408,36 @@ def create_table(host) -> None:
         host.click("#confirm-new-yes")
 
 
+#: The browser's share sheet (``navigator.share``, which the tests' Chromium may
+#: lack), stubbed: what it was given is kept in ``window.shared``.
+SHARE_SHEET = ("Object.defineProperty(navigator, 'share', {configurable: true, value: (data) => {"
+               " (window.shared = window.shared || []).push(data); return Promise.resolve(); }});")
+
+
 def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
     """... and the page asks before the table replaces the match in progress;
-    each link has its Copy button; the host's own link is listed and stays in
-    the address, and the site opened again in this browser returns to the
-    table; the tab's title says whose turn it is."""
-    host = inviting(browser, server.url, "Ann <b>")
+    each link has its Copy and Share buttons; the AI the host picks plays for
+    friends who are away; the host's own link is listed and stays in the
+    address, and the site opened again in this browser returns to the table;
+    the tab's title says whose turn it is, and the rules speak of the table."""
+    host = inviting(browser, server.url, "Ann <b>",
+                    before=lambda page: page.add_init_script(SHARE_SHEET))
     host.click("#invite button[value=close]")
     if state(host) == "your-turn":
         play_first_card(host)
     host.click("#open-settings")
     host.click("#open-invite")
     host.check('input[data-invite-seat="1"]')  # the partner (ticked) and West are friends
+    host.select_option("#invite-standin", "random")  # not the table's AI (heuristic)
     host.click("#invite-create")
     expect(host.locator("#confirm-new")).to_be_visible()
     host.click("#confirm-new button[value=keep]")  # the match in progress stays
     assert host.locator("#invite-links").is_hidden() and "?seat=" in host.url
     shown = host.url
     host.click("#invite-create")
-    host.click("#confirm-new-yes")
+    with host.expect_response(lambda r: r.url.startswith(server.url + "/api/tables?")) as made:
+        host.click("#confirm-new-yes")
+    assert made.value.json()["standin"] == "random"
     links = host.locator("#invite-list input")
     expect_count = 4  # the host's own, Partner, West, the spectators
     host.wait_for_selector(f"#invite-list li:nth-child({expect_count})", timeout=30_000)
@@ -437,6 +448,10 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
     assert host.locator("#invite-list li button.copy-link").count() == expect_count
     host.locator("#invite-list li button.copy-link").nth(1).click()
     expect(host.locator("#invite-list li button.copy-link").nth(1)).to_have_text("Copied")
+    assert host.locator("#invite-list li button.share-link").count() == expect_count
+    host.locator("#invite-list li button.share-link").nth(1).click()
+    assert host.evaluate("window.shared") == [{"title": "Aluette", "url": urls[1]}]
+    assert game_of(server.app, urls[0].split("=")[1]).standin_spec == "random"
     host.click("#invite button[value=close]")
     assert host.url == urls[0]
     # The host now sits south at the new table; the partner opens their link.
@@ -445,6 +460,11 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
                              state="attached", timeout=MATCH_TIMEOUT_MS)
     names = friend.locator(".seat .seat-name").all_inner_texts()
     assert any(n.endswith("· Ann <b>") for n in names), names
+    friend.click("#open-rules")  # the table's sentence, not the one-person game's
+    expect(friend.locator('#rules [data-when="table"]')).to_be_visible()
+    expect(friend.locator('#rules [data-when="alone"]')).to_be_hidden()
+    expect(friend.locator('#rules [data-when="signs"]').first).to_be_hidden()
+    friend.click("#rules button[value=close]")
     watcher = seat_page(browser, urls[-1])
     watcher.wait_for_selector("body[data-state]", state="attached")
     assert watcher.locator(".hand-card").count() == 0

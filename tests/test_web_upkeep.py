@@ -89,7 +89,9 @@ def test_expired_games_go_and_every_other_game_stays_and_loads(tmp_path):
         "unplayed": 0, "unfinished": 0, "other": 0}
 
 
-def test_a_database_of_the_previous_schema_is_upgraded_and_its_games_load(tmp_path):
+def test_a_database_of_the_previous_schema_is_upgraded_and_its_games_load_and_play(tmp_path):
+    """A game kept under schema 0002 loads after the upgrade to the current one,
+    takes its next move, and a new server loads it with that move."""
     from alembic import command
     from alembic.config import Config
 
@@ -107,8 +109,14 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_games_load(tmp_pa
         command.downgrade(config, "0002")
     assert db.schema_version() == "0002"
     with client(db=url) as c:
-        assert c.get(f"/api/games/{data['id']}").json()["state"]["version"] == state["version"]
+        loaded = c.get(f"/api/games/{data['id']}").json()["state"]
+        assert loaded["version"] == state["version"] and loaded["legal"]
+        played = played_once(c, data["id"], loaded)["state"]
+        assert played["version"] > loaded["version"]
     assert Database(url).schema_version() == "0004"
+    with client(db=url) as c:  # the move was kept
+        r = c.get(f"/api/games/{data['id']}")
+        assert r.status_code == 200 and r.json()["state"] == played, r.text
 
 
 # ------------------------------------------------------------------ the command
@@ -122,6 +130,63 @@ def aluette(capsys, *argv: str) -> subprocess.CompletedProcess:
     code = run_command(list(argv))
     out, err = capsys.readouterr()
     return subprocess.CompletedProcess(argv, code, out, err)
+
+
+def test_a_server_prunes_expired_games_as_it_starts_and_every_hour(tmp_path, monkeypatch):
+    """The server's own prune, with no command: as it starts, the game left
+    unfinished 40 days ago goes and the game played today stays and plays;
+    an hour later (here a fraction of a second) a game that has expired since
+    goes too. Each prune is awaited by the line it logs once it has deleted,
+    so no prune of this server is left half-way when the test looks."""
+    import logging
+
+    from aluette_env.apps.web import upkeep
+
+    path = tmp_path / "games.db"
+    kept = fill(path, expired=1, kept=1)
+    monkeypatch.setattr(upkeep, "PRUNE_EVERY_S", 0.2)
+    pruned: list[str] = []
+
+    class Heard(logging.Handler):
+        def emit(self, record):
+            if record.getMessage().startswith("pruned expired games"):
+                pruned.append(record.getMessage())
+    def heard(prunes: int) -> None:
+        deadline = time.monotonic() + 60
+        while len(pruned) < prunes:
+            assert time.monotonic() < deadline, f"{len(pruned)} prunes, not {prunes}"
+            time.sleep(0.02)
+
+    # Its own logger's level (serve may have set "aluette" to warnings) and a handler.
+    logger, hearing = logging.getLogger("aluette.web"), Heard()
+    level = logger.level
+    logger.setLevel(logging.INFO)
+    logger.addHandler(hearing)
+    try:
+        with client(db=f"sqlite:///{path}") as c:
+            heard(1)
+            assert pruned[0] == "pruned expired games: 0 unplayed, 1 unfinished, 0 other"
+            assert whole(path) == (1, 1)
+            state = c.get(f"/api/games/{kept[0]}").json()["state"]
+            assert played_once(c, kept[0], state)["state"]["version"] > state["version"]
+            expire(path, 1, "later")
+            heard(2)
+            assert whole(path) == (1, 1) and pruned[1] == pruned[0]
+            assert c.get(f"/api/games/{kept[0]}").status_code == 200
+    finally:
+        logger.removeHandler(hearing)
+        logger.setLevel(level)
+
+
+def expire(path, games: int, name: str = "old", state: str = "xx") -> None:
+    """``games`` one-person games of ``state`` (never read) left unfinished 40
+    days ago written in the database file ``path``, with ids ``name0``, ``name1``..."""
+    old = time.time() - 40 * DAY_S
+    with sqlite3.connect(path) as db:
+        db.executemany("INSERT INTO games VALUES (?, 1, ?, 0, 0, ?, ?)",
+                       ((f"{name}{k}", state, old - 1, old) for k in range(games)))
+        db.executemany("INSERT INTO seats VALUES (?, ?, 0, '', ?)",
+                       ((secrets.token_hex(32), f"{name}{k}", old) for k in range(games)))
 
 
 def fill(path, expired: int, kept: int, state_bytes: int = 2) -> list[str]:
@@ -138,13 +203,7 @@ def fill(path, expired: int, kept: int, state_bytes: int = 2) -> list[str]:
         played_once(c, data["id"], data["state"])
         tokens.append(data["id"])
     c.app.state.store.db.close()
-    old = time.time() - 40 * DAY_S
-    junk = "x" * state_bytes
-    with sqlite3.connect(path) as db:
-        db.executemany("INSERT INTO games VALUES (?, 1, ?, 0, 0, ?, ?)",
-                       ((f"old{k}", junk, old - 1, old) for k in range(expired)))
-        db.executemany("INSERT INTO seats VALUES (?, ?, 0, '', ?)",
-                       ((secrets.token_hex(32), f"old{k}", old) for k in range(expired)))
+    expire(path, expired, state="x" * state_bytes)
     return tokens
 
 

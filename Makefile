@@ -24,8 +24,8 @@ $(STAMP): pyproject.toml
 
 # Tests spread over one worker more than there are cores (pytest-xdist): the
 # browser, server and Ray tests wait on other processes for about half their time,
-# so a third worker on 2 cores fills it (the whole suite back to back on 2 cores:
-# 590 s with 2 workers, 480 s with 3, 545 s with 4). A whole file to one worker: module
+# so a third worker on 2 cores fills it (on 2 cores the whole suite ends soonest
+# with 3 workers: 2 leave a core idle, 4 crowd it). A whole file to one worker: module
 # fixtures (a training run, Ray, a browser) are built once, and what several files
 # use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
 # loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently

@@ -16,9 +16,9 @@ also the last of those and the dense path with ``network.precision=bfloat16``;
 prints a markdown table. With ``--repeats N`` every path runs N times, the
 paths in turn each round, and the table keeps each path's fastest run: on a
 shared machine a slow run says more about the neighbours than the code.
-In bfloat16 it times both ways of the first layer: the fused gather (every
-CPU's, ``network.precision: auto`` included) and the 0/1 planes' product
-(``CardTrunk.bfloat16_planes``, which AMX CPUs once used), so the choice can be
+In bfloat16 it times both ways of the first layer: the fused gather (the
+default without AMX tiles) and the 0/1 planes' product
+(``CardTrunk.bfloat16_planes``, the default with AMX tiles), so the choice can be
 measured again. The league's pool holds the config's
 ``pool_size`` snapshots (``--snapshots``), as a run's does after its first
 few million samples.
@@ -98,7 +98,7 @@ def timed_paths(config: str, sets: list[str], native: bool
                 ) -> list[tuple[str, list[str], str | None]]:
     """The paths timed, in order: (name, their settings over the config's and
     ``sets``, the bfloat16 first layer's way forced by ``--planes``: "yes" the 0/1
-    planes, "no" the gather, None the default, the gather). ``native``: the CPU
+    planes, "no" the gather, None the CPU's default). ``native``: the CPU
     multiplies bfloat16 natively (its paths are added)."""
     f32 = "network.precision=float32"
     paths = [("dense first layer", ["network.sparse=false", "network.critic=seat",

@@ -357,12 +357,12 @@ def test_a_checkpoint_keeps_the_belief_head(tmp_path, real):
 
 @pytest.mark.parametrize("amx, avx512_bf16", [(False, False), (False, True), (True, True)],
                          ids=["emulated", "AVX512-BF16", "AMX"])
-def test_auto_precision_follows_the_cpus_flags_and_the_first_layer_gathers_everywhere(
+def test_auto_precision_and_the_first_layers_way_follow_the_cpus_flags(
         tmp_path, monkeypatch, amx, avx512_bf16):
     """network.precision auto: bfloat16 products exactly where the CPU multiplies
     them natively, decided from its flags (no timing: the same choice at every
-    start); the sparse first layer gathers on every CPU, AMX tiles included,
-    where whole paths timed the 0/1 planes' product level or slower."""
+    start); the sparse first layer is the 0/1 planes' product with AMX tiles and a
+    gather elsewhere, the faster over whole paths on each."""
     from training.sb3.train import learner_precision
     monkeypatch.setattr(torch.cpu, "_is_amx_tile_supported", lambda: amx, raising=False)
     monkeypatch.setattr(torch.cpu, "_is_avx512_bf16_supported", lambda: avx512_bf16,
@@ -374,7 +374,7 @@ def test_auto_precision_follows_the_cpus_flags_and_the_first_layer_gathers_every
     for critic in ("seat", "privileged"):
         policy = model_of(tmp_path, critic, "network.precision=auto").policy
         assert policy.precision == learner_precision("auto")
-        assert not policy.features_extractor.bfloat16_planes
+        assert policy.features_extractor.bfloat16_planes == amx
 
 
 @pytest.mark.parametrize("planes", [True, False], ids=["planes", "gather"])

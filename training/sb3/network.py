@@ -93,10 +93,10 @@ class CardTrunk(BaseFeaturesExtractor):
         self.width = width
         self.privileged = bool(privileged)
         #: Under bfloat16 autocast, the first layer as a product of the 0/1 planes
-        #: rather than the gather: off on every CPU, AMX tiles included (timed level
-        #: or slower over whole paths there, slower without them;
-        #: docs/experiments/auto-not-timed.md); ``benchmarks/bench_train.py --planes`` sets it.
-        self.bfloat16_planes = False
+        #: rather than the gather: on a CPU with AMX tiles, where whole paths timed it
+        #: the faster, decided from the CPU's flags (docs/experiments/auto-not-timed.md);
+        #: without them it is slower. ``benchmarks/bench_train.py --planes`` sets it.
+        self.bfloat16_planes = amx_tiles()
         if self.privileged:
             # Zero at the start: the value starts as the seat's own (a warm start
             # keeps its value), and learns what the hidden cards add.
@@ -129,9 +129,9 @@ class CardTrunk(BaseFeaturesExtractor):
                 # Under autocast, made in the dtype its product reads (no cast).
                 hidden = self.hidden(hidden_planes(obs, layer_dtype()))
             if self.bfloat16_planes and torch.is_autocast_enabled("cpu"):
-                # With AMX tiles the first layer alone is cheaper as this product
-                # (4 ms against 19 ms forward and backward, 8,192 rows), a whole
-                # path is not; with AVX512-BF16 alone it is dearer
+                # With AMX tiles the first layer is cheaper as this product
+                # (4 ms against 19 ms forward and backward, 8,192 rows; a whole path
+                # about 3 % faster); with AVX512-BF16 alone it is dearer
                 # (benchmarks/bench_train.py times both).
                 pre = first(index_planes(lists, ACTIVE_PAD, torch.bfloat16))
             elif isinstance(act, torch.nn.ReLU):

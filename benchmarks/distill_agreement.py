@@ -7,14 +7,20 @@ few fits do to the held-out positions where the expert keeps the policy's card
 and where it switches.
 
     python benchmarks/distill_agreement.py DATA_DIR [--start ai:version=6]
-        [--config configs/history/v7.yaml] [--seeds 3]
+        [--config configs/history/v7.yaml] [--seeds 3] [--also S:A ...]
+        [--recheck-worlds W [--jobs J]]
 
 DATA_DIR is an expert data set made with POLICY as the guide (``aluette
 expert-data CONFIG --out DATA_DIR --policy POLICY``). Each fit starts from
 POLICY's weights, is the config's distillation with one change, and keeps its
 last epoch (``validation`` 0); the held-out and fitted positions are the
-distillation's own split, one per seed, pooled. About 5 minutes on 1 core for
-8,000 positions; not in ``make bench``.
+distillation's own split, one per seed, pooled. ``--also S:A`` adds the
+default distillation with ``significance`` S and ``logit_anchor`` A. With
+``--recheck-worlds W`` the positions where the expert switched from the
+guide's greedy card are searched again with W worlds (``--jobs`` processes)
+and that search's card and values are their labels: labels whose switches
+stand out of the noise. About 5 minutes on 1 core for 8,000 positions
+(a recheck at 576 worlds: about 0.45 s a switch); not in ``make bench``.
 """
 
 from __future__ import annotations
@@ -96,13 +102,54 @@ def step_report(policy, data) -> str:
                       "positions:"] + lines)
 
 
+def recheck_part(args) -> tuple:
+    """Part ``part`` of ``parts`` of the switch positions ``index`` searched again
+    with ``worlds`` worlds, guided by ``start``: (index, values, stderr, move)."""
+    data_dir, start, worlds, index, part, parts = args
+    from aluette_env.players.search import ExpertPlayer
+    from training.expert_iteration.data import expert_move, load_dataset
+    data = load_dataset(data_dir)
+    mine = index[part::parts]
+    expert = ExpertPlayer(worlds=worlds, policy=start, seed=777 + part)
+    values = np.full((len(mine), data["values"].shape[1]), np.nan, np.float32)
+    stderr, move = values.copy(), np.zeros(len(mine), np.int64)
+    for j, i in enumerate(mine):
+        obs, mask = data["observations"][i], data["masks"][i]
+        cv = expert.card_values(obs, mask)
+        values[j, cv.cards], stderr[j, cv.cards] = cv.value, cv.stderr
+        move[j] = expert_move(expert, cv, obs, mask)
+    return mine, values, stderr, move
+
+
+def rechecked(data, data_dir: Path, start: str, worlds: int, jobs: int):
+    """``data`` whose switch positions (the expert's card is not the guide's greedy
+    card) carry the labels of a second search with ``worlds`` worlds."""
+    from concurrent.futures import ProcessPoolExecutor
+    from training.expert_iteration.data import ExpertData
+    arrays = {k: np.array(v) for k, v in data.arrays.items()}
+    greedy = arrays["policy"].argmax(1)
+    index = np.flatnonzero(greedy != arrays["move"])
+    jobs = max(1, min(jobs, len(index)))
+    with ProcessPoolExecutor(jobs) as pool:
+        parts = list(pool.map(recheck_part, [(data_dir, start, worlds, index, k, jobs)
+                                              for k in range(jobs)]))
+    for mine, values, stderr, move in parts:
+        arrays["values"][mine], arrays["stderr"][mine] = values, stderr
+        arrays["move"][mine] = move.astype(arrays["move"].dtype)
+    kept = np.mean(arrays["move"][index] != greedy[index])
+    same = np.mean(arrays["move"][index] == data["move"][index])
+    print(f"{len(index):,} switch positions searched again with {worlds} worlds: a switch kept "
+          f"at {kept:.1%}, the first search's card at {same:.1%}", flush=True)
+    return ExpertData(arrays, data.manifest)
+
+
 def relabelled(data, move):
     """``data`` with ``move`` as the expert's move."""
     from training.expert_iteration.data import ExpertData
     return ExpertData({**data.arrays, "move": np.asarray(move).astype(np.int8)}, data.manifest)
 
 
-def fit_settings(cfg) -> dict:
+def fit_settings(cfg, also: list[tuple[float, float]] = ()) -> dict:
     """Each fit's distillation settings (the loop config's, changed, last epoch kept),
     checked as a config file's are: name -> (DistillConfig, its labels: 'expert' or
     'own')."""
@@ -116,7 +163,9 @@ def fit_settings(cfg) -> dict:
                 {"significance": default.significance}, "expert"),
             f"logit_anchor {default.logit_anchor:g}": (
                 {"logit_anchor": default.logit_anchor}, "expert"),
-            "the default distillation": (new, "expert")}
+            "the default distillation": (new, "expert"),
+            **{f"significance {sig:g}, logit_anchor {anchor:g}": (
+                {"significance": sig, "logit_anchor": anchor}, "expert") for sig, anchor in also}}
     return {name: (DistillConfig.model_validate({**cfg.distill.model_dump(), **update,
                                                  "validation": 0.0}), labels)
             for name, (update, labels) in fits.items()}
@@ -150,7 +199,19 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--config", default=str(ROOT / "configs" / "history" / "v7.yaml"))
     parser.add_argument("--seeds", type=int, default=3, help="splits (distill seeds) per fit, "
                         "pooled (default: 3)")
+    parser.add_argument("--also", action="append", default=[], metavar="S:A",
+                        help="another fit: the default with significance S and logit_anchor A")
+    parser.add_argument("--recheck-worlds", type=int, default=0, metavar="W",
+                        help="search the switch positions again with W worlds (default: 0, no)")
+    parser.add_argument("--jobs", type=int, default=1, help="processes of the recheck")
     args = parser.parse_args(argv)
+    try:
+        also = [tuple(float(x) for x in item.split(":")) for item in args.also]
+        assert all(len(pair) == 2 and min(pair) >= 0 for pair in also)
+    except (ValueError, AssertionError):
+        parser.error(f"--also takes SIGNIFICANCE:LOGIT_ANCHOR, two numbers >= 0; got {args.also}")
+    if args.recheck_worlds < 0 or args.jobs < 1:
+        parser.error("--recheck-worlds must be 0 or more and --jobs at least 1")
     import torch
 
     from training.config import load_loop_config
@@ -160,6 +221,8 @@ def main(argv: list[str] | None = None) -> None:
     torch.set_num_threads(1)
     cfg = load_loop_config(args.config, [])
     data = load_dataset(args.data)
+    if args.recheck_worlds:
+        data = rechecked(data, args.data, args.start, args.recheck_worlds, args.jobs)
     print(noise_report(data))
     greedy = data["policy"].argmax(1)
 
@@ -168,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     load_onnx_weights(model.policy, onnx_path(args.start))
     print(step_report(model.policy, data), flush=True)
     labels = {"expert": data, "own": relabelled(data, greedy)}
-    for name, (settings, which) in fit_settings(cfg).items():
+    for name, (settings, which) in fit_settings(cfg, also).items():
         results, changed, right = [], [], []
         for seed in range(args.seeds):
             model = new_model(cfg.network, 1)

@@ -210,6 +210,10 @@ def test_distill_agreement_fits_are_valid_settings_and_noise_is_measured_against
     assert default.significance > 0 and default.logit_anchor > 0
     assert sum(f.significance > 0 for f, _ in fits.values()) == 2
     assert sum(f.logit_anchor > 0 for f, _ in fits.values()) == 2
+    also = distill_agreement.fit_settings(cfg, [(3.0, 0.5)])
+    assert also.keys() - fits.keys() == {"significance 3, logit_anchor 0.5"}
+    extra = also["significance 3, logit_anchor 0.5"][0]
+    assert (extra.significance, extra.logit_anchor, extra.validation) == (3.0, 0.5, 0)
     # Two positions: a kept card, and a switch claiming 2.5 standard errors.
     nan = np.nan
     data = {"policy": np.array([[0.6, 0.4], [0.7, 0.3]]), "move": np.array([0, 1]),

@@ -450,6 +450,7 @@ def test_the_page_invites_a_friend_who_opens_their_link(browser, server):
     expect(host.locator("#invite-list li button.copy-link").nth(1)).to_have_text("Copied")
     assert host.locator("#invite-list li button.share-link").count() == expect_count
     host.locator("#invite-list li button.share-link").nth(1).click()
+    host.wait_for_function("(window.shared || []).length > 0", timeout=MATCH_TIMEOUT_MS)
     assert host.evaluate("window.shared") == [{"title": "Aluette", "url": urls[1]}]
     assert game_of(server.app, urls[0].split("=")[1]).standin_spec == "random"
     host.click("#invite button[value=close]")

@@ -382,8 +382,8 @@ def backup_lines() -> dict[str, list[str]]:
     docs = (ROOT / "docs" / "WEB.md").read_text()
     block = re.search(r"\*\*Backup\*\*.*?```bash\n(.*?)```", docs, re.S)
     assert block, "docs/WEB.md has no **Backup** block of commands"
-    return {words[0]: words for words in map(lambda line: shlex.split(line, comments=True),
-                                              block.group(1).splitlines()) if words}
+    lines = (shlex.split(line, comments=True) for line in block.group(1).splitlines())
+    return {words[0]: words for words in lines if words}
 
 
 def test_the_docs_backup_command_copies_the_default_database_as_written(tmp_path,
@@ -426,5 +426,6 @@ def test_the_docs_pg_dump_line_is_one_pg_dump_reads(tmp_path):
     argv[file] = str(dump)
     argv[-1] = re.sub(r"@[^/]+/", f"@127.0.0.1:{free_port()}/", url)
     r = subprocess.run([pg_dump, *argv[1:]], capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "LC_ALL": "C"},  # its messages in English
                        stdin=subprocess.DEVNULL, start_new_session=True)  # no password asked
     assert r.returncode == 1 and "Connection refused" in r.stderr, r.stderr

@@ -35,6 +35,14 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = Path(__file__).with_name("durations.json")
 
+# The suite runs more processes than there are cores (workers, browsers, servers,
+# the commands tests start): an OpenMP thread (torch's, numba's) that waits for
+# its sibling must sleep, not spin on the core the sibling needs. training/
+# decides this from the load when it is imported, but torch may load first, and
+# the load at a worker's start says nothing of the minutes after it. Set before
+# anything loads OpenMP; the processes tests start inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 # The web files' shared helpers check as they go: their asserts say what they compared.
 pytest.register_assert_rewrite("web_helpers")
 

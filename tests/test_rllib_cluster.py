@@ -1,7 +1,7 @@
 """The RLlib backend on more than one node: a local Ray cluster (ray.cluster_utils)
 whose head has no CPU for actors, so the env runner and both learners of
 configs/rllib_quick.yaml go to the worker node; the run then resumes from its
-checkpoint on the same cluster. Its own file, so that it runs beside
+checkpoint on the same cluster, in the driver alone. Its own file, so that it runs beside
 test_rllib.py when the tests run in parallel."""
 
 from __future__ import annotations
@@ -22,7 +22,8 @@ QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(ray_cluster, tmp_path):
     """A local Ray cluster of two nodes (conftest.ray_cluster): the head (where the
     driver is) has no CPU for actors, so the env runner and both learners go to the
-    worker node; then the run resumes from its checkpoint on the same cluster."""
+    worker node; then the run resumes from its checkpoint on the same cluster, its
+    env runner and learner in the driver."""
     import ray
 
     from training.rllib.train import train
@@ -41,8 +42,12 @@ def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(ray_cluste
     state = json.loads((run / "state.json").read_text())
     assert state["timesteps"] == 180 and (run / state["checkpoint"]).is_dir()
     assert not ray.is_initialized()  # the driver left the cluster; the cluster stays
+    # Resumed on the same cluster with the env runner and the learner in the driver
+    # (--force: another placement): the two remote learners' checkpoint restores
+    # into a local one, without starting actor processes again.
     cfg.total_timesteps = 300
+    cfg.rllib.num_env_runners = cfg.rllib.num_learners = 0
     lines.clear()
-    train(cfg, resume=run, address=ray_cluster.address, log=lines.append)
+    train(cfg, resume=run, force=True, address=ray_cluster.address, log=lines.append)
     assert f"resuming {run} at 180 samples" in "\n".join(lines)
     assert json.loads((run / "state.json").read_text())["timesteps"] == 360

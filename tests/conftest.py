@@ -81,6 +81,19 @@ def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
     return hands
 
 
+def lacks(module: str) -> bool:
+    """Whether the dotted ``module`` cannot be found, decided without importing it
+    or its packages: a file's skip costs nothing in the parallel workers that
+    collect the file but never run it (``pytest.importorskip`` imports)."""
+    from importlib.machinery import PathFinder
+    spec = None
+    for part in module.split("."):
+        spec = PathFinder.find_spec(part, None if spec is None else spec.submodule_search_locations)
+        if spec is None:
+            return True
+    return False
+
+
 def within(call, seconds: float):
     """``call()`` in a thread with a deadline: a hang fails the test instead of
     stalling it; what ``call`` returns or raises is handed back."""

@@ -20,14 +20,15 @@ DEFAULT = str(ROOT / "configs" / "default.yaml")
 sys.path.insert(0, str(ROOT / "benchmarks"))  # the benchmarks are scripts, not a package
 
 import bench_expert_data  # noqa: E402
-import bench_rllib  # noqa: E402
-import bench_train  # noqa: E402
 import distill_labels  # noqa: E402
 import distill_agreement  # noqa: E402
 import pimc_predictors  # noqa: E402
 import same_curve  # noqa: E402
 import same_strength  # noqa: E402
 import strength  # noqa: E402
+
+# bench_rllib and bench_train (Ray's RLlib, torch and SB3) are imported by the tests
+# that use them: every parallel worker collects this file, one runs it.
 
 #: The benchmarks checked below: each one that builds a training config.
 CHECKED = {"bench_expert_data", "bench_rllib", "bench_train", "distill_agreement",
@@ -45,6 +46,7 @@ def test_the_rllib_benchmark_trains_default_yaml_as_rllib_can_on_both_backends()
     """configs/default.yaml has what only SB3 has (the privileged critic, the belief
     head, the league's priorities), which RLlib refuses: both backends train it
     without them (docs/RLLIB.md), the same network and league."""
+    import bench_rllib
     sb3, rllib = bench_rllib.bench_configs(DEFAULT)
     assert sb3.backend == "sb3" and sorted(rllib) == list(bench_rllib.RUNNERS)
     for runners, cfg in rllib.items():
@@ -56,6 +58,7 @@ def test_the_rllib_benchmark_trains_default_yaml_as_rllib_can_on_both_backends()
 
 @pytest.mark.parametrize("native", [False, True], ids=["emulated bfloat16", "native"])
 def test_every_path_the_training_benchmark_times_is_a_valid_config(native):
+    import bench_train
     paths = bench_train.timed_paths(DEFAULT, [], native)
     names = [name for name, _, _ in paths]
     assert len(set(names)) == len(names) and len(names) == (4 if not native else 7)

@@ -14,7 +14,7 @@ import pytest
 
 from aluette_env.commands import main
 from conftest import descendants
-from web_helpers import free_port
+from web_helpers import HTTP, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -224,7 +224,7 @@ def test_a_stop_sent_to_the_whole_process_group_ends_every_command_at_once_in_on
         if command != "serve":
             return True
         try:
-            return httpx.get(f"http://127.0.0.1:{port}/api/server", timeout=5).is_success
+            return HTTP.get(f"http://127.0.0.1:{port}/api/server", timeout=5).is_success
         except httpx.TransportError:
             return False
     # Its own group, as a terminal's job, with Ctrl-C's default action even where

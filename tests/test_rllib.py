@@ -21,15 +21,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
-pytestmark = pytest.mark.rllib
+from aluette_env.commands import main as cli_main
+from aluette_env.evaluation import duplicate_eval
+from aluette_env.players import load_player
+from aluette_env.vector import VectorGame
+from conftest import lacks
+from training.config import ConfigError, load_config
 
-from aluette_env.commands import main as cli_main  # noqa: E402
-from aluette_env.evaluation import duplicate_eval  # noqa: E402
-from aluette_env.players import load_player  # noqa: E402
-from aluette_env.vector import VectorGame  # noqa: E402
-from training.config import ConfigError, load_config  # noqa: E402
-from training.rllib.env import LockstepMatches, game_and_seat  # noqa: E402
+# Ray's RLlib is imported by the tests that use it (each parallel worker collects
+# this file, one runs it).
+pytestmark = [pytest.mark.rllib, pytest.mark.skipif(
+    lacks("ray.rllib"), reason="the [distributed] extra is not installed")]
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "rllib_quick.yaml"
@@ -43,6 +45,7 @@ def train_cmd(*args: str) -> list[str]:
 
 
 def test_lockstep_env_rewards_are_the_engines_and_only_the_seat_to_act_observes():
+    from training.rllib.env import LockstepMatches, game_and_seat
     env = LockstepMatches({"num_games": 3, "num_deals": 2, "seed": 5})
     twin = VectorGame(3, num_deals=2, seed=5, auto_reset=False)
     obs, _ = env.reset(seed=11)
@@ -73,6 +76,7 @@ def test_lockstep_env_rewards_are_the_engines_and_only_the_seat_to_act_observes(
 
 
 def test_lockstep_env_refuses_an_illegal_card():
+    from training.rllib.env import LockstepMatches
     env = LockstepMatches({"num_games": 1, "seed": 0})
     obs, _ = env.reset()
     (agent, o), = obs.items()

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray.rllib", reason="the [distributed] extra is not installed")
-pytestmark = [pytest.mark.rllib, pytest.mark.cluster]
+from conftest import lacks
+from training.config import load_config
 
-from training.config import load_config  # noqa: E402
+pytestmark = [pytest.mark.rllib, pytest.mark.cluster, pytest.mark.skipif(
+    lacks("ray.rllib"), reason="the [distributed] extra is not installed")]
 
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 

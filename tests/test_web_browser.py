@@ -21,7 +21,6 @@ from __future__ import annotations
 import random
 import re
 
-import httpx
 import pytest
 
 from aluette_env.apps.web.page import STATIC_DIR
@@ -32,7 +31,7 @@ from browser_fixtures import (
     DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
     open_table, shoot, wait_ready,
 )
-from web_helpers import kept_game, play_through_api
+from web_helpers import HTTP, kept_game, play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 pytestmark = [*NEEDS_BROWSER]
@@ -77,7 +76,7 @@ def game_at(url: str, until, choose=None) -> str:
     """A one-person game of the server at ``url`` (as a page starts one) played
     through the API until ``until(view)`` holds (:func:`web_helpers.play_through_api`):
     its id, for :func:`open_table`."""
-    r = httpx.post(url + "/api/games", json={}, timeout=30)
+    r = HTTP.post(url + "/api/games", json={}, timeout=30)
     assert r.status_code == 201, r.text
     gid = r.json()["id"]
     play_through_api(url, [gid], until, choose)
@@ -659,7 +658,7 @@ def play_a_card(page, level_of: dict[int, int], spoil: bool) -> str:
 
 def levels(url: str) -> dict[int, int]:
     """Each card's level of strength (1: the highest) as ``/api/deck`` gives them."""
-    deck = httpx.get(f"{url}/api/deck", timeout=30).json()
+    deck = HTTP.get(f"{url}/api/deck", timeout=30).json()
     return {card: k + 1 for k, level in enumerate(deck["levels"]) for card in level}
 
 
@@ -761,7 +760,7 @@ def test_on_a_phone_every_ai_name_fits_its_menu_with_its_strength_in_every_langu
     enough for the longest AI name it offers, and says under it how strong
     the chosen AI is; the rules of a match alone with AIs and no signs tell
     neither the table of people's sentence nor the signs."""
-    languages = httpx.get(f"{server.url}/api/languages", timeout=30).json()["languages"]
+    languages = HTTP.get(f"{server.url}/api/languages", timeout=30).json()["languages"]
     context, page = phone(browser, server.url, "en", touch=False)
     try:
         for lang in languages:

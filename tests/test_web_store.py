@@ -32,7 +32,7 @@ from aluette_env.apps.web.changes import POLL_S, SAFETY_POLL_S
 from aluette_env.apps.web.store import Database, GameRow, SeatRow, token_hash
 from aluette_env.players import load_player
 
-from web_helpers import Served, client, free_port, receive_push
+from web_helpers import HTTP, Served, client, free_port, receive_push
 
 
 def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
@@ -348,18 +348,18 @@ def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
         server.kill()
         server.start()
         killed.append(what)
-        again = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        again = HTTP.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
         assert again["version"] == state["version"], what
         assert again["hand"] == state["hand"] and again["match"] == state["match"], what
 
     try:
-        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        data = HTTP.post(f"{server.url}/api/games", json={}, timeout=30).json()
         token, state = data["id"], data["state"]
         kill_after("made", state)
         kill_at, plays = rng.randrange(1, 8), 0  # the play after which it is killed
         while "next-deal" not in killed:
             path, body = next_request(state, rng)
-            r = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body, timeout=30)
+            r = HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body, timeout=30)
             assert r.status_code == 200, (path, r.text)
             assert r.json()["state"]["version"] > state["version"]
             state = r.json()["state"]
@@ -367,7 +367,7 @@ def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
             if path == "next-deal" or plays == kill_at:
                 kill_after(path, state)
         path, body = next_request(state, rng)  # the game plays on
-        assert httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+        assert HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
                           timeout=30).status_code == 200
     finally:
         server.stop()
@@ -383,7 +383,7 @@ def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
     server = Served(db).start()
     rng = random.Random(4)
     try:
-        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        data = HTTP.post(f"{server.url}/api/games", json={}, timeout=30).json()
         token = data["id"]
         answered = [data["state"]["version"]]
         stop = threading.Event()
@@ -392,10 +392,10 @@ def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
             state = data["state"]
             while not stop.is_set():
                 try:
-                    r = httpx.get(f"{server.url}/api/games/{token}", timeout=5)
+                    r = HTTP.get(f"{server.url}/api/games/{token}", timeout=5)
                     state = r.json()["state"]
                     path, body = next_request(state, rng)
-                    r = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+                    r = HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
                                    timeout=5)
                     if r.status_code == 200:
                         answered.append(r.json()["state"]["version"])
@@ -410,10 +410,10 @@ def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
             server.start()
         stop.set()
         thread.join(timeout=30)
-        state = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        state = HTTP.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
         assert state["version"] >= max(answered)
         path, body = next_request(state, rng)
-        assert httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+        assert HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
                           timeout=30).status_code == 200
     finally:
         server.stop()
@@ -630,15 +630,15 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
     rng = random.Random(6)
     server = Served(postgres_url).start()
     try:
-        data = httpx.post(f"{server.url}/api/games", json={}, timeout=30).json()
+        data = HTTP.post(f"{server.url}/api/games", json={}, timeout=30).json()
         token, state = data["id"], data["state"]
         for _ in range(15):
             path, body = next_request(state, rng)
-            state = httpx.post(f"{server.url}/api/games/{token}/{path}", json=body,
+            state = HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
                                timeout=30).json()["state"]
         server.kill()
         server.start()
-        again = httpx.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
+        again = HTTP.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]
         assert again["version"] == state["version"] and again["hand"] == state["hand"]
     finally:
         server.stop()

@@ -19,11 +19,10 @@ import json
 import re
 import time
 
-import httpx
 import pytest
 
 from browser_fixtures import MATCH_TIMEOUT_MS, NEEDS_BROWSER, expect, shoot
-from web_helpers import Served, cards_in, free_port, game_of, play_through_api
+from web_helpers import HTTP, Served, cards_in, free_port, game_of, play_through_api
 
 pytest_plugins = ["browser_fixtures"]  # the session's one browser
 
@@ -130,7 +129,7 @@ def step(pages, deadline: float) -> str:
 
 
 def make_table(server, bob: str = "Bob", **extra) -> dict:
-    r = httpx.post(f"{server.url}/api/tables", timeout=30, json={
+    r = HTTP.post(f"{server.url}/api/tables", timeout=30, json={
         "people": {"0": "Ann", "2": bob}, "ai": "heuristic", **extra})
     assert r.status_code == 201, r.text
     return r.json()
@@ -145,7 +144,7 @@ def test_two_partners_in_two_browsers_finish_a_match(browser, server):
     tokens = [made["seats"][s]["token"] for s in ("0", "2")]
     play_through_api(server.url, tokens, until=lambda view: view["deal"]["number"] == 5
                      and view["your_turn"] and len(view["hand"]) == 2)
-    left = httpx.get(f"{server.url}/api/games/{tokens[0]}", timeout=30).json()["state"]
+    left = HTTP.get(f"{server.url}/api/games/{tokens[0]}", timeout=30).json()["state"]
     left = {0: len(left["hand"]), 1: left["hand_sizes"][2]}  # Ann's cards, Bob's
     pages = [seat_page(browser, server.url + made["seats"][s]["link"]) for s in ("0", "2")]
     # Each page shows the other person's name at the partner's seat, as text.
@@ -175,7 +174,7 @@ def test_four_people_in_four_browsers_play_a_deal(browser, server):
     their page, the rest of the deal is played through the API, and every
     page follows it to its end."""
     names = ["Ann", "Ben", "Chloé", "Dev"]
-    r = httpx.post(f"{server.url}/api/tables", timeout=30,
+    r = HTTP.post(f"{server.url}/api/tables", timeout=30,
                    json={"people": {str(s): n for s, n in enumerate(names)}})
     assert r.status_code == 201, r.text
     made = r.json()
@@ -233,7 +232,7 @@ def test_the_host_sets_the_away_time_and_the_table_says_who_is_away_and_back(bro
     French with its bounds; 5 s makes the table. Bob leaves on his turn: the
     AI plays his card and Ann's page says he is away; he comes back with his
     link, Ann's page says he is back, and he plays his own cards again."""
-    fr = httpx.get(f"{server.url}/api/i18n/fr", timeout=30).json()["messages"]
+    fr = HTTP.get(f"{server.url}/api/i18n/fr", timeout=30).json()["messages"]
     ann = seat_page(browser, server.url + "/", lang="fr")
     ann.wait_for_selector("body[data-state=your-turn], body[data-state=waiting]",
                           state="attached", timeout=MATCH_TIMEOUT_MS)
@@ -298,7 +297,7 @@ def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, server):
     "Partner", their own cards, and its summary says the same."""
     made = make_table(server)
     tokens = {s: made["seats"][s]["token"] for s in ("0", "2")}
-    hands = [httpx.get(f"{server.url}/api/games/{tokens[s]}", timeout=30).json()["state"]["hand"]
+    hands = [HTTP.get(f"{server.url}/api/games/{tokens[s]}", timeout=30).json()["state"]["hand"]
              for s in ("0", "2")]
     assert [len(h) for h in hands] == [9, 9]
     # the deal played through the API; the pages open on its end
@@ -318,7 +317,7 @@ def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, server):
             plays.setdefault(who, set()).add(card)
         assert plays == {"You": mine, "Partner": partners}, (me, plays)
         # The costs beside "You" are this reader's: the server's review of their seat.
-        review = httpx.get(f"{server.url}/api/games/{tokens[str(2 * me)]}/review",
+        review = HTTP.get(f"{server.url}/api/games/{tokens[str(2 * me)]}/review",
                            timeout=30).json()
         mistakes = {p["card"] for p in review["deals"][0]["plays"]
                     if p["seat"] == 2 * me and p["review"] and p["review"]["mistake"]}
@@ -343,7 +342,7 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, server):
     words from the server, the deal's summary), there is no hand, no Play
     button and no coach, and no card that was not played yet is in the page
     or in anything the server sent it (answers and pushed views)."""
-    r = httpx.post(f"{server.url}/api/tables", timeout=30,
+    r = HTTP.post(f"{server.url}/api/tables", timeout=30,
                    json={"people": {"0": "Ann"}, "ai": "heuristic"})
     assert r.status_code == 201, r.text
     made = r.json()
@@ -356,7 +355,7 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, server):
     watcher = seat_page(browser, server.url + made["spectator"]["link"], before=listen)
 
     def check() -> None:
-        ann_view = httpx.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        ann_view = HTTP.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
         played = cards_in({"t": ann_view["tricks_played"], "c": ann_view["current_trick"],
                            "l": ann_view["last_trick"]})
         seen = cards_in([a.json() for a in answers] + [json.loads(f) for f in frames])
@@ -514,7 +513,7 @@ def test_the_servers_refusals_and_absence_read_in_the_pages_language(browser, se
     English; while the server is down the page says, in French, that it
     tries again (never the browser's "Failed to fetch"), and the play goes
     through once the server is back."""
-    fr = httpx.get(f"{served.url}/api/i18n/fr").json()["messages"]
+    fr = HTTP.get(f"{served.url}/api/i18n/fr").json()["messages"]
     context = browser.new_context(viewport={"width": 1280, "height": 900},
                                   reduced_motion="reduce")
     context.add_init_script("localStorage.setItem('aluette.pace', '0');"
@@ -561,10 +560,10 @@ def person_plays(url: str, token: str, most: int | None = None) -> int:
     most: how many cards."""
     plays = 0
     while plays != most:
-        view = httpx.get(f"{url}/api/games/{token}", timeout=30).json()["state"]
+        view = HTTP.get(f"{url}/api/games/{token}", timeout=30).json()["state"]
         if not view["your_turn"]:
             return plays
-        r = httpx.post(f"{url}/api/games/{token}/play", timeout=30,
+        r = HTTP.post(f"{url}/api/games/{token}/play", timeout=30,
                        json={"card": view["legal"][0], "version": view["version"]})
         assert r.status_code == 200, r.text
         plays += 1
@@ -600,7 +599,7 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     while True:
         assert time.monotonic() < deadline
         person_plays(server.url, bob_token)  # Bob's turns that no play of Ann's led to
-        newest = httpx.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
+        newest = HTTP.get(f"{server.url}/api/games/{ann_token}", timeout=30).json()["state"]
         ann.wait_for_selector(f"body[data-version='{newest['version']}']:not([data-state=busy])",
                               state="attached", timeout=15_000)
         expected = "deal-over" if newest["deal"]["done"] else \
@@ -662,7 +661,7 @@ def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, s
     ann, bob, watcher = (seat_page(browser, server.url + link) for link in (
         made["seats"]["0"]["link"], made["seats"]["2"]["link"], made["spectator"]["link"]))
     assert ann.locator("#new-match").is_visible() and bob.locator("#new-match").is_hidden()
-    r = httpx.post(f"{server.url}/api/games/{made['seats']['2']['token']}/new-match",
+    r = HTTP.post(f"{server.url}/api/games/{made['seats']['2']['token']}/new-match",
                    json={}, timeout=30)
     assert r.status_code == 403 and r.json()["code"] == "host_only", r.text
     for page in (ann, bob, watcher):

@@ -4,6 +4,7 @@ one set of coach workers a process, :func:`app_of`), the game the server holds b
 link (:func:`game_of`), the cards and keys an answer names (:func:`cards_in`,
 :func:`keys_in`), people playing on through the API (:func:`play_through_api`),
 a push awaited on an update socket for a bounded time (:func:`receive_push`),
+one HTTP client for requests to the tests' servers (:data:`HTTP`),
 the app served by uvicorn in a thread (:func:`serving`) and ``aluette serve``
 in a process of its own (:class:`Served`). The browser files'
 fixtures and page helpers are in browser_fixtures.py, which serves the app with
@@ -25,9 +26,17 @@ import threading
 import time
 import warnings
 
+import httpx
 import pytest
 
 from aluette_env.apps.web.server import ServerConfig, create_app
+
+#: The tests' HTTP client for their loopback servers, shared by threads: httpx's
+#: functions (``httpx.get``...) build a client per call, and with it an SSL context
+#: that reads certifi's certificates again (about 30 ms of CPU a request, 1 ms
+#: here). It keeps no connection open, so a request to a server started again
+#: opens a new one, as those functions do.
+HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
 from aluette_env.apps.web.workers import CoachWorkers
 
 #: Quick seats (in games with signs too), and a coach that only has to answer (its
@@ -160,9 +169,7 @@ def kept_game(url: str) -> str:
     """A one-person game kept at once (``POST /api/games``, as *New match*
     does): its id, for a page opened at it (the site's own first page keeps
     nothing until its first card)."""
-    import httpx
-
-    r = httpx.post(f"{url}/api/games", json={}, timeout=30)
+    r = HTTP.post(f"{url}/api/games", json={}, timeout=30)
     assert r.status_code == 201, r.text
     return r.json()["id"]
 
@@ -175,8 +182,6 @@ def play_through_api(url: str, tokens: list[str], until, choose=None) -> int:
     the first person's view. The pages of a browser test then open the game
     from there instead of playing what the API tests already check. How many
     cards were played."""
-    import httpx
-
     plays = 0
     with httpx.Client(base_url=url, timeout=30) as http:
         views = {t: http.get(f"/api/games/{t}").json()["state"] for t in tokens}
@@ -216,8 +221,6 @@ class Served:
         self.proc: subprocess.Popen | None = None
 
     def start(self) -> Served:
-        import httpx
-
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "aluette_env", "serve", "--port", str(self.port),
              "--db", self.db, "--workers", str(self.workers), "--partner", "heuristic",
@@ -230,7 +233,7 @@ class Served:
         deadline = time.monotonic() + 60
         while True:  # the workers answer once they have made their apps
             try:
-                if httpx.get(f"{self.url}/api/server", timeout=5).status_code == 200:
+                if HTTP.get(f"{self.url}/api/server", timeout=5).status_code == 200:
                     return self
             except httpx.TransportError:
                 pass

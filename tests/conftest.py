@@ -29,19 +29,19 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy as np
-import pytest
+# The suite runs more processes than there are cores (workers, browsers, servers,
+# the commands tests start): an OpenMP thread (torch's, numba's, a BLAS's) that
+# waits for its sibling must sleep, not spin on the core the sibling needs.
+# training/ decides this from the load when it is imported, but torch may load
+# first, and the load at a worker's start says nothing of the minutes after it.
+# Set before anything loads OpenMP; the processes tests start inherit it.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 DURATIONS = Path(__file__).with_name("durations.json")
-
-# The suite runs more processes than there are cores (workers, browsers, servers,
-# the commands tests start): an OpenMP thread (torch's, numba's) that waits for
-# its sibling must sleep, not spin on the core the sibling needs. training/
-# decides this from the load when it is imported, but torch may load first, and
-# the load at a worker's start says nothing of the minutes after it. Set before
-# anything loads OpenMP; the processes tests start inherit it.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 # The web files' shared helpers check as they go: their asserts say what they compared.
 pytest.register_assert_rewrite("web_helpers")
@@ -84,14 +84,19 @@ def hands_for_winners(winners: str | list[int | None]) -> list[list[int]]:
 def lacks(module: str) -> bool:
     """Whether the dotted ``module`` cannot be found, decided without importing it
     or its packages: a file's skip costs nothing in the parallel workers that
-    collect the file but never run it (``pytest.importorskip`` imports)."""
+    collect the file but never run it (``pytest.importorskip`` imports). It says
+    whether the module is there, not whether its own imports would succeed: a
+    caller names a dependency of it too where a package ships a module whose
+    dependencies come with an extra."""
     from importlib.machinery import PathFinder
-    spec = None
-    for part in module.split("."):
-        spec = PathFinder.find_spec(part, None if spec is None else spec.submodule_search_locations)
-        if spec is None:
+    from importlib.util import find_spec
+    top, *below = module.split(".")
+    spec = find_spec(top)  # a top-level name: nothing is imported
+    for part in below:
+        if spec is None or spec.submodule_search_locations is None:
             return True
-    return False
+        spec = PathFinder.find_spec(part, spec.submodule_search_locations)
+    return spec is None
 
 
 def within(call, seconds: float):

@@ -27,7 +27,7 @@ import same_curve  # noqa: E402
 import same_strength  # noqa: E402
 import strength  # noqa: E402
 
-# bench_rllib and bench_train (Ray's RLlib, torch and SB3) are imported by the tests
+# bench_rllib and bench_train (torch and SB3) are imported by the tests
 # that use them: every parallel worker collects this file, one runs it.
 
 #: The benchmarks checked below: each one that builds a training config.

@@ -31,7 +31,8 @@ from training.config import ConfigError, load_config
 # Ray's RLlib is imported by the tests that use it (each parallel worker collects
 # this file, one runs it).
 pytestmark = [pytest.mark.rllib, pytest.mark.skipif(
-    lacks("ray.rllib"), reason="the [distributed] extra is not installed")]
+    lacks("ray.rllib") or lacks("tree"),  # tree: RLlib's own dependency
+    reason="the [distributed] extra is not installed")]
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "rllib_quick.yaml"

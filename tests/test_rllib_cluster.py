@@ -15,7 +15,8 @@ from conftest import lacks
 from training.config import load_config
 
 pytestmark = [pytest.mark.rllib, pytest.mark.cluster, pytest.mark.skipif(
-    lacks("ray.rllib"), reason="the [distributed] extra is not installed")]
+    lacks("ray.rllib") or lacks("tree"),  # tree: RLlib's own dependency
+    reason="the [distributed] extra is not installed")]
 
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 
@@ -24,7 +25,7 @@ def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(ray_cluste
     """A local Ray cluster of two nodes (conftest.ray_cluster): the head (where the
     driver is) has no CPU for actors, so the env runner and both learners go to the
     worker node; then the run resumes from its checkpoint on the same cluster, its
-    env runner and learner in the driver."""
+    env runner on the worker node again and its learner in the driver."""
     import ray
 
     from training.rllib.train import train
@@ -43,12 +44,15 @@ def test_two_node_cluster_runner_off_the_head_two_learners_and_resume(ray_cluste
     state = json.loads((run / "state.json").read_text())
     assert state["timesteps"] == 180 and (run / state["checkpoint"]).is_dir()
     assert not ray.is_initialized()  # the driver left the cluster; the cluster stays
-    # Resumed on the same cluster with the env runner and the learner in the driver
-    # (--force: another placement): the two remote learners' checkpoint restores
-    # into a local one, without starting actor processes again.
+    # Resumed on the same cluster with the learner in the driver (force: another
+    # placement): the remote learners' checkpoint restores into the driver's
+    # learner, and the league's pool goes to an env runner started again on the
+    # worker node (one actor process, not three).
     cfg.total_timesteps = 300
-    cfg.rllib.num_env_runners = cfg.rllib.num_learners = 0
+    cfg.rllib.num_learners = 0
     lines.clear()
     train(cfg, resume=run, force=True, address=ray_cluster.address, log=lines.append)
     assert f"resuming {run} at 180 samples" in "\n".join(lines)
+    placed = next(line for line in lines if "env runners on" in line)
+    assert placed == f"1 env runners on 1 Ray node(s): {worker.node_id[:12]}", placed
     assert json.loads((run / "state.json").read_text())["timesteps"] == 360

@@ -30,14 +30,15 @@ import httpx
 import pytest
 
 from aluette_env.apps.web.server import ServerConfig, create_app
+from aluette_env.apps.web.workers import CoachWorkers
 
 #: The tests' HTTP client for their loopback servers, shared by threads: httpx's
 #: functions (``httpx.get``...) build a client per call, and with it an SSL context
 #: that reads certifi's certificates again (about 30 ms of CPU a request, 1 ms
 #: here). It keeps no connection open, so a request to a server started again
-#: opens a new one, as those functions do.
+#: opens a new one, as those functions do; the game's server sets no cookie, so
+#: none carries from one test to the next.
 HTTP = httpx.Client(timeout=30, limits=httpx.Limits(max_keepalive_connections=0))
-from aluette_env.apps.web.workers import CoachWorkers
 
 #: Quick seats (in games with signs too), and a coach that only has to answer (its
 #: effort is test_coach.py's): every finished deal is reviewed in the background.

@@ -207,8 +207,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     try:
         also = [tuple(float(x) for x in item.split(":")) for item in args.also]
-        assert all(len(pair) == 2 and min(pair) >= 0 for pair in also)
-    except (ValueError, AssertionError):
+    except ValueError:
+        also = [()]
+    if not all(len(pair) == 2 and min(pair) >= 0 for pair in also):
         parser.error(f"--also takes SIGNIFICANCE:LOGIT_ANCHOR, two numbers >= 0; got {args.also}")
     if args.recheck_worlds < 0 or args.jobs < 1:
         parser.error("--recheck-worlds must be 0 or more and --jobs at least 1")

@@ -1,8 +1,9 @@
 """The RLlib backend on more than one node: a local Ray cluster (ray.cluster_utils)
 whose head has no CPU for actors, so the env runner and both learners of
 configs/rllib_quick.yaml go to the worker node; the run then resumes from its
-checkpoint on the same cluster, in the driver alone. Its own file, so that it runs beside
-test_rllib.py when the tests run in parallel."""
+checkpoint on the same cluster, its env runner on the worker node again and its
+learner in the driver. Its own file, so that it runs beside test_rllib.py when
+the tests run in parallel."""
 
 from __future__ import annotations
 

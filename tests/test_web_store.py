@@ -368,7 +368,7 @@ def test_sigkill_at_any_moment_loses_no_answered_play(tmp_path):
                 kill_after(path, state)
         path, body = next_request(state, rng)  # the game plays on
         assert HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
-                          timeout=30).status_code == 200
+                         timeout=30).status_code == 200
     finally:
         server.stop()
     assert killed == ["made", "play", "next-deal"]
@@ -396,7 +396,7 @@ def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
                     state = r.json()["state"]
                     path, body = next_request(state, rng)
                     r = HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
-                                   timeout=5)
+                                  timeout=5)
                     if r.status_code == 200:
                         answered.append(r.json()["state"]["version"])
                 except (httpx.TransportError, ValueError, KeyError):
@@ -414,7 +414,7 @@ def test_sigkill_mid_request_keeps_the_game_whole(tmp_path):
         assert state["version"] >= max(answered)
         path, body = next_request(state, rng)
         assert HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
-                          timeout=30).status_code == 200
+                         timeout=30).status_code == 200
     finally:
         server.stop()
 
@@ -635,7 +635,7 @@ def test_postgresql_keeps_games_through_a_kill(postgres_url):
         for _ in range(15):
             path, body = next_request(state, rng)
             state = HTTP.post(f"{server.url}/api/games/{token}/{path}", json=body,
-                               timeout=30).json()["state"]
+                              timeout=30).json()["state"]
         server.kill()
         server.start()
         again = HTTP.get(f"{server.url}/api/games/{token}", timeout=30).json()["state"]

@@ -175,7 +175,7 @@ def test_four_people_in_four_browsers_play_a_deal(browser, server):
     page follows it to its end."""
     names = ["Ann", "Ben", "Chloé", "Dev"]
     r = HTTP.post(f"{server.url}/api/tables", timeout=30,
-                   json={"people": {str(s): n for s, n in enumerate(names)}})
+                  json={"people": {str(s): n for s, n in enumerate(names)}})
     assert r.status_code == 201, r.text
     made = r.json()
     pages = [seat_page(browser, server.url + made["seats"][str(s)]["link"]) for s in range(4)]
@@ -318,7 +318,7 @@ def test_the_review_names_the_reviewers_plays_you_at_any_seat(browser, server):
         assert plays == {"You": mine, "Partner": partners}, (me, plays)
         # The costs beside "You" are this reader's: the server's review of their seat.
         review = HTTP.get(f"{server.url}/api/games/{tokens[str(2 * me)]}/review",
-                           timeout=30).json()
+                          timeout=30).json()
         mistakes = {p["card"] for p in review["deals"][0]["plays"]
                     if p["seat"] == 2 * me and p["review"] and p["review"]["mistake"]}
         marked = page.locator("#coach-review .coach-plays li.coach-mistake > span:first-child")
@@ -343,7 +343,7 @@ def test_a_spectator_is_nobody_and_sees_no_unplayed_card(browser, server):
     button and no coach, and no card that was not played yet is in the page
     or in anything the server sent it (answers and pushed views)."""
     r = HTTP.post(f"{server.url}/api/tables", timeout=30,
-                   json={"people": {"0": "Ann"}, "ai": "heuristic"})
+                  json={"people": {"0": "Ann"}, "ai": "heuristic"})
     assert r.status_code == 201, r.text
     made = r.json()
     ann_token = made["seats"]["0"]["token"]
@@ -564,7 +564,7 @@ def person_plays(url: str, token: str, most: int | None = None) -> int:
         if not view["your_turn"]:
             return plays
         r = HTTP.post(f"{url}/api/games/{token}/play", timeout=30,
-                       json={"card": view["legal"][0], "version": view["version"]})
+                      json={"card": view["legal"][0], "version": view["version"]})
         assert r.status_code == 200, r.text
         plays += 1
     return plays
@@ -662,7 +662,7 @@ def test_only_the_host_starts_a_new_match_and_every_page_says_who_did(browser, s
         made["seats"]["0"]["link"], made["seats"]["2"]["link"], made["spectator"]["link"]))
     assert ann.locator("#new-match").is_visible() and bob.locator("#new-match").is_hidden()
     r = HTTP.post(f"{server.url}/api/games/{made['seats']['2']['token']}/new-match",
-                   json={}, timeout=30)
+                  json={}, timeout=30)
     assert r.status_code == 403 and r.json()["code"] == "host_only", r.text
     for page in (ann, bob, watcher):
         assert page.locator("#table-notice").is_hidden()

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from aluette_env.commands import main as cli_main
 from aluette_env.evaluation import (
     ITSELF, PARTNERS, duplicate_eval, mean_ci95, partner_eval, plan_partners, trick_split,
 )
@@ -183,8 +184,11 @@ def test_cli_partners_prints_the_panel_and_writes_its_json(tmp_path):
     (["--team-b", "ai", "--partners", "random", "--reference", "heuristic"], "candidate itself"),
     (["--team-b", "ai", "--partners", "no-such-player"], "unknown player"),
 ])
-@pytest.mark.slow
-def test_cli_bad_partner_input_is_one_line_and_exit_2(args, words):
-    proc = _eval("--team-a", "heuristic", *args, "--deals", "3")
-    assert proc.returncode == 2 and words in proc.stderr
-    assert len(proc.stderr.strip().splitlines()) == 1 and "Traceback" not in proc.stderr
+def test_cli_bad_partner_input_is_one_line_and_exit_2(args, words, capsys):
+    """Through the command runner in this process: a real ``aluette eval``
+    process is the test above's, and a real process's exit 2 with one line is
+    checked for other commands (test_training.py, test_web.py)."""
+    code = cli_main(["eval", "--team-a", "heuristic", *args, "--deals", "3", "--quiet"])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err

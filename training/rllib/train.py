@@ -151,7 +151,11 @@ def start_ray(cfg: TrainConfig, address: str | None = None, log=print) -> bool:
             raise
     else:
         # "local": a new Ray of our own, even if `ray start` left a cluster running here.
-        ray.init(address="local", num_cpus=cfg.rllib.num_cpus, **quiet)
+        # No idle worker processes started ahead: the run places its own actors (env
+        # runners, learners), which start theirs; with none, the prestarted ones would
+        # only import Ray and wait (a second of CPU each, one a CPU).
+        ray.init(address="local", num_cpus=cfg.rllib.num_cpus,
+                 _system_config={"prestart_worker_first_driver": False}, **quiet)
     return True
 
 

@@ -429,3 +429,49 @@ def test_the_docs_pg_dump_line_is_one_pg_dump_reads(tmp_path):
                        env={**os.environ, "LC_ALL": "C"},  # its messages in English
                        stdin=subprocess.DEVNULL, start_new_session=True)  # no password asked
     assert r.returncode == 1 and "Connection refused" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
+def test_every_connection_to_the_server_sends_its_answers_at_once(host):
+    """``aluette serve``'s socket names its protocol, so a connection accepted from
+    it gets TCP_NODELAY from asyncio: an answer's body is not held back until the
+    client acknowledges its headers, which a client delays by about 40 ms on each
+    kept-alive connection (a page's fetches). A socket made with the protocol left
+    at 0, as uvicorn's own, fails this."""
+    import asyncio
+    import concurrent.futures
+    if host == "::1" and not socket.has_ipv6:
+        pytest.skip("no IPv6 on this machine")
+    try:
+        sock = web.listening_socket(host, 0)
+    except UsageError as err:
+        pytest.skip(f"cannot listen on {host} here: {err}")
+
+    async def accepted() -> int:
+        loop = asyncio.get_running_loop()
+        nodelay = loop.create_future()
+
+        class Accepted(asyncio.Protocol):
+            def connection_made(self, transport):
+                nodelay.set_result(transport.get_extra_info("socket").getsockopt(
+                    socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        server = await loop.create_server(Accepted, sock=sock)
+        async with server:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            try:
+                return await asyncio.wait_for(nodelay, 30)
+            finally:
+                writer.close()
+
+    # A thread of its own: a worker that ran a browser test has Playwright's loop
+    # running in this one.
+    with concurrent.futures.ThreadPoolExecutor(1) as thread:
+        assert thread.submit(asyncio.run, accepted()).result() != 0
+    with pytest.raises(UsageError, match=r"cannot listen on 127\.0\.0\.1:\d+: "):
+        taken = web.listening_socket("127.0.0.1", 0)  # the port is taken: one line
+        try:
+            web.listening_socket("127.0.0.1", taken.getsockname()[1])
+        finally:
+            taken.close()

@@ -29,6 +29,7 @@ import warnings
 import httpx
 import pytest
 
+from aluette_env.apps.web import listening_socket
 from aluette_env.apps.web.server import ServerConfig, create_app
 from aluette_env.apps.web.workers import CoachWorkers
 
@@ -150,8 +151,7 @@ def serving(uvicorn_options: dict | None = None, **config):
     import uvicorn
 
     app = app_of(ServerConfig(**config))
-    sock = socket.socket()
-    sock.bind(("127.0.0.1", 0))
+    sock = listening_socket("127.0.0.1", 0)  # aluette serve's
     server = uvicorn.Server(uvicorn.Config(app, **(uvicorn_options or {"log_level": "warning"})))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()

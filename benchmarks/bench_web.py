@@ -136,11 +136,13 @@ async def children_elsewhere(pid) -> None:
 def start_server(port: int, players: str, max_games: int, db: str) -> subprocess.Popen:
     code = (
         "import uvicorn\n"
+        "from aluette_env.apps.web import listening_socket\n"
         "from aluette_env.apps.web.server import ServerConfig, create_app\n"
         f"app = create_app(ServerConfig(partner={players!r}, left={players!r}, "
         f"right={players!r}, max_games={max_games}, db={db!r}))\n"
-        f"uvicorn.run(app, host='127.0.0.1', port={port}, log_level='warning', "
-        "access_log=False)\n")
+        # aluette serve's socket, so its connections are the ones a person's get
+        "server = uvicorn.Server(uvicorn.Config(app, log_level='warning', access_log=False))\n"
+        f"server.run(sockets=[listening_socket('127.0.0.1', {port})])\n")
     proc = subprocess.Popen([sys.executable, "-c", code])
     pin(proc.pid, {0})  # the server's own core; the clients take the others
     return proc

@@ -432,19 +432,18 @@ def test_the_docs_pg_dump_line_is_one_pg_dump_reads(tmp_path):
 
 
 @pytest.mark.parametrize("host", ["127.0.0.1", "::1"])
-def test_every_connection_to_the_server_sends_its_answers_at_once(host):
-    """``aluette serve``'s socket names its protocol, so a connection accepted from
-    it gets TCP_NODELAY from asyncio: an answer's body is not held back until the
-    client acknowledges its headers, which a client delays by about 40 ms on each
-    kept-alive connection (a page's fetches). A socket made with the protocol left
-    at 0, as uvicorn's own, fails this."""
+def test_the_servers_socket_gives_every_accepted_connection_tcp_nodelay(host):
+    """``aluette serve``'s socket (:func:`web.listening_socket`) names its protocol,
+    so a connection accepted from it gets TCP_NODELAY from asyncio: an answer's
+    body is not held back until the client acknowledges its headers, which a
+    client delays by about 40 ms on each kept-alive connection (a page's fetches).
+    A socket made with the protocol left at 0 (``socket.socket()``, as uvicorn's
+    own before its issue 3149) fails this."""
     import asyncio
     import concurrent.futures
-    if host == "::1" and not socket.has_ipv6:
-        pytest.skip("no IPv6 on this machine")
     try:
         sock = web.listening_socket(host, 0)
-    except UsageError as err:
+    except UsageError as err:  # no IPv6 here
         pytest.skip(f"cannot listen on {host} here: {err}")
 
     async def accepted() -> int:
@@ -469,9 +468,9 @@ def test_every_connection_to_the_server_sends_its_answers_at_once(host):
     # running in this one.
     with concurrent.futures.ThreadPoolExecutor(1) as thread:
         assert thread.submit(asyncio.run, accepted()).result() != 0
-    with pytest.raises(UsageError, match=r"cannot listen on 127\.0\.0\.1:\d+: "):
-        taken = web.listening_socket("127.0.0.1", 0)  # the port is taken: one line
-        try:
-            web.listening_socket("127.0.0.1", taken.getsockname()[1])
-        finally:
-            taken.close()
+
+
+def test_a_port_already_taken_is_refused_in_one_line():
+    taken = web.listening_socket("127.0.0.1", 0)
+    with taken, pytest.raises(UsageError, match=r"^cannot listen on 127\.0\.0\.1:\d+: "):
+        web.listening_socket("127.0.0.1", taken.getsockname()[1]).close()

@@ -151,9 +151,11 @@ def start_ray(cfg: TrainConfig, address: str | None = None, log=print) -> bool:
             raise
     else:
         # "local": a new Ray of our own, even if `ray start` left a cluster running here.
-        # No idle worker processes started ahead: the run places its own actors (env
-        # runners, learners), which start theirs; with none, the prestarted ones would
-        # only import Ray and wait (a second of CPU each, one a CPU).
+        # No idle worker processes started ahead (one a CPU): the run's actors (env
+        # runners, remote learners) start what they need, and those beyond them would
+        # only import Ray and wait, about a second of CPU each; with no actor (the quick
+        # config) every one. The key is Ray 2.60's (pinned); test_rllib's runs start
+        # this embedded Ray, and an unknown key would stop its raylet.
         ray.init(address="local", num_cpus=cfg.rllib.num_cpus,
                  _system_config={"prestart_worker_first_driver": False}, **quiet)
     return True

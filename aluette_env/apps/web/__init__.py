@@ -145,17 +145,19 @@ def listening_socket(host: str, port: int):
     issue 3149). A :class:`UsageError` in one line where it cannot listen."""
     import socket
 
-    sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
-                         socket.SOCK_STREAM, socket.IPPROTO_TCP)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock = None
     try:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                             socket.SOCK_STREAM, socket.IPPROTO_TCP)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
         sock.listen(2048)  # the printed URL takes connections at once (queued until served)
-    except OSError as err:
-        sock.close()
-        raise UsageError(f"cannot listen on {host}:{port}: {err.strerror}") from None
-    except (UnicodeError, TypeError, ValueError):  # a host no resolver can encode
-        sock.close()
+    except (OSError, UnicodeError, TypeError, ValueError) as err:
+        if sock is not None:
+            sock.close()
+        if isinstance(err, OSError):  # also a family the kernel lacks (IPv6 switched off)
+            raise UsageError(f"cannot listen on {host}:{port}: {err.strerror}") from None
+        # a host no resolver can encode
         raise UsageError(f"--host {ascii(host)[:200]}: not a host name or address") from None
     return sock
 

@@ -438,7 +438,7 @@ def test_the_servers_socket_gives_every_accepted_connection_tcp_nodelay(host):
     body is not held back until the client acknowledges its headers, which a
     client delays by about 40 ms on each kept-alive connection (a page's fetches).
     A socket made with the protocol left at 0 (``socket.socket()``, as uvicorn's
-    own before its issue 3149) fails this."""
+    own ``bind_socket`` once did) fails this."""
     import asyncio
     import concurrent.futures
     try:

@@ -99,6 +99,12 @@ def lacks(module: str) -> bool:
     return spec is None
 
 
+#: The skip of the RLlib files, decided without importing Ray (tree: RLlib's own
+#: dependency, absent where Ray came without its extra).
+NEEDS_RLLIB = pytest.mark.skipif(lacks("ray.rllib") or lacks("tree"),
+                                 reason="the [distributed] extra is not installed")
+
+
 def within(call, seconds: float):
     """``call()`` in a thread with a deadline: a hang fails the test instead of
     stalling it; what ``call`` returns or raises is handed back."""

@@ -25,14 +25,12 @@ from aluette_env.commands import main as cli_main
 from aluette_env.evaluation import duplicate_eval
 from aluette_env.players import load_player
 from aluette_env.vector import VectorGame
-from conftest import lacks
+from conftest import NEEDS_RLLIB
 from training.config import ConfigError, load_config
 
 # Ray's RLlib is imported by the tests that use it (each parallel worker collects
 # this file, one runs it).
-pytestmark = [pytest.mark.rllib, pytest.mark.skipif(
-    lacks("ray.rllib") or lacks("tree"),  # tree: RLlib's own dependency
-    reason="the [distributed] extra is not installed")]
+pytestmark = [pytest.mark.rllib, NEEDS_RLLIB]
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "configs" / "rllib_quick.yaml"

@@ -12,12 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from conftest import lacks
+from conftest import NEEDS_RLLIB
 from training.config import load_config
 
-pytestmark = [pytest.mark.rllib, pytest.mark.cluster, pytest.mark.skipif(
-    lacks("ray.rllib") or lacks("tree"),  # tree: RLlib's own dependency
-    reason="the [distributed] extra is not installed")]
+pytestmark = [pytest.mark.rllib, pytest.mark.cluster, NEEDS_RLLIB]
 
 QUICK = Path(__file__).resolve().parents[1] / "configs" / "rllib_quick.yaml"
 

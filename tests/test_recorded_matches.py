@@ -86,7 +86,7 @@ def vector_digest(seed: int, **kwargs) -> str:
     game.reset()
     rng = np.random.default_rng(seed)
     h = _hasher()
-    for _ in range(2 * 36 * (2 if kwargs.get("signs") else 1) + 20):
+    for _ in range(2 * 36 * (2 if game.variant.signs else 1) + 20):
         _add(h, game.obs, game.mask, game.to_act, game.state.caught)
         actions = np.array([rng.choice(np.flatnonzero(m)) for m in game.mask], np.int64)
         rewards, deal_done, match_done = game.step(actions)
@@ -168,6 +168,7 @@ def _as_written_before(record: dict, snapshot: dict) -> tuple[dict, dict]:
 
 def cases() -> dict[str, object]:
     """name -> a function computing that digest."""
+    from aluette_env.game import ALUETTE_SIGNS_V0
     out = {}
     for module in ("aluette_v0", "aluette_v1"):
         for seed in (0, 1):
@@ -188,14 +189,16 @@ def cases() -> dict[str, object]:
         out[f"aluette_signs_v0/{player}"] = lambda p=player: aec_digest(
             "aluette_signs_v0", 4, num_deals=1, player=p, catch=0.5)
     out["vector/seed=0"] = lambda: vector_digest(0)
-    out["vector/signs/seed=0"] = lambda: vector_digest(0, signs=True)
-    out["vector/signs/catch=0.7/seed=1"] = lambda: vector_digest(1, signs=True, catch=0.7)
+    out["vector/signs/seed=0"] = lambda: vector_digest(0, variant=ALUETTE_SIGNS_V0)
+    out["vector/signs/catch=0.7/seed=1"] = lambda: vector_digest(
+        1, variant=ALUETTE_SIGNS_V0.with_catch(0.7))
     out["openspiel/seed=0"] = lambda: openspiel_digest(0)
     out["openspiel/signs/seed=0"] = lambda: openspiel_digest(0, signs=True)
     out["openspiel/signs/catch=0.6/seed=1"] = lambda: openspiel_digest(1, signs=True, catch=0.6)
     out["session/seed=5"] = lambda: session_digest(5)
-    out["session/signs/seed=6"] = lambda: session_digest(6, signs=True)
-    out["session/signs/catch=0.8/seed=7"] = lambda: session_digest(7, signs=True, catch=0.8)
+    out["session/signs/seed=6"] = lambda: session_digest(6, variant=ALUETTE_SIGNS_V0)
+    out["session/signs/catch=0.8/seed=7"] = lambda: session_digest(
+        7, variant=ALUETTE_SIGNS_V0.with_catch(0.8))
     return out
 
 

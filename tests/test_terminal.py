@@ -35,7 +35,7 @@ def game(lang="en", width=100, stdin="", signs=False):
     g = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, lang=lang,
                      console=console, stdin=io.StringIO(stdin),
                      specs={1: "heuristic", 2: "ai", 3: "random:seed=4"},
-                     **({"signs": True} if signs else {}))
+                     **({"variant": ALUETTE_SIGNS_V0} if signs else {}))
     return g, out
 
 
@@ -338,7 +338,9 @@ def test_the_terminal_game_plays_the_variant_it_is_given():
     assert g.run() == 0
     assert g.session.variant == three_deals and g.session.match.num_deals == 3
     assert "Deal 3 of 3 is over" in out.getvalue() and "Goodbye." in out.getvalue()
-    older = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, signs=True, catch=0.5)
+    with pytest.deprecated_call(match="variant="):
+        older = TerminalGame({s: RandomPlayer(s) for s in (1, 2, 3)}, seed=0, signs=True,
+                             catch=0.5)
     assert older.variant == ALUETTE_SIGNS_V0.with_catch(0.5) and older.signs
 
 
@@ -355,7 +357,7 @@ def test_a_match_with_signs_tells_only_the_signs_the_person_sees(catch):
     g = TerminalGame({s: load_player("heuristic") for s in (1, 2, 3)}, seed=11,
                      console=Console(file=out, width=100, highlight=False, color_system=None),
                      stdin=io.StringIO(deal * 5 + "q\n"), specs={1: "h", 2: "h", 3: "h"},
-                     signs=True, catch=catch)
+                     variant=ALUETTE_SIGNS_V0.with_catch(catch))
     assert g.run() == 0
     text = out.getvalue()
     assert text.count("Deal 5 of 5 is over") == 1 and "Goodbye." in text

@@ -372,7 +372,8 @@ def test_the_advantages_stop_at_the_match_or_at_each_deal(credit, signs):
     only at each match's."""
     pool = OpponentPool({"latest": 0.5, "random": 0.5}, {"random": RandomPlayer(3)},
                         np.random.default_rng(0))
-    games = AllSeatGames(8, 4, pool, num_deals=2, seed=4, credit=credit, signs=signs)
+    games = AllSeatGames(8, 4, pool, num_deals=2, seed=4, credit=credit,
+                         **({"variant": ALUETTE_SIGNS_V0} if signs else {}))
     games.reset()
     deal = 18 if signs else 9
     roll = games.collect(4 * deal, random_decide(np.random.default_rng(2)))  # two matches

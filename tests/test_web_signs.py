@@ -16,7 +16,9 @@ pytest.importorskip("httpx")
 
 from aluette_env.apps.narrator import Narrator  # noqa: E402
 from aluette_env.apps.session import GameError, GameSession  # noqa: E402
-from aluette_env.game import NUM_SEATS, NUM_SIGNS, sees_sign, seat_at  # noqa: E402
+from aluette_env.game import (  # noqa: E402
+    ALUETTE_SIGNS_V0, NUM_SEATS, NUM_SIGNS, sees_sign, seat_at,
+)
 from aluette_env.players import load_player  # noqa: E402
 from web_helpers import client, game_of  # noqa: E402
 
@@ -27,7 +29,7 @@ def signs_game(people=None, catch=0.5, seed=11, players="heuristic") -> GameSess
     people = people if people is not None else {0: ""}
     ai = [s for s in range(NUM_SEATS) if s not in people]
     return GameSession({s: load_player(players) for s in ai}, {s: players for s in ai},
-                       seed=seed, people=people, signs=True, catch=catch)
+                       seed=seed, people=people, variant=ALUETTE_SIGNS_V0.with_catch(catch))
 
 
 def truly_seen(game: GameSession, reader: int, signer: int, trick: int, sign: int) -> bool:

@@ -33,6 +33,8 @@ The command itself is built here too: :func:`build_parser` makes one
 subcommand per entry point (``eval`` and ``ratings`` are
 :mod:`aluette_env.apps.cli`'s, registered like any plugin), and :func:`main`
 (the console script) and :func:`run_command` run it with the one-line errors.
+A run loads only the entry point of the command it names (every one for the
+help, or for a name that is none of them).
 
 May import: the standard library (and, inside :func:`run_command` only, the
 player registry's error class).
@@ -341,8 +343,11 @@ class _HelpFormatter(argparse.HelpFormatter):
         return f"{text} (default: %(default)s)"
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The ``aluette`` parser: a subcommand per ``aluette.commands`` entry point."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``aluette`` parser: a subcommand per ``aluette.commands`` entry point;
+    with ``command`` (an entry point's name), that subcommand alone, so that a run
+    imports only its own command's modules. Any other ``command`` gives the whole
+    parser, which lists every command in its help and its errors."""
     from . import __version__
     parser = _Parser(prog="aluette", description="Aluette: evaluate, train and play AI players.",
                      epilog="Player specs: heuristic, random, ai (the shipped model), pimc, a "
@@ -353,7 +358,10 @@ def build_parser() -> argparse.ArgumentParser:
                         help="print the version and exit")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
                                 metavar="COMMAND")
-    for ep in sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name):
+    points = sorted(metadata.entry_points(group="aluette.commands"), key=lambda e: e.name)
+    if any(ep.name == command for ep in points):
+        points = [ep for ep in points if ep.name == command]
+    for ep in points:
         command: Command = ep.load()
         if command.old_name_of:  # parsed and run, not listed (argparse lists a help)
             p = sub.add_parser(ep.name, formatter_class=_HelpFormatter,
@@ -392,7 +400,8 @@ def _run(argv: list[str]) -> int:
     """:func:`run_command`'s command, its bad input and failures as one line."""
     from .players import PlayerSpecError
     try:
-        parser = build_parser()
+        # The command's name, unless an option of aluette itself comes first.
+        parser = build_parser(argv[0] if argv and not argv[0].startswith("-") else None)
         if not argv:  # the bare command: show what it can do
             parser.print_help(sys.stderr)
             return EXIT_USAGE

@@ -135,6 +135,26 @@ def test_every_option_of_every_command_has_help_with_its_default():
         assert "%(default)" not in text
 
 
+def test_a_command_loads_only_its_own_entry_point():
+    """``aluette eval`` builds its own subcommand only: no other command's module
+    (the web server's, the trainer's configs) is imported to run it; ``aluette``'s
+    own help and an unknown name still list every command."""
+    code = ("import sys\n"
+            "from aluette_env.commands import build_parser, run_command\n"
+            "assert run_command(['eval', '--team-a', 'heuristic', '--team-b', 'random',\n"
+            "                    '--deals', '2', '--quiet']) == 0\n"
+            "print(sorted(m for m in ('aluette_env.apps.web', 'aluette_env.apps.terminal',\n"
+            "                         'training.config', 'training.export') if m in sys.modules))\n"
+            "sub = build_parser('eval')._subparsers._group_actions[0].choices\n"
+            "every = build_parser('nope')._subparsers._group_actions[0].choices\n"
+            "print(sorted(sub), len(every))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=120, cwd=ROOT, check=True)
+    loaded, only = proc.stdout.strip().splitlines()[-2:]
+    assert loaded == "[]", loaded
+    assert only.startswith("['eval'] ") and int(only.split()[-1]) >= 10, only
+
+
 def test_ratings_help_states_the_default_deal_count(capsys):
     with pytest.raises(SystemExit):
         main(["ratings", "--help"])

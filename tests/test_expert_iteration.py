@@ -342,17 +342,21 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
                  "data.worlds=4", "data.workers=1", "distill.epochs=1", "eval.deals=2",
                  "eval.opponents=[random]"]
     config = yaml.safe_load(open("configs/history/expert_iteration.yaml"))
-    config["ppo"] = {"config": ppo_config, "set": ppo}
+    config["ppo"] = {"config": ppo_config, "set": ppo, "keep": "better", "keep_deals": 20}
     path = tmp_path / "loop.yaml"
     path.write_text(yaml.safe_dump(config))
     lines: list[str] = []
     cfg = ei.load_loop_config(path, overrides)
     run = ei.run_loop(cfg, log=lines.append)
+    kept = {}
     for it in (1, 2):
         folder = run / f"iter-{it}"
         result = json.loads((folder / "eval.json").read_text())
         assert set(result["stages"]) == {"distilled", "ppo"}
-        assert result["policy"] == str(folder / "ppo.onnx")
+        keep = json.loads((folder / "keep.json").read_text())
+        assert keep["deals"] == 20 and (keep["ppo_vs_distilled"] > 0) == (keep["kept"] == "ppo")
+        kept[it] = folder / ("ppo.onnx" if keep["kept"] == "ppo" else "policy.onnx")
+        assert result["policy"] == str(kept[it])
         state = json.loads((folder / "ppo" / "state.json").read_text())
         assert state["timesteps"] >= 512
         assert load_player(str(folder / "ppo.onnx")).act(
@@ -360,13 +364,35 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     # Iteration 2's data was played and labelled with iteration 1's PPO policy, and
     # its PPO phase started from iteration 2's distilled policy.
     manifest = json.loads((run / "iter-2" / "data" / "dataset.json").read_text())
-    assert manifest["settings"]["policy"] == str(run / "iter-1" / "ppo.onnx")
+    assert manifest["settings"]["policy"] == str(kept[1])
     config = (run / "iter-2" / "ppo" / "config.yaml").read_text()
     assert str(run / "iter-2" / "policy.onnx") in config
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     ei.run_loop(cfg, log=lines.append)
     after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     assert after == before
+
+
+@pytest.mark.parametrize("distilled, ppo, kept", [("heuristic", "random", "distilled"),
+                                                  ("random", "heuristic", "ppo")])
+def test_an_iteration_keeps_the_ppo_phase_only_where_it_beats_the_distilled_policy(
+        tmp_path, distilled, ppo, kept):
+    """``ppo.keep: better``: the phase's policy ends the iteration only where it wins
+    the head-to-head match against the distilled policy; the match is played once,
+    so a resumed loop keeps the same policy. ``ppo.keep: ppo`` plays no match."""
+    overrides = [f"output_dir={tmp_path}", "ppo.config=configs/history/ppo_after_distill.yaml",
+                 "ppo.keep_deals=40"]
+    cfg = ei.load_loop_config("configs/history/expert_iteration.yaml",
+                              overrides + ["ppo.keep=better"])
+    assert ei.kept_stage(cfg, tmp_path, distilled, ppo) == kept
+    record = json.loads((tmp_path / "keep.json").read_text())
+    assert record["kept"] == kept and record["deals"] == 40
+    assert (record["ppo_vs_distilled"] > 0) == (kept == "ppo")
+    assert ei.kept_stage(cfg, tmp_path, ppo, distilled) == kept  # recorded, not played again
+    always = ei.load_loop_config("configs/history/expert_iteration.yaml", overrides)
+    assert always.ppo.keep == "ppo"
+    assert ei.kept_stage(always, tmp_path / "x", distilled, ppo) == "ppo"
+    assert not (tmp_path / "x").exists()
 
 
 def test_a_damaged_shard_is_found_at_resume_and_labelled_again(dataset, tmp_path):

@@ -584,8 +584,8 @@ class LoopEvalConfig(BaseModel):
 class PPOPhaseConfig(BaseModel):
     """PPO after each distillation: the distilled policy trained on by self-play
     with a training config, whose result is the iteration's policy (the next
-    expert's guide and the next distillation's start). Off while ``config`` is
-    null."""
+    expert's guide and the next distillation's start) where it beats the
+    distilled policy head to head (``keep``). Off while ``config`` is null."""
 
     model_config = _FINITE
     config: str | None = Field(None, description="a training config of backend sb3 "
@@ -598,6 +598,14 @@ class PPOPhaseConfig(BaseModel):
                        description="the run's model that ends the phase: best.zip (the best "
                                    "evaluation against the config's first eval opponent) or "
                                    "latest.zip")
+    keep: Literal["better", "ppo"] = Field(
+        "better", description="which policy ends the iteration: better, the phase's model "
+                              "only where it beats the distilled policy head to head over "
+                              "keep_deals pairs (its mean above 0), else the distilled "
+                              "policy; ppo, the phase's model always")
+    keep_deals: EvalDeals = Field(20000, description="duplicate deal pairs of that head-to-head "
+                                                     "match")
+    keep_seed: Seed = Field(9090, ge=0, description="seed of that match's deals")
 
 
 class LoopConfig(BaseModel):

@@ -23,7 +23,11 @@ One iteration of the loop (``aluette expert-iteration configs/history/expert_ite
 3. **PPO** (:func:`ppo_phase`, when ``ppo.config`` names a training config). The
    distilled policy is trained on by self-play with that config, warm-started
    from its export, as a training run folder ``iter-N/ppo`` (resumable like any
-   run); its ``best.zip`` is the iteration's policy.
+   run). Its ``best.zip`` is the iteration's policy where it beats the distilled
+   policy head to head over ``ppo.keep_deals`` pairs (:func:`kept_stage`,
+   ``iter-N/keep.json``); otherwise the distilled policy is, so a phase that
+   loses what the distillation gained does not pass the loss on
+   (``ppo.keep: ppo`` keeps the phase's policy always, as v5 and v7's loops did).
 4. **Export and evaluation.** The fitted (and PPO) policies are exported to ONNX
    (with :func:`training.export.export_policy`'s own verification) and evaluated
    by duplicate deals against each of ``eval.opponents`` (``iter-N/eval.json``).
@@ -36,7 +40,7 @@ The package, a module per job:
   ``shard-NNNNN.npz`` files) and the shards that make it (:func:`generate`,
   :func:`load_dataset`);
 - :mod:`.distill`: the distillation (:func:`distill`);
-- :mod:`.loop`: the loop (:func:`run_loop`, :func:`ppo_phase`) and the
+- :mod:`.loop`: the loop (:func:`run_loop`, :func:`ppo_phase`, :func:`kept_stage`) and the
   ``expert-data`` and ``expert-iteration`` commands.
 
 Its config (:class:`~training.config.LoopConfig`, read by
@@ -56,13 +60,13 @@ from .data import (
     generate, label_shard, load_dataset, open_dataset, shard_path, shard_problem,
 )
 from .distill import distill, distill_losses, new_model, onnx_path, targets
-from .loop import DATA_COMMAND, LOOP_COMMAND, ppo_phase, run_loop
+from .loop import DATA_COMMAND, LOOP_COMMAND, kept_stage, ppo_phase, run_loop
 
 __all__ = [
     "DATA_COMMAND", "FIELDS", "FORMAT", "FORMAT_VERSION", "LOOP_COMMAND", "MANIFEST",
     "MAX_SHARDS", "DataConfig", "DistillConfig", "ExpertData", "LoopConfig", "LoopEvalConfig",
     "NetworkSpec", "PPOPhaseConfig", "check_data_folder", "check_policy", "distill",
-    "distill_losses", "expert_move", "generate", "label_shard", "load_dataset",
+    "distill_losses", "expert_move", "generate", "kept_stage", "label_shard", "load_dataset",
     "load_loop_config", "new_model", "onnx_path", "open_dataset", "ppo_config", "ppo_phase",
     "run_loop", "shard_path", "shard_problem", "targets",
 ]

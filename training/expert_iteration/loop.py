@@ -11,6 +11,7 @@ functions that need them.
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from aluette_env import commands as cli
@@ -65,8 +66,10 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
             export_policy(str(model_zip), model_onnx)
         evaluated = {"distilled": model_onnx}
         if cfg.ppo.config is not None:
-            model_zip, model_onnx = ppo_phase(cfg, folder, model_onnx, log)
-            evaluated["ppo"] = model_onnx
+            ppo_zip, ppo_onnx = ppo_phase(cfg, folder, model_onnx, log)
+            evaluated["ppo"] = ppo_onnx
+            if kept_stage(cfg, folder, model_onnx, ppo_onnx, log) == "ppo":
+                model_zip, model_onnx = ppo_zip, ppo_onnx
         result_path = folder / "eval.json"
         if not result_path.exists():
             results: dict[str, dict] = {}
@@ -88,6 +91,30 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     log(f"expert iteration finished: {cfg.iterations} iterations in {run}; the last policy is "
         f"{policy}")
     return run
+
+
+def kept_stage(cfg: LoopConfig, folder: Path, distilled: Path, ppo: Path, log=print) -> str:
+    """Which policy ends the iteration, "ppo" or "distilled" (``ppo.keep``): with
+    ``better``, the PPO phase's policy only where its mean over ``ppo.keep_deals``
+    pairs against the distilled policy, head to head, is above 0, so that a phase
+    that loses the distillation's gain does not carry the loss on. The match is
+    played once and kept (``folder/keep.json``), so a resumed loop keeps the same."""
+    from aluette_env.evaluation import duplicate_eval
+    if cfg.ppo.keep == "ppo":
+        return "ppo"
+    path = folder / "keep.json"
+    if not path.exists():
+        res = duplicate_eval(str(ppo), str(distilled), deals=cfg.ppo.keep_deals,
+                             seed=cfg.ppo.keep_seed)
+        lo, hi = res.points_per_deal_ci95
+        kept = "ppo" if res.points_per_deal > 0 else "distilled"
+        write_json(path, {"kept": kept, "ppo_vs_distilled": res.points_per_deal,
+                          "ci95": [lo, hi], "deals": cfg.ppo.keep_deals,
+                          "seed": cfg.ppo.keep_seed})
+        log(f"{folder.name}: the PPO phase against the distilled policy: "
+            f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal over "
+            f"{cfg.ppo.keep_deals} pairs: the iteration keeps the {kept} policy")
+    return json.loads(path.read_text())["kept"]
 
 
 def ppo_phase(cfg: LoopConfig, folder: Path, distilled: Path, log=print) -> tuple[Path, Path]:

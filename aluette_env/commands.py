@@ -362,16 +362,16 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     if any(ep.name == command for ep in points):
         points = [ep for ep in points if ep.name == command]
     for ep in points:
-        command: Command = ep.load()
-        if command.old_name_of:  # parsed and run, not listed (argparse lists a help)
+        cmd: Command = ep.load()
+        if cmd.old_name_of:  # parsed and run, not listed (argparse lists a help)
             p = sub.add_parser(ep.name, formatter_class=_HelpFormatter,
-                               description=f"{command.help} (the old name of "
-                                           f"'aluette {command.old_name_of}')")
+                               description=f"{cmd.help} (the old name of "
+                                           f"'aluette {cmd.old_name_of}')")
         else:
-            p = sub.add_parser(ep.name, help=command.help, description=command.help,
+            p = sub.add_parser(ep.name, help=cmd.help, description=cmd.help,
                                formatter_class=_HelpFormatter)
-        command.add_arguments(p)
-        p.set_defaults(run=command.run)
+        cmd.add_arguments(p)
+        p.set_defaults(run=cmd.run)
     return parser
 
 

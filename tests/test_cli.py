@@ -145,9 +145,11 @@ def test_a_command_loads_only_its_own_entry_point():
             "                    '--deals', '2', '--quiet']) == 0\n"
             "print(sorted(m for m in ('aluette_env.apps.web', 'aluette_env.apps.terminal',\n"
             "                         'training.config', 'training.export') if m in sys.modules))\n"
-            "sub = build_parser('eval')._subparsers._group_actions[0].choices\n"
-            "every = build_parser('nope')._subparsers._group_actions[0].choices\n"
-            "print(sorted(sub), len(every))\n")
+            "import argparse\n"
+            "def choices(parser):\n"
+            "    return next(a.choices for a in parser._actions\n"
+            "                if isinstance(a, argparse._SubParsersAction))\n"
+            "print(sorted(choices(build_parser('eval'))), len(choices(build_parser('nope'))))\n")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=120, cwd=ROOT, check=True)
     loaded, only = proc.stdout.strip().splitlines()[-2:]

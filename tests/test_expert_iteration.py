@@ -328,8 +328,9 @@ def test_expert_version_option():
 @pytest.mark.slow
 def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     """configs/history/expert_iteration.yaml with a PPO phase, at toy sizes: each iteration
-    labels, distils, trains the distilled policy on with PPO and evaluates both; the
-    next iteration's expert is guided by the PPO policy. A second call redoes nothing.
+    labels, distils, trains the distilled policy on with PPO, keeps the better of
+    the two and evaluates both; the next iteration's expert is guided by the kept
+    policy. A second call redoes nothing.
     configs/history/ppo_v7.yaml's critic reads the hidden cards, so its network is not the
     distilled one: the next distillation starts from its exported policy."""
     ppo = ["total_timesteps=512", "num_games=4", "ppo.n_steps=8", "ppo.batch_size=64",
@@ -356,7 +357,8 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
         keep = json.loads((folder / "keep.json").read_text())
         assert keep["deals"] == 20 and (keep["ppo_vs_distilled"] > 0) == (keep["kept"] == "ppo")
         kept[it] = folder / ("ppo.onnx" if keep["kept"] == "ppo" else "policy.onnx")
-        assert result["policy"] == str(kept[it])
+        assert result["policy"] == str(kept[it]) and result["kept"] == keep["kept"]
+        assert result["results"] == result["stages"][keep["kept"]]
         state = json.loads((folder / "ppo" / "state.json").read_text())
         assert state["timesteps"] >= 512
         assert load_player(str(folder / "ppo.onnx")).act(
@@ -367,6 +369,10 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     assert manifest["settings"]["policy"] == str(kept[1])
     config = (run / "iter-2" / "ppo" / "config.yaml").read_text()
     assert str(run / "iter-2" / "policy.onnx") in config
+    # A second call redoes nothing; without its keep.json (a run folder from before
+    # the choice), a finished iteration keeps the policy its eval.json names.
+    for it in (1, 2):
+        (run / f"iter-{it}" / "keep.json").unlink()
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     ei.run_loop(cfg, log=lines.append)
     after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
@@ -376,10 +382,13 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
 @pytest.mark.parametrize("distilled, ppo, kept", [("heuristic", "random", "distilled"),
                                                   ("random", "heuristic", "ppo")])
 def test_an_iteration_keeps_the_ppo_phase_only_where_it_beats_the_distilled_policy(
-        tmp_path, distilled, ppo, kept):
+        tmp_path, monkeypatch, distilled, ppo, kept):
     """``ppo.keep: better``: the phase's policy ends the iteration only where it wins
-    the head-to-head match against the distilled policy; the match is played once,
-    so a resumed loop keeps the same policy. ``ppo.keep: ppo`` plays no match."""
+    the head-to-head match against the distilled policy. The match is played once,
+    so a resumed loop keeps the same policy; it is played again where the models or
+    the match's settings are no longer those it recorded, or its record is damaged.
+    ``ppo.keep: ppo`` plays no match."""
+    import aluette_env.evaluation as evaluation
     overrides = [f"output_dir={tmp_path}", "ppo.config=configs/history/ppo_after_distill.yaml",
                  "ppo.keep_deals=40"]
     cfg = ei.load_loop_config("configs/history/expert_iteration.yaml",
@@ -388,7 +397,18 @@ def test_an_iteration_keeps_the_ppo_phase_only_where_it_beats_the_distilled_poli
     record = json.loads((tmp_path / "keep.json").read_text())
     assert record["kept"] == kept and record["deals"] == 40
     assert (record["ppo_vs_distilled"] > 0) == (kept == "ppo")
-    assert ei.kept_stage(cfg, tmp_path, ppo, distilled) == kept  # recorded, not played again
+    played = evaluation.duplicate_eval
+    with monkeypatch.context() as m:
+        m.setattr(evaluation, "duplicate_eval", lambda *a, **k: pytest.fail("played again"))
+        assert ei.kept_stage(cfg, tmp_path, distilled, ppo) == kept  # recorded
+    calls = []
+    monkeypatch.setattr(evaluation, "duplicate_eval", lambda *a, **k: calls.append(k["deals"])
+                        or played(*a, **k))
+    more = ei.load_loop_config("configs/history/expert_iteration.yaml",
+                               overrides + ["ppo.keep=better", "ppo.keep_deals=60"])
+    assert ei.kept_stage(more, tmp_path, distilled, ppo) == kept and calls == [60]
+    (tmp_path / "keep.json").write_text("{")
+    assert ei.kept_stage(cfg, tmp_path, distilled, ppo) == kept and calls == [60, 40]
     always = ei.load_loop_config("configs/history/expert_iteration.yaml", overrides)
     assert always.ppo.keep == "ppo"
     assert ei.kept_stage(always, tmp_path / "x", distilled, ppo) == "ppo"

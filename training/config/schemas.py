@@ -605,7 +605,7 @@ class PPOPhaseConfig(BaseModel):
                               "policy; ppo, the phase's model always")
     keep_deals: EvalDeals = Field(20000, description="duplicate deal pairs of that head-to-head "
                                                      "match")
-    keep_seed: Seed = Field(9090, ge=0, description="seed of that match's deals")
+    keep_seed: Seed = Field(9090, description="seed of that match's deals")
 
 
 class LoopConfig(BaseModel):

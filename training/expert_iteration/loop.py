@@ -11,6 +11,7 @@ functions that need them.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 from pathlib import Path
 
@@ -27,7 +28,8 @@ from .distill import distill, new_model, onnx_path
 
 def run_loop(cfg: LoopConfig, log=print) -> Path:
     """The whole loop; resumable: finished steps of each iteration (data shards,
-    the distilled model, its evaluation) are kept and skipped."""
+    the distilled model, the PPO phase, the choice between them, the evaluation)
+    are kept and skipped."""
     import torch
 
     from aluette_env.evaluation import duplicate_eval
@@ -65,12 +67,18 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
             write_text(folder / "config.yaml", (run / "config.yaml").read_text())
             export_policy(str(model_zip), model_onnx)
         evaluated = {"distilled": model_onnx}
+        result_path = folder / "eval.json"
+        kept = "distilled"
         if cfg.ppo.config is not None:
             ppo_zip, ppo_onnx = ppo_phase(cfg, folder, model_onnx, log)
             evaluated["ppo"] = ppo_onnx
-            if kept_stage(cfg, folder, model_onnx, ppo_onnx, log) == "ppo":
+            if result_path.exists():  # a finished iteration keeps the policy it named
+                named = json.loads(result_path.read_text())["policy"]
+                kept = "ppo" if named == str(ppo_onnx) else "distilled"
+            else:
+                kept = kept_stage(cfg, folder, model_onnx, ppo_onnx, log)
+            if kept == "ppo":
                 model_zip, model_onnx = ppo_zip, ppo_onnx
-        result_path = folder / "eval.json"
         if not result_path.exists():
             results: dict[str, dict] = {}
             for stage, path in evaluated.items():
@@ -85,8 +93,8 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
                     log(f"iteration {it} ({stage}): {path} vs {opponent}: "
                         f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal "
                         f"over {cfg.eval.deals} pairs")
-            write_json(result_path, {"iteration": it, "policy": str(model_onnx),
-                                     "results": results[stage], "stages": results})
+            write_json(result_path, {"iteration": it, "policy": str(model_onnx), "kept": kept,
+                                     "results": results[kept], "stages": results})
         policy, previous = str(model_onnx), model_zip
     log(f"expert iteration finished: {cfg.iterations} iterations in {run}; the last policy is "
         f"{policy}")
@@ -98,23 +106,39 @@ def kept_stage(cfg: LoopConfig, folder: Path, distilled: Path, ppo: Path, log=pr
     ``better``, the PPO phase's policy only where its mean over ``ppo.keep_deals``
     pairs against the distilled policy, head to head, is above 0, so that a phase
     that loses the distillation's gain does not carry the loss on. The match is
-    played once and kept (``folder/keep.json``), so a resumed loop keeps the same."""
+    played once and kept (``folder/keep.json``, with what it compared: a resumed
+    loop keeps the same choice, and plays again only if the models, the pairs or
+    the seed are no longer those)."""
     from aluette_env.evaluation import duplicate_eval
     if cfg.ppo.keep == "ppo":
         return "ppo"
     path = folder / "keep.json"
-    if not path.exists():
-        res = duplicate_eval(str(ppo), str(distilled), deals=cfg.ppo.keep_deals,
-                             seed=cfg.ppo.keep_seed)
-        lo, hi = res.points_per_deal_ci95
-        kept = "ppo" if res.points_per_deal > 0 else "distilled"
-        write_json(path, {"kept": kept, "ppo_vs_distilled": res.points_per_deal,
-                          "ci95": [lo, hi], "deals": cfg.ppo.keep_deals,
-                          "seed": cfg.ppo.keep_seed})
-        log(f"{folder.name}: the PPO phase against the distilled policy: "
-            f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal over "
-            f"{cfg.ppo.keep_deals} pairs: the iteration keeps the {kept} policy")
-    return json.loads(path.read_text())["kept"]
+    match = {"ppo": str(ppo), "distilled": str(distilled), "sha256": [_digest(ppo),
+             _digest(distilled)], "deals": cfg.ppo.keep_deals, "seed": cfg.ppo.keep_seed}
+    try:
+        record = json.loads(path.read_text())
+        if {k: record[k] for k in match} == match and record["kept"] in ("ppo", "distilled"):
+            return record["kept"]
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # none yet, damaged, or of other models: played (again)
+    res = duplicate_eval(str(ppo), str(distilled), deals=cfg.ppo.keep_deals,
+                         seed=cfg.ppo.keep_seed)
+    lo, hi = res.points_per_deal_ci95
+    kept = "ppo" if res.points_per_deal > 0 else "distilled"
+    write_json(path, {"kept": kept, "ppo_vs_distilled": res.points_per_deal, "ci95": [lo, hi],
+                      **match})
+    log(f"{folder.name}: the PPO phase against the distilled policy: "
+        f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal over "
+        f"{cfg.ppo.keep_deals} pairs: the iteration keeps the {kept} policy")
+    return kept
+
+
+def _digest(path: Path | str) -> str | None:
+    """The sha256 of a model file, None for a player spec that names no file."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
 
 
 def ppo_phase(cfg: LoopConfig, folder: Path, distilled: Path, log=print) -> tuple[Path, Path]:

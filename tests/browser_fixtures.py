@@ -110,8 +110,18 @@ def server(request, tmp_path_factory) -> Server:
 SHOTS = os.environ.get("ALUETTE_SCREENSHOTS")
 
 #: The page's sizes a layout check runs at: a laptop and a phone.
-DESKTOP_AND_PHONE = pytest.mark.parametrize("size", [(1280, 800), (390, 844)],
-                                            ids=["desktop", "phone"])
+SIZES = ((1280, 800), (390, 844))
+
+
+def at_each_size(page):
+    """Set ``page`` to each of :data:`SIZES` in turn and yield the size: one page
+    checked at both, its layout flowing again as a window resized or a phone
+    turned makes it (the page is left at the last size)."""
+    for width, height in SIZES:
+        page.set_viewport_size({"width": width, "height": height})
+        yield width, height
+
+
 #: One language of each direction (English, Arabic), each at one of those sizes:
 #: for a check of the page's words or order, not of its layout, where the
 #: other two pairs show the same thing.

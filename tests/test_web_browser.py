@@ -28,8 +28,8 @@ from aluette_env.game.cards import (
     NUM_CARDS, NUM_RANKS, NUM_SUITS, SUITS_EN, rank_index_of, suit_of,
 )
 from browser_fixtures import (
-    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, after_move, covering, expect,
-    open_table, shoot, wait_ready,
+    LTR_DESKTOP_AND_RTL_PHONE, MATCH_TIMEOUT_MS, NEEDS_BROWSER, SHOTS, SIZES, after_move,
+    at_each_size, covering, expect, open_table, shoot, wait_ready,
 )
 from web_helpers import HTTP, kept_game, play_through_api
 
@@ -706,19 +706,19 @@ def test_your_own_turn_never_reads_waiting_for_you(browser, server, lang, size):
     context.close()
 
 
-@DESKTOP_AND_PHONE
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_trick(
-        browser, server, lang, size):
-    """At each deal's end the last trick's explanation stays on screen beside
-    the summary, covered by nothing; a "✕" in the summary's line of tricks (a
+        browser, server, lang):
+    """At each deal's end, on a laptop and on a phone, the last trick's
+    explanation stays on screen beside the summary, covered by nothing; a "✕" in
+    the summary's line of tricks (a
     spoiled trick) is explained under it, in the page's language, and only
     then. The page shows the end of the first deal, whatever it holds, then of
     the first deal with a spoiled trick: the cards before each deal's last
     one are played through the API (tying the strongest card on the table
     where you can), the last on the page."""
     game = kept_game(server.url)
-    context, page = phone(browser, server.url, lang, touch=False, size=size, game=game)
+    context, page = phone(browser, server.url, lang, touch=False, size=SIZES[0], game=game)
     level_of = levels(server.url)
     legend = page.evaluate("AluetteText.t('{mark}: a spoiled trick, which nobody took.', "
                            "{mark: '✕'})")
@@ -737,13 +737,14 @@ def test_the_deal_summary_keeps_the_last_trick_explained_and_explains_a_spoiled_
         page.reload()
         assert wait_ready(page) == "your-turn"
         assert play_a_card(page, level_of, spoil=True) == "deal-over"
-        explained = page.locator("#last-result")
-        assert explained.inner_text() and explained.is_visible()
-        explained.scroll_into_view_if_needed()
-        assert covering(page, "#last-result") is None, (size, covering(page, "#last-result"))
-        words, summary = explained.bounding_box(), page.locator("#summary").bounding_box()
-        assert (words["y"] + words["height"] <= summary["y"] + 1
-                or summary["y"] + summary["height"] <= words["y"] + 1), (words, summary)
+        for size in at_each_size(page):
+            explained = page.locator("#last-result")
+            assert explained.inner_text() and explained.is_visible()
+            explained.scroll_into_view_if_needed()
+            assert covering(page, "#last-result") is None, (size, covering(page, "#last-result"))
+            words, summary = explained.bounding_box(), page.locator("#summary").bounding_box()
+            assert (words["y"] + words["height"] <= summary["y"] + 1
+                    or summary["y"] + summary["height"] <= words["y"] + 1), (size, words, summary)
         spoiled = "✕" in page.locator("#summary .trick-line").first.inner_text()
         assert page.locator("#summary .spoiled-legend").all_inner_texts() == (
             [legend] if spoiled else [])

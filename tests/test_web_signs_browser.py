@@ -15,7 +15,7 @@ import pytest
 
 from aluette_env.game import NUM_SEATS, sees_sign
 from browser_fixtures import (
-    DESKTOP_AND_PHONE, LTR_DESKTOP_AND_RTL_PHONE, NEEDS_BROWSER, after_move, covering, expect,
+    LTR_DESKTOP_AND_RTL_PHONE, NEEDS_BROWSER, SIZES, after_move, at_each_size, covering, expect,
     wait_ready,
 )
 from web_helpers import game_of
@@ -157,27 +157,29 @@ def take_a_step(page) -> str:
     return after_move(page, lambda: page.click("#confirm"))
 
 
-@DESKTOP_AND_PHONE
 @pytest.mark.parametrize("lang", ["en", "ar"])
 def test_with_signs_the_hand_bar_leaves_the_trick_and_its_explanation_readable(
-        browser, server, lang, size):
-    """Every step of four tricks with signs (your sign, then your card): the
-    trick's status and the last trick's explanation lie above the sticky hand
-    bar, covered by nothing; the sign buttons show only while you make your
-    sign (greyed out at the card's step, they only made the bar taller)."""
-    context, page, _ = signs_table(browser, server.url, lang, size, catch=0.5)
+        browser, server, lang):
+    """Every step of four tricks with signs (your sign, then your card), on a
+    laptop and on a phone: the trick's status and the last trick's explanation
+    lie above the sticky hand bar, covered by nothing; the sign buttons show only
+    while you make your sign (greyed out at the card's step, they only made the
+    bar taller)."""
+    context, page, _ = signs_table(browser, server.url, lang, SIZES[0], catch=0.5)
     explained = 0
     for step in range(8):
         signing = page.get_attribute("body", "data-signing") == "true"
-        assert page.locator(".sign-button").count() == (10 if signing else 0), step
-        assert page.locator("#signs").is_visible() == signing, step
-        bar = page.locator(".hand-area").bounding_box()
-        shown = [s for s in ("#trick-status", "#last-result") if page.locator(s).inner_text()]
-        for selector in shown:
-            box = page.locator(selector).bounding_box()
-            assert 0 <= box["y"] and box["y"] + box["height"] <= bar["y"] + 1, \
-                (lang, size, step, selector, box, bar)
-            assert covering(page, selector) is None, (lang, size, step, covering(page, selector))
+        for size in at_each_size(page):
+            assert page.locator(".sign-button").count() == (10 if signing else 0), step
+            assert page.locator("#signs").is_visible() == signing, (size, step)
+            bar = page.locator(".hand-area").bounding_box()
+            shown = [s for s in ("#trick-status", "#last-result") if page.locator(s).inner_text()]
+            for selector in shown:
+                box = page.locator(selector).bounding_box()
+                assert 0 <= box["y"] and box["y"] + box["height"] <= bar["y"] + 1, \
+                    (lang, size, step, selector, box, bar)
+                assert covering(page, selector) is None, (lang, size, step,
+                                                          covering(page, selector))
         explained += "#last-result" in shown
         assert take_a_step(page) == "your-turn"
     assert explained >= 4  # the steps after the first trick, with its explanation

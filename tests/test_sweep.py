@@ -325,6 +325,31 @@ def test_every_api_function_names_a_bad_argument(name, call):
     str(err.value).encode("utf-8", "backslashreplace")  # printable
 
 
+def _typed_leaves(values: dict, prefix: str = ""):
+    """(key.path, value) of every number and flag of a config's values."""
+    for key, value in values.items():
+        if isinstance(value, dict):
+            yield from _typed_leaves(value, f"{prefix}{key}.")
+        elif isinstance(value, (bool, int, float)):
+            yield f"{prefix}{key}", value
+
+
+@pytest.mark.parametrize("path", [QUICK, LOOP], ids=["train", "expert-iteration"])
+def test_every_number_refuses_a_flag_and_every_flag_a_number(path):
+    """A YAML ``yes`` where a count or a rate goes, or a ``1`` where a flag goes,
+    is refused in one line naming the key, not read as 1 or True: for every
+    number and flag of a training config and of a loop config."""
+    from training.config import ConfigError, load_config, load_loop_config
+    load = load_config if path == QUICK else (lambda p, o=(): load_loop_config(p, list(o)))
+    leaves = list(_typed_leaves(load(path).model_dump()))
+    assert len(leaves) >= 20 and (path != QUICK or any(isinstance(v, bool) for _, v in leaves))
+    for key, value in leaves:
+        bad = "1" if isinstance(value, bool) else "true"
+        with pytest.raises(ConfigError) as err:
+            load(path, [f"{key}={bad}"])
+        assert "\n" not in str(err.value) and f"'{key}'" in str(err.value), (key, err.value)
+
+
 @pytest.mark.parametrize("kind", ["pipe", "zero", "urandom", "folder", "self-link"])
 def test_read_record_refuses_special_files_at_once(kind, special):
     from aluette_env.records import RecordError, read_record

@@ -20,10 +20,13 @@ from aluette_env.commands import MAX_EVAL_DEALS, MAX_SEED
 
 from .compatibility import check_compatible
 
-_STRICT = ConfigDict(extra="forbid", validate_assignment=True)
+#: Every section: no unknown key, and no value of another type taken as this one's
+#: (strict): YAML's ``yes`` is no count and ``1`` no flag; an integer is still a
+#: float's value, and a section is still given as a mapping.
+_STRICT = ConfigDict(extra="forbid", validate_assignment=True, strict=True)
 #: The expert-iteration loop's sections: no inf or NaN anywhere, every number of
 #: the loop is a finite setting.
-_FINITE = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False)
+_FINITE = ConfigDict(extra="forbid", validate_assignment=True, allow_inf_nan=False, strict=True)
 
 #: Most learner samples one run may train on (and the largest interval): ten
 #: billion, about a thousand times the default run; days of a large cluster.

@@ -36,6 +36,8 @@ default, what it allows and what it does. Any key can be overridden on the
 command line with `--set key.path=value` (the value is read as YAML). A key
 that is not listed here, a wrong type or a value out of range is refused before
 anything runs, with one line naming the file, the key and what is allowed.
+Types are not guessed: YAML's `yes` or `true` is no number, and `1` is no flag
+(an integer is a float's value, as `learning_rate: 1`).
 
 Some settings only work together (a backend and a feature, the signs variant
 and its learner, a minibatch and its rollout): those rules are in

@@ -377,6 +377,11 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     ei.run_loop(cfg, log=lines.append)
     after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     assert after == before
+    # A damaged eval.json is made again, the same (its choice played again).
+    result = run / "iter-2" / "eval.json"
+    result.write_text("{")
+    ei.run_loop(cfg, log=lines.append)
+    assert result.read_bytes() == before[result]
 
 
 @pytest.mark.parametrize("distilled, ppo, kept", [("heuristic", "random", "distilled"),

@@ -72,14 +72,14 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
         if cfg.ppo.config is not None:
             ppo_zip, ppo_onnx = ppo_phase(cfg, folder, model_onnx, log)
             evaluated["ppo"] = ppo_onnx
-            if result_path.exists():  # a finished iteration keeps the policy it named
-                named = json.loads(result_path.read_text())["policy"]
+            named = _named_policy(result_path)
+            if named is not None:  # a finished iteration keeps the policy it named
                 kept = "ppo" if named == str(ppo_onnx) else "distilled"
             else:
                 kept = kept_stage(cfg, folder, model_onnx, ppo_onnx, log)
             if kept == "ppo":
                 model_zip, model_onnx = ppo_zip, ppo_onnx
-        if not result_path.exists():
+        if _named_policy(result_path) is None:
             results: dict[str, dict] = {}
             for stage, path in evaluated.items():
                 results[stage] = {}
@@ -131,6 +131,16 @@ def kept_stage(cfg: LoopConfig, folder: Path, distilled: Path, ppo: Path, log=pr
         f"{res.points_per_deal:+.3f} [{lo:+.3f}, {hi:+.3f}] points per deal over "
         f"{cfg.ppo.keep_deals} pairs: the iteration keeps the {kept} policy")
     return kept
+
+
+def _named_policy(result_path: Path) -> str | None:
+    """The policy a finished iteration's ``eval.json`` names; None where there is
+    none to read (the iteration's evaluation is then made again)."""
+    try:
+        named = json.loads(result_path.read_text())["policy"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return named if isinstance(named, str) else None
 
 
 def _digest(path: Path | str) -> str | None:

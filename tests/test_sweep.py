@@ -350,6 +350,20 @@ def test_every_number_refuses_a_flag_and_every_flag_a_number(path):
         assert "\n" not in str(err.value) and f"'{key}'" in str(err.value), (key, err.value)
 
 
+def test_a_number_in_e_notation_is_a_number_in_a_file_and_on_the_command_line(tmp_path):
+    """YAML 1.1 reads ``3e-4`` (no dot) as a string; the configs read it as YAML 1.2
+    does, a float, so the strict check takes it as a rate and refuses it as a count."""
+    from training.config import ConfigError, load_config
+    path = tmp_path / "c.yaml"
+    text = QUICK.read_text().replace("learning_rate: 0.003", "learning_rate: 3e-4")
+    assert "learning_rate: 3e-4" in text
+    path.write_text(text)
+    assert load_config(path).ppo.learning_rate == 3e-4
+    assert load_config(QUICK, ["ppo.learning_rate=2.5E-3"]).ppo.learning_rate == 2.5e-3
+    with pytest.raises(ConfigError, match="'total_timesteps': Input should be a valid integer"):
+        load_config(QUICK, ["total_timesteps=1e6"])
+
+
 @pytest.mark.parametrize("kind", ["pipe", "zero", "urandom", "folder", "self-link"])
 def test_read_record_refuses_special_files_at_once(kind, special):
     from aluette_env.records import RecordError, read_record

@@ -10,6 +10,7 @@ each stage's config loaded as its stage will run it).
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, TypeVar, get_args
 
@@ -105,10 +106,21 @@ class _TooLarge(yaml.YAMLError):
     pass
 
 
+#: YAML 1.2's floats, which PyYAML's YAML 1.1 reads as strings where they have
+#: no dot (``3e-4``, ``1e6``): a config's numbers are checked strictly, so a
+#: learning rate written ``3e-4`` must reach the check as the number it is.
+_FLOAT = re.compile(r"""^(?:[-+]?[0-9][0-9_]*(?:\.[0-9_]*)?[eE][-+]?[0-9]+
+    |[-+]?[0-9][0-9_]*\.[0-9_]*
+    |[-+]?\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+    |[-+]?\.(?:inf|Inf|INF)
+    |\.(?:nan|NaN|NAN))$""", re.X)
+
+
 class _BoundedLoader(yaml.SafeLoader):
     """YAML's safe loader, refusing a document nested deeper than MAX_YAML_DEPTH or
     of more than MAX_YAML_VALUES values once its aliases are expanded (PyYAML's
-    composer recurses once per level, and an alias bomb expands exponentially)."""
+    composer recurses once per level, and an alias bomb expands exponentially);
+    its floats are YAML 1.2's (:data:`_FLOAT`)."""
 
     _depth = 0
 
@@ -160,6 +172,9 @@ def _measure(node: yaml.Node, depth: int, sizes: dict[int, tuple[int, int]],
         raise _TooLarge(f"nested more than {MAX_YAML_DEPTH} levels deep once its aliases are "
                         f"expanded; a config is a few levels")
     return values, levels
+
+
+_BoundedLoader.add_implicit_resolver("tag:yaml.org,2002:float", _FLOAT, list("-+0123456789."))
 
 
 class _UniqueKeyLoader(_BoundedLoader):

@@ -22,10 +22,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m aluette_env eval --team-a pimc:worlds=2 --team-b heuristic --signs --deals 2 --quiet >/dev/null
 	touch $(STAMP)
 
-# Tests spread over one worker more than there are cores (pytest-xdist): the
-# browser, server and Ray tests wait on other processes for about half their time,
-# so a third worker on 2 cores fills it (on 2 cores the whole suite ends soonest
-# with 3 workers: 2 leave a core idle, 4 crowd it). A whole file to one worker: module
+# Tests spread over one worker a core (pytest-xdist). The processes tests start
+# (browsers, servers, Ray, commands) keep the other core busy while a worker waits:
+# on 2 cores, 2 workers ended the suite in 295 s with 535 s of CPU, 3 workers in
+# 309 s with 610 (a third worker's share of the cores costs more CPU than it fills
+# idle time; measured back to back). A whole file to one worker: module
 # fixtures (a training run, Ray, a browser) are built once, and what several files
 # use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
 # loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently
@@ -35,7 +36,7 @@ $(STAMP): pyproject.toml
 # command the tests start would compile the package's modules again, and pytest
 # rewrite every test file's asserts again in each worker (about 4 s of CPU a worker).
 test: $(STAMP)
-	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $$(( $$(nproc) + 1 )) --dist loadfile --no-loadscope-reorder --durations=25
+	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $$(nproc) --dist loadfile --no-loadscope-reorder --durations=25
 
 # The inner loop, within 90 s on 2 cores: the suite without the tests marked
 # browser, rllib, cluster or slow (markers: pyproject.toml); make test stays the

@@ -36,7 +36,10 @@ from web_helpers import HTTP, Served, client, free_port, receive_push
 
 
 def next_request(state: dict, rng: random.Random) -> tuple[str, dict]:
-    """The request a person makes on ``state``: a play, or the next deal."""
+    """The request a person makes on ``state``: a play, the next deal, or a new
+    match once the match is over (a thread that plays on reaches it)."""
+    if state["match"]["over"]:
+        return "new-match", {"version": state["version"]}
     if state["deal"]["done"]:
         return "next-deal", {"version": state["version"]}
     return "play", {"card": rng.choice(state["legal"]), "version": state["version"]}

@@ -574,7 +574,7 @@ def person_plays(url: str, token: str, most: int | None = None) -> int:
 
 
 def test_a_push_during_an_animation_is_shown_after_it(browser, server):
-    """Ann's page animates the answer to her play (AI cards at 0.15 s each)
+    """Ann's page animates the answer to her play (AI cards at 0.06 s each)
     while Bob plays: the server pushes the newer view to her page mid-answer.
     Each time, over a whole deal, her page ends on the newest view (its
     version, her turn when it is hers), never on her own older answer, and
@@ -583,7 +583,7 @@ def test_a_push_during_an_animation_is_shown_after_it(browser, server):
     ann_token, bob_token = made["seats"]["0"]["token"], made["seats"]["2"]["token"]
     bob = seat_page(browser, server.url + made["seats"]["2"]["link"])  # Bob is here
     ann = seat_page(browser, server.url + made["seats"]["0"]["link"],
-                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '150');"))
+                    before=lambda p: p.add_init_script("localStorage.setItem('aluette.pace', '60');"))
     mid = []
 
     def bob_plays_before_the_answer(route):

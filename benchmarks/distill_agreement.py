@@ -8,7 +8,7 @@ and where it switches.
 
     python benchmarks/distill_agreement.py DATA_DIR [--start ai:version=6]
         [--config configs/history/v7.yaml] [--seeds 3] [--also S:A ...]
-        [--recheck-worlds W [--jobs J]]
+        [--recheck-worlds W [--jobs J]] [--average K]
 
 DATA_DIR is an expert data set made with POLICY as the guide (``aluette
 expert-data CONFIG --out DATA_DIR --policy POLICY``). Each fit starts from
@@ -19,7 +19,9 @@ default distillation with ``significance`` S and ``logit_anchor`` A. With
 ``--recheck-worlds W`` the positions where the expert switched from the
 guide's greedy card are searched again with W worlds (``--jobs`` processes)
 and that search's card and values are their labels: labels whose switches
-stand out of the noise. About 5 minutes on 1 core for 8,000 positions
+stand out of the noise. With ``--average K`` it makes only the default
+distillation, K times a split with other seeds, and reports the fits' weights
+averaged (:func:`averaged_report`). About 5 minutes on 1 core for 8,000 positions
 (a recheck at 576 worlds: about 0.45 s a switch); not in ``make bench``.
 """
 
@@ -192,6 +194,60 @@ def pooled(results: list[dict], changed: list[bool], right: list[bool]) -> str:
             f"expert's card in {np.sum(right) / max(np.sum(changed), 1):.1%} of those")
 
 
+def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
+    """The default distillation fitted ``fits`` times on one split (seeds 0 to
+    fits - 1: other minibatch orders), its weights averaged: the held-out
+    agreement before -> after for one fit and for the means of the first 2, 4, ...
+    ``fits`` fits, pooled over ``seeds`` splits (each the split ``distill`` makes
+    with that seed). Noise of one fit (near ties moved at random) averages out;
+    what every fit learns stays."""
+    import torch
+
+    from training.expert_iteration import DistillConfig
+    from training.expert_iteration.distill import distill, new_model, onnx_path
+    from training.sb3.network import masked_logits
+    from training.sb3.train import load_onnx_weights
+    default = DistillConfig()
+    base = DistillConfig.model_validate({**cfg.distill.model_dump(), "validation": 0.0,
+                                         "holdout": 0.0, "significance": default.significance,
+                                         "logit_anchor": default.logit_anchor})
+    counts = [k for k in (1, 2, 4, 8, 16, 32, 64) if k < fits] + [fits]
+    tally = {k: [0, 0, 0] for k in counts}  # agree, changed, changed to the expert's card
+    held, agree_before = 0, 0
+    greedy_all = data["policy"].argmax(1)
+    for split in range(seeds):
+        perm = np.random.default_rng(split).permutation(len(data))
+        n_hold = round(default.holdout * len(data))
+        hold, pool = perm[:n_hold], perm[n_hold:]
+        obs, masks = data["observations"][hold], data["masks"][hold]
+        move, greedy = data["move"][hold], greedy_all[hold]
+        held += len(hold)
+        agree_before += int(np.sum(greedy == move))
+        states = []
+        for k in range(fits):
+            model = new_model(cfg.network, 1)
+            load_onnx_weights(model.policy, onnx_path(start))
+            distill(model.policy, data.subset(pool), base.model_copy(update={"seed": k}),
+                    log=lambda *a: None)
+            states.append({key: v.detach().clone() for key, v in model.policy.state_dict().items()})
+        for k in counts:
+            mean = {key: sum(state[key].float() for state in states[:k]) / k
+                    for key in states[0]}
+            model.policy.load_state_dict(mean)
+            with torch.no_grad():
+                now = masked_logits(model.policy, obs, masks).argmax(1).numpy()
+            tally[k][0] += int(np.sum(now == move))
+            tally[k][1] += int(np.sum(now != greedy))
+            tally[k][2] += int(np.sum((now != greedy) & (now == move)))
+    lines = [f"the default distillation, weights averaged over fits of other seeds ({held} "
+             f"held-out positions, {seeds} splits): agreement before {agree_before / held:.2%}"]
+    for k, (agree, changed, right) in tally.items():
+        lines.append(f"  mean of {k} fit{'s' if k > 1 else ''}: {agree / held:.2%} "
+                     f"({(agree - agree_before) / held:+.2%}); greedy card changed at "
+                     f"{changed / held:.2%}, to the expert's card in {right / max(changed, 1):.1%}")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path)
@@ -204,6 +260,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--recheck-worlds", type=int, default=0, metavar="W",
                         help="search the switch positions again with W worlds (default: 0, no)")
     parser.add_argument("--jobs", type=int, default=1, help="processes of the recheck")
+    parser.add_argument("--average", type=int, default=0, metavar="K",
+                        help="only: the default distillation fitted K times a split, "
+                             "weights averaged (default: 0, the fits above)")
     args = parser.parse_args(argv)
     try:
         also = [tuple(float(x) for x in item.split(":")) for item in args.also]
@@ -211,8 +270,9 @@ def main(argv: list[str] | None = None) -> None:
         also = [()]
     if not all(len(pair) == 2 and min(pair) >= 0 for pair in also):
         parser.error(f"--also takes SIGNIFICANCE:LOGIT_ANCHOR, two numbers >= 0; got {args.also}")
-    if args.recheck_worlds < 0 or args.jobs < 1:
-        parser.error("--recheck-worlds must be 0 or more and --jobs at least 1")
+    if args.recheck_worlds < 0 or args.jobs < 1 or args.average < 0 or args.seeds < 1:
+        parser.error("--recheck-worlds and --average must be 0 or more, --jobs and --seeds "
+                     "at least 1")
     import torch
 
     from training.config import load_loop_config
@@ -225,6 +285,9 @@ def main(argv: list[str] | None = None) -> None:
     if args.recheck_worlds:
         data = rechecked(data, args.data, args.start, args.recheck_worlds, args.jobs)
     print(noise_report(data))
+    if args.average:
+        print(averaged_report(cfg, data, args.start, args.average, args.seeds), flush=True)
+        return
     greedy = data["policy"].argmax(1)
 
     from training.sb3.network import masked_logits

@@ -23,11 +23,10 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # Tests spread over one worker a core (pytest-xdist). The processes tests start
-# (browsers, servers, Ray, commands) keep the other core busy while a worker waits:
-# on 2 cores, 2 workers ended the suite in 295 s with 535 s of CPU, 3 workers in
-# 309 s with 610 (a third worker's share of the cores costs more CPU than it fills
-# idle time; measured back to back). A whole file to one worker: module
-# fixtures (a training run, Ray, a browser) are built once, and what several files
+# (browsers, servers, Ray, commands) keep the other core busy while a worker waits,
+# so a third worker on 2 cores ends the suite no sooner and spends about a tenth
+# more CPU (the processes the tests start take more CPU beside it). A whole file
+# to one worker: module fixtures (a training run, Ray, a browser) are built once, and what several files
 # use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
 # loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently
 # ignored. --no-loadscope-reorder keeps tests/conftest.py's order: the files

@@ -192,6 +192,23 @@ def test_a_panel_in_the_eval_config_is_evaluated_recorded_logged_and_plotted(tmp
     assert len(saved["eval"]) == len(plain["eval"]) - 3 and config_diff(saved, plain) == []
 
 
+def test_the_learning_curve_leaves_the_processs_plots_alone(tmp_path):
+    """Training from a notebook: drawing the curve neither switches matplotlib's
+    backend (an inline one stays inline) nor opens a pyplot figure."""
+    code = (
+        "import sys, matplotlib\n"
+        "matplotlib.use('svg')\n"
+        "from training.curve import plot_curve\n"
+        "e = {'timesteps': 1, 'wall_time_s': 1.0, 'results': {'random': "
+        "{'points_per_deal': 0.1, 'points_per_deal_ci95': [0.0, 0.2]}}}\n"
+        f"plot_curve([e], __import__('pathlib').Path({str(tmp_path / 'c.png')!r}), 't')\n"
+        "print(matplotlib.get_backend(), 'matplotlib.pyplot' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         cwd=ROOT, check=True).stdout.split()
+    assert out == ["svg", "False"]
+    assert (tmp_path / "c.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_path):
     """A setting newer than the run stands at its default (the run never used it):
     a config.yaml without ``selfplay.pfsp`` and ``selfplay.allow_trained_opponents``

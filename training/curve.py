@@ -17,10 +17,11 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     and by wall time; with the panel minimum and mean as two bold lines where the
     records carry a ``panel`` (records from before it, or without one, have none),
     and the partner panel's minimum and mean lift where they carry ``partners``."""
-    import matplotlib
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+    # A Figure of its own, not pyplot's: pyplot's figures and backend belong to the
+    # process (a notebook's inline plots), and the curve must leave them as they are.
+    from matplotlib.figure import Figure
+    fig = Figure(figsize=(11, 4))
+    axes = fig.subplots(1, 2, sharey=True)
     # Each opponent's own points: a resumed run may have changed its opponents.
     opponents = list(dict.fromkeys(opp for e in evals for opp in e["results"]))
     for opp in opponents:
@@ -48,7 +49,6 @@ def plot_curve(evals: list[dict], path: Path, title: str) -> None:
     fig.tight_layout()
     with atomic_path(path) as tmp:
         fig.savefig(tmp, dpi=90, format="png")
-    plt.close(fig)
 
 
 def _summary_lines(axes, evals: list[dict], key: str, color: str, marker: str, label: str,

@@ -194,6 +194,16 @@ def pooled(results: list[dict], changed: list[bool], right: list[bool]) -> str:
             f"expert's card in {np.sum(right) / max(np.sum(changed), 1):.1%} of those")
 
 
+def start_model(cfg, start: str):
+    """A model of the loop config's network with ``start``'s weights (the policy
+    every fit starts from)."""
+    from training.expert_iteration.distill import new_model, onnx_path
+    from training.sb3.train import load_onnx_weights
+    model = new_model(cfg.network, 1)
+    load_onnx_weights(model.policy, onnx_path(start))
+    return model
+
+
 def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
     """The default distillation fitted ``fits`` times on one split (seeds 0 to
     fits - 1: other minibatch orders), its weights averaged: the held-out
@@ -204,9 +214,8 @@ def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
     import torch
 
     from training.expert_iteration import DistillConfig
-    from training.expert_iteration.distill import distill, new_model, onnx_path
+    from training.expert_iteration.distill import distill
     from training.sb3.network import masked_logits
-    from training.sb3.train import load_onnx_weights
     default = DistillConfig()
     base = DistillConfig.model_validate({**cfg.distill.model_dump(), "validation": 0.0,
                                          "holdout": 0.0, "significance": default.significance,
@@ -225,8 +234,7 @@ def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
         agree_before += int(np.sum(greedy == move))
         states = []
         for k in range(fits):
-            model = new_model(cfg.network, 1)
-            load_onnx_weights(model.policy, onnx_path(start))
+            model = start_model(cfg, start)
             distill(model.policy, data.subset(pool), base.model_copy(update={"seed": k}),
                     log=lambda *a: None)
             states.append({key: v.detach().clone() for key, v in model.policy.state_dict().items()})
@@ -240,7 +248,7 @@ def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
             tally[k][1] += int(np.sum(now != greedy))
             tally[k][2] += int(np.sum((now != greedy) & (now == move)))
     lines = [f"the default distillation, weights averaged over fits of other seeds ({held} "
-             f"held-out positions, {seeds} splits): agreement before {agree_before / held:.2%}"]
+             f"held-out positions, {seeds} split{'s' if seeds > 1 else ''}): agreement before {agree_before / held:.2%}"]
     for k, (agree, changed, right) in tally.items():
         lines.append(f"  mean of {k} fit{'s' if k > 1 else ''}: {agree / held:.2%} "
                      f"({(agree - agree_before) / held:+.2%}); greedy card changed at "
@@ -277,8 +285,7 @@ def main(argv: list[str] | None = None) -> None:
 
     from training.config import load_loop_config
     from training.expert_iteration.data import load_dataset
-    from training.expert_iteration.distill import distill, new_model, onnx_path
-    from training.sb3.train import load_onnx_weights
+    from training.expert_iteration.distill import distill
     torch.set_num_threads(1)
     cfg = load_loop_config(args.config, [])
     data = load_dataset(args.data)
@@ -291,15 +298,13 @@ def main(argv: list[str] | None = None) -> None:
     greedy = data["policy"].argmax(1)
 
     from training.sb3.network import masked_logits
-    model = new_model(cfg.network, 1)
-    load_onnx_weights(model.policy, onnx_path(args.start))
+    model = start_model(cfg, args.start)
     print(step_report(model.policy, data), flush=True)
     labels = {"expert": data, "own": relabelled(data, greedy)}
     for name, (settings, which) in fit_settings(cfg, also).items():
         results, changed, right = [], [], []
         for seed in range(args.seeds):
-            model = new_model(cfg.network, 1)
-            load_onnx_weights(model.policy, onnx_path(args.start))
+            model = start_model(cfg, args.start)
             fit = settings.model_copy(update={"seed": seed})
             results.append(distill(model.policy, labels[which], fit, log=lambda *a: None))
             # distill's own split: the first holdout share of its seed's permutation.

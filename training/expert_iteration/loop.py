@@ -68,18 +68,18 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
             export_policy(str(model_zip), model_onnx)
         evaluated = {"distilled": model_onnx}
         result_path = folder / "eval.json"
+        named = _named_policy(result_path)  # None: the iteration is evaluated (again)
         kept = "distilled"
         if cfg.ppo.config is not None:
             ppo_zip, ppo_onnx = ppo_phase(cfg, folder, model_onnx, log)
             evaluated["ppo"] = ppo_onnx
-            named = _named_policy(result_path)
             if named is not None:  # a finished iteration keeps the policy it named
                 kept = "ppo" if named == str(ppo_onnx) else "distilled"
             else:
                 kept = kept_stage(cfg, folder, model_onnx, ppo_onnx, log)
             if kept == "ppo":
                 model_zip, model_onnx = ppo_zip, ppo_onnx
-        if _named_policy(result_path) is None:
+        if named is None:
             results: dict[str, dict] = {}
             for stage, path in evaluated.items():
                 results[stage] = {}

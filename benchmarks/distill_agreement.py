@@ -247,8 +247,9 @@ def averaged_report(cfg, data, start: str, fits: int, seeds: int) -> str:
             tally[k][0] += int(np.sum(now == move))
             tally[k][1] += int(np.sum(now != greedy))
             tally[k][2] += int(np.sum((now != greedy) & (now == move)))
+    splits = f"{seeds} split{'s' if seeds > 1 else ''}"
     lines = [f"the default distillation, weights averaged over fits of other seeds ({held} "
-             f"held-out positions, {seeds} split{'s' if seeds > 1 else ''}): agreement before {agree_before / held:.2%}"]
+             f"held-out positions, {splits}): agreement before {agree_before / held:.2%}"]
     for k, (agree, changed, right) in tally.items():
         lines.append(f"  mean of {k} fit{'s' if k > 1 else ''}: {agree / held:.2%} "
                      f"({(agree - agree_before) / held:+.2%}); greedy card changed at "

@@ -441,6 +441,9 @@ PLAYER_ROWS = [
     ("{tmp}/inf_weights.onnx", "inf_weights.onnx: its logits are NaN or infinite on"),
     ("{tmp}/bad_names.onnx:temperature=abc", "temperature"),
     ("{tmp}/empty_state", "empty_state"), ("{tmp}/a_file", "a_file"),
+    # A value network named by a number int() cannot read: no such network, no ValueError.
+    ("expert:depth=1,value=v\u00b2", "v\u00b2: no such model file"),
+    ("expert:depth=1,value=v" + "9" * 5000, "no such shipped value network"),
 ]
 
 

@@ -203,12 +203,13 @@ def run(args: argparse.Namespace) -> int:
             app = create_app(config)  # checks the players and the database, and migrates it
         except DatabaseError as err:
             raise UsageError(str(err)) from None
+    # Bind first, so the printed URL has the real port (also with --port 0), and a
+    # refusal is the one line on stderr (before the note below).
+    sock = listening_socket(args.host, args.port)
     if app is not None and app.state.store.db.memory:
         print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
               f"only, and lost when the server stops; leave --db out to keep them in a file",
               file=sys.stderr, flush=True)
-    # Bind first, so the printed URL has the real port (also with --port 0).
-    sock = listening_socket(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"

@@ -305,6 +305,15 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
                    help="the database of aluette serve --db (default: its default file)")
 
 
+def sqlite_file(database: str) -> str:
+    """The file a SQLite database name opens: the name, or the path of a
+    ``file:`` URI (``sqlite:///file:games.db?uri=true``)."""
+    if not database.startswith("file:"):
+        return database
+    from urllib.parse import unquote
+    return unquote(database[len("file:"):].partition("?")[0].partition("#")[0])
+
+
 def run_db(args: argparse.Namespace) -> int:
     import os
 
@@ -317,11 +326,11 @@ def run_db(args: argparse.Namespace) -> int:
         if db.memory:
             raise UsageError(f"--db {url[:200]}: a database in memory has no games to "
                              f"{args.action}; give the server's file or URL")
-        path = db.url.database or ""
-        if db.sqlite and not path.startswith("file:") and not os.path.isfile(path):
+        path = sqlite_file(db.url.database or "")
+        if db.sqlite and not os.path.isfile(path):
             raise UsageError(f"--db {url[:200]}: no such database file")
         if args.action == "backup":
-            check_not_input(args.file, "FILE", [db.url.database or ""])
+            check_not_input(args.file, "FILE", [path])
             try:
                 size = upkeep.backup(db, args.file)
             except ValueError as err:

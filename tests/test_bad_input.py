@@ -405,6 +405,11 @@ API_ROWS = [
      "reset()"),
     ("raw step(None) after the match", _after_the_match(lambda e: e.unwrapped.step(None)),
      ValueError, "reset()"),
+    ("ai act short observation", lambda: load_player("ai").act(np.zeros(10, np.int8),
+                                                               np.ones(48, np.int8)),
+     ValueError, "must be [1070] (or longer) and [48], got (10,) and (48,)"),
+    ("heuristic act scalar", lambda: load_player("heuristic").act(0, 1), ValueError,
+     "got (1,) and (1,)"),
     ("observe player_9", _observe("player_9"), ValueError, "player_9"),
     ("observe 3", _observe(3), ValueError, "3"),
     ("VG illegal card", _vector(lambda: VectorGame(2), options={"deals": [HANDS],
@@ -559,3 +564,14 @@ def test_reset_takes_a_numpy_integer_seed():
     b.reset(seed=3)
     assert (a.observe("player_0")["observation"] == b.observe("player_0")["observation"]).all()
     assert a.agent_selection == b.agent_selection
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "ai"])
+def test_act_takes_an_observation_and_mask_as_lists(spec):
+    """``act`` reads array-likes as ``act_batch`` does (a batch player's ``act``
+    indexed its arguments as arrays: TypeError for lists)."""
+    e = aluette_env.raw_env()
+    e.reset(seed=0)
+    seen = e.observe(e.agent_selection)
+    card = load_player(spec).act(seen["observation"].tolist(), seen["action_mask"].tolist())
+    assert seen["action_mask"][card] == 1

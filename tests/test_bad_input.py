@@ -374,6 +374,10 @@ API_ROWS = [
      ValueError, "deals"),
     ("VG float deals", _vector(lambda: VectorGame(1), options={"deals": np.full((1, 4, 9), 0.5)}),
      ValueError, "deals"),
+    ("VG text deals", _vector(lambda: VectorGame(1), options={"deals": [[["a"] * 9] * 4]}),
+     ValueError, "got dtype <U1"),
+    ("VG object deals", _vector(lambda: VectorGame(1), options={"deals": np.full((1, 4, 9), None)}),
+     ValueError, "got dtype object"),
     ("VG deals shape", _vector(lambda: VectorGame(1), options={"deals": [HANDS[:3]]}),
      ValueError, "deals"),
     ("VG deals card 99", _vector(lambda: VectorGame(1), options={"deals": [[[99] * 9] * 4]}),
@@ -384,6 +388,9 @@ API_ROWS = [
      "actions"),
     ("VG actions shape", _vector(lambda: VectorGame(2), actions=np.zeros(3, int)), ValueError,
      "actions"),
+    ("VG actions uint64 2**63", _vector(lambda: VectorGame(2),
+                                        actions=np.full(2, 2 ** 63, np.uint64)),
+     ValueError, "card 9223372036854775808 is not in"),
     ("VG active list short", _vector(lambda: VectorGame(2), actions=np.zeros(2, int),
                                      active=[True]), ValueError, "active"),
     ("VG active ints", _vector(lambda: VectorGame(2), actions=np.zeros(2, int),
@@ -398,6 +405,11 @@ API_ROWS = [
      "reset()"),
     ("raw step(None) after the match", _after_the_match(lambda e: e.unwrapped.step(None)),
      ValueError, "reset()"),
+    ("ai act short observation", lambda: load_player("ai").act(np.zeros(10, np.int8),
+                                                               np.ones(48, np.int8)),
+     ValueError, "must be [1070] (or longer) and [48], got (10,) and (48,)"),
+    ("heuristic act scalar", lambda: load_player("heuristic").act(0, 1), ValueError,
+     "got (1,) and (1,)"),
     ("observe player_9", _observe("player_9"), ValueError, "player_9"),
     ("observe 3", _observe(3), ValueError, "3"),
     ("VG illegal card", _vector(lambda: VectorGame(2), options={"deals": [HANDS],
@@ -434,6 +446,9 @@ PLAYER_ROWS = [
     ("{tmp}/inf_weights.onnx", "inf_weights.onnx: its logits are NaN or infinite on"),
     ("{tmp}/bad_names.onnx:temperature=abc", "temperature"),
     ("{tmp}/empty_state", "empty_state"), ("{tmp}/a_file", "a_file"),
+    # A value network named by a number int() cannot read: no such network, no ValueError.
+    ("expert:depth=1,value=v\u00b2", "v\u00b2: no such model file"),
+    ("expert:depth=1,value=v" + "9" * 5000, "no such shipped value network"),
 ]
 
 
@@ -549,3 +564,14 @@ def test_reset_takes_a_numpy_integer_seed():
     b.reset(seed=3)
     assert (a.observe("player_0")["observation"] == b.observe("player_0")["observation"]).all()
     assert a.agent_selection == b.agent_selection
+
+
+@pytest.mark.parametrize("spec", ["random", "heuristic", "ai"])
+def test_act_takes_an_observation_and_mask_as_lists(spec):
+    """``act`` reads array-likes as ``act_batch`` does (a batch player's ``act``
+    indexed its arguments as arrays: TypeError for lists)."""
+    e = aluette_env.raw_env()
+    e.reset(seed=0)
+    seen = e.observe(e.agent_selection)
+    card = load_player(spec).act(seen["observation"].tolist(), seen["action_mask"].tolist())
+    assert seen["action_mask"][card] == 1

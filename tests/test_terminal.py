@@ -395,6 +395,18 @@ def test_bad_arguments_for_play_are_one_line(capsys, tmp_path):
         assert code == 2 and len(lines) == 1 and message in lines[0], err
 
 
+def test_a_typed_number_int_cannot_read_is_asked_again_not_a_traceback():
+    """'²' is a digit to str.isdigit but not to int(), and int() reads at most
+    4,300 digits: each is refused at the prompt (the match goes on); an
+    Arabic-Indic digit is the number it shows."""
+    g, out = game(stdin="\u00b2\n" + "9" * 5000 + "\n\u0663\n" + "9" * 5000 + "\nq\n")
+    assert g.run() == 0
+    text = out.getvalue()
+    assert "'\u00b2' is not a card in your hand" in text
+    assert text.count("999999... is not in 1-9") == 2 and "Play " in text
+    assert "Goodbye." in text
+
+
 def test_the_renderer_shows_the_same_mordienne_line_as_the_games():
     """render.py marks a run only when mordienne_chance does (R16): never after
     one trick, from two tricks in a row."""

@@ -474,3 +474,16 @@ def test_a_port_already_taken_is_refused_in_one_line():
     taken = web.listening_socket("127.0.0.1", 0)
     with taken, pytest.raises(UsageError, match=r"^cannot listen on 127\.0\.0\.1:\d+: "):
         web.listening_socket("127.0.0.1", taken.getsockname()[1]).close()
+
+
+def test_a_port_already_taken_with_a_database_in_memory_is_still_one_line(capsys):
+    """The note that games in memory are lost comes once the server listens: a
+    refusal to listen is the one line on stderr."""
+    from aluette_env.commands import run_command
+    taken = web.listening_socket("127.0.0.1", 0)
+    with taken:
+        assert run_command(["serve", "--port", str(taken.getsockname()[1]),
+                            "--db", "sqlite:///:memory:", "--partner", "random",
+                            "--left", "random", "--right", "random"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "cannot listen on 127.0.0.1:" in err, err

@@ -294,6 +294,10 @@ def test_sigkill_during_a_backup_leaves_the_previous_backup_and_the_database_who
      "pg_dump"),
     (["db", "backup", "{tmp}/games.db", "--db", "sqlite:///{tmp}/games.db"],
      "an input of this command"),
+    # The same file, named by a SQLite URI: the live database is never replaced.
+    (["db", "backup", "{tmp}/games.db", "--db", "sqlite:///file:{tmp}/games.db?uri=true"],
+     "an input of this command"),
+    (["db", "prune", "--db", "sqlite:///file:{tmp}/new.db?uri=true"], "no such database file"),
     (["db"], "required: ACTION"),
 ])
 def test_db_command_refuses_bad_input_in_one_line(tmp_path, argv, words, capsys):
@@ -302,6 +306,7 @@ def test_db_command_refuses_bad_input_in_one_line(tmp_path, argv, words, capsys)
     assert r.returncode == 2 and words in r.stderr, r.stderr
     assert len(r.stderr.strip().splitlines()) == 1, r.stderr
     assert not (tmp_path / "missing").exists()  # refused before anything is made
+    assert not (tmp_path / "new.db").exists()
 
 
 @pytest.mark.slow

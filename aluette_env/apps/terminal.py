@@ -74,6 +74,21 @@ class Quit(Exception):
     """The person left (end of input, Ctrl-C or 'q')."""
 
 
+#: A typed number this long or longer is past every choice (and int() reads at
+#: most 4,300 digits).
+TOO_LONG = 7
+
+
+def typed_number(answer: str) -> int | None:
+    """The whole number a person typed (its digits in any script, as int() reads
+    them: an Arabic-Indic 3 is 3), or None: not digits (str.isdigit takes a
+    superscript 2, which int() refuses). One of ``TOO_LONG`` digits or more is
+    10**6, outside every choice."""
+    if not answer.isdecimal():
+        return None
+    return int(answer) if len(answer) < TOO_LONG else 10 ** 6
+
+
 def short_names(lang: str) -> tuple[str, ...]:
     """The 48 typing codes in ``lang`` (rank then suit: ``3Co``), English ones if
     a catalog's codes would make two cards alike."""
@@ -221,8 +236,9 @@ class TerminalGame:
                 answer = self.ask(self.t("Play {card}? (y = play, n = choose again, or "
                                          "another number):", card=self.card(selected)))
                 low = answer.lower()
-                if low in YES or (answer.isdigit() and 1 <= int(answer) <= len(ordered)
-                                  and ordered[int(answer) - 1] == selected):
+                k = typed_number(answer)
+                if low in YES or (k is not None and 1 <= k <= len(ordered)
+                                  and ordered[k - 1] == selected):
                     return selected
                 if low in NO:
                     selected = None
@@ -230,13 +246,14 @@ class TerminalGame:
             if not answer:
                 self.say("  " + self.t("Type the number of a card in your hand."))
                 continue
-            if answer.isdigit():
-                k = int(answer)
+            k = typed_number(answer)
+            if k is not None:
                 if 1 <= k <= len(ordered):
                     selected = ordered[k - 1]
                     continue
                 self.say("  " + self.t("{k} is not in 1-{n}: pick one of your cards.",
-                                       k=k, n=len(ordered)))
+                                       k=k if len(answer) < TOO_LONG else answer[:6] + "...",
+                                       n=len(ordered)))
                 continue
             if answer.lower() in by_code:
                 selected = by_code[answer.lower()]
@@ -252,8 +269,8 @@ class TerminalGame:
             answer = self.ask(self.t("Your sign (0-{n}, Enter: none):", n=max(choices)))
             if not answer:
                 return 0
-            if answer.isdigit() and int(answer) in choices:
-                return int(answer)
+            if typed_number(answer) in choices:
+                return typed_number(answer)
             self.say("  " + self.t("{answer} is not a sign: type a number from 0 to {n}.",
                                    answer=repr(answer), n=max(choices)))
 

@@ -63,7 +63,8 @@ class BatchPlayer:
     name = "player"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.act_batch(observation[None, :], action_mask[None, :])[0])
+        # asarray: a list (or a scalar) is refused by act_batch's shape check, by name
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError

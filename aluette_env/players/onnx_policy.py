@@ -152,8 +152,13 @@ class OnnxPlayer(BatchPlayer):
             "action_mask": np.asarray(masks, np.float32)})[0]
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        self._buf[0] = observation[:self.obs_width]
-        self._mbuf[0] = action_mask
+        try:
+            self._buf[0] = observation[:self.obs_width]
+            self._mbuf[0] = action_mask
+        except (ValueError, TypeError, IndexError):  # a shape numpy cannot fit in the buffers
+            raise ValueError(f"an observation and an action mask must be [{self.obs_width}] "
+                             f"(or longer) and [{self._mbuf.shape[1]}], got "
+                             f"{np.shape(observation)} and {np.shape(action_mask)}") from None
         if not self._mbuf.any():
             raise ValueError("the action mask has no legal card")
         return int(self._choose(self.logits(self._buf, self._mbuf), self._mbuf)[0])

@@ -225,8 +225,10 @@ class VectorGame:
             raise ValueError(f"deals must have shape [num_games={self.num_games}, D, 4, 9] or "
                              f"[D, 4, 9] with 1 <= D <= {self.num_deals}, got {arr.shape}")
         if not np.issubdtype(arr.dtype, np.integer) or arr.min() < 0 or arr.max() >= NUM_CARDS:
-            raise ValueError(f"deals must hold integer card ids 0-47, got dtype {arr.dtype} "
-                             f"with values {arr.min().item()} to {arr.max().item()}")
+            values = (f" with values {arr.min().item()} to {arr.max().item()}"
+                      if arr.dtype.kind in "biuf" else "")  # strings, objects: no range
+            raise ValueError(f"deals must hold integer card ids 0-47, got dtype "
+                             f"{arr.dtype}{values}")
         flat = np.sort(arr.reshape(arr.shape[0], arr.shape[1], NUM_SEATS * HAND_SIZE), axis=2)
         dup = (flat[:, :, 1:] == flat[:, :, :-1]).any(axis=2)
         if dup.any():
@@ -346,12 +348,12 @@ class VectorGame:
         if actions.shape != (self.num_games,) or not np.issubdtype(actions.dtype, np.integer):
             raise ValueError(f"actions must be {self.num_games} integer card ids, "
                              f"got shape {actions.shape} dtype {actions.dtype}")
-        actions = actions.astype(np.int64, copy=False)
+        given, actions = actions, actions.astype(np.int64, copy=False)
         self._check_buffers()
         st, res = self._st, self._res
         bad = kernels.find_illegal(st, actions, active)
-        if bad >= 0:
-            self._raise_illegal(bad, int(actions[bad]))
+        if bad >= 0:  # the card as given (a uint64 past 2**63 wraps in the int64 copy)
+            self._raise_illegal(bad, int(given[bad]))
         kernels.play(st, actions, active, STRENGTH_ARRAY, res, self.rewards, self.deal_done,
                      self.match_done)
         if self.deal_done.any():

@@ -203,12 +203,13 @@ def run(args: argparse.Namespace) -> int:
             app = create_app(config)  # checks the players and the database, and migrates it
         except DatabaseError as err:
             raise UsageError(str(err)) from None
+    # Bind first, so the printed URL has the real port (also with --port 0), and a
+    # refusal is the one line on stderr (before the note below).
+    sock = listening_socket(args.host, args.port)
     if app is not None and app.state.store.db.memory:
         print(f"note: --db {config.db[:200]}: the games are kept in this process's memory "
               f"only, and lost when the server stops; leave --db out to keep them in a file",
               file=sys.stderr, flush=True)
-    # Bind first, so the printed URL has the real port (also with --port 0).
-    sock = listening_socket(args.host, args.port)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     url = f"http://{shown}:{port}/"
@@ -304,6 +305,15 @@ def add_db_option(p: argparse.ArgumentParser) -> None:
                    help="the database of aluette serve --db (default: its default file)")
 
 
+def sqlite_file(database: str) -> str:
+    """The file a SQLite database name opens: the name, or the path of a
+    ``file:`` URI (``sqlite:///file:games.db?uri=true``)."""
+    if not database.startswith("file:"):
+        return database
+    from urllib.parse import unquote
+    return unquote(database[len("file:"):].partition("?")[0].partition("#")[0])
+
+
 def run_db(args: argparse.Namespace) -> int:
     import os
 
@@ -316,11 +326,11 @@ def run_db(args: argparse.Namespace) -> int:
         if db.memory:
             raise UsageError(f"--db {url[:200]}: a database in memory has no games to "
                              f"{args.action}; give the server's file or URL")
-        path = db.url.database or ""
-        if db.sqlite and not path.startswith("file:") and not os.path.isfile(path):
+        path = sqlite_file(db.url.database or "")
+        if db.sqlite and not os.path.isfile(path):
             raise UsageError(f"--db {url[:200]}: no such database file")
         if args.action == "backup":
-            check_not_input(args.file, "FILE", [db.url.database or ""])
+            check_not_input(args.file, "FILE", [path])
             try:
                 size = upkeep.backup(db, args.file)
             except ValueError as err:

@@ -106,11 +106,16 @@ def shipped_or_path(spec: str) -> ValueNet:
     """The value network ``spec`` names: ``vN``, a shipped one, or an .onnx path;
     ValueError with one line otherwise."""
     from ..onnx_policy import ModelError
-    if spec.startswith("v") and spec[1:].isdigit():
-        if int(spec[1:]) not in SHIPPED_VALUES:
-            raise ValueError(f"value {spec!r}: no such shipped value network; shipped: "
+    digits = spec[1:]
+    # ASCII digits only: int() refuses a superscript 2 (a digit to isdigit) and
+    # more than 4,300 digits.
+    if spec.startswith("v") and digits.isascii() and digits.isdigit():
+        number = int(digits) if len(digits) <= 6 else None
+        if number not in SHIPPED_VALUES:
+            shown = repr(spec) if len(spec) <= 40 else repr(spec[:40]) + "..."
+            raise ValueError(f"value {shown}: no such shipped value network; shipped: "
                              + ", ".join(f"v{k}" for k in SHIPPED_VALUES))
-        return _load(str(SHIPPED_VALUES[int(spec[1:])]))
+        return _load(str(SHIPPED_VALUES[number]))
     try:
         return _load(spec)
     except ModelError as err:

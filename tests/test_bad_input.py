@@ -164,6 +164,9 @@ CLI_ROWS = [
     (["train", "{quick}", "--set", "network.warm_start={tmp}/bad_version.onnx"], "obs_layout"),
     (["train", "{quick}", "--set", "network.warm_start={tmp}"], "is a folder"),
     (["exploit", "random", "--warm-start", "{tmp}"], "is a folder"),
+    # A model of another network is refused before the new run's folder is written.
+    (["train", "{quick}", "--set", "network.warm_start={v1}"],
+     "set network to the model's architecture"),
     (["exploit", "random", "--warm-start", "{tmp}/bad_version.onnx"], "obs_layout"),
     # A model whose logits are not finite never plays, nor starts a run.
     (["eval", "--team-a", "{tmp}/nan_weights.onnx", "--team-b", "heuristic"],
@@ -233,9 +236,12 @@ CLI_ROWS = [
 
 @pytest.mark.parametrize("argv,culprit", CLI_ROWS, ids=[" ".join(a) for a, _ in CLI_ROWS])
 def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
-    fill = {"tmp": str(tmp), "quick": str(QUICK), "ei": str(LOOP)}
+    fill = {"tmp": str(tmp), "quick": str(QUICK), "ei": str(LOOP),
+            "v1": str(ROOT / "checkpoints" / "aluette-ppo-v1.onnx")}
     argv = [a.format(**fill) for a in argv]
     culprit = culprit.format(**fill)
+    quick_folder = Path("checkpoints") / "quick"  # where {quick} writes a new run
+    had_quick = quick_folder.exists()
     assert main(argv) == 2
     captured = capsys.readouterr()
     lines = captured.err.strip().splitlines()
@@ -244,6 +250,7 @@ def test_command_line_bad_input_is_one_line_exit_2(argv, culprit, tmp, capsys):
     assert not (tmp / "x.onnx").exists() and not Path("/nonexistent").exists()
     # Nothing was written before the refusal: no data set, no loop run, inputs intact.
     assert not (tmp / "ed").exists() and not (tmp / "loop").exists()
+    assert quick_folder.exists() == had_quick
     assert (tmp / "bad_names.onnx").read_bytes()[:2] != b"{\n"
     assert json.loads((tmp / "quick_run" / "state.json").read_text()) == new_state()
     assert "trunk:\n  - 64\n" in (tmp / "quick_run" / "config.yaml").read_text()

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 import torch
+from gymnasium import spaces
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.utils import LinearSchedule
 
@@ -37,7 +38,7 @@ from .checkpoints import load_model, save_model
 from .league import SnapshotStack
 from .network import CardPolicy, CardTrunk, PolicyPlayer, amx_tiles
 from .ppo import AluettePPO
-from .vecenv import AllSeatVecEnv
+from .vecenv import AllSeatVecEnv, input_space
 
 
 def native_bfloat16() -> bool:
@@ -55,24 +56,40 @@ def learner_precision(setting: str) -> str:
     return setting
 
 
-def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
+def policy_kwargs(cfg: TrainConfig) -> dict:
+    """The config's network as SB3 ``policy_kwargs`` of :class:`CardPolicy`."""
     act = torch.nn.ReLU if cfg.network.activation == "relu" else torch.nn.Tanh
+    return dict(features_extractor_class=CardTrunk,
+                features_extractor_kwargs=dict(widths=tuple(cfg.network.trunk),
+                                               activation=cfg.network.activation,
+                                               privileged=cfg.network.critic == "privileged"),
+                net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
+                activation_fn=act, belief_coef=cfg.network.belief,
+                precision=learner_precision(cfg.network.precision))
+
+
+def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
     # The masked categorical's argument checks cost 5% of a run (profiled); the
     # masks come from the engine and the logits from the network.
     torch.distributions.Distribution.set_default_validate_args(False)
     return AluettePPO(
         CardPolicy, env, seed=cfg.seed, device="cpu", verbose=0,
         tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
-        policy_kwargs=dict(features_extractor_class=CardTrunk,
-                           features_extractor_kwargs=dict(
-                               widths=tuple(cfg.network.trunk),
-                               activation=cfg.network.activation,
-                               privileged=cfg.network.critic == "privileged"),
-                           net_arch=dict(pi=list(cfg.network.pi), vf=list(cfg.network.vf)),
-                           activation_fn=act, belief_coef=cfg.network.belief,
-                           precision=learner_precision(cfg.network.precision)),
-        **ppo_settings(cfg),
+        policy_kwargs=policy_kwargs(cfg), **ppo_settings(cfg),
     )
+
+
+def check_warm_start(cfg: TrainConfig) -> None:
+    """Whether ``network.warm_start`` fits the config's network, on an untrained copy
+    of it built without games (CheckpointError / ModelError naming the file), so a
+    new run refused for it leaves no run folder behind."""
+    if not cfg.network.warm_start:
+        return
+    variant = cfg.env.variant
+    policy = CardPolicy(input_space(learner_input_kind(cfg), variant),
+                        spaces.Discrete(variant.num_actions), lambda _: 0.0,
+                        **policy_kwargs(cfg))
+    load_onnx_weights(policy, cfg.network.warm_start)
 
 
 def ppo_settings(cfg: TrainConfig) -> dict:
@@ -521,6 +538,8 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     CheckpointError with one-line messages (``force_hint``: what the caller's user
     does to resume a run whose config differs; default: pass --force)."""
     torch.set_num_threads(cfg.torch_threads)
+    if resume is None:
+        check_warm_start(cfg)  # before the run folder is written
     run_dir, state = open_run(cfg, resume, force, find_checkpoints=readable_checkpoints, log=log,
                               force_hint=force_hint)
     start_from = None

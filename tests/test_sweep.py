@@ -178,8 +178,11 @@ def test_every_input_slot_refuses_special_files_and_strings(slot, kind, special,
     if kind == "empty" and slot[0] == "train" and "{}" in slot[-1]:
         pytest.skip("an empty override value is YAML's empty string, refused by the key's own "
                     "type check (covered in test_bad_input)")
+    quick_folder = Path("checkpoints") / "quick"  # where a refused new run would be
+    had_quick = quick_folder.exists()
     one_line(argv, capsys)
     assert not (tmp_path / "x.onnx").exists() and not (tmp_path / "ed").exists()
+    assert quick_folder.exists() == had_quick
 
 
 WRITE_SLOTS = [

@@ -184,11 +184,25 @@ def pretrain_policy(policy, demos, epochs: int, batch_size: int, learning_rate: 
     return {"cross_entropy": cross_entropy, "value_loss": value_loss, "agreement": agreement}
 
 
-def pretrain(cfg: TrainConfig, policy, log=print) -> dict:
+def recorded_demonstrations(cfg: TrainConfig):
+    """The decisions of ``pretrain.records`` (None: no records), each record checked
+    as it is read (ConfigError naming the file): read before a new run's folder
+    is written, so a bad record leaves none behind."""
+    if cfg.pretrain is None or cfg.pretrain.records is None:
+        return None
+    from ..imitation import record_demonstrations
+    try:
+        return record_demonstrations(cfg.pretrain.records, cfg.pretrain.record_seats)
+    except ValueError as err:
+        raise ConfigError(f"pretrain.records: {err}") from None
+
+
+def pretrain(cfg: TrainConfig, policy, log=print, people=None) -> dict:
     """The config's behaviour-cloning start (``pretrain``): demonstrations of its
-    rule-based player, then :func:`pretrain_policy`. Returns what it did, for
-    ``state.json``."""
-    from ..imitation import demonstrations
+    rule-based player and, with ``pretrain.records``, ``people``'s
+    (:func:`recorded_demonstrations`, read here when not given), then
+    :func:`pretrain_policy`. Returns what it did, for ``state.json``."""
+    from ..imitation import Demonstrations, demonstrations
     pc = cfg.pretrain
     start = time.perf_counter()
     demos = demonstrations(load_player(pc.player, seed=cfg.seed), pc.samples, cfg.num_games,
@@ -196,11 +210,7 @@ def pretrain(cfg: TrainConfig, policy, log=print) -> dict:
     recorded = time.perf_counter() - start
     log(f"pretrain: {len(demos):,} decisions of {pc.player} recorded in {recorded:.1f} s")
     if pc.records is not None:
-        from ..imitation import Demonstrations, record_demonstrations
-        try:
-            people = record_demonstrations(pc.records, pc.record_seats)
-        except ValueError as err:
-            raise ConfigError(f"pretrain.records: {err}") from None
+        people = recorded_demonstrations(cfg) if people is None else people
         log(f"pretrain: {len(people):,} decisions from the records in {pc.records}")
         demos = Demonstrations.concat([demos, people])
     fit = pretrain_policy(policy, demos, pc.epochs, pc.batch_size, pc.learning_rate,
@@ -538,8 +548,10 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     CheckpointError with one-line messages (``force_hint``: what the caller's user
     does to resume a run whose config differs; default: pass --force)."""
     torch.set_num_threads(cfg.torch_threads)
-    if resume is None:
-        check_warm_start(cfg)  # before the run folder is written
+    people = None
+    if resume is None:  # every input a new run reads is checked before its folder is written
+        check_warm_start(cfg)
+        people = recorded_demonstrations(cfg)
     run_dir, state = open_run(cfg, resume, force, find_checkpoints=readable_checkpoints, log=log,
                               force_hint=force_hint)
     start_from = None
@@ -599,7 +611,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         log(f"training {cfg.run_name} for {cfg.total_timesteps:,} learner samples -> {run_dir}"
             + (f" (warm start: {cfg.network.warm_start})" if cfg.network.warm_start else ""))
         if cfg.pretrain is not None:
-            state["pretrain"] = pretrain(cfg, model.policy, log)
+            state["pretrain"] = pretrain(cfg, model.policy, log, people)
             # The clone's time is part of the run's: the curve's wall time starts here.
             state["wall_time_s"] += state["pretrain"]["seconds"]
     pool.latest = PolicyPlayer(model.policy, name="latest", temperature=1.0, seed=cfg.seed)

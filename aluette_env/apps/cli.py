@@ -21,7 +21,7 @@ from ..commands import (
     deal_pairs, printable, probability, seed_int, writable_file, write_json,
 )
 from ..game import ALUETTE_SIGNS_V0, ALUETTE_V1, DEFAULT_CATCH, Variant
-from ..players import load_player, split_specs
+from ..players import PlayerSpecError, load_player, split_specs
 
 
 def _seat_overrides(items: list[str]) -> dict[str, str]:
@@ -36,9 +36,14 @@ def _seat_overrides(items: list[str]) -> dict[str, str]:
     return seats
 
 
-def _check_specs(*specs: str, variant: Variant = ALUETTE_V1) -> None:
-    for spec in specs:
-        player = load_player(spec)  # raises PlayerSpecError naming the problem
+def _check_specs(*named: tuple[str, str], variant: Variant = ALUETTE_V1) -> None:
+    """Load each ``(option, spec)`` once, before any work: a bad spec is refused in one
+    line that names the option it came from."""
+    for option, spec in named:
+        try:
+            player = load_player(spec)
+        except PlayerSpecError as err:
+            raise UsageError(f"{option}: {err}") from None
         if not variant.signs and getattr(player, "signs_only", False):
             raise UsageError(f"{spec}: a policy of the signs variant plays only at a table "
                              f"with signs: add --signs")
@@ -81,7 +86,7 @@ def _panel_evaluation(args: argparse.Namespace):
         raise UsageError(f"--member-deals: {err}") from None
     if args.json:
         check_not_input(args.json, "--json", [args.team_a])
-    _check_specs(args.team_a)
+    _check_specs(("--team-a", args.team_a))
     for option, pairs in (("--panel-members", None), ("--member-deals", deals_for)):
         try:  # the player itself is left out: not the whole panel, no pairs of its own
             members_itself(args.team_a, plan, pairs)
@@ -115,8 +120,9 @@ def _partner_evaluation(args: argparse.Namespace):
     reference = args.reference
     if args.json:
         check_not_input(args.json, "--json", [args.team_a, args.team_b, *partners, reference])
-    _check_specs(args.team_a, args.team_b, *partners,
-                 *([] if reference == "itself" else [reference]))
+    _check_specs(("--team-a", args.team_a), ("--team-b", args.team_b),
+                 *(("--partners", p) for p in partners),
+                 *([] if reference == "itself" else [("--reference", reference)]))
     return (lambda: partner_eval(args.team_a, partners, opponent=args.team_b,
                                  reference=reference, deals=args.deals, seed=args.seed,
                                  jobs=args.jobs, progress=not args.quiet),
@@ -157,7 +163,9 @@ def cmd_eval(args: argparse.Namespace) -> int:
         seats = _seat_overrides(args.seat or [])
         if args.json:
             check_not_input(args.json, "--json", [args.team_a, args.team_b, *seats.values()])
-        _check_specs(args.team_a, args.team_b, *seats.values(), variant=variant)
+        _check_specs(("--team-a", args.team_a), ("--team-b", args.team_b),
+                     *((f"--seat {seat}=", spec) for seat, spec in seats.items()),
+                     variant=variant)
         evaluate, table = (lambda: duplicate_eval(
             args.team_a, args.team_b, deals=args.deals, seed=args.seed, seats=seats,
             progress=not args.quiet, jobs=args.jobs, variant=variant)), result_table
@@ -184,7 +192,7 @@ def cmd_ratings(args: argparse.Namespace) -> int:
         raise UsageError("ratings: a player is named twice")
     if args.json:
         check_not_input(args.json, "--json", args.players)
-    _check_specs(*args.players)
+    _check_specs(*(("PLAYER", p) for p in args.players))
     rows = ratings(args.players, deals=args.deals, seed=args.seed, progress=not args.quiet)
     n_pairs = len(rows) * (len(rows) - 1) // 2
     t = Table(title=Text(f"Ratings: {n_pairs} duplicate matches of {args.deals} deal pairs, "

@@ -21,14 +21,17 @@ game is kept (:mod:`.upkeep`), so it cannot outlive the game it made either.
 
 The seal is the ``cryptography`` package's AES-256-GCM (authenticated
 encryption): the snapshot, padded with spaces to a multiple of :data:`PAD`
-bytes (its length tells nothing of the hands), is encrypted under a random
+bytes, is encrypted under a random
 12-byte nonce, with the format byte and the time it was made as associated
 data (read in the clear, but changed, they break the tag like any other
 byte); the draft is the format, the time, the nonce and the ciphertext with
 its tag, in URL-safe base64. The AES key and the key that draws the ids are
 derived from the server's key with HKDF-SHA256, one for each purpose. (Not
 Fernet: its version byte is not ours, and it refuses an expired token as it
-does a changed one.)
+does a changed one.) Its length tells nothing of the hidden cards: the
+snapshot's own length does (card 7 is one digit, card 17 two, and so are the
+catches), so the multiple of :data:`PAD` is chosen as if every one-digit
+number had two (:func:`_padded`), and only what the page sees sets it.
 
 May import: the standard library and cryptography.
 """
@@ -39,6 +42,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
 import secrets
 
 from cryptography.exceptions import InvalidTag
@@ -61,7 +65,8 @@ _TAG = 16
 #: Seconds a draft's time may be ahead of this process's clock (another worker's).
 _SKEW = 60
 #: The longest draft read (a larger one is refused before any work): a snapshot of
-#: up to 2 KiB (a deal's is about 700 bytes), within a request's 4 KiB.
+#: up to 2 KiB as :func:`_padded` counts it (a deal's is about 700 bytes), within a
+#: request's 4 KiB.
 MAX_CHARS = 3000
 
 
@@ -75,10 +80,22 @@ def _derived(key: bytes, purpose: bytes) -> bytes:
                 info=b"aluette draft " + purpose).derive(key)
 
 
+#: A number of one digit in the snapshot's text.
+_ONE_DIGIT = re.compile(rb"(?<![0-9])[0-9](?![0-9])")
+
+
+def _padded(plain: bytes) -> bytes:
+    """``plain`` padded with spaces to a multiple of :data:`PAD` bytes, the
+    multiple of its length with every one-digit number counted as two: the
+    hidden numbers (card ids 0-47, the catches' bits, signs) then weigh the
+    same whatever they are, so the padded length depends on the rest only."""
+    longest = len(plain) + len(_ONE_DIGIT.findall(plain))
+    return plain + b" " * (longest + -longest % PAD - len(plain))
+
+
 def seal(key: bytes, snapshot: str, now: float) -> str:
     """The draft of the game whose snapshot (JSON text) is ``snapshot``, made at ``now``."""
-    plain = snapshot.encode()
-    plain += b" " * (-len(plain) % PAD)
+    plain = _padded(snapshot.encode())
     head = _FORMAT + int(now).to_bytes(_TIME, "big")
     nonce = secrets.token_bytes(_NONCE)
     sealed = AESGCM(_derived(key, b"encryption")).encrypt(nonce, plain, head)

@@ -157,6 +157,115 @@ def test_every_answer_to_every_seat_of_a_four_person_table_hides_the_other_hands
     assert answers > 2 * 36 * 5
 
 
+def _twin_tables(c: TestClient, rng: random.Random, variant, reader: int, cards: int):
+    """Two tables of four people and a spectator that ``reader`` cannot tell apart,
+    played alike until ``cards`` cards are played: the same hand for the reader and
+    the same cards played, the other seats' cards still unplayed then and the unused
+    ones dealt anew,
+    and (with signs) another sign wherever the reader does not see it (an
+    opponent's it did not catch) and other catches by the other seats. Returns
+    (the tokens of each table, the moves: (seat, route, body on A, body on B))."""
+    from aluette_env.apps.session import GameSession
+    from aluette_env.game import deal_cards, team_of
+
+    people = {s: f"P{s}" for s in range(4)}
+    deck = list(range(48))
+    rng.shuffle(deck)
+    hands, unused = deal_cards(deck, 0)
+
+    def session(hands):
+        return GameSession({}, {}, seed=5, first_dealer=0, deals=[hands], people=people,
+                           variant=variant)
+
+    def others(k: int) -> int:  # the bits of the two opponents of trick slot k's signer
+        return (1 << (k % 4 + 1) % 4) | (1 << (k % 4 + 3) % 4)
+    caught_a = [rng.getrandbits(4) & others(k) for k in range(36)]
+    caught_b = [(rng.getrandbits(4) & others(k) & ~(1 << reader)) | (caught_a[k] & 1 << reader)
+                for k in range(36)]
+    game = session(hands)  # where the moves are chosen
+    if variant.signs:
+        game.deal.state.caught[:] = caught_a
+    played, plays = set(), []
+    while len(played) < cards:
+        deal, seat = game.deal, game.deal.to_act
+        if variant.signs and deal.signing:
+            k = deal.trick_index * 4 + seat
+            sign = rng.randrange(10)
+            seen = team_of(seat) == team_of(reader) or caught_a[k] >> reader & 1
+            plays.append((seat, "sign", {"sign": sign},
+                          {"sign": sign if seen else rng.randrange(10)}))
+            game.sign(sign, None, seat)
+        else:
+            card = rng.choice(deal.legal_cards())
+            played.add(card)
+            plays.append((seat, "play", {"card": card}, {"card": card}))
+            game.play(card, None, seat)
+    hidden = [x for s in range(4) if s != reader for x in hands[s] if x not in played]
+    hidden += unused
+    rng.shuffle(hidden)
+    twin = []
+    for s in range(4):
+        kept = list(hands[s]) if s == reader else [x for x in hands[s] if x in played]
+        twin.append(kept + hidden[:9 - len(kept)])
+        hidden = hidden[9 - len(kept):]
+    tokens = []
+    for dealt, caught in ((hands, caught_a), (twin, caught_b)):
+        g = session(dealt)
+        if variant.signs:
+            g.deal.state.caught[:] = caught
+        tokens.append(c.app.state.service.keep(g, 0.0, dict(people), spectator=True)[1])
+    return tokens, plays
+
+
+@pytest.mark.parametrize("signs", [False, True], ids=["plain", "with-signs"])
+def test_a_seat_is_answered_alike_whatever_the_cards_and_signs_it_cannot_see(signs):
+    """Two tables a reader cannot tell apart (the other hands and the unused cards
+    dealt anew; with signs, the signs it did not see and the others' catches drawn
+    anew), played alike: the answers to the reader are the same on both, byte for
+    byte (the tokens aside), in English, French and Arabic: its view after every
+    move, its own moves' answers, its moves out of turn, its record and a refused
+    next deal; and so is the spectator's view every fourth move. So no word of an
+    answer tells a hidden card or sign, whatever field holds it."""
+    from aluette_env.game import ALUETTE_SIGNS_V0, ALUETTE_V1
+
+    variant = ALUETTE_SIGNS_V0.with_catch(0.5) if signs else ALUETTE_V1
+    rng = random.Random(7 + signs)
+    c = client()
+    reader = rng.randrange(4)
+    # Most of a deal: its other cards stay hidden (a whole deal would show them all).
+    tokens, plays = _twin_tables(c, rng, variant, reader, rng.randrange(16, 28))
+
+    def answer(table: int, method: str, path: str, **kw) -> tuple[int, str]:
+        r = c.request(method, path.format(*(tokens[table][s] for s in (reader, None))), **kw)
+        text = r.text
+        for token in tokens[table].values():
+            text = text.replace(token, "TOKEN")
+        return r.status_code, text
+
+    def alike(method: str, path: str, **kw) -> str:
+        a, b = answer(0, method, path, **kw), answer(1, method, path, **kw)
+        assert a == b, f"{method} {path} {kw}: {a[1][:300]} != {b[1][:300]}"
+        return a[1]
+
+    for i, (seat, route, body_a, body_b) in enumerate(plays + [(None, None, None, None)]):
+        lang = ("en", "fr", "ar")[i % 3]
+        version = json.loads(alike("GET", f"/api/games/{{0}}?lang={lang}"))["state"]["version"]
+        if i % 4 == 0 or seat is None:  # the spectator's
+            alike("GET", f"/api/games/{{1}}?lang={lang}")
+        if seat is None:
+            break
+        if seat != reader and i % 5 == 0:  # the reader's move out of turn, refused alike
+            alike("POST", f"/api/games/{{0}}/{route}?lang={lang}", json=body_a)
+        moved = [answer(table, "POST", f"/api/games/{tokens[table][seat]}/{route}?lang={lang}",
+                        json={**body, "version": version})
+                 for table, body in ((0, body_a), (1, body_b))]
+        assert moved[0][0] == moved[1][0] == 200, moved
+        if seat == reader:
+            assert moved[0] == moved[1], (i, route)
+    alike("GET", "/api/games/{0}/record")
+    alike("POST", "/api/games/{0}/next-deal?lang=fr", json={"version": version})
+
+
 def test_each_seat_sees_the_table_counted_from_itself():
     c = client()
     made = table(c, {"0": "Ann", "2": "Bob"})

@@ -145,10 +145,13 @@ def test_every_answer_to_every_seat_of_a_four_person_table_hides_the_other_hands
             continue
         seat = game.deal.to_act
         others = [s for s in range(4) if s != seat]
-        # another seat's token cannot play for it
-        wrong = c.post(f"/api/games/{tokens[rng.choice(others)]}/play",
+        # another seat's token cannot play for it, and is told who is to play,
+        # counted from itself as its views count the seats
+        other = rng.choice(others)
+        wrong = c.post(f"/api/games/{tokens[other]}/play",
                        json={"card": game.deal.hands[seat][0], "version": game.version})
         assert wrong.status_code == 409
+        assert f"player_{(seat - other) % 4} is to play" in wrong.json()["error"]
         card = rng.choice(game.deal.legal_cards())
         r = c.post(f"/api/games/{tokens[seat]}/play", json={"card": card, "version": game.version})
         assert r.status_code == 200, r.text

@@ -35,7 +35,8 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from aluette_env.game import (
     CARD_PLAYED, DEAL_DONE, NUM_CARDS, NUM_SEATS, NUM_TRICKS, SIGN_BASE, Variant, check_sign,
-    deal_cards, deal_reason, is_sign_action, sign_name, trick_winner, variant_of,
+    deal_cards, deal_reason, is_sign_action, relative_seat, sign_name, trick_winner,
+    variant_of,
 )
 from aluette_env.players import Player
 
@@ -331,7 +332,9 @@ class GameSession:
             raise GameError("the deal is over: ask for the next deal"
                             if not self.match.over else "the match is over: start a new match")
         if deal.to_act != seat or seat not in self.people:
-            raise GameError(f"it is not your turn: player_{deal.to_act} is to play")
+            # counted from the reader, as every view counts the seats
+            raise GameError(f"it is not your turn: player_{relative_seat(deal.to_act, seat)} is "
+                            f"to play (seats counted from yours, player_0)")
 
     def check_sign(self, sign: object, version: int | None = None, seat: int = HUMAN) -> int:
         """``sign`` (0-9, 0: none) if the person at ``seat`` may make it now, else

@@ -170,6 +170,14 @@ def test_decode_observation_tells_the_table():
     assert d["trick_index"] == 0 and d["deal"] == 0 and d["deals_left"] == 5
     with pytest.raises(ValueError, match="shape"):
         decode_observation(np.zeros(3))
+    # Anything but 0s and 1s is no observation: refused, naming the first bad entry.
+    obs = e.observe("player_1")["observation"].astype(np.float32)
+    assert decode_observation(obs) == d
+    obs[7] = np.nan
+    with pytest.raises(ValueError, match=r"0s and 1s only, got nan at entry 7 \(1 such"):
+        decode_observation(obs)
+    with pytest.raises(ValueError, match="0s and 1s only, got dtype <U1"):
+        decode_observation(np.array(["1"] * len(obs)))
 
 
 @pytest.mark.parametrize("text,winner,points", [

@@ -315,6 +315,12 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
     if v.shape not in ((OBS_SIZE,), (SIGNS_OBS_SIZE,)):
         raise ValueError(f"an observation has shape ({OBS_SIZE},) for observation layout "
                          f"{OBS_LAYOUT} (or ({SIGNS_OBS_SIZE},) with signs), got {v.shape}")
+    if v.dtype.kind not in "biuf":
+        raise ValueError(f"an observation holds 0s and 1s only, got dtype {v.dtype}")
+    bad = np.flatnonzero(~np.isin(v, (0, 1)))
+    if len(bad):
+        raise ValueError(f"an observation holds 0s and 1s only, got {v[bad[0]]} at entry "
+                         f"{bad[0]} ({len(bad)} such entries)")
     f = {name: v[s].reshape(SHAPES[name]) for name, s in SLICES.items()}
 
     def one(field: np.ndarray) -> int | None:

@@ -331,6 +331,10 @@ def _config(*overrides, path=None):
 
 
 API_ROWS = [
+    # A player's reset takes the seeds its seed option takes, whatever the player.
+    *((f"{spec} reset(seed={seed!r})", lambda spec=spec, seed=seed: load_player(spec).reset(
+        seed=seed), ValueError, "seed must be None or an integer from 0")
+      for spec in ("random", "heuristic", "ai") for seed in (-1, 2 ** 63, 1.5)),
     # env / raw_env
     ("num_deals=True", lambda: _raw(num_deals=True), ValueError, "num_deals"),
     ("num_deals=0", lambda: _raw(num_deals=0), ValueError, "num_deals"),

@@ -32,9 +32,9 @@ PUBLIC = {
                            "kernel_widths"],
     "aluette_env.players": [
         "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError", "SEED", "Silent",
-        "TEMPERATURE", "act_batch", "check_batch", "for_signs", "for_the_default_game",
-        "load_player", "parse_options", "player_names", "player_options", "register_loader",
-        "register_player", "split_specs",
+        "TEMPERATURE", "act_batch", "check_batch", "checked_seed", "for_signs",
+        "for_the_default_game", "load_player", "parse_options", "player_names",
+        "player_options", "register_loader", "register_player", "split_specs",
     ],
 }
 

@@ -70,7 +70,9 @@ class BatchPlayer:
         raise NotImplementedError
 
     def reset(self, seed: int | None = None) -> None:
-        """Called before each deal; stateless players ignore it."""
+        """Called before each deal; stateless players ignore it (a bad seed is
+        refused all the same: :func:`checked_seed`)."""
+        checked_seed(seed)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name}>"
@@ -202,6 +204,19 @@ _KIND_WORDS = {int: "an integer", float: "a finite number", bool: " or ".join(_B
 #: The ``seed`` option every seeded player accepts.
 SEED = Option(int, None, "seed of the player's random choices",
               check=lambda v: 0 <= v < 2 ** 63, allowed="an integer from 0 to 2**63-1")
+
+
+def checked_seed(seed: Any) -> int | None:
+    """``seed`` for a player's ``reset``: None, or an integer the ``seed`` option
+    takes (0 to 2**63-1); ValueError naming it otherwise."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) \
+            or not SEED.check(int(seed)):
+        raise ValueError(f"seed must be None or {SEED.allowed}, got {seed!r}")
+    return int(seed)
+
+
 #: The ``temperature`` option of policy players (exported models, checkpoints).
 TEMPERATURE = Option(float, None, "sample from softmax(logits / T); unset: greedy (the most "
                      "likely legal card)", check=lambda t: 1e-3 <= t <= 100,
@@ -406,6 +421,6 @@ def _build(spec: str, factory: Callable[..., Player], values: dict[str, Any]) ->
 
 
 __all__ = ["SEED", "TEMPERATURE", "BatchPlayer", "Loader", "Option", "Player", "PlayerSpecError",
-           "Silent", "act_batch", "check_batch", "for_signs", "for_the_default_game",
-           "load_player", "parse_options", "split_specs",
+           "Silent", "act_batch", "check_batch", "checked_seed", "for_signs",
+           "for_the_default_game", "load_player", "parse_options", "split_specs",
            "player_names", "player_options", "register_loader", "register_player"]

@@ -36,7 +36,9 @@ from ..observation import (
     LAYOUT_ENDS_BEFORE, LAYOUT_KEY, OBS_LAYOUT, SIGNS_OBS_LAYOUT, encode_observation,
     encode_signs_observation, obs_size, saved_layout,
 )
-from . import SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch
+from . import (
+    SEED, TEMPERATURE, BatchPlayer, Loader, Option, PlayerSpecError, check_batch, checked_seed,
+)
 
 _MODELS = Path(__file__).resolve().parents[1] / "models"
 #: The shipped AIs by version (installed inside the package); the newest is ``ai``,
@@ -141,7 +143,7 @@ class OnnxPlayer(BatchPlayer):
                              f"playable policy")
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
+        if checked_seed(seed) is not None:
             self.rng = np.random.default_rng(seed)
 
     def logits(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

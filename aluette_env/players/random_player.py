@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import SEED, BatchPlayer, check_batch
+from . import SEED, BatchPlayer, check_batch, checked_seed
 
 
 class RandomPlayer(BatchPlayer):
@@ -18,7 +18,7 @@ class RandomPlayer(BatchPlayer):
         self.rng = np.random.default_rng(seed)
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
+        if checked_seed(seed) is not None:
             self.rng = np.random.default_rng(seed)
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:

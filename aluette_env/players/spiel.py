@@ -40,7 +40,7 @@ import numpy as np
 
 from ..game import HAND_SIZE, NUM_CARDS, NUM_SEATS, deal_order
 from ..observation import OBS_SIZE, decode_observation
-from . import SEED, Option, Player, PlayerSpecError, load_player
+from . import SEED, Option, Player, PlayerSpecError, checked_seed, load_player
 
 
 def _openspiel():
@@ -173,7 +173,7 @@ class ISMCTSPlayer:
         self.name = "ismcts" + (":" + ",".join(parts) if parts else "")
 
     def reset(self, seed: int | None = None) -> None:
-        if seed is not None or not hasattr(self, "_rs"):
+        if checked_seed(seed) is not None or not hasattr(self, "_rs"):
             self._rs = np.random.RandomState(None if seed is None else seed % 2 ** 32)
             self._rng = np.random.default_rng(seed)
 

@@ -446,3 +446,30 @@ def test_the_loop_config_shares_the_training_configs_models():
     assert issubclass(config.NetworkConfig, config.NetworkSpec)
     pattern = ei.LoopConfig.model_fields["run_name"].metadata
     assert any(getattr(m, "pattern", None) == config.RUN_NAME for m in pattern)
+
+
+def test_a_loop_resumed_with_other_settings_is_refused_before_any_work(tmp_path, monkeypatch):
+    """Its finished steps (data, distilled model, evaluation) are kept on resume, so
+    a setting that made them may not change, nor config.yaml come to say another;
+    iterations, data.workers and torch_threads may."""
+    from training.expert_iteration import loop
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("the loop started work")
+    monkeypatch.setattr(loop, "generate", no_work)
+    path = "configs/history/expert_iteration.yaml"
+    cfg = ei.load_loop_config(path, [f"output_dir={tmp_path}"])
+    run = tmp_path / cfg.run_name
+    run.mkdir()
+    (run / "config.yaml").write_text(loop.to_yaml(cfg))
+    before = (run / "config.yaml").read_text()
+    changed = ei.load_loop_config(path, [f"output_dir={tmp_path}", "distill.epochs=3",
+                                         "eval.deals=4"])
+    with pytest.raises(ConfigError, match=r"distill.epochs: 8 -> 3; eval.deals: 10000 -> 4"):
+        ei.run_loop(changed, log=lambda *_: None)
+    assert (run / "config.yaml").read_text() == before
+    loop.check_resume(run, ei.load_loop_config(path, [
+        f"output_dir={tmp_path}", "iterations=5", "data.workers=1", "torch_threads=2"]))
+    (run / "config.yaml").write_text("[]")
+    with pytest.raises(ConfigError, match="config.yaml: empty or corrupt"):
+        ei.run_loop(cfg, log=lambda *_: None)

@@ -21,7 +21,7 @@ from ..atomic import write_json, write_text
 from ..config import (
     ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config, to_yaml,
 )
-from ..runs import CheckpointError
+from ..runs import CheckpointError, config_diff, with_defaults
 from .data import check_data_folder, generate, load_dataset
 from .distill import distill, new_model, onnx_path
 
@@ -39,6 +39,7 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     from ..sb3.train import load_onnx_weights
     torch.set_num_threads(cfg.torch_threads)
     run = Path(cfg.output_dir) / cfg.run_name
+    check_resume(run, cfg)
     run.mkdir(parents=True, exist_ok=True)
     write_text(run / "config.yaml", to_yaml(cfg))
     policy, previous = cfg.start, None
@@ -99,6 +100,30 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     log(f"expert iteration finished: {cfg.iterations} iterations in {run}; the last policy is "
         f"{policy}")
     return run
+
+
+#: Settings a resumed loop may change: how many iterations, and how fast it works.
+LOOP_RESUMABLE = ("iterations", "data.workers", "torch_threads")
+
+
+def check_resume(run: Path, cfg: LoopConfig) -> None:
+    """A loop folder ``run`` that holds a loop resumes only with its own settings
+    (but :data:`LOOP_RESUMABLE`): its finished steps are kept, so a setting that
+    made them may not change under them, nor its ``config.yaml`` say another.
+    ConfigError naming the differences (or the unreadable config.yaml)."""
+    from ..config import read_yaml
+    path = Path(run) / "config.yaml"
+    if not path.exists():
+        return
+    saved = read_yaml(path, str(path))
+    if not isinstance(saved, dict):
+        raise ConfigError(f"{path}: empty or corrupt (not a mapping of settings)")
+    diff = config_diff(with_defaults(saved, LoopConfig), cfg.model_dump())
+    blocking = [d for d in diff if not d.startswith(LOOP_RESUMABLE)]
+    if blocking:
+        raise ConfigError(f"{run}: the config differs from the loop's ({'; '.join(blocking[:5])})"
+                          f"; its finished steps were made with its own: resume it with those, "
+                          f"or start a new loop (--set run_name=...)")
 
 
 def kept_stage(cfg: LoopConfig, folder: Path, distilled: Path, ppo: Path, log=print) -> str:

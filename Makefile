@@ -26,14 +26,15 @@ $(STAMP): pyproject.toml
 # (browsers, servers, Ray, commands) keep the other core busy while a worker waits,
 # so a third worker on 2 cores ends the suite no sooner and spends about a tenth
 # more CPU (the processes the tests start take more CPU beside it). A whole file
-# to one worker: module fixtures (a training run, Ray, a browser) are built once, and what several files
-# use (the wheel, a tiny SB3 run) once a session (tests/conftest.py). Not --dist
-# loadgroup: with pytest 9.2 and xdist 3.8 its xdist_group marks are silently
-# ignored. --no-loadscope-reorder keeps tests/conftest.py's order: the files
-# measured slowest first (tests/durations.json, and how to measure them again).
-# PYTHONDONTWRITEBYTECODE emptied: where the machine sets it, every worker, server and
-# command the tests start would compile the package's modules again, and pytest
-# rewrite every test file's asserts again in each worker (about 4 s of CPU a worker).
+# to one worker: module fixtures (a training run, Ray, a browser) are built once,
+# and what several files use (the wheel, a tiny SB3 run) once a session
+# (tests/conftest.py). Not --dist loadgroup: with pytest 9.2 and xdist 3.8 its
+# xdist_group marks are silently ignored. --no-loadscope-reorder keeps
+# tests/conftest.py's order: the files measured slowest first (tests/durations.json,
+# and how to measure them again). PYTHONDONTWRITEBYTECODE emptied: where the machine
+# sets it, every worker, server and command the tests start would compile the
+# package's modules again, and pytest rewrite every test file's asserts again in each
+# worker (about 4 s of CPU a worker).
 test: $(STAMP)
 	PYTHONDONTWRITEBYTECODE= $(PY) -m pytest -n $$(nproc) --dist loadfile --no-loadscope-reorder --durations=25
 

@@ -21,6 +21,7 @@ from aluette_env.players import PlayerSpecError, load_player
 from aluette_env.players.search import VERSIONS, ExpertPlayer
 from training import expert_iteration as ei
 from training.config import ConfigError
+from training.runs import CheckpointError
 
 
 TINY = ei.DataConfig(shards=2, positions_per_shard=6, games_per_shard=2, num_deals=1,
@@ -471,5 +472,5 @@ def test_a_loop_resumed_with_other_settings_is_refused_before_any_work(tmp_path,
     loop.check_resume(run, ei.load_loop_config(path, [
         f"output_dir={tmp_path}", "iterations=5", "data.workers=1", "torch_threads=2"]))
     (run / "config.yaml").write_text("[]")
-    with pytest.raises(ConfigError, match="config.yaml: empty or corrupt"):
+    with pytest.raises(CheckpointError, match="config.yaml: empty or corrupt"):
         ei.run_loop(cfg, log=lambda *_: None)

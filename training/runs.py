@@ -297,6 +297,22 @@ def _resume_state(run_dir: Path, cfg: TrainConfig, find_checkpoints
                        f"{len(state['snapshots'])} pool snapshots")
 
 
+def saved_config_diff(run_dir: Path, cfg) -> list[str]:
+    """How ``cfg`` differs from the settings ``run_dir/config.yaml`` holds
+    (:func:`config_diff`; a setting newer than the run is as its default: the run
+    never used it). CheckpointError naming the file when it is unreadable or no
+    mapping of settings."""
+    from .config import read_yaml
+    config_path = Path(run_dir) / "config.yaml"
+    try:
+        saved = read_yaml(config_path, str(config_path))
+    except ConfigError as err:
+        raise CheckpointError(f"{err} (the run's config)") from None
+    if not isinstance(saved, dict):
+        raise CheckpointError(f"{config_path}: empty or corrupt (not a mapping of settings)")
+    return config_diff(with_defaults(saved, type(cfg)), cfg.model_dump())
+
+
 def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
              find_checkpoints: Callable[[Path], list[tuple[str, int]]] | None = None,
              log: Callable[[str], None] = print,
@@ -307,7 +323,6 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     ``find_checkpoints`` lists the backend's readable checkpoints, newest first,
     to rebuild a damaged ``state.json``; ``force_hint`` says how the caller's user
     resumes a run whose config differs (default: pass --force)."""
-    from .config import read_yaml
     if resume is not None:
         run_dir = Path(resume)
         if not run_dir.is_dir():
@@ -320,15 +335,7 @@ def open_run(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
             state = new_state()
         else:
             state, rebuilt = _resume_state(run_dir, cfg, find_checkpoints)
-        config_path = run_dir / "config.yaml"
-        try:
-            saved = read_yaml(config_path, str(config_path))
-        except ConfigError as err:
-            raise CheckpointError(f"{err} (the run's config)") from None
-        if not isinstance(saved, dict):
-            raise CheckpointError(f"{config_path}: empty or corrupt (not a mapping of settings)")
-        # A setting newer than the run is as its default: the run never used it.
-        diff = config_diff(with_defaults(saved, type(cfg)), cfg.model_dump())
+        diff = saved_config_diff(run_dir, cfg)
         fixed = [d for d in diff if d.startswith(tuple(FIXED_ON_RESUME))]
         if fixed:
             key = next(k for k in FIXED_ON_RESUME if fixed[0].startswith(k))

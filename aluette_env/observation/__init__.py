@@ -317,7 +317,7 @@ def decode_observation(vec: Sequence[int] | np.ndarray) -> dict[str, Any]:
                          f"{OBS_LAYOUT} (or ({SIGNS_OBS_SIZE},) with signs), got {v.shape}")
     if v.dtype.kind not in "biuf":
         raise ValueError(f"an observation holds 0s and 1s only, got dtype {v.dtype}")
-    bad = np.flatnonzero(~np.isin(v, (0, 1)))
+    bad = np.flatnonzero((v != 0) & (v != 1))
     if len(bad):
         raise ValueError(f"an observation holds 0s and 1s only, got {v[bad[0]]} at entry "
                          f"{bad[0]} ({len(bad)} such entries)")

@@ -63,8 +63,9 @@ class BatchPlayer:
     name = "player"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        # asarray: a list (or a scalar) is refused by act_batch's shape check, by name
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+        # asarray: a list is a batch of one too; a scalar is refused by act_batch's check
+        observations, masks = np.asarray(observation)[None], np.asarray(action_mask)[None]
+        return int(self.act_batch(observations, masks)[0])
 
     def act_batch(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         raise NotImplementedError

@@ -21,7 +21,7 @@ from ..atomic import write_json, write_text
 from ..config import (
     ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config, to_yaml,
 )
-from ..runs import CheckpointError, config_diff, with_defaults
+from ..runs import CheckpointError, saved_config_diff
 from .data import check_data_folder, generate, load_dataset
 from .distill import distill, new_model, onnx_path
 
@@ -110,16 +110,10 @@ def check_resume(run: Path, cfg: LoopConfig) -> None:
     """A loop folder ``run`` that holds a loop resumes only with its own settings
     (but :data:`LOOP_RESUMABLE`): its finished steps are kept, so a setting that
     made them may not change under them, nor its ``config.yaml`` say another.
-    ConfigError naming the differences (or the unreadable config.yaml)."""
-    from ..config import read_yaml
-    path = Path(run) / "config.yaml"
-    if not path.exists():
+    ConfigError naming the differences (CheckpointError: an unreadable config.yaml)."""
+    if not (Path(run) / "config.yaml").exists():
         return
-    saved = read_yaml(path, str(path))
-    if not isinstance(saved, dict):
-        raise ConfigError(f"{path}: empty or corrupt (not a mapping of settings)")
-    diff = config_diff(with_defaults(saved, LoopConfig), cfg.model_dump())
-    blocking = [d for d in diff if not d.startswith(LOOP_RESUMABLE)]
+    blocking = [d for d in saved_config_diff(run, cfg) if not d.startswith(LOOP_RESUMABLE)]
     if blocking:
         raise ConfigError(f"{run}: the config differs from the loop's ({'; '.join(blocking[:5])})"
                           f"; its finished steps were made with its own: resume it with those, "

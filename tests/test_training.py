@@ -236,8 +236,10 @@ def run_train(capsys, *args: str) -> tuple[int, str, str]:
     return code, captured.out, captured.err
 
 
-def test_quick_train_checkpoints_resumes_and_evaluates(sb3_run, tmp_path, capsys):
+def test_quick_train_checkpoints_resumes_and_evaluates(sb3_run, tmp_path, capsys,
+                                                       monkeypatch):
     import shutil
+    import tempfile
 
     from conftest import TINY
     run = tmp_path / "quick"
@@ -258,11 +260,15 @@ def test_quick_train_checkpoints_resumes_and_evaluates(sb3_run, tmp_path, capsys
     code, _, err = run_train(capsys, *more, "--resume", str(run))
     assert code == 2 and "ppo.n_epochs: 2 -> 3" in err
     assert "total_timesteps" not in err  # where a run stops may change freely
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     code, stdout, err = run_train(capsys, *more, "--resume", str(run), "--force",
                                   "--set", "ppo.learning_rate=0.001",
                                   "--set", "ppo.learning_rate_end=0.0001")
     assert code == 0, err
     assert "resuming" in stdout and "at 512 samples (2 snapshots in the pool)" in stdout
+    assert not list(temp.iterdir())  # no empty SB3-<date> logger folder left behind
     state = json.loads((run / "state.json").read_text())
     resumed = load_model(run / "latest.zip")
     assert state["timesteps"] == 768 and resumed.num_timesteps == 768

@@ -29,6 +29,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.utils import explained_variance
 
 from ..rollouts import Rollout
@@ -68,6 +69,14 @@ def rollout_arrays(buffer: MaskableRolloutBuffer) -> dict[str, np.ndarray]:
 class AluettePPO(MaskablePPO):
     """MaskablePPO whose rollout is the all-seat games' and whose update is
     written out term by term (the module's docstring)."""
+
+    def _setup_learn(self, *args, **kwargs):
+        # Without TensorBoard or printing, SB3's default logger writes nowhere but
+        # still makes an empty SB3-<date> folder in the temporary directory at each
+        # learn(); the run's own files (metrics.jsonl) hold what it records.
+        if self.tensorboard_log is None and self.verbose == 0 and not self._custom_logger:
+            self.set_logger(Logger(folder=None, output_formats=[]))
+        return super()._setup_learn(*args, **kwargs)
 
     def collect_rollouts(self, env, callback, rollout_buffer, n_rollout_steps,
                          use_masking: bool = True) -> bool:

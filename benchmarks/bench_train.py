@@ -19,7 +19,9 @@ shared machine a slow run says more about the neighbours than the code.
 In bfloat16 it times both ways of the first layer: the fused gather (the
 default without AMX tiles) and the 0/1 planes' product
 (``CardTrunk.bfloat16_planes``, the default with AMX tiles), so the choice can be
-measured again. The league's pool holds the config's
+measured again. Last, the config's own path with its update compiled
+(``torch_compile=true``; the compile happens in the warm-up rollout). The
+league's pool holds the config's
 ``pool_size`` snapshots (``--snapshots``), as a run's does after its first
 few million samples.
 """
@@ -119,6 +121,10 @@ def timed_paths(config: str, sets: list[str], native: bool
             paths.append((f"{name}, bfloat16 products (first layer {way})", bf16, flag))
         paths.append(("dense first layer, bfloat16 products",
                       paths[0][1][:-1] + ["network.precision=bfloat16"], None))
+    # The config's own path (its precision, the CPU's way of the first layer), its
+    # update compiled: the warm-up rollout holds the compile.
+    paths.append(("the config's own path, update compiled (`torch_compile`)",
+                  ["torch_compile=true"], None))
     return paths
 
 

@@ -61,9 +61,11 @@ def test_every_path_the_training_benchmark_times_is_a_valid_config(native):
     import bench_train
     paths = bench_train.timed_paths(DEFAULT, [], native)
     names = [name for name, _, _ in paths]
-    assert len(set(names)) == len(names) and len(names) == (4 if not native else 7)
+    assert len(set(names)) == len(names) and len(names) == (5 if not native else 8)
     for _, settings, _ in paths:
         load_config(DEFAULT, settings)
+    # Last, the config's own path (its precision, the CPU's first layer), compiled.
+    assert paths[-1][1:] == (["torch_compile=true"], None)
     if native:  # both ways of the bfloat16 first layer, the default (the gather) first
         assert [flag for _, _, flag in paths if flag is not None] == ["no", "yes"]
 

@@ -94,6 +94,29 @@ def test_the_update_is_maskable_ppo_s_bit_for_bit(models, monkeypatch, critic):
     assert "train/belief_loss" not in our_logs
 
 
+def test_a_compiled_update_is_the_updates_numbers_and_leaves_the_checkpoint_as_it_was(
+        models, monkeypatch, tmp_path):
+    """torch_compile: the privileged trunk's passes captured by torch.compile, run
+    here by its "eager" backend (the same capture; make bench times inductor's
+    code), give the written-out update's weights and losses; the compiled function
+    is not saved with the model."""
+    from training.sb3 import ppo
+    model = models["privileged"]
+    monkeypatch.setattr(ppo, "COMPILE_BACKEND", "eager")
+    plain, plain_logs = update(model, AluettePPO.train)
+    monkeypatch.setattr(model, "compile_update", True)
+    compiled, compiled_logs = update(model, AluettePPO.train)
+    assert model._compiled[0] is model.policy
+    for name in plain:
+        torch.testing.assert_close(compiled[name], plain[name], rtol=1e-5, atol=1e-6)
+    for key in ("policy_gradient_loss", "value_loss", "entropy_loss", "belief_loss", "loss"):
+        assert compiled_logs[f"train/{key}"] == pytest.approx(plain_logs[f"train/{key}"],
+                                                              rel=1e-5), key
+    model.save(tmp_path / "model.zip")
+    assert not hasattr(AluettePPO.load(tmp_path / "model.zip"), "_compiled")
+    del model._compiled
+
+
 class _WithLoss(torch.autograd.Function):
     """``x`` unchanged, with ``loss``'s gradient added to any backward through it:
     how the belief loss reached MaskablePPO's backward before the update was

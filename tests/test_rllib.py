@@ -197,6 +197,8 @@ def test_rllib_configs_load_and_settings_the_backend_cannot_honour_are_refused(c
         assert cfg.backend == "rllib" and cfg.ppo.target_kl is None
     with pytest.raises(ConfigError, match=r"rllib_quick.yaml: 'ppo.target_kl': not supported"):
         load_config(QUICK, ["ppo.target_kl=0.02"])
+    with pytest.raises(ConfigError, match=r"'torch_compile': not supported by backend rllib"):
+        load_config(QUICK, ["torch_compile=true"])
     with pytest.raises(ConfigError, match=r"'ppo.batch_size': at most the batch of one learner"):
         load_config(QUICK, ["ppo.batch_size=16384"])
     with pytest.raises(ConfigError, match=r"unknown key 'rllib.num_gpus' \(allowed here: address"):

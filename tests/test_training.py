@@ -227,6 +227,24 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_
                                   "selfplay.opponents={latest: 1, random: 2}"])
     with pytest.raises(ConfigError, match="selfplay.opponents"):
         open_run(changed, resume=run_dir, log=lambda line: None)
+    # Compiling the update or not changes no number but float rounding: no --force.
+    compiled = load_config(QUICK, [f"output_dir={tmp_path}", "logging.tensorboard=false",
+                                   "torch_compile=true"])
+    open_run(compiled, resume=run_dir, log=lambda line: None)
+
+
+def test_a_compiled_update_without_a_cpp_compiler_is_refused_before_the_run(
+        tmp_path, capsys, monkeypatch):
+    from torch._inductor import cpp_builder
+
+    def none_found():
+        raise RuntimeError("no compiler\nover lines")
+    monkeypatch.setattr(cpp_builder, "get_cpp_compiler", none_found)
+    code, _, err = run_train(capsys, "--set", f"output_dir={tmp_path}", "--set",
+                             "torch_compile=true")
+    assert code == 2 and err.count("\n") == 1
+    assert "torch_compile: torch.compile builds with a C++ compiler and none was found" in err
+    assert not list(tmp_path.iterdir())  # no run folder
 
 
 def run_train(capsys, *args: str) -> tuple[int, str, str]:

@@ -222,8 +222,9 @@ def check_writable(run_dir: Path) -> None:
                                   f"writable or copy the run elsewhere and resume the copy")
 
 
-#: Settings a resumed run may change without --force: where it stops.
-RESUMABLE_CHANGES = ("total_timesteps",)
+#: Settings a resumed run may change without --force: where it stops, and whether
+#: its update is compiled (the same numbers to float rounding).
+RESUMABLE_CHANGES = ("total_timesteps", "torch_compile")
 #: Settings no resume may change, even forced: the checkpoint holds what they built
 #: (the backend's files, the network's layers, the start it took).
 FIXED_ON_RESUME = {

@@ -16,6 +16,10 @@ written out here:
    head's loss, summed with their weights in one line.
 4. **The optimiser step**: backward, the gradient's norm clipped, Adam's step.
 
+With :attr:`AluettePPO.compile_update` (the config's ``torch_compile``) the
+network's passes of step 3 (:meth:`.network.CardPolicy.evaluate`, forward and
+backward) run compiled by ``torch.compile``; the loss terms stay as written.
+
 :meth:`AluettePPO.train` is ``MaskablePPO.train`` term for term (the same
 numbers from the same batches: ``tests/test_ppo.py``) plus the belief loss and
 the logs under ``losses/`` (CleanRL's names). CleanRL's ``ppo.py`` is the model.
@@ -66,9 +70,32 @@ def rollout_arrays(buffer: MaskableRolloutBuffer) -> dict[str, np.ndarray]:
     return arrays
 
 
+#: torch.compile's backend for :attr:`AluettePPO.compile_update` (tests trace
+#: with "eager": the same capture, without generating code).
+COMPILE_BACKEND = "inductor"
+
+
 class AluettePPO(MaskablePPO):
     """MaskablePPO whose rollout is the all-seat games' and whose update is
     written out term by term (the module's docstring)."""
+
+    #: The update's network passes compiled by torch.compile (config ``torch_compile``).
+    compile_update = False
+
+    def _excluded_save_params(self) -> list[str]:
+        return [*super()._excluded_save_params(), "_compiled"]
+
+    def _evaluate(self):
+        """The policy's :meth:`~.network.CardPolicy.evaluate` as the update calls it:
+        compiled once for the policy when :attr:`compile_update` is set (a second
+        graph for the rollout's last, shorter minibatch)."""
+        if not self.compile_update:
+            return self.policy.evaluate
+        compiled = getattr(self, "_compiled", None)
+        if compiled is None or compiled[0] is not self.policy:
+            self._compiled = compiled = (self.policy, torch.compile(
+                self.policy.evaluate, dynamic=False, backend=COMPILE_BACKEND))
+        return compiled[1]
 
     def _setup_learn(self, *args, **kwargs):
         # Without TensorBoard or printing, SB3's default logger writes nowhere but
@@ -130,11 +157,12 @@ class AluettePPO(MaskablePPO):
                                         "entropy_loss": [], "belief_loss": [],
                                         "clip_fraction": []}
         continue_training = True
+        evaluate = self._evaluate()
         for _ in range(self.n_epochs):
             approx_kl_divs = []
             for batch in buffer.get(self.batch_size):
-                out = policy.evaluate(batch.observations, batch.actions.long().flatten(),
-                                      batch.action_masks, belief=True)
+                out = evaluate(batch.observations, batch.actions.long().flatten(),
+                               batch.action_masks, belief=True)
                 values = out.values.flatten()
                 advantages = batch.advantages
                 if self.normalize_advantage:

@@ -72,11 +72,27 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
     # The masked categorical's argument checks cost 5% of a run (profiled); the
     # masks come from the engine and the logits from the network.
     torch.distributions.Distribution.set_default_validate_args(False)
-    return AluettePPO(
+    model = AluettePPO(
         CardPolicy, env, seed=cfg.seed, device="cpu", verbose=0,
         tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
         policy_kwargs=policy_kwargs(cfg), **ppo_settings(cfg),
     )
+    model.compile_update = cfg.torch_compile
+    return model
+
+
+def check_torch_compile(cfg: TrainConfig) -> None:
+    """``torch_compile`` finds the C++ compiler torch.compile builds with (ConfigError
+    in one line, before any work, where there is none)."""
+    if not cfg.torch_compile:
+        return
+    from torch._inductor.cpp_builder import get_cpp_compiler
+    try:
+        get_cpp_compiler()
+    except Exception:  # noqa: BLE001 - torch's own error says the same over lines
+        raise ConfigError("torch_compile: torch.compile builds with a C++ compiler and none "
+                          "was found (g++ or clang++ on PATH, or CXX); install one or set "
+                          "torch_compile=false") from None
 
 
 def check_warm_start(cfg: TrainConfig) -> None:
@@ -548,6 +564,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
     CheckpointError with one-line messages (``force_hint``: what the caller's user
     does to resume a run whose config differs; default: pass --force)."""
     torch.set_num_threads(cfg.torch_threads)
+    check_torch_compile(cfg)
     people = None
     if resume is None:  # every input a new run reads is checked before its folder is written
         check_warm_start(cfg)
@@ -581,6 +598,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         # env may have another number of learner seats (selfplay weights).
         model = load_model(start_from, env=env, cls=AluettePPO, **ppo_settings(cfg))
         model.policy.precision = learner_precision(cfg.network.precision)
+        model.compile_update = cfg.torch_compile
         if model.num_timesteps != state["timesteps"]:
             raise CheckpointError(f"{start_from}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")

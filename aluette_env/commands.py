@@ -413,6 +413,11 @@ def _run(argv: list[str]) -> int:
     except CommandFailed as err:
         print(f"aluette: error: {printable(str(err))}", file=sys.stderr)
         return EXIT_FAILED
+    except OSError as err:  # what the system refused (a full disk, a folder, rights)
+        where = f"{err.filename}: " if err.filename else ""
+        print(f"aluette: error: {printable(where + (err.strerror or str(err)))}",
+              file=sys.stderr)
+        return EXIT_FAILED
 
 
 def main(argv: list[str] | None = None) -> int:

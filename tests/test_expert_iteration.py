@@ -5,6 +5,7 @@ the loop config and the expert's version option."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -70,6 +71,22 @@ def test_a_data_set_saved_with_the_old_layout_key_still_loads(dataset, tmp_path)
     (old / ei.MANIFEST).write_text(json.dumps(manifest))
     with pytest.raises(ValueError, match="observation layout 1; expected"):
         ei.load_dataset(old)
+
+
+def test_a_manifest_of_another_kind_or_format_is_named_so(dataset, tmp_path):
+    """Completing a data set reads its manifest: one that is no data set's manifest
+    is said to be so, and one of another format names the format, each in one line."""
+    copy = tmp_path / "copy"
+    shutil.copytree(dataset, copy)
+    manifest = json.loads((copy / ei.MANIFEST).read_text())
+    for text, words in (("[]", "not an expert data set's manifest"),
+                        ('{"shards": 2}', "not an expert data set's manifest"),
+                        (json.dumps({**manifest, "format": "other"}),
+                         "a data set made with other settings (format differ)")):
+        (copy / ei.MANIFEST).write_text(text)
+        with pytest.raises(ConfigError, match=re.escape(words)) as err:
+            ei.open_dataset(copy, TINY, POLICY)
+        assert "\n" not in str(err.value)
 
 
 def test_labels_are_the_experts_own_values(dataset):
@@ -375,6 +392,10 @@ def test_the_loop_with_a_ppo_phase_runs_and_resumes(tmp_path, ppo_config):
     for it in (1, 2):
         (run / f"iter-{it}" / "keep.json").unlink()
     before = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
+    # What writes killed mid-file leave (atomic_path's hidden temporary files) goes.
+    for left in (run / ".config.yaml.k1lled.yaml", run / "iter-1" / ".policy.onnx.x8.onnx",
+                 run / "iter-2" / "data" / ".shard-00000.npz.q0.npz"):
+        left.write_bytes(b"half")
     ei.run_loop(cfg, log=lines.append)
     after = {p: p.read_bytes() for p in run.rglob("*") if p.is_file()}
     assert after == before

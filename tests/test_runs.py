@@ -418,3 +418,37 @@ def test_a_damaged_rllib_state_json_is_rebuilt_from_its_newest_complete_checkpoi
     assert (state["timesteps"], state["checkpoint"], state["backend"]) == \
         (8192, "rllib/checkpoint_8192", "rllib")
     assert json.loads((run / "state.json").read_text()) == state
+
+
+def test_a_folder_where_a_file_is_written_is_refused_in_one_line_and_left_whole(
+        tmp_path, capsys):
+    """An atomic write (every file of runs, data sets, exports, recipes) meets a
+    folder at its file's name: IsADirectoryError naming that name, before any work,
+    the folder untouched and no temporary file left; the command says it in one
+    line, as any error the system gives (exit 1)."""
+    from aluette_env.commands import main as cli_main
+    from training.atomic import write_json
+    folder = tmp_path / "state.json"
+    folder.mkdir()
+    (folder / "kept").write_text("x")
+    with pytest.raises(IsADirectoryError, match="a folder is where this file is written") as err:
+        write_json(folder, {"timesteps": 0})
+    assert err.value.filename == str(folder)
+    assert [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    assert (folder / "kept").read_text() == "x"
+    # A data set whose shard is now a folder: labelled again, its write is one line.
+    out = tmp_path / "data"
+    sets = ["data.shards=1", "data.positions_per_shard=2", "data.games_per_shard=1",
+            "data.num_deals=1", "data.worlds=2", "data.workers=1"]
+    argv = ["expert-data", "configs/history/expert_iteration.yaml", "--out", str(out),
+            "--policy", "ai:version=2", *[a for s in sets for a in ("--set", s)]]
+    assert cli_main(argv) == 0
+    (out / "shard-00000.npz").unlink()
+    (out / "shard-00000.npz").mkdir()
+    capsys.readouterr()
+    code = cli_main(argv)
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert code == 1 and len(lines) == 1, lines
+    assert lines[0] == (f"aluette: error: {out / 'shard-00000.npz'}: a folder is where this "
+                        f"file is written; move it away")
+    assert (out / "shard-00000.npz").is_dir() and not list(out.glob(".*"))

@@ -47,6 +47,7 @@ from collections.abc import Callable
 
 from aluette_env.players import PlayerSpecError
 
+from . import atomic
 from .atomic import copy_file, write_json, write_text
 from .config import ConfigError, TrainConfig, to_yaml
 
@@ -154,16 +155,9 @@ def checkpoint_steps(path: Path) -> int:
 
 
 def remove_partial_writes(run_dir: Path) -> list[Path]:
-    """Delete the temporary files :func:`atomic_path` leaves when a process dies
-    mid-write (``.<name>.<random>``); returns them."""
-    run_dir = Path(run_dir)
-    gone = []
-    for folder in (run_dir, run_dir / "pool"):
-        for p in folder.glob(".*.*"):
-            if p.is_file():
-                p.unlink(missing_ok=True)
-                gone.append(p)
-    return gone
+    """Delete the temporary files :func:`atomic_path` leaves in a run folder and its
+    pool when a process dies mid-write (``.<name>.<random>``); returns them."""
+    return atomic.remove_partial_writes(run_dir, Path(run_dir) / "pool")
 
 
 def publish_best(run_dir: Path, state: dict, suffix: str = ".zip") -> None:

@@ -27,7 +27,7 @@ import numpy as np
 from aluette_env.game import NUM_CARDS
 from aluette_env.observation import LAYOUT_KEY, OBS_LAYOUT, OBS_SIZE, saved_layout
 
-from ..atomic import atomic_path, write_json
+from ..atomic import atomic_path, remove_partial_writes, write_json
 from ..config import ConfigError, DataConfig, check_policy, folder_problem
 
 FORMAT = "aluette-expert-data"
@@ -163,18 +163,20 @@ def open_dataset(out: Path, cfg: DataConfig, policy: str, log=print) -> list[int
     check_data_folder(out)
     settings = _settings(cfg, policy)
     manifest = out / MANIFEST
+    remove_partial_writes(out)  # what a write killed in an earlier run left
     if manifest.exists():
         try:
             old = json.loads(manifest.read_text())
         except (OSError, ValueError):
             raise ConfigError(f"{manifest}: unreadable manifest; remove the folder to start "
                               f"again") from None
-        if not isinstance(old, dict) or old.get("format") != FORMAT \
-                or old.get("settings") != settings:
-            old = old if isinstance(old, dict) else {}
-            theirs = old.get("settings") if isinstance(old.get("settings"), dict) else {}
+        if not isinstance(old, dict) or not isinstance(old.get("settings"), dict):
+            raise ConfigError(f"{manifest}: not an expert data set's manifest (no settings); "
+                              f"remove the folder to start again")
+        if old.get("format") != FORMAT or old["settings"] != settings:
+            theirs = old["settings"]
             diff = sorted(key for key in {**settings, **theirs}
-                          if theirs.get(key) != settings.get(key))
+                          if theirs.get(key) != settings.get(key)) or ["format"]
             raise ConfigError(f"{out}: a data set made with other settings ({', '.join(diff)}"
                               f" differ); use another folder")
     try:

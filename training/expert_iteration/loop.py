@@ -17,7 +17,7 @@ from pathlib import Path
 
 from aluette_env import commands as cli
 
-from ..atomic import write_json, write_text
+from ..atomic import remove_partial_writes, write_json, write_text
 from ..config import (
     ConfigError, LoopConfig, check_policy, load_loop_config, ppo_config, to_yaml,
 )
@@ -40,6 +40,8 @@ def run_loop(cfg: LoopConfig, log=print) -> Path:
     torch.set_num_threads(cfg.torch_threads)
     run = Path(cfg.output_dir) / cfg.run_name
     check_resume(run, cfg)
+    # What a write killed in an earlier run left (data sets clear their own).
+    remove_partial_writes(run, *run.glob("iter-*"))
     run.mkdir(parents=True, exist_ok=True)
     write_text(run / "config.yaml", to_yaml(cfg))
     policy, previous = cfg.start, None

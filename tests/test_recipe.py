@@ -116,8 +116,13 @@ def test_a_recipe_killed_at_any_moment_resumes_to_the_end(tmp_path):
     else:
         res = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
         assert res.returncode == 0, res.stderr[-2000:]
-    assert list(json.loads((out / "recipe.json").read_text())) == ["scratch", "expert", "on"]
+    done = json.loads((out / "recipe.json").read_text())
+    assert list(done) == ["scratch", "expert", "on"]
     assert attempt > 0  # at least one kill landed
+    # A train stage's time counts its attempts that a kill ended, as its run does.
+    for stage in ("scratch", "on"):
+        run_time = json.loads((out / stage / "state.json").read_text())["wall_time_s"]
+        assert done[stage]["seconds"] >= run_time > 0
 
 
 @pytest.mark.parametrize("stages,message", [

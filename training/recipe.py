@@ -70,6 +70,7 @@ def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
             + (f", from {previous}" if previous else ", from scratch"))
         start = time.perf_counter()
         cfg = stage_config(stage, folder, previous, recipe.seed)
+        earlier = _earlier_seconds(cfg) if stage.kind == "train" else 0.0
         made = _train_stage(cfg, stage, log) if stage.kind == "train" else _loop_stage(cfg, log)
         if made is None:
             log(f"recipe {recipe.run_name} stopped in stage {stage.name}; run the same "
@@ -82,8 +83,7 @@ def run_recipe(recipe: RecipeConfig, log=print) -> Path | None:
         else:
             export_policy(str(made), out)
         done[stage.name] = {"policy": str(out), "kind": stage.kind,
-                            "seconds": done.get(stage.name, {}).get("seconds", 0.0)
-                            + time.perf_counter() - start}
+                            "seconds": earlier + time.perf_counter() - start}
         with atomic_path(state_path) as tmp:
             tmp.write_text(json.dumps(done, indent=2) + "\n")
         previous = str(out)
@@ -97,6 +97,17 @@ def _read_done(path: Path) -> dict:
     except (OSError, ValueError):
         return {}  # a new recipe, or a damaged list: the policy files are the commit
     return data if isinstance(data, dict) else {}
+
+
+def _earlier_seconds(cfg) -> float:
+    """A train stage's time before this attempt: its run's ``wall_time_s`` (its
+    training up to the last checkpoint of the attempts a stop or a kill ended;
+    the time after that checkpoint is done again); 0 for a new run."""
+    from .runs import CheckpointError, read_state
+    try:
+        return float(read_state(Path(cfg.output_dir) / cfg.run_name)["wall_time_s"])
+    except CheckpointError:
+        return 0.0
 
 
 def _train_stage(cfg, stage: StageConfig, log) -> Path | None:

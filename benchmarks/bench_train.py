@@ -123,6 +123,9 @@ def timed_paths(config: str, sets: list[str], native: bool
                       paths[0][1][:-1] + ["network.precision=bfloat16"], None))
     # The config's own path (its precision, the CPU's way of the first layer), its
     # update compiled: the warm-up rollout holds the compile.
+    # Each path above with its update as written; the config's own path (its
+    # precision, the CPU's way of the first layer) last, its update compiled.
+    paths = [(name, settings + ["torch_compile=false"], flag) for name, settings, flag in paths]
     paths.append(("the config's own path, update compiled (`torch_compile`)",
                   ["torch_compile=true"], None))
     return paths

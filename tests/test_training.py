@@ -233,6 +233,31 @@ def test_a_run_saved_before_a_setting_existed_resumes_with_no_config_change(tmp_
     open_run(compiled, resume=run_dir, log=lambda line: None)
 
 
+def test_auto_compiles_the_update_only_where_it_was_measured_faster(monkeypatch):
+    """``torch_compile: auto`` (make train's and the partner stage's): compiled on a
+    CPU with AMX tiles whose products are bfloat16, when a C++ compiler is there;
+    never elsewhere, nor in float32; true and false as said. RLlib takes auto as
+    false and refuses true."""
+    from training.sb3 import train as sb3_train
+    cfg = load_config(ROOT / "configs" / "default.yaml")
+    assert cfg.torch_compile == "auto"
+    assert load_config(ROOT / "configs" / "partners.yaml").torch_compile == "auto"
+    for amx, compiler, want in ((True, True, True), (False, True, False),
+                                (True, False, False)):
+        monkeypatch.setattr(sb3_train, "amx_tiles", lambda: amx)
+        monkeypatch.setattr(sb3_train, "cpp_compiler", lambda: compiler)
+        assert sb3_train.learner_compile(cfg) is want
+        float32 = load_config(ROOT / "configs" / "default.yaml", ["network.precision=float32"])
+        assert sb3_train.learner_compile(float32) is False
+        for setting in (True, False):
+            assert sb3_train.learner_compile(
+                load_config(QUICK, [f"torch_compile={str(setting).lower()}"])) is setting
+    rllib = ROOT / "configs" / "rllib_quick.yaml"
+    assert load_config(rllib, ["torch_compile=auto"]).torch_compile == "auto"
+    with pytest.raises(ConfigError, match="'torch_compile' must be|Input should be"):
+        load_config(QUICK, ["torch_compile=sometimes"])
+
+
 def test_a_compiled_update_without_a_cpp_compiler_is_refused_before_the_run(
         tmp_path, capsys, monkeypatch):
     from torch._inductor import cpp_builder

@@ -36,8 +36,9 @@ def check_compatible(cfg) -> None:
     if cfg.backend == "rllib" and net.precision == "bfloat16":
         raise ValueError("'network.precision' bfloat16: not supported by backend rllib; "
                          "set it to float32 or auto (float32 there)")
-    if cfg.backend == "rllib" and cfg.torch_compile:
-        raise ValueError("'torch_compile': not supported by backend rllib; set it to false")
+    if cfg.backend == "rllib" and cfg.torch_compile is True:
+        raise ValueError("'torch_compile': not supported by backend rllib; set it to false "
+                         "(auto is false there)")
     if cfg.backend == "rllib" and cfg.ppo.target_kl is not None:
         raise ValueError(f"'ppo.target_kl': not supported by backend rllib; set it to null "
                          f"(got {cfg.ppo.target_kl!r})")

@@ -487,12 +487,15 @@ class TrainConfig(BaseModel):
                                        "per env)")
     torch_threads: int = Field(2, ge=1, le=MAX_TORCH_THREADS,
                                description="torch threads of the learner's process")
-    torch_compile: bool = Field(
+    torch_compile: bool | Literal["auto"] = Field(
         False, description="the update's network passes (forward and backward) compiled by "
-                           "torch.compile (SB3 backend; needs a C++ compiler): the same "
+                           "torch.compile (SB3 backend; true needs a C++ compiler): the same "
                            "numbers to float rounding, in less time an update; the first "
                            "update of a process waits for the compile (about 30 s, a few "
-                           "seconds from torch's cache). A resume may change it")
+                           "seconds from torch's cache). 'auto': where it was measured "
+                           "faster, a CPU with AMX tiles (bfloat16 products, the first layer "
+                           "as 0/1 planes) that has a C++ compiler; elsewhere not. A resume "
+                           "may change it")
     output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
     env: EnvConfig = Field(default_factory=EnvConfig, description="the game played")
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO's hyperparameters")

@@ -77,22 +77,37 @@ def build_model(cfg: TrainConfig, env, run_dir: Path) -> AluettePPO:
         tensorboard_log=str(run_dir / "tb") if cfg.logging.tensorboard else None,
         policy_kwargs=policy_kwargs(cfg), **ppo_settings(cfg),
     )
-    model.compile_update = cfg.torch_compile
+    model.compile_update = learner_compile(cfg)
     return model
 
 
-def check_torch_compile(cfg: TrainConfig) -> None:
-    """``torch_compile`` finds the C++ compiler torch.compile builds with (ConfigError
-    in one line, before any work, where there is none)."""
-    if not cfg.torch_compile:
-        return
+def cpp_compiler() -> bool:
+    """torch.compile finds the C++ compiler its code is built with."""
     from torch._inductor.cpp_builder import get_cpp_compiler
     try:
         get_cpp_compiler()
-    except Exception:  # noqa: BLE001 - torch's own error says the same over lines
+    except Exception:  # noqa: BLE001 - torch's own error, over lines
+        return False
+    return True
+
+
+def learner_compile(cfg: TrainConfig) -> bool:
+    """The config's ``torch_compile`` as the update's: 'auto' compiles where it was
+    measured faster, a CPU with AMX tiles whose bfloat16 products the config asks
+    for (docs/experiments/learner-speed.md), when a C++ compiler is there."""
+    if cfg.torch_compile == "auto":
+        return (learner_precision(cfg.network.precision) == "bfloat16" and amx_tiles()
+                and cpp_compiler())
+    return cfg.torch_compile
+
+
+def check_torch_compile(cfg: TrainConfig) -> None:
+    """``torch_compile: true`` finds the C++ compiler torch.compile builds with
+    (ConfigError in one line, before any work, where there is none)."""
+    if cfg.torch_compile is True and not cpp_compiler():
         raise ConfigError("torch_compile: torch.compile builds with a C++ compiler and none "
                           "was found (g++ or clang++ on PATH, or CXX); install one or set "
-                          "torch_compile=false") from None
+                          "torch_compile=false")
 
 
 def check_warm_start(cfg: TrainConfig) -> None:
@@ -598,7 +613,7 @@ def train(cfg: TrainConfig, resume: Path | None = None, force: bool = False,
         # env may have another number of learner seats (selfplay weights).
         model = load_model(start_from, env=env, cls=AluettePPO, **ppo_settings(cfg))
         model.policy.precision = learner_precision(cfg.network.precision)
-        model.compile_update = cfg.torch_compile
+        model.compile_update = learner_compile(cfg)
         if model.num_timesteps != state["timesteps"]:
             raise CheckpointError(f"{start_from}: holds {model.num_timesteps} steps "
                                   f"but state.json says {state['timesteps']}")

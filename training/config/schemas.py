@@ -487,7 +487,7 @@ class TrainConfig(BaseModel):
                                        "per env)")
     torch_threads: int = Field(2, ge=1, le=MAX_TORCH_THREADS,
                                description="torch threads of the learner's process")
-    torch_compile: bool | Literal["auto"] = Field(
+    torch_compile: Literal[False, True, "auto"] = Field(
         False, description="the update's network passes (forward and backward) compiled by "
                            "torch.compile (SB3 backend; true needs a C++ compiler): the same "
                            "numbers to float rounding, in less time an update; the first "
@@ -496,6 +496,15 @@ class TrainConfig(BaseModel):
                            "faster, a CPU with AMX tiles (bfloat16 products, the first layer "
                            "as 0/1 planes) that has a C++ compiler; elsewhere not. A resume "
                            "may change it")
+
+    @field_validator("torch_compile", mode="before")
+    @classmethod
+    def _compile_setting(cls, v):
+        """true, false or auto only (a 1 is no flag)."""
+        if type(v) is not bool and v != "auto":
+            raise ValueError("true, false or auto")
+        return v
+
     output_dir: str = Field("checkpoints", description="runs go to OUTPUT_DIR/RUN_NAME")
     env: EnvConfig = Field(default_factory=EnvConfig, description="the game played")
     ppo: PPOConfig = Field(default_factory=PPOConfig, description="PPO's hyperparameters")

@@ -79,12 +79,17 @@ def undocumented(model: type[BaseModel]) -> list[str]:
             if not (field.description or "").strip()]
 
 
+def _yaml_value(value: Any) -> str:
+    """A literal as a config file writes it (YAML's ``true``, not Python's True)."""
+    return str(value).lower() if isinstance(value, bool) else str(value)
+
+
 def _type(annotation: Any) -> str:
     origin, args = get_origin(annotation), get_args(annotation)
     if origin in (Union, types.UnionType):
         return " or ".join("null" if a is type(None) else _type(a) for a in args)
-    if origin is Literal:
-        return "str"
+    if origin is Literal:  # the types of its values, in their order (bool before str)
+        return " or ".join(dict.fromkeys(type(v).__name__ for v in args))
     if origin is list:
         return f"list of {_type(args[0])}"
     if origin is dict:
@@ -125,7 +130,7 @@ def _allowed(model: type[BaseModel], key: str, field: FieldInfo) -> str:
     parts = []
     for kind in (field.annotation, *get_args(field.annotation)):
         if get_origin(kind) is Literal:
-            parts.append("one of " + ", ".join(f"`{v}`" for v in get_args(kind)))
+            parts.append("one of " + ", ".join(f"`{_yaml_value(v)}`" for v in get_args(kind)))
     bounds = {name: getattr(meta, name) for meta in field.metadata
               for name in ("ge", "gt", "le", "lt") if getattr(meta, name, None) is not None}
     if "ge" in bounds and "le" in bounds:
